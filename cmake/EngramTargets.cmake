@@ -1,0 +1,39 @@
+# Helpers that give every engram target the same standard, warnings and sanitizers.
+
+set(ENGRAM_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+    -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough)
+
+function(engram_apply_common target)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_compile_options(${target} PRIVATE ${ENGRAM_WARNINGS})
+  if(ENGRAM_SANITIZE)
+    target_compile_options(${target} PUBLIC -fsanitize=${ENGRAM_SANITIZE} -fno-omit-frame-pointer)
+    target_link_options(${target} PUBLIC -fsanitize=${ENGRAM_SANITIZE})
+  endif()
+endfunction()
+
+# engram_library(NAME SOURCES ... DEPS ...): one static library per source folder.
+function(engram_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  engram_apply_common(${name})
+endfunction()
+
+# engram_test(NAME SOURCES ... DEPS ... [LABELS ...]): a GoogleTest executable registered with ctest.
+function(engram_test name)
+  if(NOT ENGRAM_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  engram_apply_common(${name})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}"
+    ENVIRONMENT "ENGRAM_SOURCE_DIR=${PROJECT_SOURCE_DIR};ENGRAM_BINARY_DIR=${PROJECT_BINARY_DIR}")
+endfunction()

@@ -1,0 +1,56 @@
+// Every tunable constant of engram, with the papers' values as defaults (DESIGN §12).
+//
+// A TOML file can override any of them (EngineOptions::config_file); sections and keys mirror the
+// struct names: `[bm25] k1 = 1.2`. Unknown keys are an error, so a typo never goes unnoticed.
+// docs/CONFIG.md lists every key.
+#ifndef ENGRAM_CONFIG_H_
+#define ENGRAM_CONFIG_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "engram/status.h"
+
+namespace engram {
+
+struct Bm25Config {
+  double k1 = 1.2;  // "k1" in Robertson's Okapi BM25: term-frequency saturation
+  double b = 0.75;  // "b": document-length normalisation
+};
+
+struct RecallConfig {
+  std::size_t token_budget = 2000;  // default budget of the packed context, in tokens
+  std::size_t max_items = 10;       // default number of items returned
+  double rrf_k = 20;                // "k" of weighted reciprocal rank fusion (Eywa eq. 2)
+  std::size_t route_candidates = 100;  // candidates each route passes to fusion
+  // Weight of each route in fusion, by route name ("bm25", ...). Missing routes weigh 1.0.
+  std::map<std::string, double> route_weights = {{"bm25", 1.0}};
+};
+
+struct LimitsConfig {
+  std::size_t max_turn_bytes = 256 * 1024;  // a longer turn is rejected (kInvalidArgument)
+  std::size_t max_batch_turns = 100000;      // turns per Remember call
+  std::size_t max_query_bytes = 16 * 1024;   // a longer recall query is rejected
+  std::size_t max_metadata_bytes = 64 * 1024;
+};
+
+struct Config {
+  Bm25Config bm25;
+  RecallConfig recall;
+  LimitsConfig limits;
+
+  // kInvalidArgument naming the first out-of-range value.
+  Status Validate() const;
+};
+
+// Reads a TOML file over the defaults. kNotFound if missing, kInvalidArgument naming the key and
+// line for syntax errors, unknown keys and out-of-range values.
+StatusOr<Config> LoadConfigFile(std::string_view path);
+StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source_name);
+
+}  // namespace engram
+
+#endif  // ENGRAM_CONFIG_H_

@@ -1,0 +1,109 @@
+// engram::Engine: the whole memory engine behind one object.
+//
+//   engram::EngineOptions options;
+//   options.store_path = "memory.db";
+//   ASSIGN_OR_RETURN(std::unique_ptr<engram::Engine> engine, engram::Engine::Open(options));
+//   ASSIGN_OR_RETURN(engram::Scope scope, engram::Scope::Parse("user:alice"));
+//   engram::Turn turn{.role = engram::Role::kUser, .speaker = "Alice",
+//                     .text = "My sister Maya lives in Porto."};
+//   RETURN_IF_ERROR(engine->Remember(scope, {&turn, 1}).status());
+//   ASSIGN_OR_RETURN(engram::ReadResult result,
+//                    engine->Recall(scope, {.text = "Where does Maya live?"}, {}));
+//   // result.context goes to the language model with result.answer_instructions.
+//
+// Thread-safety: all methods may be called concurrently; writes are serialised internally.
+// Every method returns a Status; none throws.
+#ifndef ENGRAM_ENGINE_H_
+#define ENGRAM_ENGINE_H_
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/options.h"
+#include "engram/read_result.h"
+#include "engram/status.h"
+#include "engram/types.h"
+
+namespace engram {
+
+struct ScopeInfo {
+  std::string scope;  // Scope::ToString()
+  std::int64_t memories = 0;    // turns and derived nodes contained
+  std::int64_t last_sequence = 0;
+};
+
+// A pending, accepted or rejected identity-merge proposal (a `same_as` edge).
+struct MergeProposal {
+  std::string id;  // the edge id
+  std::string a;
+  std::string b;
+  std::string status;  // "pending" | "accepted" | "rejected"
+  std::string reason;
+};
+
+struct RebuildReport {
+  std::size_t scopes = 0;
+  std::size_t documents = 0;
+  std::size_t terms = 0;
+  double seconds = 0;
+  bool matched_live_index = true;  // the rebuilt index equals the incrementally maintained one
+};
+
+class Engine {
+ public:
+  // Opens (or creates) the store at options.store_path and loads the configuration.
+  static StatusOr<std::unique_ptr<Engine>> Open(const EngineOptions& options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Stores the turns verbatim, in order, in one transaction: either all are stored or none is
+  // (a bad turn is kInvalidArgument naming its index and the problem). Creates the scope if new.
+  StatusOr<RememberResult> Remember(const Scope& scope, std::span<const Turn> turns,
+                                    const RememberOptions& options = {});
+
+  // Ranked, packed, explained memories of `scope` for `query`. An unknown scope is kNotFound.
+  StatusOr<ReadResult> Recall(const Scope& scope, const RecallQuery& query,
+                              const RecallOptions& options = {});
+
+  StatusOr<Memory> Get(std::string_view id);
+  // Memories of exactly this scope in sequence order (turns first, then derived nodes).
+  StatusOr<std::vector<Memory>> List(const Scope& scope, const ListOptions& options = {});
+  // The memory's changes, oldest first, starting with its creation.
+  StatusOr<std::vector<HistoryEvent>> History(std::string_view id);
+  StatusOr<std::vector<ScopeInfo>> ListScopes();
+
+  // Closes the memory's validity now (kept, visible in History and List, hidden from Recall).
+  // Retiring a retired memory is kFailedPrecondition.
+  Status Retire(std::string_view id, std::string_view reason = "");
+  // Retires every active memory of the scope (nested scopes included); returns how many.
+  StatusOr<std::size_t> RetireAll(const Scope& scope);
+  // Hard-deletes the scope, its nested scopes, their memories, edges, index entries and journal
+  // rows, and wipes the freed pages so the file no longer holds their text.
+  StatusOr<EraseResult> Erase(const Scope& scope);
+
+  // Identity merges (`same_as`): staged as pending proposals, accepted or rejected explicitly.
+  StatusOr<MergeProposal> ProposeSameAs(std::string_view a, std::string_view b,
+                                        std::string_view reason);
+  Status AcceptProposal(std::string_view proposal_id);
+  Status RejectProposal(std::string_view proposal_id);
+  StatusOr<std::vector<MergeProposal>> ListProposals(const Scope& scope);
+  // Every node reachable from `id` through accepted same_as edges, `id` included, sorted.
+  StatusOr<std::vector<std::string>> EquivalenceClass(std::string_view id);
+
+  // Recomputes every index projection from the store and checks it against the live one.
+  StatusOr<RebuildReport> RebuildIndex();
+
+  struct Impl;
+
+ private:
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_ENGINE_H_

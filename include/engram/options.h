@@ -1,0 +1,87 @@
+// Options of engram's public calls. Every field has a default that works; comments say what it is.
+#ifndef ENGRAM_OPTIONS_H_
+#define ENGRAM_OPTIONS_H_
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engram/clock.h"
+#include "engram/config.h"
+#include "engram/types.h"
+
+namespace engram {
+
+struct EngineOptions {
+  // Path of the SQLite store file. Default: "engram.db" in the current directory.
+  std::string store_path = "engram.db";
+  // Where engram's data files (models, lexicons) live. Default: "" = $ENGRAM_DATA_DIR, else
+  // $XDG_DATA_HOME/engram, else ~/.local/share/engram.
+  std::string data_dir;
+  // TOML configuration file. Default: "" = built-in defaults (see config.h).
+  std::string config_file;
+  // Used instead of config_file when set (tests, embedding applications).
+  std::optional<Config> config;
+  // Create the store if it does not exist. Default: true. When false, a missing store is kNotFound.
+  bool create_if_missing = true;
+  // Time source for ingest and update times. Default: nullptr = SystemClock().
+  std::shared_ptr<Clock> clock;
+};
+
+struct RememberOptions {
+  // Reserved for write-path switches of later stages; empty today.
+};
+
+// What Remember wrote.
+struct RememberResult {
+  std::vector<std::string> ids;  // one node id per input turn, in input order
+  std::int64_t first_sequence = 0;
+  std::int64_t last_sequence = 0;
+};
+
+enum class AnswerPolicy { kStrict, kBalanced, kAdvanced };
+std::string_view AnswerPolicyName(AnswerPolicy policy);
+StatusOr<AnswerPolicy> ParseAnswerPolicy(std::string_view name);
+
+struct RecallQuery {
+  std::string text;  // the question; non-empty valid UTF-8
+  // "Now" for the question: resolves relative time and validity. Default: the engine clock.
+  std::optional<Timestamp> query_time;
+};
+
+struct RecallOptions {
+  // Items returned at most. Default: 0 = Config::recall.max_items.
+  std::size_t k = 0;
+  // Token budget of the packed context. Default: 0 = Config::recall.token_budget.
+  std::size_t token_budget = 0;
+  // Routes to run, by name ("bm25", ...). Default: empty = every route the planner picks.
+  std::vector<std::string> routes;
+  // Return retired and superseded memories too. Default: false (they are hidden).
+  bool include_retired = false;
+  // Search scopes nested inside the given one too. Default: true.
+  bool include_nested = true;
+  // Instructions for the answer model, returned apart from the context. Default: balanced.
+  AnswerPolicy policy = AnswerPolicy::kBalanced;
+};
+
+struct ListOptions {
+  // Entries returned at most. Default: 100.
+  std::size_t limit = 100;
+  // Only memories whose sequence number is greater (for paging). Default: 0 = from the start.
+  std::int64_t after_sequence = 0;
+  // List retired and superseded memories too. Default: true.
+  bool include_retired = true;
+};
+
+// What Erase removed.
+struct EraseResult {
+  std::size_t scopes = 0;
+  std::size_t nodes = 0;
+  std::size_t edges = 0;
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_OPTIONS_H_

@@ -1,0 +1,90 @@
+// ReadResult: what Recall returns (Eywa §4.6). The packed context for the answer model, the
+// answer instructions kept apart from it, the ranked items with every route's rank and score and
+// their provenance, and diagnostics that say how the result came about.
+#ifndef ENGRAM_READ_RESULT_H_
+#define ENGRAM_READ_RESULT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engram/types.h"
+
+namespace engram {
+
+// One route's opinion of an item.
+struct RouteScore {
+  std::string route;  // "bm25", ...
+  std::size_t rank = 0;  // 1-based rank within the route
+  double score = 0;      // the route's own score (BM25 score, cosine, ...)
+  std::string explanation;  // e.g. "bm25: lisbon(tf 1, idf 1.39) + moved(tf 1, idf 0.98)"
+};
+
+// One adjustment applied after fusion (filter, demotion, floor, ...).
+struct Adjustment {
+  std::string name;
+  double factor = 1.0;
+  std::string detail;
+};
+
+struct RecallItem {
+  std::string id;
+  NodeKind kind = NodeKind::kTurn;
+  std::string scope;
+  std::string text;
+  Role role = Role::kUser;
+  std::string speaker;
+  std::string session_id;
+  std::int64_t sequence = 0;
+  std::optional<Timestamp> event_time;
+  std::string metadata_json = "{}";
+  NodeStatus status = NodeStatus::kActive;
+  double score = 0;  // final score after fusion and adjustments; items are sorted by it
+  double fused_score = 0;  // weighted RRF score before adjustments
+  std::vector<RouteScore> routes;
+  std::vector<Adjustment> adjustments;
+  std::vector<std::string> provenance;  // evidence turn ids, in sequence order
+  std::size_t tokens = 0;               // tokens this item adds to the context
+};
+
+struct StageTiming {
+  std::string stage;  // "frame", "route:bm25", "fusion", "filter", "pack"
+  double ms = 0;
+};
+
+struct RouteDiagnostics {
+  std::string route;
+  std::size_t candidates = 0;
+  double weight = 1.0;
+  std::string error;  // empty when the route ran cleanly
+};
+
+struct Diagnostics {
+  std::vector<RouteDiagnostics> routes;
+  std::size_t fused_candidates = 0;
+  std::size_t filtered_out = 0;       // hidden by status, validity or scope filters
+  std::size_t dropped_by_budget = 0;  // ranked items that did not fit the token budget
+  std::size_t token_budget = 0;
+  std::size_t context_tokens = 0;
+  std::vector<StageTiming> timings;
+};
+
+struct ReadResult {
+  std::string query;
+  std::string context;              // rendered evidence, ready for the answer model
+  std::string answer_instructions;  // policy text; never part of `context`
+  std::string policy;               // "strict" | "balanced" | "advanced"
+  std::vector<RecallItem> items;    // best first
+  Diagnostics diagnostics;
+  double latency_ms = 0;
+};
+
+// How tokens are counted everywhere in engram: one token per started run of 4 UTF-8 bytes of a
+// word, and one per punctuation mark; about what GPT-style tokenizers give for English.
+std::size_t CountTokens(std::string_view text);
+
+}  // namespace engram
+
+#endif  // ENGRAM_READ_RESULT_H_

@@ -1,0 +1,148 @@
+// Tests for engram_core: Status, timestamps, scopes, UTF-8, SHA-256, ids, token counts.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/ids.h"
+#include "core/sha256.h"
+#include "core/utf8.h"
+#include "engram/clock.h"
+#include "engram/read_result.h"
+#include "engram/testing/status_matchers.h"
+#include "engram/types.h"
+
+namespace engram {
+namespace {
+
+using ::engram::testing::IsOk;
+using ::engram::testing::IsOkAndHolds;
+using ::engram::testing::StatusIs;
+using ::testing::HasSubstr;
+
+StatusOr<int> Half(int x) {
+  if (x % 2 != 0) return Status::InvalidArgument("odd");
+  return x / 2;
+}
+
+StatusOr<int> Quarter(int x) {
+  ASSIGN_OR_RETURN(int half, Half(x));
+  ASSIGN_OR_RETURN(int quarter, Half(half));
+  return quarter;
+}
+
+TEST(StatusTest, MacrosPropagateErrors) {
+  EXPECT_THAT(Quarter(8), IsOkAndHolds(2));
+  EXPECT_THAT(Quarter(6), StatusIs(StatusCode::kInvalidArgument, HasSubstr("odd")));
+  auto check = [](int x) -> Status {
+    RETURN_IF_ERROR(Half(x));
+    return Status::Ok();
+  };
+  EXPECT_THAT(check(4), IsOk());
+  EXPECT_THAT(check(3), StatusIs(StatusCode::kInvalidArgument));
+}
+
+TEST(StatusTest, ToStringAndContext) {
+  EXPECT_EQ(Status::NotFound("x").ToString(), "NOT_FOUND: x");
+  EXPECT_EQ(Status::NotFound("x").WithContext("open").message(), "open: x");
+  EXPECT_EQ(Status::Ok().ToString(), "OK");
+}
+
+TEST(TimestampTest, ParsesIsoForms) {
+  EXPECT_THAT(ParseTimestamp("1970-01-01"), IsOkAndHolds(Timestamp{0}));
+  EXPECT_THAT(ParseTimestamp("2023-05-08T13:56:00Z"),
+              IsOkAndHolds(Timestamp::FromSeconds(1683554160)));
+  EXPECT_THAT(ParseTimestamp("2023-05-08 15:56+02:00"),
+              IsOkAndHolds(Timestamp::FromSeconds(1683554160)));
+  EXPECT_THAT(ParseTimestamp("2023-05-08T13:56:00.5Z"),
+              IsOkAndHolds(Timestamp{1683554160LL * 1000000 + 500000}));
+  EXPECT_THAT(ParseTimestamp("2024-02-29"), IsOk());
+}
+
+TEST(TimestampTest, RejectsMalformed) {
+  for (const char* bad : {"", "2023", "2023-13-01", "2023-02-29", "2023-05-08T25:00",
+                          "2023-05-08Tnoon", "2023-05-08Z junk", "08/05/2023"}) {
+    EXPECT_THAT(ParseTimestamp(bad), StatusIs(StatusCode::kInvalidArgument)) << bad;
+  }
+}
+
+TEST(TimestampTest, FormatRoundTrips) {
+  for (const char* text : {"2023-05-08T13:56:00Z", "1969-12-31T23:59:59Z",
+                           "2000-02-29T00:00:00.000001Z", "2099-12-31T23:59:59Z"}) {
+    StatusOr<Timestamp> parsed = ParseTimestamp(text);
+    ASSERT_THAT(parsed, IsOk());
+    EXPECT_EQ(FormatTimestamp(*parsed), text);
+  }
+}
+
+TEST(ClockTest, FixedClockSteps) {
+  auto clock = FixedClock(Timestamp{100}, 5);
+  EXPECT_EQ(clock->Now().micros, 100);
+  EXPECT_EQ(clock->Now().micros, 105);
+  EXPECT_GT(SystemClock()->Now().micros, Timestamp::FromSeconds(1700000000).micros);
+}
+
+TEST(ScopeTest, ParsesAndPrintsNestedPaths) {
+  StatusOr<Scope> scope = Scope::Parse("app:crm/user:alice/run:42");
+  ASSERT_THAT(scope, IsOk());
+  EXPECT_EQ(scope->path().size(), 3u);
+  EXPECT_EQ(scope->kind(), ScopeKind::kRun);
+  EXPECT_EQ(scope->name(), "42");
+  EXPECT_EQ(scope->ToString(), "app:crm/user:alice/run:42");
+  EXPECT_EQ(scope->Parent()->ToString(), "app:crm/user:alice");
+  EXPECT_EQ(Scope(ScopeKind::kWorld, "locomo-conv-26").ToString(), "world:locomo-conv-26");
+  EXPECT_THAT(Scope::Parse("world:a:b"), IsOk());  // ':' inside a name is allowed
+}
+
+TEST(ScopeTest, RejectsMalformed) {
+  EXPECT_THAT(Scope::Parse(""), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(Scope::Parse("alice"), StatusIs(StatusCode::kInvalidArgument, HasSubstr("kind:name")));
+  EXPECT_THAT(Scope::Parse("planet:x"), StatusIs(StatusCode::kInvalidArgument, HasSubstr("planet")));
+  EXPECT_THAT(Scope::Parse("user:"), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(Scope::Parse("user:a//run:b"), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(Scope::Parse("user:a\x01"), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(Scope::Parse("user:" + std::string(300, 'a')),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("bytes")));
+  EXPECT_THAT(Scope::Parse("user:\xff\xfe"), StatusIs(StatusCode::kInvalidArgument, HasSubstr("UTF-8")));
+}
+
+TEST(Utf8Test, FindsInvalidSequences) {
+  EXPECT_TRUE(core::IsValidUtf8("héllo wörld — 東京 🎉"));
+  EXPECT_EQ(core::FindInvalidUtf8("ab\xff"), 2u);
+  EXPECT_EQ(core::FindInvalidUtf8("\xc0\xaf"), 0u);          // overlong '/'
+  EXPECT_EQ(core::FindInvalidUtf8("x\xed\xa0\x80"), 1u);     // surrogate
+  EXPECT_EQ(core::FindInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // > U+10FFFF
+  EXPECT_EQ(core::FindInvalidUtf8("\xe2\x82"), 0u);          // truncated
+  EXPECT_TRUE(core::IsBlank(" \t\n\xc2\xa0"));
+  EXPECT_FALSE(core::IsBlank(" a "));
+}
+
+TEST(Sha256Test, NistVectors) {
+  EXPECT_EQ(core::Sha256Hex(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(core::Sha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(core::Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(core::Sha256Hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(IdsTest, ContentAddressesAreStableAndDistinct) {
+  const std::string a = core::NodeId("turn", "{\"text\":\"hi\"}", "s", 1);
+  EXPECT_EQ(a, core::NodeId("turn", "{\"text\":\"hi\"}", "s", 1));
+  EXPECT_TRUE(core::LooksLikeId(a));
+  EXPECT_NE(a, core::NodeId("turn", "{\"text\":\"hi\"}", "s", 2));
+  EXPECT_NE(a, core::NodeId("fact", "{\"text\":\"hi\"}", "s", 1));
+  // Length prefixes keep field boundaries apart.
+  EXPECT_NE(core::NodeId("ab", "c", "", 0), core::NodeId("a", "bc", "", 0));
+  EXPECT_FALSE(core::LooksLikeId("XYZ"));
+}
+
+TEST(CountTokensTest, CountsWordsAndPunctuation) {
+  EXPECT_EQ(CountTokens(""), 0u);
+  EXPECT_EQ(CountTokens("I went to Lisbon."), 6u);  // I, went, to, Lisb+on, .
+  EXPECT_EQ(CountTokens("hello, world"), 5u);       // hell+o , worl+d
+  EXPECT_EQ(CountTokens("   "), 0u);
+}
+
+}  // namespace
+}  // namespace engram
