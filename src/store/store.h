@@ -1,0 +1,236 @@
+// The Store: engram's single source of truth (DESIGN §3, §10).
+//
+// A store holds scopes, nodes and edges with content addresses, immutable content and mutable
+// status / bitemporal validity, plus a journal of every change that projections (BM25, vectors,
+// graph adjacency) follow. Backends: SQLite (embedded default, sqlite/) and, later, PostgreSQL.
+// One contract suite (tests/conformance/) runs against every backend.
+//
+// Writes happen inside a Transaction: all of it commits or none of it does. Every insert and
+// state change appends a journal entry in the same transaction, so a projection that reads the
+// journal after a commit (or after a crash) sees exactly the committed changes.
+//
+// Edges can only be written through the edge handler registry (src/write/edge_registry.h): the
+// edge-writing methods take an EdgeWriteKey, which only engram::write::EdgeRegistry can create
+// (WorldDB's "never appends" rule: no code path adds an edge without its type's semantics).
+//
+// Thread-safety: a Store may be used from several threads. At most one write Transaction is open
+// at a time (BeginWrite blocks until the previous one ends); reads may run concurrently with it
+// and see the last committed state.
+#ifndef ENGRAM_STORE_STORE_H_
+#define ENGRAM_STORE_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/status.h"
+#include "engram/types.h"
+
+namespace engram::write {
+class EdgeRegistry;
+}  // namespace engram::write
+
+namespace engram::store {
+
+// Passkey: only the edge handler registry may construct one.
+class EdgeWriteKey {
+ private:
+  friend class engram::write::EdgeRegistry;
+  EdgeWriteKey() = default;
+};
+
+struct ScopeRecord {
+  std::int64_t scope_id = 0;         // store-local row number, > 0
+  std::string node_id;               // content address of the scope node
+  std::string path;                  // Scope::ToString(), unique
+  std::int64_t parent_scope_id = 0;  // 0 for a top-level scope
+  std::int64_t last_sequence = 0;    // highest sequence number handed out in this scope
+  Timestamp created_at;
+};
+
+// A node row. `row` is assigned by the store on insert, increasing in insertion order; index
+// projections use it as their document key.
+struct NodeRecord {
+  std::int64_t row = 0;
+  std::string id;  // content address (core::NodeId)
+  NodeKind kind = NodeKind::kTurn;
+  std::int64_t scope_id = 0;  // the scope it was written to ("parent world")
+  std::string content_json;   // canonical JSON of the immutable content
+  // Immutable fields, denormalised from the content for indexing and filtering.
+  std::string text;
+  Role role = Role::kUser;
+  std::string speaker;
+  std::string session_id;
+  std::int64_t sequence = 0;  // per-scope interaction index
+  std::optional<Timestamp> event_time;
+  std::string metadata_json = "{}";
+  // Mutable state.
+  NodeStatus status = NodeStatus::kActive;
+  std::optional<Timestamp> valid_from;
+  std::optional<Timestamp> valid_to;
+  Timestamp ingested_at;
+  Timestamp updated_at;
+};
+
+// Edge status strings: "active", "pending" (same_as proposals), "rejected", "superseded",
+// "retired".
+struct EdgeRecord {
+  std::int64_t row = 0;
+  std::string id;  // content address (core::EdgeId)
+  std::string type;
+  std::string src;  // node id
+  std::string dst;  // node id
+  std::int64_t scope_id = 0;
+  std::string attrs_json = "{}";  // immutable attributes (reason, resolver score, ...)
+  std::string status = "active";
+  std::optional<Timestamp> valid_from;
+  std::optional<Timestamp> valid_to;
+  Timestamp ingested_at;
+  Timestamp updated_at;
+};
+
+enum class JournalOp {
+  kScopeCreated,
+  kNodeInserted,
+  kNodeUpdated,  // status or validity changed
+  kEdgeInserted,
+  kEdgeUpdated,
+  kScopeErased,  // tombstone left by EraseScopes; carries no content
+};
+std::string_view JournalOpName(JournalOp op);
+
+struct JournalEntry {
+  std::int64_t seq = 0;  // increasing, assigned by the store
+  std::int64_t scope_id = 0;
+  JournalOp op = JournalOp::kNodeInserted;
+  std::string target_id;       // node, edge or scope node id
+  std::int64_t target_row = 0;  // node or edge row (0 for scopes)
+  Timestamp at;
+  std::string detail;  // e.g. "status=retired valid_to=2024-01-01T00:00:00Z"; never memory text
+};
+
+enum class EdgeDirection { kOutgoing, kIncoming, kBoth };
+
+struct NodeFilter {
+  std::optional<NodeKind> kind;      // all kinds when unset
+  std::int64_t after_sequence = 0;   // only sequence > this
+  std::size_t limit = 0;             // 0 = no limit
+  bool include_inactive = true;      // false: only status active
+};
+
+struct EraseCounts {
+  std::size_t scopes = 0;
+  std::size_t nodes = 0;
+  std::size_t edges = 0;
+  std::size_t journal_entries = 0;
+};
+
+// Operations available inside a write transaction. Reads see the transaction's own writes.
+// Destroying a Transaction without Commit() rolls it back.
+class Transaction {
+ public:
+  virtual ~Transaction() = default;
+
+  virtual StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) = 0;
+  // kAlreadyExists if the path exists; kNotFound if parent_scope_id is set and unknown.
+  virtual StatusOr<ScopeRecord> CreateScope(std::string_view path, std::string_view node_id,
+                                            std::int64_t parent_scope_id,
+                                            Timestamp created_at) = 0;
+  // Increments and returns the scope's sequence number.
+  virtual StatusOr<std::int64_t> NextSequence(std::int64_t scope_id) = 0;
+
+  // Inserts a node (record.row is ignored) and returns its row. kAlreadyExists if the id exists.
+  virtual StatusOr<std::int64_t> InsertNode(const NodeRecord& record) = 0;
+  virtual StatusOr<NodeRecord> GetNode(std::string_view id) = 0;
+  // Changes the mutable state of a node; content never changes. kNotFound for an unknown id.
+  virtual Status UpdateNodeState(std::string_view id, NodeStatus status,
+                                 std::optional<Timestamp> valid_to, Timestamp updated_at,
+                                 std::string_view journal_detail) = 0;
+
+  virtual StatusOr<std::int64_t> InsertEdge(const EdgeWriteKey& key, const EdgeRecord& record) = 0;
+  virtual StatusOr<EdgeRecord> GetEdge(std::string_view id) = 0;
+  virtual Status UpdateEdgeState(const EdgeWriteKey& key, std::string_view id,
+                                 std::string_view status, std::optional<Timestamp> valid_to,
+                                 Timestamp updated_at) = 0;
+  // Edges touching `node_id`, optionally of one type ("" = all), ordered by row.
+  virtual StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id,
+                                                    EdgeDirection direction,
+                                                    std::string_view type) = 0;
+
+  // Makes every write durable (see docs/ARCHITECTURE.md for the durability promise).
+  virtual Status Commit() = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // "sqlite", "postgres".
+  virtual std::string_view backend() const = 0;
+
+  // Opens the single write transaction; blocks while another is open.
+  virtual StatusOr<std::unique_ptr<Transaction>> BeginWrite() = 0;
+
+  virtual StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) = 0;
+  virtual StatusOr<std::optional<ScopeRecord>> GetScope(std::int64_t scope_id) = 0;
+  virtual StatusOr<std::vector<ScopeRecord>> ListScopes() = 0;  // ordered by path
+  // The scope and every scope nested in it, ordered by scope_id.
+  virtual StatusOr<std::vector<ScopeRecord>> ScopeTree(std::int64_t scope_id) = 0;
+
+  virtual StatusOr<NodeRecord> GetNode(std::string_view id) = 0;
+  // The nodes with these rows, in the order given; unknown rows are skipped.
+  virtual StatusOr<std::vector<NodeRecord>> GetNodesByRow(std::span<const std::int64_t> rows) = 0;
+  // Nodes of one scope ordered by (sequence, row).
+  virtual StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
+                                                      const NodeFilter& filter) = 0;
+  // Calls `visit` for every node of the scope in row order until it returns false.
+  virtual Status ScanNodes(std::int64_t scope_id, std::optional<NodeKind> kind,
+                           const std::function<bool(const NodeRecord&)>& visit) = 0;
+  virtual StatusOr<std::int64_t> CountNodes(std::int64_t scope_id) = 0;
+
+  virtual StatusOr<EdgeRecord> GetEdge(std::string_view id) = 0;
+  virtual StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id,
+                                                    EdgeDirection direction,
+                                                    std::string_view type) = 0;
+  // Edges of one type whose src or dst lies in the scope, ordered by row.
+  virtual StatusOr<std::vector<EdgeRecord>> EdgesInScope(std::int64_t scope_id,
+                                                         std::string_view type) = 0;
+
+  // Journal entries with seq > after_seq, oldest first, at most `limit` (0 = all).
+  virtual StatusOr<std::vector<JournalEntry>> ReadJournal(std::int64_t after_seq,
+                                                          std::size_t limit) = 0;
+  // Journal entries about one node or edge, oldest first.
+  virtual StatusOr<std::vector<JournalEntry>> JournalFor(std::string_view target_id) = 0;
+  virtual StatusOr<std::int64_t> LastJournalSeq() = 0;
+
+  // Hard-deletes the scopes, their nodes, every edge touching those nodes or lying in those
+  // scopes, and their journal rows; leaves one kScopeErased tombstone per scope; then wipes freed
+  // space so the store's files no longer contain the erased content.
+  virtual StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) = 0;
+
+  // A canonical text dump of every table (for determinism tests and debugging).
+  virtual StatusOr<std::string> DumpCanonical() = 0;
+};
+
+struct SqliteOptions {
+  // Create the file if missing. Default: true; when false a missing file is kNotFound.
+  bool create_if_missing = true;
+  // PRAGMA synchronous: true = FULL (a committed transaction survives power loss, given an
+  // honest fsync), false = NORMAL (survives a process crash; the last commits may be lost on power
+  // loss). Default: true.
+  bool durable_commits = true;
+  // How long a writer waits for another process's lock before kUnavailable. Default: 5000 ms.
+  int busy_timeout_ms = 5000;
+};
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(std::string_view path,
+                                                 const SqliteOptions& options = {});
+
+}  // namespace engram::store
+
+#endif  // ENGRAM_STORE_STORE_H_
