@@ -1,0 +1,183 @@
+// Loading and validating engram's configuration (include/engram/config.h) from TOML.
+//
+// The schema is explicit: every section and key is listed here, and anything else in the file
+// is an error naming the key, so a misspelt constant never silently keeps its default.
+#define TOML_EXCEPTIONS 0
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "engram/config.h"
+
+namespace engram {
+namespace {
+
+std::string Where(const toml::node& node, std::string_view source) {
+  const toml::source_region& region = node.source();
+  return std::string(source) + ":" + std::to_string(region.begin.line);
+}
+
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string section, std::string_view source)
+      : table_(table), section_(std::move(section)), source_(source) {}
+
+  Status Double(std::string_view key, double* out) {
+    seen_.emplace_back(key);
+    const toml::node* node = table_.get(key);
+    if (node == nullptr) return Status::Ok();
+    if (auto value = node->value<double>()) {
+      *out = *value;
+      return Status::Ok();
+    }
+    return Status::InvalidArgument(Where(*node, source_) + ": " + Key(key) + " must be a number");
+  }
+
+  Status Size(std::string_view key, std::size_t* out) {
+    seen_.emplace_back(key);
+    const toml::node* node = table_.get(key);
+    if (node == nullptr) return Status::Ok();
+    auto value = node->value<std::int64_t>();
+    if (!value || *value < 0) {
+      return Status::InvalidArgument(Where(*node, source_) + ": " + Key(key) +
+                                     " must be a non-negative integer");
+    }
+    *out = static_cast<std::size_t>(*value);
+    return Status::Ok();
+  }
+
+  Status WeightMap(std::string_view key, std::map<std::string, double>* out) {
+    seen_.emplace_back(key);
+    const toml::node* node = table_.get(key);
+    if (node == nullptr) return Status::Ok();
+    const toml::table* weights = node->as_table();
+    if (weights == nullptr) {
+      return Status::InvalidArgument(Where(*node, source_) + ": " + Key(key) +
+                                     " must be a table of route = weight");
+    }
+    for (const auto& [route, weight_node] : *weights) {
+      auto weight = weight_node.value<double>();
+      if (!weight) {
+        return Status::InvalidArgument(Where(weight_node, source_) + ": " + Key(key) + "." +
+                                       std::string(route.str()) + " must be a number");
+      }
+      (*out)[std::string(route.str())] = *weight;
+    }
+    return Status::Ok();
+  }
+
+  // Call after reading every known key.
+  Status NoUnknownKeys() const {
+    for (const auto& [key, node] : table_) {
+      bool known = false;
+      for (const std::string& seen : seen_) known = known || seen == key.str();
+      if (!known) {
+        return Status::InvalidArgument(Where(node, source_) + ": unknown key " +
+                                       Key(key.str()) + " (see docs/CONFIG.md)");
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::string Key(std::string_view key) const { return "[" + section_ + "] " + std::string(key); }
+
+  const toml::table& table_;
+  std::string section_;
+  std::string_view source_;
+  std::vector<std::string> seen_;
+};
+
+Status Section(const toml::table& root, std::string_view name, std::string_view source,
+               const std::function<Status(TableReader&)>& read) {
+  const toml::node* node = root.get(name);
+  if (node == nullptr) return Status::Ok();
+  const toml::table* table = node->as_table();
+  if (table == nullptr) {
+    return Status::InvalidArgument(Where(*node, source) + ": [" + std::string(name) +
+                                   "] must be a table");
+  }
+  TableReader reader(*table, std::string(name), source);
+  RETURN_IF_ERROR(read(reader));
+  return reader.NoUnknownKeys();
+}
+
+}  // namespace
+
+Status Config::Validate() const {
+  if (!(bm25.k1 >= 0 && bm25.k1 <= 10)) {
+    return Status::InvalidArgument("[bm25] k1 must be in [0, 10]");
+  }
+  if (!(bm25.b >= 0 && bm25.b <= 1)) return Status::InvalidArgument("[bm25] b must be in [0, 1]");
+  if (!(recall.rrf_k > 0 && std::isfinite(recall.rrf_k))) {
+    return Status::InvalidArgument("[recall] rrf_k must be positive");
+  }
+  if (recall.token_budget == 0) {
+    return Status::InvalidArgument("[recall] token_budget must be positive");
+  }
+  if (recall.max_items == 0) return Status::InvalidArgument("[recall] max_items must be positive");
+  if (recall.route_candidates == 0) {
+    return Status::InvalidArgument("[recall] route_candidates must be positive");
+  }
+  for (const auto& [route, weight] : recall.route_weights) {
+    if (!(weight >= 0 && std::isfinite(weight))) {
+      return Status::InvalidArgument("[recall.route_weights] " + route +
+                                     " must be a non-negative number");
+    }
+  }
+  if (limits.max_turn_bytes == 0 || limits.max_batch_turns == 0 || limits.max_query_bytes == 0) {
+    return Status::InvalidArgument("[limits] values must be positive");
+  }
+  return Status::Ok();
+}
+
+StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source_name) {
+  toml::parse_result parsed = toml::parse(toml_text, source_name);
+  if (!parsed) {
+    const toml::parse_error& error = parsed.error();
+    return Status::InvalidArgument(std::string(source_name) + ":" +
+                                   std::to_string(error.source().begin.line) + ": " +
+                                   std::string(error.description()));
+  }
+  const toml::table& root = parsed.table();
+  Config config;
+  for (const auto& [key, node] : root) {
+    const std::string_view name = key.str();
+    if (name != "bm25" && name != "recall" && name != "limits") {
+      return Status::InvalidArgument(Where(node, source_name) + ": unknown section [" +
+                                     std::string(name) + "] (see docs/CONFIG.md)");
+    }
+  }
+  RETURN_IF_ERROR(Section(root, "bm25", source_name, [&](TableReader& reader) -> Status {
+    RETURN_IF_ERROR(reader.Double("k1", &config.bm25.k1));
+    return reader.Double("b", &config.bm25.b);
+  }));
+  RETURN_IF_ERROR(Section(root, "recall", source_name, [&](TableReader& reader) -> Status {
+    RETURN_IF_ERROR(reader.Size("token_budget", &config.recall.token_budget));
+    RETURN_IF_ERROR(reader.Size("max_items", &config.recall.max_items));
+    RETURN_IF_ERROR(reader.Double("rrf_k", &config.recall.rrf_k));
+    RETURN_IF_ERROR(reader.Size("route_candidates", &config.recall.route_candidates));
+    return reader.WeightMap("route_weights", &config.recall.route_weights);
+  }));
+  RETURN_IF_ERROR(Section(root, "limits", source_name, [&](TableReader& reader) -> Status {
+    RETURN_IF_ERROR(reader.Size("max_turn_bytes", &config.limits.max_turn_bytes));
+    RETURN_IF_ERROR(reader.Size("max_batch_turns", &config.limits.max_batch_turns));
+    RETURN_IF_ERROR(reader.Size("max_query_bytes", &config.limits.max_query_bytes));
+    return reader.Size("max_metadata_bytes", &config.limits.max_metadata_bytes);
+  }));
+  RETURN_IF_ERROR(config.Validate().WithContext(std::string(source_name)));
+  return config;
+}
+
+StatusOr<Config> LoadConfigFile(std::string_view path) {
+  std::ifstream in{std::string(path)};
+  if (!in) return Status::NotFound("config file " + std::string(path) + " cannot be read");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParseConfig(buffer.str(), path);
+}
+
+}  // namespace engram

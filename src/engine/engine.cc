@@ -1,0 +1,454 @@
+// engram::Engine (include/engram/engine.h): wires the store, the write path, the projections and
+// the read path together.
+//
+// Locking: `write_mutex_` serialises the write calls (the store allows one write transaction at a
+// time anyway; holding it here keeps the projection catch-up in commit order);
+// `projection_mutex_` guards the in-memory projections and the scope cache. Neither is held
+// while the other is wanted in the opposite order: writers take write_mutex_ then
+// projection_mutex_; readers take only projection_mutex_.
+#include "engram/engine.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/ids.h"
+#include "core/paths.h"
+#include "core/utf8.h"
+#include "engine/text_projection.h"
+#include "read/query_frame.h"
+#include "read/recall.h"
+#include "store/store.h"
+#include "text/tokenizer.h"
+#include "write/capture.h"
+#include "write/edge_registry.h"
+
+namespace engram {
+namespace {
+
+std::string ReasonAttrs(std::string_view reason) {
+  nlohmann::json attrs = nlohmann::json::object();
+  if (!reason.empty()) attrs["reason"] = std::string(reason);
+  return attrs.dump();
+}
+
+std::string ReasonFromAttrs(const std::string& attrs_json) {
+  nlohmann::json attrs = nlohmann::json::parse(attrs_json, nullptr, /*allow_exceptions=*/false);
+  if (attrs.is_object() && attrs.contains("reason") && attrs["reason"].is_string()) {
+    return attrs["reason"].get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+struct Engine::Impl {
+  EngineOptions options;
+  Config config;
+  std::shared_ptr<Clock> clock;
+  std::unique_ptr<store::Store> store;
+  std::unique_ptr<write::EdgeRegistry> registry;
+  text::Tokenizer tokenizer;
+  read::Routes routes = read::Routes::Default();
+
+  std::mutex write_mutex;
+  std::mutex projection_mutex;
+  std::unique_ptr<TextProjection> projection;  // guarded by projection_mutex
+  std::map<std::int64_t, std::string> scope_paths;  // guarded by projection_mutex
+
+  Status ValidateScope(const Scope& scope) const { return scope.Validate(); }
+
+  StatusOr<store::ScopeRecord> RequireScope(const Scope& scope) {
+    RETURN_IF_ERROR(scope.Validate());
+    ASSIGN_OR_RETURN(std::optional<store::ScopeRecord> record,
+                     store->FindScope(scope.ToString()));
+    if (!record.has_value()) {
+      return Status::NotFound("scope " + scope.ToString() + " does not exist");
+    }
+    return *record;
+  }
+
+  // Scope ids to search: the scope itself, plus nested ones when asked.
+  StatusOr<std::vector<std::int64_t>> ScopeIds(const store::ScopeRecord& scope, bool nested) {
+    if (!nested) return std::vector<std::int64_t>{scope.scope_id};
+    ASSIGN_OR_RETURN(std::vector<store::ScopeRecord> tree, store->ScopeTree(scope.scope_id));
+    std::vector<std::int64_t> ids;
+    for (const store::ScopeRecord& record : tree) ids.push_back(record.scope_id);
+    return ids;
+  }
+
+  // Caller holds projection_mutex.
+  std::string ScopePathLocked(std::int64_t scope_id) {
+    auto found = scope_paths.find(scope_id);
+    if (found != scope_paths.end()) return found->second;
+    StatusOr<std::optional<store::ScopeRecord>> record = store->GetScope(scope_id);
+    std::string path = record.ok() && record->has_value() ? (*record)->path : "";
+    if (!path.empty()) scope_paths.emplace(scope_id, path);
+    return path;
+  }
+
+  std::string ScopePath(std::int64_t scope_id) {
+    std::lock_guard lock(projection_mutex);
+    return ScopePathLocked(scope_id);
+  }
+
+  StatusOr<Memory> ToMemory(const store::NodeRecord& node) {
+    Memory memory;
+    memory.id = node.id;
+    memory.kind = node.kind;
+    memory.scope = ScopePath(node.scope_id);
+    memory.text = node.text;
+    memory.role = node.role;
+    memory.speaker = node.speaker;
+    memory.session_id = node.session_id;
+    memory.sequence = node.sequence;
+    memory.event_time = node.event_time;
+    memory.metadata_json = node.metadata_json;
+    memory.status = node.status;
+    memory.valid_from = node.valid_from;
+    memory.valid_to = node.valid_to;
+    memory.ingested_at = node.ingested_at;
+    memory.updated_at = node.updated_at;
+    if (node.kind == NodeKind::kTurn) {
+      memory.provenance.push_back(node.id);
+    } else {
+      ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> sources,
+                       store->EdgesOf(node.id, store::EdgeDirection::kOutgoing, "derived_from"));
+      for (const store::EdgeRecord& edge : sources) memory.provenance.push_back(edge.dst);
+    }
+    return memory;
+  }
+
+  // Brings the projections up to the store's journal after a commit.
+  Status AfterCommit() {
+    std::lock_guard lock(projection_mutex);
+    return projection->CatchUp();
+  }
+
+  StatusOr<store::NodeRecord> RequireNode(std::string_view id) {
+    if (!core::LooksLikeId(id)) {
+      return Status::InvalidArgument("\"" + std::string(id.substr(0, 64)) +
+                                     "\" is not a memory id (32 lowercase hex digits)");
+    }
+    return store->GetNode(id);
+  }
+};
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::~Engine() = default;
+
+StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (options.config.has_value()) {
+    impl->config = *options.config;
+    RETURN_IF_ERROR(impl->config.Validate());
+  } else if (!options.config_file.empty()) {
+    ASSIGN_OR_RETURN(impl->config, LoadConfigFile(options.config_file));
+  }
+  impl->clock = options.clock ? options.clock : SystemClock();
+  if (options.store_path.empty()) {
+    return Status::InvalidArgument("store path is empty (EngineOptions::store_path)");
+  }
+  store::SqliteOptions sqlite_options;
+  sqlite_options.create_if_missing = options.create_if_missing;
+  ASSIGN_OR_RETURN(impl->store, store::OpenSqliteStore(options.store_path, sqlite_options));
+  impl->registry = write::EdgeRegistry::WithBuiltins();
+  impl->projection = std::make_unique<TextProjection>(impl->store.get(), &impl->tokenizer);
+  RETURN_IF_ERROR(impl->projection->CatchUp());
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Turn> turns,
+                                          const RememberOptions& /*options*/) {
+  RETURN_IF_ERROR(scope.Validate());
+  const LimitsConfig& limits = impl_->config.limits;
+  if (turns.empty()) return Status::InvalidArgument("no turns to remember");
+  if (turns.size() > limits.max_batch_turns) {
+    return Status::InvalidArgument("batch has " + std::to_string(turns.size()) +
+                                   " turns; at most " + std::to_string(limits.max_batch_turns) +
+                                   " are allowed per call ([limits] max_batch_turns)");
+  }
+  // Validate everything before writing anything.
+  std::vector<std::string> metadata;
+  metadata.reserve(turns.size());
+  for (std::size_t turn_idx = 0; turn_idx < turns.size(); ++turn_idx) {
+    StatusOr<std::string> canonical = write::ValidateTurn(turns[turn_idx], limits);
+    if (!canonical.ok()) {
+      return canonical.status().WithContext("turn " + std::to_string(turn_idx));
+    }
+    metadata.push_back(std::move(canonical).value());
+  }
+
+  std::lock_guard write_lock(impl_->write_mutex);
+  const Timestamp now = impl_->clock->Now();
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+  ASSIGN_OR_RETURN(store::ScopeRecord record,
+                   write::EnsureScope(*txn, *impl_->registry, scope, now));
+  ASSIGN_OR_RETURN(RememberResult result,
+                   write::CaptureTurns(*txn, *impl_->registry, record, turns, metadata, now));
+  RETURN_IF_ERROR(txn->Commit());
+  RETURN_IF_ERROR(impl_->AfterCommit());
+  return result;
+}
+
+StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query,
+                                    const RecallOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const Config& config = impl_->config;
+  if (query.text.size() > config.limits.max_query_bytes) {
+    return Status::InvalidArgument("query is " + std::to_string(query.text.size()) +
+                                   " bytes; at most " +
+                                   std::to_string(config.limits.max_query_bytes) +
+                                   " are allowed ([limits] max_query_bytes)");
+  }
+  if (auto bad = core::FindInvalidUtf8(query.text)) {
+    return Status::InvalidArgument("query is not valid UTF-8 (byte " + std::to_string(*bad) +
+                                   ")");
+  }
+  if (core::IsBlank(query.text)) return Status::InvalidArgument("query is empty");
+  ASSIGN_OR_RETURN(store::ScopeRecord record, impl_->RequireScope(scope));
+  ASSIGN_OR_RETURN(std::vector<std::int64_t> scope_ids,
+                   impl_->ScopeIds(record, options.include_nested));
+
+  read::RecallRequest request;
+  request.config = &config;
+  request.options = options;
+  if (request.options.k == 0) request.options.k = config.recall.max_items;
+  if (request.options.token_budget == 0) {
+    request.options.token_budget = config.recall.token_budget;
+  }
+  request.frame = read::BuildQueryFrame(impl_->tokenizer, query.text,
+                                        query.query_time.value_or(impl_->clock->Now()));
+  request.load_nodes = [this](std::span<const std::int64_t> rows) {
+    return impl_->store->GetNodesByRow(rows);
+  };
+
+  std::lock_guard lock(impl_->projection_mutex);
+  request.scope_path = [this](std::int64_t scope_id) {
+    return impl_->ScopePathLocked(scope_id);
+  };
+  ASSIGN_OR_RETURN(request.text_indexes, impl_->projection->IndexesFor(scope_ids));
+  ASSIGN_OR_RETURN(ReadResult result, read::RunRecall(request, impl_->routes));
+  result.latency_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count();
+  return result;
+}
+
+StatusOr<Memory> Engine::Get(std::string_view id) {
+  ASSIGN_OR_RETURN(store::NodeRecord node, impl_->RequireNode(id));
+  return impl_->ToMemory(node);
+}
+
+StatusOr<std::vector<Memory>> Engine::List(const Scope& scope, const ListOptions& options) {
+  ASSIGN_OR_RETURN(store::ScopeRecord record, impl_->RequireScope(scope));
+  store::NodeFilter filter;
+  filter.after_sequence = options.after_sequence;
+  filter.limit = options.limit;
+  filter.include_inactive = options.include_retired;
+  ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes,
+                   impl_->store->ListNodes(record.scope_id, filter));
+  std::vector<Memory> memories;
+  for (const store::NodeRecord& node : nodes) {
+    if (node.kind == NodeKind::kScope) continue;
+    ASSIGN_OR_RETURN(Memory memory, impl_->ToMemory(node));
+    memories.push_back(std::move(memory));
+  }
+  return memories;
+}
+
+StatusOr<std::vector<HistoryEvent>> Engine::History(std::string_view id) {
+  ASSIGN_OR_RETURN(store::NodeRecord node, impl_->RequireNode(id));
+  ASSIGN_OR_RETURN(std::vector<store::JournalEntry> entries, impl_->store->JournalFor(node.id));
+  std::vector<HistoryEvent> events;
+  NodeStatus status = NodeStatus::kActive;
+  for (const store::JournalEntry& entry : entries) {
+    HistoryEvent event;
+    event.at = entry.at;
+    event.detail = entry.detail;
+    if (entry.op == store::JournalOp::kNodeInserted) {
+      event.action = "created";
+    } else if (entry.op == store::JournalOp::kNodeUpdated) {
+      // Details start with "status=<name>" (see Transaction::UpdateNodeState callers).
+      const std::size_t eq = entry.detail.find("status=");
+      if (eq != std::string::npos) {
+        const std::size_t begin = eq + 7;
+        const std::size_t end = entry.detail.find_first_of(" ;,", begin);
+        StatusOr<NodeStatus> parsed = ParseNodeStatus(entry.detail.substr(begin, end - begin));
+        if (parsed.ok()) status = *parsed;
+      }
+      event.action = std::string(NodeStatusName(status));
+    } else {
+      continue;
+    }
+    event.status = status;
+    events.push_back(std::move(event));
+  }
+  // Edges that changed or qualify the node: supersession, contradiction, identity.
+  ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> edges,
+                   impl_->store->EdgesOf(node.id, store::EdgeDirection::kBoth, ""));
+  for (const store::EdgeRecord& edge : edges) {
+    if (edge.type == "contains" || edge.type == "derived_from") continue;
+    HistoryEvent event;
+    event.at = edge.ingested_at;
+    const bool outgoing = edge.src == node.id;
+    event.action = edge.type + (outgoing ? "" : " (incoming)");
+    event.related_id = outgoing ? edge.dst : edge.src;
+    event.detail = "edge " + edge.id + " " + edge.status;
+    event.status = node.status;
+    events.push_back(std::move(event));
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](const HistoryEvent& a, const HistoryEvent& b) { return a.at < b.at; });
+  if (!events.empty()) events.back().valid_to = node.valid_to;
+  return events;
+}
+
+StatusOr<std::vector<ScopeInfo>> Engine::ListScopes() {
+  ASSIGN_OR_RETURN(std::vector<store::ScopeRecord> scopes, impl_->store->ListScopes());
+  std::vector<ScopeInfo> infos;
+  for (const store::ScopeRecord& scope : scopes) {
+    ASSIGN_OR_RETURN(std::int64_t count, impl_->store->CountNodes(scope.scope_id));
+    // The scope's own node is not a memory.
+    infos.push_back({scope.path, std::max<std::int64_t>(0, count - 1), scope.last_sequence});
+  }
+  return infos;
+}
+
+Status Engine::Retire(std::string_view id, std::string_view reason) {
+  if (auto bad = core::FindInvalidUtf8(reason)) {
+    return Status::InvalidArgument("reason is not valid UTF-8 (byte " + std::to_string(*bad) +
+                                   ")");
+  }
+  if (reason.size() > 1024) return Status::InvalidArgument("reason is longer than 1024 bytes");
+  ASSIGN_OR_RETURN(store::NodeRecord probe, impl_->RequireNode(id));
+  (void)probe;
+  std::lock_guard write_lock(impl_->write_mutex);
+  const Timestamp now = impl_->clock->Now();
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+  ASSIGN_OR_RETURN(store::NodeRecord node, txn->GetNode(id));
+  if (node.kind == NodeKind::kScope) {
+    return Status::InvalidArgument("memory " + node.id + " is a scope; use erase or retire --all");
+  }
+  if (node.status != NodeStatus::kActive) {
+    return Status::FailedPrecondition("memory " + node.id + " is already " +
+                                      std::string(NodeStatusName(node.status)));
+  }
+  const Timestamp valid_to =
+      node.valid_to && *node.valid_to < now ? *node.valid_to : now;  // only tighten
+  std::string detail = "status=retired";
+  if (!reason.empty()) detail += " reason=" + std::string(reason);
+  RETURN_IF_ERROR(txn->UpdateNodeState(node.id, NodeStatus::kRetired, valid_to, now, detail));
+  RETURN_IF_ERROR(txn->Commit());
+  return impl_->AfterCommit();
+}
+
+StatusOr<std::size_t> Engine::RetireAll(const Scope& scope) {
+  ASSIGN_OR_RETURN(store::ScopeRecord record, impl_->RequireScope(scope));
+  ASSIGN_OR_RETURN(std::vector<std::int64_t> scope_ids, impl_->ScopeIds(record, true));
+  std::lock_guard write_lock(impl_->write_mutex);
+  const Timestamp now = impl_->clock->Now();
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+  std::size_t retired = 0;
+  for (const std::int64_t scope_id : scope_ids) {
+    store::NodeFilter filter;
+    filter.include_inactive = false;
+    ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes,
+                     impl_->store->ListNodes(scope_id, filter));
+    for (const store::NodeRecord& node : nodes) {
+      if (node.kind == NodeKind::kScope || node.status != NodeStatus::kActive) continue;
+      const Timestamp valid_to = node.valid_to && *node.valid_to < now ? *node.valid_to : now;
+      RETURN_IF_ERROR(txn->UpdateNodeState(node.id, NodeStatus::kRetired, valid_to, now,
+                                           "status=retired reason=retire-all"));
+      ++retired;
+    }
+  }
+  RETURN_IF_ERROR(txn->Commit());
+  RETURN_IF_ERROR(impl_->AfterCommit());
+  return retired;
+}
+
+StatusOr<EraseResult> Engine::Erase(const Scope& scope) {
+  ASSIGN_OR_RETURN(store::ScopeRecord record, impl_->RequireScope(scope));
+  std::lock_guard write_lock(impl_->write_mutex);
+  ASSIGN_OR_RETURN(std::vector<std::int64_t> scope_ids, impl_->ScopeIds(record, true));
+  ASSIGN_OR_RETURN(store::EraseCounts counts, impl_->store->EraseScopes(scope_ids));
+  {
+    std::lock_guard lock(impl_->projection_mutex);
+    for (const std::int64_t scope_id : scope_ids) {
+      impl_->projection->Drop(scope_id);
+      impl_->scope_paths.erase(scope_id);
+    }
+    RETURN_IF_ERROR(impl_->projection->CatchUp());
+  }
+  EraseResult result;
+  result.scopes = counts.scopes;
+  result.nodes = counts.nodes;
+  result.edges = counts.edges;
+  return result;
+}
+
+StatusOr<MergeProposal> Engine::ProposeSameAs(std::string_view a, std::string_view b,
+                                              std::string_view reason) {
+  ASSIGN_OR_RETURN(store::NodeRecord node_a, impl_->RequireNode(a));
+  ASSIGN_OR_RETURN(store::NodeRecord node_b, impl_->RequireNode(b));
+  if (auto bad = core::FindInvalidUtf8(reason)) {
+    return Status::InvalidArgument("reason is not valid UTF-8 (byte " + std::to_string(*bad) +
+                                   ")");
+  }
+  if (reason.size() > 1024) return Status::InvalidArgument("reason is longer than 1024 bytes");
+  std::lock_guard write_lock(impl_->write_mutex);
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+  write::EdgeRequest request;
+  request.type = "same_as";
+  request.src = node_a.id;
+  request.dst = node_b.id;
+  request.scope_id = node_a.scope_id;
+  request.attrs_json = ReasonAttrs(reason);
+  request.now = impl_->clock->Now();
+  ASSIGN_OR_RETURN(store::EdgeRecord edge, impl_->registry->Apply(*txn, request));
+  RETURN_IF_ERROR(txn->Commit());
+  return MergeProposal{edge.id, edge.src, edge.dst, edge.status, std::string(reason)};
+}
+
+Status Engine::AcceptProposal(std::string_view proposal_id) {
+  std::lock_guard write_lock(impl_->write_mutex);
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+  RETURN_IF_ERROR(impl_->registry->AcceptProposal(*txn, proposal_id, impl_->clock->Now()));
+  return txn->Commit();
+}
+
+Status Engine::RejectProposal(std::string_view proposal_id) {
+  std::lock_guard write_lock(impl_->write_mutex);
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+  RETURN_IF_ERROR(impl_->registry->RejectProposal(*txn, proposal_id, impl_->clock->Now()));
+  return txn->Commit();
+}
+
+StatusOr<std::vector<MergeProposal>> Engine::ListProposals(const Scope& scope) {
+  ASSIGN_OR_RETURN(store::ScopeRecord record, impl_->RequireScope(scope));
+  ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> edges,
+                   impl_->store->EdgesInScope(record.scope_id, "same_as"));
+  std::vector<MergeProposal> proposals;
+  for (const store::EdgeRecord& edge : edges) {
+    proposals.push_back({edge.id, edge.src, edge.dst, edge.status == "active" ? "accepted" : edge.status,
+                         ReasonFromAttrs(edge.attrs_json)});
+  }
+  return proposals;
+}
+
+StatusOr<std::vector<std::string>> Engine::EquivalenceClass(std::string_view id) {
+  ASSIGN_OR_RETURN(store::NodeRecord node, impl_->RequireNode(id));
+  return write::EdgeRegistry::EquivalenceClass(*impl_->store, node.id);
+}
+
+StatusOr<RebuildReport> Engine::RebuildIndex() {
+  std::lock_guard lock(impl_->projection_mutex);
+  return impl_->projection->RebuildAll();
+}
+
+}  // namespace engram

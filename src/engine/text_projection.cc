@@ -1,0 +1,96 @@
+// BM25 projection maintenance (see text_projection.h).
+#include "engine/text_projection.h"
+
+#include <chrono>
+
+namespace engram {
+
+std::vector<std::string> TextProjection::DocumentTerms(const store::NodeRecord& node) const {
+  std::vector<std::string> terms;
+  if (!node.speaker.empty()) terms = tokenizer_->Terms(node.speaker);
+  std::vector<std::string> text_terms = tokenizer_->Terms(node.text);
+  terms.insert(terms.end(), std::make_move_iterator(text_terms.begin()),
+               std::make_move_iterator(text_terms.end()));
+  return terms;
+}
+
+StatusOr<std::unique_ptr<index::Bm25Index>> TextProjection::Build(std::int64_t scope_id) {
+  auto built = std::make_unique<index::Bm25Index>();
+  Status scan_status = store_->ScanNodes(
+      scope_id, NodeKind::kTurn, [&](const store::NodeRecord& node) {
+        const std::vector<std::string> terms = DocumentTerms(node);
+        built->Add(static_cast<std::uint64_t>(node.row), terms);
+        return true;
+      });
+  RETURN_IF_ERROR(scan_status);
+  return built;
+}
+
+Status TextProjection::CatchUp() {
+  if (applied_journal_seq_ < 0) {
+    ASSIGN_OR_RETURN(applied_journal_seq_, store_->LastJournalSeq());
+    return Status::Ok();
+  }
+  ASSIGN_OR_RETURN(std::vector<store::JournalEntry> entries,
+                   store_->ReadJournal(applied_journal_seq_, 0));
+  std::vector<std::int64_t> rows;
+  for (const store::JournalEntry& entry : entries) {
+    applied_journal_seq_ = entry.seq;
+    if (entry.op == store::JournalOp::kScopeErased) {
+      indexes_.erase(entry.scope_id);
+    } else if (entry.op == store::JournalOp::kNodeInserted && indexes_.count(entry.scope_id)) {
+      rows.push_back(entry.target_row);
+    }
+  }
+  if (rows.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store_->GetNodesByRow(rows));
+  for (const store::NodeRecord& node : nodes) {
+    if (node.kind != NodeKind::kTurn) continue;
+    auto found = indexes_.find(node.scope_id);
+    if (found == indexes_.end()) continue;
+    found->second->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<const index::Bm25Index*>> TextProjection::IndexesFor(
+    std::span<const std::int64_t> scope_ids) {
+  RETURN_IF_ERROR(CatchUp());
+  std::vector<const index::Bm25Index*> result;
+  for (const std::int64_t scope_id : scope_ids) {
+    auto found = indexes_.find(scope_id);
+    if (found == indexes_.end()) {
+      // Build from the store. A write committed during the scan is also in the journal after
+      // applied_journal_seq_; re-adding a document replaces it, so applying it again is harmless.
+      ASSIGN_OR_RETURN(std::unique_ptr<index::Bm25Index> built, Build(scope_id));
+      found = indexes_.emplace(scope_id, std::move(built)).first;
+    }
+    result.push_back(found->second.get());
+  }
+  return result;
+}
+
+StatusOr<RebuildReport> TextProjection::RebuildAll() {
+  const auto started = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(CatchUp());
+  ASSIGN_OR_RETURN(std::vector<store::ScopeRecord> scopes, store_->ListScopes());
+  RebuildReport report;
+  std::map<std::int64_t, std::unique_ptr<index::Bm25Index>> rebuilt;
+  for (const store::ScopeRecord& scope : scopes) {
+    ASSIGN_OR_RETURN(std::unique_ptr<index::Bm25Index> index, Build(scope.scope_id));
+    ++report.scopes;
+    report.documents += index->doc_count();
+    report.terms += index->term_count();
+    auto live = indexes_.find(scope.scope_id);
+    if (live != indexes_.end() && !live->second->SameContent(*index)) {
+      report.matched_live_index = false;
+    }
+    rebuilt.emplace(scope.scope_id, std::move(index));
+  }
+  indexes_ = std::move(rebuilt);
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace engram

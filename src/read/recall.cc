@@ -1,0 +1,162 @@
+// The recall pipeline (see recall.h).
+#include "read/recall.h"
+
+#include <chrono>
+#include <unordered_map>
+
+#include "read/bm25_route.h"
+#include "read/fusion.h"
+#include "read/packing.h"
+
+namespace engram::read {
+namespace {
+
+class StageTimer {
+ public:
+  explicit StageTimer(Diagnostics* diagnostics) : diagnostics_(diagnostics) {}
+  void Mark(std::string stage) {
+    const auto now = std::chrono::steady_clock::now();
+    diagnostics_->timings.push_back(
+        {std::move(stage), std::chrono::duration<double, std::milli>(now - last_).count()});
+    last_ = now;
+  }
+
+ private:
+  Diagnostics* diagnostics_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+// Hidden unless retired memories are asked for: inactive status, or not valid at query time.
+bool Visible(const store::NodeRecord& node, const RecallOptions& options, Timestamp query_time) {
+  if (options.include_retired) return true;
+  if (node.status != NodeStatus::kActive) return false;
+  if (node.valid_to && *node.valid_to <= query_time) return false;
+  return true;
+}
+
+}  // namespace
+
+Routes Routes::Default() {
+  Routes routes;
+  routes.routes_.push_back(std::make_unique<Bm25Route>());
+  return routes;
+}
+
+const Route* Routes::Find(std::string_view name) const {
+  for (const auto& route : routes_) {
+    if (route->name() == name) return route.get();
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Routes::Names() const {
+  std::vector<std::string> names;
+  for (const auto& route : routes_) names.emplace_back(route->name());
+  return names;
+}
+
+RecallItem ItemFromNode(const store::NodeRecord& node, std::string scope_path) {
+  RecallItem item;
+  item.id = node.id;
+  item.kind = node.kind;
+  item.scope = std::move(scope_path);
+  item.text = node.text;
+  item.role = node.role;
+  item.speaker = node.speaker;
+  item.session_id = node.session_id;
+  item.sequence = node.sequence;
+  item.event_time = node.event_time;
+  item.metadata_json = node.metadata_json;
+  item.status = node.status;
+  if (node.kind == NodeKind::kTurn) item.provenance.push_back(node.id);
+  return item;
+}
+
+StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& routes) {
+  const auto started = std::chrono::steady_clock::now();
+  ReadResult result;
+  result.query = request.frame.text;
+  result.policy = std::string(AnswerPolicyName(request.options.policy));
+  result.answer_instructions = AnswerInstructions(request.options.policy);
+  Diagnostics& diagnostics = result.diagnostics;
+  diagnostics.token_budget = request.options.token_budget;
+  StageTimer timer(&diagnostics);
+
+  // Plan: the asked routes, or every known route; weights from the config.
+  std::vector<std::string> route_names = request.options.routes;
+  if (route_names.empty()) route_names = routes.Names();
+  std::vector<RouteRun> runs;
+  RouteContext context;
+  context.frame = &request.frame;
+  context.config = request.config;
+  context.text_indexes = request.text_indexes;
+  context.limit = request.config->recall.route_candidates;
+  for (const std::string& name : route_names) {
+    const Route* route = routes.Find(name);
+    if (route == nullptr) {
+      std::string known;
+      for (const std::string& known_name : routes.Names()) {
+        known += known.empty() ? known_name : ", " + known_name;
+      }
+      return Status::InvalidArgument("unknown route \"" + name.substr(0, 64) +
+                                     "\" (known: " + known + ")");
+    }
+    const auto weight_it = request.config->recall.route_weights.find(name);
+    const double weight =
+        weight_it == request.config->recall.route_weights.end() ? 1.0 : weight_it->second;
+    RouteDiagnostics route_diagnostics{name, 0, weight, ""};
+    StatusOr<std::vector<RouteCandidate>> candidates = route->Run(context);
+    if (!candidates.ok()) {
+      // A failing route is reported, not fatal: the other routes still answer.
+      route_diagnostics.error = candidates.status().ToString();
+    } else {
+      route_diagnostics.candidates = candidates->size();
+      runs.push_back({name, weight, std::move(candidates).value()});
+    }
+    diagnostics.routes.push_back(std::move(route_diagnostics));
+    timer.Mark("route:" + name);
+  }
+
+  std::vector<FusedCandidate> fused = FuseWeightedRrf(runs, request.config->recall.rrf_k);
+  diagnostics.fused_candidates = fused.size();
+  timer.Mark("fusion");
+
+  std::vector<std::int64_t> rows;
+  rows.reserve(fused.size());
+  for (const FusedCandidate& candidate : fused) rows.push_back(candidate.row);
+  ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, request.load_nodes(rows));
+  std::unordered_map<std::int64_t, const store::NodeRecord*> node_by_row;
+  for (const store::NodeRecord& node : nodes) node_by_row[node.row] = &node;
+
+  std::vector<RecallItem> ranked;
+  ranked.reserve(fused.size());
+  for (FusedCandidate& candidate : fused) {
+    const auto found = node_by_row.find(candidate.row);
+    if (found == node_by_row.end() ||
+        !Visible(*found->second, request.options, request.frame.query_time)) {
+      ++diagnostics.filtered_out;
+      continue;
+    }
+    RecallItem item = ItemFromNode(*found->second, request.scope_path(found->second->scope_id));
+    item.fused_score = candidate.fused_score;
+    item.score = candidate.fused_score;
+    item.routes = std::move(candidate.routes);
+    ranked.push_back(std::move(item));
+  }
+  timer.Mark("filter");
+
+  PackResult packed =
+      Pack(std::move(ranked), request.options.token_budget, request.options.k);
+  result.items = std::move(packed.items);
+  result.context = std::move(packed.context);
+  diagnostics.context_tokens = packed.context_tokens;
+  diagnostics.dropped_by_budget = packed.dropped_by_budget;
+  timer.Mark("pack");
+
+  result.latency_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count();
+  return result;
+}
+
+}  // namespace engram::read

@@ -1,0 +1,53 @@
+// The recall pipeline (DESIGN §5): query frame → plan → routes → fusion → filters → packing →
+// ReadResult. Deterministic and LLM-free: the same store, query and options give the same result.
+#ifndef ENGRAM_READ_RECALL_H_
+#define ENGRAM_READ_RECALL_H_
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engram/config.h"
+#include "engram/options.h"
+#include "engram/read_result.h"
+#include "read/query_frame.h"
+#include "read/route.h"
+#include "store/store.h"
+
+namespace engram::read {
+
+// Everything one recall needs; the engine fills it in. Pointers outlive RunRecall.
+struct RecallRequest {
+  QueryFrame frame;
+  const Config* config = nullptr;
+  RecallOptions options;  // k / token_budget already resolved to non-zero values
+  std::vector<const index::Bm25Index*> text_indexes;
+  // Loads node records by store row (the document keys the routes return).
+  std::function<StatusOr<std::vector<store::NodeRecord>>(std::span<const std::int64_t>)>
+      load_nodes;
+  // Scope path of a scope id, for the items.
+  std::function<std::string(std::int64_t)> scope_path;
+};
+
+// Route registry of the read path: every route engram knows, by name.
+class Routes {
+ public:
+  static Routes Default();  // bm25 today; more routes join with later issues
+  const Route* Find(std::string_view name) const;
+  std::vector<std::string> Names() const;
+
+ private:
+  std::vector<std::unique_ptr<Route>> routes_;
+};
+
+// Runs the pipeline. Unknown route names in options.routes are kInvalidArgument.
+StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& routes);
+
+// The item for a stored node (no scores yet).
+RecallItem ItemFromNode(const store::NodeRecord& node, std::string scope_path);
+
+}  // namespace engram::read
+
+#endif  // ENGRAM_READ_RECALL_H_

@@ -1,0 +1,47 @@
+// Retrieval routes (DESIGN §5.3): each route proposes ranked candidates with its own score and
+// an explanation. Fusion (fusion.h) combines the routes; nothing else ranks.
+#ifndef ENGRAM_READ_ROUTE_H_
+#define ENGRAM_READ_ROUTE_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/config.h"
+#include "engram/status.h"
+#include "index/bm25/bm25_index.h"
+#include "read/query_frame.h"
+
+namespace engram::read {
+
+// A candidate proposed by one route. `row` is the node's store row (the index document key).
+struct RouteCandidate {
+  std::int64_t row = 0;
+  double score = 0;
+  std::string explanation;
+};
+
+// What a route may read. Every pointer outlives the Run call.
+struct RouteContext {
+  const QueryFrame* frame = nullptr;
+  const Config* config = nullptr;
+  // BM25 projections of the scopes being searched (the asked scope and its nested scopes).
+  std::span<const index::Bm25Index* const> text_indexes;
+  // Candidates a route may return at most.
+  std::size_t limit = 100;
+};
+
+// Thread-safety: Run is const and may be called concurrently.
+class Route {
+ public:
+  virtual ~Route() = default;
+  virtual std::string_view name() const = 0;
+  // Candidates best first; ties broken by row ascending.
+  virtual StatusOr<std::vector<RouteCandidate>> Run(const RouteContext& context) const = 0;
+};
+
+}  // namespace engram::read
+
+#endif  // ENGRAM_READ_ROUTE_H_

@@ -1,0 +1,180 @@
+// Bad input through the public API: every malformed, oversized or hostile input gets a clear
+// error naming what is wrong, and nothing is stored half-way (a batch is all or nothing).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engram/engine.h"
+#include "engram/testing/status_matchers.h"
+#include "test_util.h"
+
+namespace engram {
+namespace {
+
+using ::engram::testing::IsOk;
+using ::engram::testing::IsOkAndHolds;
+using ::engram::testing::StatusIs;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+class BadInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override { engine_ = testing::OpenOrDie(testing::TestOptions(dir_)); }
+
+  // Remembers one good turn, then `bad` in a batch of three; expects kInvalidArgument naming
+  // turn 1 and `what`, and that only the first good turn is stored.
+  void ExpectRejected(const Turn& bad, const std::string& what) {
+    const Scope scope = testing::S("user:bad");
+    ASSERT_THAT(engine_->Remember(scope, {testing::MakeTurn("A", "good turn")}), IsOk());
+    std::vector<Turn> batch = {testing::MakeTurn("A", "fine"), bad,
+                               testing::MakeTurn("A", "also fine")};
+    EXPECT_THAT(engine_->Remember(scope, batch),
+                StatusIs(StatusCode::kInvalidArgument, HasSubstr(what)));
+    EXPECT_THAT(engine_->Remember(scope, batch),
+                StatusIs(StatusCode::kInvalidArgument, HasSubstr("turn 1")));
+    EXPECT_THAT(engine_->List(scope), IsOkAndHolds(SizeIs(1)));
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(BadInputTest, InvalidUtf8Text) {
+  ExpectRejected(testing::MakeTurn("A", "caf\xc3 broken"), "not valid UTF-8 (byte 3)");
+}
+
+TEST_F(BadInputTest, EmptyAndBlankText) {
+  ExpectRejected(testing::MakeTurn("A", ""), "text is empty");
+  ExpectRejected(testing::MakeTurn("A", " \n\t "), "text is empty");
+}
+
+TEST_F(BadInputTest, TenMegabyteTurn) {
+  ExpectRejected(testing::MakeTurn("A", std::string(10 * 1024 * 1024, 'x')), "max_turn_bytes");
+}
+
+TEST_F(BadInputTest, NulByteInText) {
+  ExpectRejected(testing::MakeTurn("A", std::string("a\0b", 3)), "NUL");
+}
+
+TEST_F(BadInputTest, HostileSpeakerAndSession) {
+  Turn control = testing::MakeTurn("A\x1b[31m", "hello");
+  ExpectRejected(control, "speaker contains a control character");
+  ExpectRejected(testing::MakeTurn(std::string(1000, 's'), "hello"), "speaker is 1000 bytes");
+  Turn session = testing::MakeTurn("A", "hello", std::string(300, 'x'));
+  ExpectRejected(session, "session_id is 300 bytes");
+}
+
+TEST_F(BadInputTest, MalformedMetadata) {
+  Turn not_json = testing::MakeTurn("A", "hello");
+  not_json.metadata_json = "{not json";
+  ExpectRejected(not_json, "metadata is not valid JSON");
+  Turn array = testing::MakeTurn("A", "hello");
+  array.metadata_json = "[1,2]";
+  ExpectRejected(array, "metadata must be a JSON object");
+  Turn deep = testing::MakeTurn("A", "hello");
+  deep.metadata_json = std::string(10000, '[') + std::string(10000, ']');
+  ExpectRejected(deep, "nests deeper");
+  Turn big = testing::MakeTurn("A", "hello");
+  big.metadata_json = "{\"k\":\"" + std::string(100000, 'v') + "\"}";
+  ExpectRejected(big, "metadata is 100008 bytes");
+}
+
+TEST_F(BadInputTest, MetadataIsStoredCanonically) {
+  Turn turn = testing::MakeTurn("A", "hello");
+  turn.metadata_json = R"({"b": 1, "a": {"y": true, "x": null}})";
+  StatusOr<RememberResult> result = engine_->Remember(testing::S("user:meta"), {turn});
+  ASSERT_THAT(result, IsOk());
+  StatusOr<Memory> memory = engine_->Get(result->ids[0]);
+  ASSERT_THAT(memory, IsOk());
+  EXPECT_EQ(memory->metadata_json, R"({"a":{"x":null,"y":true},"b":1})");
+}
+
+TEST_F(BadInputTest, EmptyAndOversizedBatches) {
+  EXPECT_THAT(engine_->Remember(testing::S("user:x"), std::vector<Turn>{}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("no turns")));
+  EngineOptions options = testing::TestOptions(dir_, "small.db");
+  Config config;
+  config.limits.max_batch_turns = 2;
+  options.config = config;
+  std::unique_ptr<Engine> small = testing::OpenOrDie(options);
+  std::vector<Turn> three(3, testing::MakeTurn("A", "hi"));
+  EXPECT_THAT(small->Remember(testing::S("user:x"), three),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("max_batch_turns")));
+  EXPECT_THAT(small->ListScopes(), IsOkAndHolds(IsEmpty()));
+}
+
+TEST_F(BadInputTest, BadScopes) {
+  Scope empty;
+  EXPECT_THAT(engine_->Remember(empty, {testing::MakeTurn("A", "x")}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("scope")));
+  Scope slash(ScopeKind::kUser, "a/b");
+  EXPECT_THAT(engine_->Remember(slash, {testing::MakeTurn("A", "x")}),
+              StatusIs(StatusCode::kInvalidArgument));
+  Scope huge(ScopeKind::kUser, std::string(1 << 20, 'n'));
+  EXPECT_THAT(engine_->Remember(huge, {testing::MakeTurn("A", "x")}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("bytes")));
+  EXPECT_THAT(engine_->ListScopes(), IsOkAndHolds(IsEmpty()));
+}
+
+TEST_F(BadInputTest, RecallOnUnknownScopeAndBadQueries) {
+  const Scope scope = testing::S("user:q");
+  ASSERT_THAT(engine_->Remember(scope, {testing::MakeTurn("A", "hello world")}), IsOk());
+  EXPECT_THAT(engine_->Recall(testing::S("user:nobody"), {.text = "hello"}),
+              StatusIs(StatusCode::kNotFound, HasSubstr("user:nobody")));
+  EXPECT_THAT(engine_->Recall(scope, {.text = ""}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("query is empty")));
+  EXPECT_THAT(engine_->Recall(scope, {.text = "\xff\xfe"}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("UTF-8")));
+  EXPECT_THAT(engine_->Recall(scope, {.text = std::string(100000, 'q')}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("max_query_bytes")));
+  EXPECT_THAT(engine_->Recall(scope, {.text = "hello"}, {.routes = {"telepathy"}}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("unknown route")));
+  // Control characters and stopwords only: a valid, empty answer rather than an error.
+  StatusOr<ReadResult> odd = engine_->Recall(scope, {.text = std::string("\x01\x02 the of", 8)});
+  ASSERT_THAT(odd, IsOk());
+  EXPECT_THAT(odd->items, IsEmpty());
+}
+
+TEST_F(BadInputTest, BadIds) {
+  EXPECT_THAT(engine_->Get("not-an-id"), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(engine_->Get(std::string(32, 'a')), StatusIs(StatusCode::kNotFound));
+  EXPECT_THAT(engine_->Retire("'; DROP TABLE nodes; --"), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(engine_->History(std::string(32, '0')), StatusIs(StatusCode::kNotFound));
+  EXPECT_THAT(engine_->AcceptProposal(std::string(32, 'b')), StatusIs(StatusCode::kNotFound));
+}
+
+TEST_F(BadInputTest, BadConfig) {
+  EngineOptions options = testing::TestOptions(dir_, "c.db");
+  options.config_file = dir_.File("missing.toml");
+  EXPECT_THAT(Engine::Open(options), StatusIs(StatusCode::kNotFound, HasSubstr("missing.toml")));
+  EXPECT_THAT(ParseConfig("[bm25]\nk1 = 1.5\nkl = 2\n", "x.toml"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("x.toml:3: unknown key [bm25] kl")));
+  EXPECT_THAT(ParseConfig("[bm25]\nb = 7\n", "x.toml"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("b must be in [0, 1]")));
+  EXPECT_THAT(ParseConfig("[bm25\n", "x.toml"), StatusIs(StatusCode::kInvalidArgument));
+  StatusOr<Config> config = ParseConfig("[recall]\nrrf_k = 60\n[recall.route_weights]\nbm25 = 0.5\n", "ok.toml");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->recall.rrf_k, 60);
+  EXPECT_EQ(config->recall.route_weights.at("bm25"), 0.5);
+  EXPECT_EQ(config->bm25.k1, 1.2);
+}
+
+TEST_F(BadInputTest, StoreThatIsNotADatabase) {
+  const std::string path = dir_.File("garbage.db");
+  {
+    FILE* file = fopen(path.c_str(), "wb");
+    ASSERT_NE(file, nullptr);
+    const std::string junk(8192, 'J');
+    fwrite(junk.data(), 1, junk.size(), file);
+    fclose(file);
+  }
+  EngineOptions options = testing::TestOptions(dir_);
+  options.store_path = path;
+  EXPECT_THAT(Engine::Open(options), StatusIs(StatusCode::kCorruption, HasSubstr("garbage.db")));
+  options.store_path = dir_.File("absent.db");
+  options.create_if_missing = false;
+  EXPECT_THAT(Engine::Open(options), StatusIs(StatusCode::kNotFound));
+}
+
+}  // namespace
+}  // namespace engram

@@ -1,0 +1,322 @@
+// The engine through its public API: remember, recall with provenance and explanations,
+// retire, history, erase (with the secure-delete check on the raw files), nested scopes, merge
+// proposals, and incremental-versus-rebuilt index equality.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engram/engine.h"
+#include "engram/testing/status_matchers.h"
+#include "store/store.h"
+#include "test_util.h"
+
+namespace engram {
+namespace {
+
+using ::engram::testing::IsOk;
+using ::engram::testing::IsOkAndHolds;
+using ::engram::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::SizeIs;
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override { engine_ = testing::OpenOrDie(testing::TestOptions(dir_)); }
+
+  std::vector<std::string> RememberOrDie(const Scope& scope, const std::vector<Turn>& turns) {
+    StatusOr<RememberResult> result = engine_->Remember(scope, turns);
+    EXPECT_THAT(result, IsOk());
+    return result.ok() ? result->ids : std::vector<std::string>{};
+  }
+
+  ReadResult RecallOrDie(const Scope& scope, const std::string& query, RecallOptions options = {}) {
+    StatusOr<ReadResult> result = engine_->Recall(scope, {.text = query}, options);
+    EXPECT_THAT(result, IsOk());
+    return result.ok() ? *result : ReadResult{};
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Engine> engine_;
+};
+
+std::vector<Turn> SampleTurns() {
+  return {
+      testing::MakeTurn("Caroline", "I went to the LGBTQ support group yesterday.", "s1",
+                        "2023-05-08T13:56:00Z"),
+      testing::MakeTurn("Melanie", "That sounds great! I painted a sunrise last week.", "s1",
+                        "2023-05-08T13:57:00Z"),
+      testing::MakeTurn("Caroline", "I am researching adoption agencies for my family.", "s2",
+                        "2023-05-25T10:00:00Z"),
+      testing::MakeTurn("Melanie", "My kids loved the camping trip to the mountains.", "s2",
+                        "2023-05-25T10:01:00Z"),
+  };
+}
+
+TEST_F(EngineTest, RememberAssignsSequenceNumbersAndContentAddresses) {
+  const Scope scope = testing::S("user:alice");
+  StatusOr<RememberResult> first = engine_->Remember(scope, SampleTurns());
+  ASSERT_THAT(first, IsOk());
+  EXPECT_THAT(first->ids, SizeIs(4));
+  EXPECT_EQ(first->first_sequence, 1);
+  EXPECT_EQ(first->last_sequence, 4);
+  StatusOr<RememberResult> second =
+      engine_->Remember(scope, std::vector<Turn>{SampleTurns()[0]});
+  ASSERT_THAT(second, IsOk());
+  EXPECT_EQ(second->first_sequence, 5);
+  // The same words said again are a new turn (new sequence number, new id).
+  EXPECT_NE(second->ids[0], first->ids[0]);
+
+  StatusOr<Memory> memory = engine_->Get(first->ids[2]);
+  ASSERT_THAT(memory, IsOk());
+  EXPECT_EQ(memory->text, "I am researching adoption agencies for my family.");
+  EXPECT_EQ(memory->speaker, "Caroline");
+  EXPECT_EQ(memory->session_id, "s2");
+  EXPECT_EQ(memory->sequence, 3);
+  EXPECT_EQ(memory->scope, "user:alice");
+  EXPECT_EQ(FormatTimestamp(*memory->event_time), "2023-05-25T10:00:00Z");
+  EXPECT_EQ(memory->status, NodeStatus::kActive);
+  EXPECT_THAT(memory->provenance, ElementsAre(first->ids[2]));
+}
+
+TEST_F(EngineTest, RecallRanksByBm25WithProvenanceAndExplanations) {
+  const Scope scope = testing::S("user:alice");
+  const std::vector<std::string> ids = RememberOrDie(scope, SampleTurns());
+  ReadResult result = RecallOrDie(scope, "When did Caroline go to the LGBTQ support group?");
+  ASSERT_THAT(result.items, Not(IsEmpty()));
+  const RecallItem& top = result.items[0];
+  EXPECT_EQ(top.id, ids[0]);
+  EXPECT_THAT(top.provenance, ElementsAre(ids[0]));
+  ASSERT_THAT(top.routes, SizeIs(1));
+  EXPECT_EQ(top.routes[0].route, "bm25");
+  EXPECT_EQ(top.routes[0].rank, 1u);
+  EXPECT_GT(top.routes[0].score, 0);
+  EXPECT_THAT(top.routes[0].explanation, HasSubstr("lgbtq"));
+  // RRF with k = 20 and weight 1: rank 1 scores 1/21.
+  EXPECT_DOUBLE_EQ(top.fused_score, 1.0 / 21.0);
+  EXPECT_THAT(result.context, HasSubstr("Caroline: I went to the LGBTQ support group"));
+  EXPECT_THAT(result.context, HasSubstr("2023-05-08"));
+  EXPECT_THAT(result.answer_instructions, Not(IsEmpty()));
+  EXPECT_THAT(result.context, Not(HasSubstr(result.answer_instructions)));
+  EXPECT_EQ(result.policy, "balanced");
+  ASSERT_THAT(result.diagnostics.routes, SizeIs(1));
+  EXPECT_EQ(result.diagnostics.routes[0].route, "bm25");
+  EXPECT_GT(result.diagnostics.routes[0].candidates, 0u);
+  EXPECT_EQ(result.diagnostics.context_tokens, CountTokens(result.context));
+  EXPECT_GT(result.latency_ms, 0);
+}
+
+TEST_F(EngineTest, AnswerPoliciesDiffer) {
+  const Scope scope = testing::S("user:alice");
+  RememberOrDie(scope, SampleTurns());
+  ReadResult strict = RecallOrDie(scope, "camping", {.policy = AnswerPolicy::kStrict});
+  ReadResult advanced = RecallOrDie(scope, "camping", {.policy = AnswerPolicy::kAdvanced});
+  EXPECT_NE(strict.answer_instructions, advanced.answer_instructions);
+  EXPECT_EQ(strict.context, advanced.context);
+  EXPECT_EQ(strict.policy, "strict");
+}
+
+TEST_F(EngineTest, TokenBudgetAndKLimitThePackedItems) {
+  const Scope scope = testing::S("user:alice");
+  std::vector<Turn> turns;
+  for (int turn_idx = 0; turn_idx < 40; ++turn_idx) {
+    turns.push_back(testing::MakeTurn("Bob", "garden tomatoes note number " +
+                                                 std::to_string(turn_idx) +
+                                                 " about watering and sunlight"));
+  }
+  RememberOrDie(scope, turns);
+  ReadResult few = RecallOrDie(scope, "garden tomatoes", {.k = 5});
+  EXPECT_THAT(few.items, SizeIs(5));
+  ReadResult tight = RecallOrDie(scope, "garden tomatoes", {.k = 40, .token_budget = 60});
+  EXPECT_LE(tight.diagnostics.context_tokens, 60u);
+  EXPECT_EQ(tight.diagnostics.context_tokens, CountTokens(tight.context));
+  EXPECT_GT(tight.diagnostics.dropped_by_budget, 0u);
+  EXPECT_LT(tight.items.size(), 40u);
+  EXPECT_FALSE(tight.items.empty());
+}
+
+TEST_F(EngineTest, RetireHidesFromRecallButKeepsHistory) {
+  const Scope scope = testing::S("user:alice");
+  const std::vector<std::string> ids = RememberOrDie(scope, SampleTurns());
+  ASSERT_THAT(engine_->Retire(ids[3], "user asked"), IsOk());
+  ReadResult result = RecallOrDie(scope, "camping trip mountains");
+  for (const RecallItem& item : result.items) EXPECT_NE(item.id, ids[3]);
+  EXPECT_GT(result.diagnostics.filtered_out, 0u);
+
+  ReadResult with_retired = RecallOrDie(scope, "camping trip mountains", {.include_retired = true});
+  ASSERT_THAT(with_retired.items, Not(IsEmpty()));
+  EXPECT_EQ(with_retired.items[0].id, ids[3]);
+  EXPECT_EQ(with_retired.items[0].status, NodeStatus::kRetired);
+
+  StatusOr<Memory> memory = engine_->Get(ids[3]);
+  ASSERT_THAT(memory, IsOk());
+  EXPECT_EQ(memory->status, NodeStatus::kRetired);
+  EXPECT_TRUE(memory->valid_to.has_value());
+
+  StatusOr<std::vector<HistoryEvent>> history = engine_->History(ids[3]);
+  ASSERT_THAT(history, IsOk());
+  ASSERT_THAT(*history, SizeIs(2));
+  EXPECT_EQ((*history)[0].action, "created");
+  EXPECT_EQ((*history)[1].action, "retired");
+  EXPECT_THAT((*history)[1].detail, HasSubstr("user asked"));
+
+  EXPECT_THAT(engine_->Retire(ids[3]), StatusIs(StatusCode::kFailedPrecondition));
+  EXPECT_THAT(engine_->List(scope), IsOkAndHolds(SizeIs(4)));
+  EXPECT_THAT(engine_->List(scope, {.include_retired = false}), IsOkAndHolds(SizeIs(3)));
+}
+
+TEST_F(EngineTest, RetireAllCoversNestedScopes) {
+  RememberOrDie(testing::S("user:alice"), SampleTurns());
+  RememberOrDie(testing::S("user:alice/run:1"), {testing::MakeTurn("Alice", "camping again")});
+  RememberOrDie(testing::S("user:bob"), {testing::MakeTurn("Bob", "camping with Bob")});
+  EXPECT_THAT(engine_->RetireAll(testing::S("user:alice")), IsOkAndHolds(5u));
+  EXPECT_THAT(RecallOrDie(testing::S("user:alice"), "camping").items, IsEmpty());
+  EXPECT_THAT(RecallOrDie(testing::S("user:bob"), "camping").items, SizeIs(1));
+}
+
+TEST_F(EngineTest, NestedScopesAreSearchedFromTheParentOnly) {
+  RememberOrDie(testing::S("user:alice/run:1"), {testing::MakeTurn("Alice", "kayak lessons")});
+  RememberOrDie(testing::S("user:alice/run:2"), {testing::MakeTurn("Alice", "kayak rental")});
+  RememberOrDie(testing::S("user:bob"), {testing::MakeTurn("Bob", "kayak for Bob")});
+  EXPECT_THAT(RecallOrDie(testing::S("user:alice"), "kayak").items, SizeIs(2));
+  EXPECT_THAT(RecallOrDie(testing::S("user:alice"), "kayak", {.include_nested = false}).items,
+              IsEmpty());
+  ReadResult run = RecallOrDie(testing::S("user:alice/run:2"), "kayak");
+  ASSERT_THAT(run.items, SizeIs(1));
+  EXPECT_EQ(run.items[0].scope, "user:alice/run:2");
+  StatusOr<std::vector<ScopeInfo>> scopes = engine_->ListScopes();
+  ASSERT_THAT(scopes, IsOk());
+  std::vector<std::string> paths;
+  for (const ScopeInfo& info : *scopes) paths.push_back(info.scope);
+  EXPECT_THAT(paths, ElementsAre("user:alice", "user:alice/run:1", "user:alice/run:2", "user:bob"));
+}
+
+TEST_F(EngineTest, EraseRemovesEverythingOfTheScopeAndWipesTheFile) {
+  const std::string marker = "zebra-quokka-7b1f-unique-marker";
+  const Scope secret = testing::S("user:secret");
+  const std::vector<std::string> ids = RememberOrDie(
+      secret, {testing::MakeTurn("Sam", "my locker code is " + marker),
+               testing::MakeTurn("Sam", "and my bank is " + marker + " too")});
+  RememberOrDie(testing::S("user:secret/run:9"),
+                {testing::MakeTurn("Sam", "nested " + marker)});
+  const std::vector<std::string> kept =
+      RememberOrDie(testing::S("user:other"), {testing::MakeTurn("Ola", "locker at the gym")});
+  ASSERT_THAT(engine_->Retire(ids[1]), IsOk());
+  ASSERT_THAT(RecallOrDie(secret, "locker code").items, Not(IsEmpty()));
+
+  const std::string db = dir_.File("engram.db");
+  const std::string before = testing::ReadFileBytes(db) + testing::ReadFileBytes(db + "-wal");
+  EXPECT_NE(before.find(marker), std::string::npos);
+
+  StatusOr<EraseResult> erased = engine_->Erase(secret);
+  ASSERT_THAT(erased, IsOk());
+  EXPECT_EQ(erased->scopes, 2u);
+  EXPECT_GE(erased->nodes, 3u);
+
+  const std::string after = testing::ReadFileBytes(db) + testing::ReadFileBytes(db + "-wal");
+  EXPECT_EQ(after.find(marker), std::string::npos) << "erased text still in the store files";
+  EXPECT_THAT(engine_->Get(ids[0]), StatusIs(StatusCode::kNotFound));
+  EXPECT_THAT(engine_->History(ids[1]), StatusIs(StatusCode::kNotFound));
+  EXPECT_THAT(engine_->Recall(secret, {.text = "locker code"}),
+              StatusIs(StatusCode::kNotFound));
+  EXPECT_THAT(engine_->List(testing::S("user:secret/run:9")), StatusIs(StatusCode::kNotFound));
+  ReadResult other = RecallOrDie(testing::S("user:other"), "locker");
+  ASSERT_THAT(other.items, SizeIs(1));
+  EXPECT_EQ(other.items[0].id, kept[0]);
+  StatusOr<std::vector<ScopeInfo>> scopes = engine_->ListScopes();
+  ASSERT_THAT(scopes, IsOk());
+  ASSERT_THAT(*scopes, SizeIs(1));
+  EXPECT_EQ((*scopes)[0].scope, "user:other");
+
+  // Reopening shows the same: nothing of the erased scope comes back.
+  engine_.reset();
+  engine_ = testing::OpenOrDie(testing::TestOptions(dir_));
+  EXPECT_THAT(engine_->Get(ids[0]), StatusIs(StatusCode::kNotFound));
+  EXPECT_THAT(RecallOrDie(testing::S("user:other"), "locker").items, SizeIs(1));
+  // The scope can be used afresh.
+  EXPECT_THAT(engine_->Remember(secret, {testing::MakeTurn("Sam", "a new start")}), IsOk());
+}
+
+TEST_F(EngineTest, MergeProposalsArePendingUntilAccepted) {
+  const Scope scope = testing::S("world:people");
+  const std::vector<std::string> ids = RememberOrDie(
+      scope, {testing::MakeTurn("A", "Jon"), testing::MakeTurn("B", "Jonathan"),
+              testing::MakeTurn("C", "Johnny")});
+  StatusOr<MergeProposal> ab = engine_->ProposeSameAs(ids[0], ids[1], "similar names");
+  ASSERT_THAT(ab, IsOk());
+  EXPECT_EQ(ab->status, "pending");
+  EXPECT_THAT(engine_->EquivalenceClass(ids[0]), IsOkAndHolds(ElementsAre(ids[0])));
+  ASSERT_THAT(engine_->AcceptProposal(ab->id), IsOk());
+  StatusOr<MergeProposal> bc = engine_->ProposeSameAs(ids[1], ids[2], "");
+  ASSERT_THAT(bc, IsOk());
+  ASSERT_THAT(engine_->AcceptProposal(bc->id), IsOk());
+  std::vector<std::string> all = {ids[0], ids[1], ids[2]};
+  std::sort(all.begin(), all.end());
+  EXPECT_THAT(engine_->EquivalenceClass(ids[2]), IsOkAndHolds(all));
+  EXPECT_THAT(engine_->AcceptProposal(ab->id), StatusIs(StatusCode::kFailedPrecondition));
+  StatusOr<std::vector<MergeProposal>> proposals = engine_->ListProposals(scope);
+  ASSERT_THAT(proposals, IsOkAndHolds(SizeIs(2)));
+  EXPECT_EQ((*proposals)[0].status, "accepted");
+  EXPECT_EQ((*proposals)[0].reason, "similar names");
+}
+
+TEST_F(EngineTest, RebuiltIndexEqualsIncrementalIndex) {
+  const Scope scope = testing::S("world:rebuild");
+  // Several batches, so the live index is maintained incrementally across commits.
+  const std::vector<std::string> words = {"apple", "banana", "cherry", "delta", "echo",
+                                          "foxtrot", "golf", "hotel"};
+  for (int batch = 0; batch < 6; ++batch) {
+    std::vector<Turn> turns;
+    for (int turn_idx = 0; turn_idx < 7; ++turn_idx) {
+      std::string text;
+      for (int word_idx = 0; word_idx < 5; ++word_idx) {
+        text += words[(batch * 7 + turn_idx * 3 + word_idx * word_idx) % words.size()] + " ";
+      }
+      turns.push_back(testing::MakeTurn("P" + std::to_string(turn_idx % 3), text));
+    }
+    RememberOrDie(scope, turns);
+    // Load the scope's index early so later batches are applied incrementally.
+    if (batch == 0) RecallOrDie(scope, "apple");
+  }
+  std::vector<std::vector<std::string>> before;
+  for (const std::string& query : {"apple banana", "cherry golf hotel", "delta", "echo foxtrot"}) {
+    before.push_back(testing::ItemIds(RecallOrDie(scope, query, {.k = 20})));
+  }
+  StatusOr<RebuildReport> report = engine_->RebuildIndex();
+  ASSERT_THAT(report, IsOk());
+  EXPECT_TRUE(report->matched_live_index);
+  EXPECT_EQ(report->documents, 42u);
+  std::vector<std::vector<std::string>> after;
+  for (const std::string& query : {"apple banana", "cherry golf hotel", "delta", "echo foxtrot"}) {
+    after.push_back(testing::ItemIds(RecallOrDie(scope, query, {.k = 20})));
+  }
+  EXPECT_EQ(before, after);
+  EXPECT_THAT(before[0], Not(IsEmpty()));
+}
+
+TEST_F(EngineTest, WritesFromAnotherEngineOnTheSameStoreAreSeen) {
+  const Scope scope = testing::S("user:shared");
+  RememberOrDie(scope, {testing::MakeTurn("A", "first note about violins")});
+  ASSERT_THAT(RecallOrDie(scope, "violins").items, SizeIs(1));
+  std::unique_ptr<Engine> other = testing::OpenOrDie(testing::TestOptions(dir_));
+  ASSERT_THAT(other->Remember(scope, {testing::MakeTurn("B", "second note about violins")}),
+              IsOk());
+  EXPECT_THAT(RecallOrDie(scope, "violins").items, SizeIs(2));
+}
+
+TEST_F(EngineTest, StoreSurvivesReopen) {
+  const Scope scope = testing::S("user:alice");
+  const std::vector<std::string> ids = RememberOrDie(scope, SampleTurns());
+  engine_.reset();
+  engine_ = testing::OpenOrDie(testing::TestOptions(dir_));
+  ReadResult result = RecallOrDie(scope, "adoption agencies");
+  ASSERT_THAT(result.items, Not(IsEmpty()));
+  EXPECT_EQ(result.items[0].id, ids[2]);
+  StatusOr<RememberResult> more = engine_->Remember(scope, {testing::MakeTurn("A", "later")});
+  ASSERT_THAT(more, IsOk());
+  EXPECT_EQ(more->first_sequence, 5);
+}
+
+}  // namespace
+}  // namespace engram
