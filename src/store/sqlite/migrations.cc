@@ -1,0 +1,181 @@
+// The SQLite schema, as an ordered list of migrations (see migrations.h).
+//
+// Times are INTEGER microseconds since the Unix epoch (UTC); an unset optional time is NULL.
+// Row numbers use AUTOINCREMENT so a row (or journal seq) is never handed out twice, even after
+// EraseScopes deleted the highest ones: projections key documents by row and follow the journal
+// by seq.
+#include "store/sqlite/migrations.h"
+
+#include <array>
+#include <string>
+
+namespace engram::store::sqlite {
+namespace {
+
+constexpr std::string_view kSchemaV1 = R"sql(
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY NOT NULL,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE scopes (
+  scope_id        INTEGER PRIMARY KEY AUTOINCREMENT,
+  node_id         TEXT NOT NULL,
+  path            TEXT NOT NULL,
+  parent_scope_id INTEGER REFERENCES scopes(scope_id),  -- NULL for a top-level scope
+  last_sequence   INTEGER NOT NULL DEFAULT 0,
+  created_at      INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX scopes_by_path ON scopes(path);
+CREATE UNIQUE INDEX scopes_by_node_id ON scopes(node_id);
+CREATE INDEX scopes_by_parent ON scopes(parent_scope_id);
+
+CREATE TABLE nodes (
+  row_id        INTEGER PRIMARY KEY AUTOINCREMENT,
+  id            TEXT NOT NULL,
+  kind          TEXT NOT NULL,
+  scope_id      INTEGER NOT NULL REFERENCES scopes(scope_id),
+  content_json  TEXT NOT NULL,
+  text          TEXT NOT NULL,
+  role          TEXT NOT NULL,
+  speaker       TEXT NOT NULL,
+  session_id    TEXT NOT NULL,
+  sequence      INTEGER NOT NULL,
+  event_time    INTEGER,
+  metadata_json TEXT NOT NULL,
+  status        TEXT NOT NULL,
+  valid_from    INTEGER,
+  valid_to      INTEGER,
+  ingested_at   INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX nodes_by_id ON nodes(id);
+CREATE INDEX nodes_by_scope_sequence ON nodes(scope_id, sequence);
+
+-- Content is immutable: only status, valid_from, valid_to and updated_at may change.
+CREATE TRIGGER nodes_content_immutable BEFORE UPDATE ON nodes
+WHEN NEW.row_id IS NOT OLD.row_id OR NEW.id IS NOT OLD.id OR NEW.kind IS NOT OLD.kind
+  OR NEW.scope_id IS NOT OLD.scope_id OR NEW.content_json IS NOT OLD.content_json
+  OR NEW.text IS NOT OLD.text OR NEW.role IS NOT OLD.role OR NEW.speaker IS NOT OLD.speaker
+  OR NEW.session_id IS NOT OLD.session_id OR NEW.sequence IS NOT OLD.sequence
+  OR NEW.event_time IS NOT OLD.event_time OR NEW.metadata_json IS NOT OLD.metadata_json
+  OR NEW.ingested_at IS NOT OLD.ingested_at
+BEGIN
+  SELECT RAISE(ABORT, 'engram: node content is immutable (only status and validity may change)');
+END;
+
+CREATE TABLE edges (
+  row_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+  id          TEXT NOT NULL,
+  type        TEXT NOT NULL,
+  src         TEXT NOT NULL REFERENCES nodes(id),
+  dst         TEXT NOT NULL REFERENCES nodes(id),
+  scope_id    INTEGER NOT NULL REFERENCES scopes(scope_id),
+  attrs_json  TEXT NOT NULL,
+  status      TEXT NOT NULL,
+  valid_from  INTEGER,
+  valid_to    INTEGER,
+  ingested_at INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX edges_by_id ON edges(id);
+CREATE INDEX edges_by_src ON edges(src, type);
+CREATE INDEX edges_by_dst ON edges(dst, type);
+CREATE INDEX edges_by_scope ON edges(scope_id, type);
+
+CREATE TRIGGER edges_content_immutable BEFORE UPDATE ON edges
+WHEN NEW.row_id IS NOT OLD.row_id OR NEW.id IS NOT OLD.id OR NEW.type IS NOT OLD.type
+  OR NEW.src IS NOT OLD.src OR NEW.dst IS NOT OLD.dst OR NEW.scope_id IS NOT OLD.scope_id
+  OR NEW.attrs_json IS NOT OLD.attrs_json OR NEW.ingested_at IS NOT OLD.ingested_at
+BEGIN
+  SELECT RAISE(ABORT, 'engram: edge content is immutable (only status and validity may change)');
+END;
+
+-- scope_id has no foreign key: kScopeErased tombstones outlive their scope.
+CREATE TABLE journal (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  scope_id   INTEGER NOT NULL,
+  op         TEXT NOT NULL,
+  target_id  TEXT NOT NULL,
+  target_row INTEGER NOT NULL,
+  at         INTEGER NOT NULL,
+  detail     TEXT NOT NULL
+);
+CREATE INDEX journal_by_target ON journal(target_id);
+CREATE INDEX journal_by_scope ON journal(scope_id);
+)sql";
+
+constexpr std::array<Migration, 1> kMigrations = {{
+    {1, "scopes, nodes, edges, journal", kSchemaV1},
+}};
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection) {
+  ASSIGN_OR_RETURN(
+      const std::optional<std::string> has_meta,
+      connection.QueryText("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+                           "read schema version"));
+  if (!has_meta.has_value()) {
+    ASSIGN_OR_RETURN(const std::optional<std::string> any_table,
+                     connection.QueryText("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                          "ORDER BY name LIMIT 1",
+                                          "read schema version"));
+    if (any_table.has_value()) {
+      return Status::FailedPrecondition("sqlite: " + connection.path() +
+                                        " is a SQLite database but not an engram store (it has "
+                                        "table \"" +
+                                        *any_table + "\" and no meta table)");
+    }
+    return 0;
+  }
+  ASSIGN_OR_RETURN(const std::optional<std::string> version,
+                   connection.QueryText("SELECT value FROM meta WHERE key = 'schema_version'",
+                                        "read schema version"));
+  if (!version.has_value()) {
+    return Status::Corruption("sqlite: " + connection.path() +
+                              ": meta table has no schema_version");
+  }
+  std::int64_t parsed = 0;
+  for (const char c : *version) {
+    if (c < '0' || c > '9' || parsed > 1'000'000) {
+      return Status::Corruption("sqlite: " + connection.path() + ": bad schema_version \"" +
+                                version->substr(0, 32) + "\"");
+    }
+    parsed = parsed * 10 + (c - '0');
+  }
+  if (version->empty()) {
+    return Status::Corruption("sqlite: " + connection.path() + ": empty schema_version");
+  }
+  return parsed;
+}
+
+Status ApplyMigrations(Connection& connection) {
+  ScopedSqlTransaction txn(connection, "BEGIN IMMEDIATE");
+  RETURN_IF_ERROR(txn.status());
+  ASSIGN_OR_RETURN(const std::int64_t current, ReadSchemaVersion(connection));
+  if (current > kLatestSchemaVersion) {
+    return Status::FailedPrecondition(
+        "sqlite: store " + connection.path() + " has schema version " + std::to_string(current) +
+        " but this engram binary supports at most version " + std::to_string(kLatestSchemaVersion) +
+        "; open it with a newer engram");
+  }
+  if (current == kLatestSchemaVersion) return txn.Commit();
+  for (const Migration& migration : Migrations()) {
+    if (migration.version <= current) continue;
+    RETURN_IF_ERROR(connection.Exec(migration.sql, "migrate to schema version " +
+                                                       std::to_string(migration.version) + " (" +
+                                                       std::string(migration.description) + ")"));
+  }
+  ASSIGN_OR_RETURN(Statement set_version,
+                   connection.Prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
+                                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                      "write schema version"));
+  set_version.BindText(1, std::to_string(kLatestSchemaVersion));
+  RETURN_IF_ERROR(set_version.Run());
+  return txn.Commit();
+}
+
+}  // namespace engram::store::sqlite

@@ -1,0 +1,43 @@
+// Versioned schema migrations of the SQLite store.
+//
+// The `meta` table holds `schema_version`. At open, every migration newer than the stored version
+// runs, in order, inside one transaction, and the version is updated in the same transaction; a
+// crash during migration leaves the old schema intact. A store written by a newer engram (version
+// above kLatestSchemaVersion) is refused with kFailedPrecondition rather than misread.
+//
+// To change the schema, append a Migration to the list in migrations.cc (never edit a released
+// one) and bump kLatestSchemaVersion.
+#ifndef ENGRAM_STORE_SQLITE_MIGRATIONS_H_
+#define ENGRAM_STORE_SQLITE_MIGRATIONS_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "engram/status.h"
+#include "store/sqlite/connection.h"
+
+namespace engram::store::sqlite {
+
+struct Migration {
+  std::int64_t version = 0;  // the schema version after this migration; 1, 2, 3, ...
+  std::string_view description;
+  std::string_view sql;  // one or more statements
+};
+
+inline constexpr std::int64_t kLatestSchemaVersion = 1;
+
+// Every migration, ordered by version (1..kLatestSchemaVersion, no gaps).
+std::span<const Migration> Migrations();
+
+// The store's schema version: 0 for an empty database. kFailedPrecondition for a database that
+// has tables but no engram `meta` table (not an engram store).
+StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection);
+
+// Brings the schema to kLatestSchemaVersion in one IMMEDIATE transaction. kFailedPrecondition when
+// the stored version is newer than this binary knows.
+Status ApplyMigrations(Connection& connection);
+
+}  // namespace engram::store::sqlite
+
+#endif  // ENGRAM_STORE_SQLITE_MIGRATIONS_H_

@@ -1,0 +1,991 @@
+// SQLite implementation of store::Store and store::Transaction (see sqlite_store.h).
+//
+// Reads and writes share the row-mapping helpers at the top of this file; every SQL text is a
+// constant, prepared once per connection and cached. Multi-statement writes run inside a SAVEPOINT
+// so a failed call leaves the open transaction exactly as it was before the call.
+#include "store/sqlite/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "store/journal.h"
+#include "store/sqlite/connection.h"
+#include "store/sqlite/migrations.h"
+
+namespace engram::store::sqlite {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Row mapping.
+
+constexpr std::string_view kScopeColumns =
+    "scope_id, node_id, path, parent_scope_id, last_sequence, created_at";
+constexpr std::string_view kNodeColumns =
+    "row_id, id, kind, scope_id, content_json, text, role, speaker, session_id, sequence, "
+    "event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at";
+constexpr std::string_view kEdgeColumns =
+    "row_id, id, type, src, dst, scope_id, attrs_json, status, valid_from, valid_to, ingested_at, "
+    "updated_at";
+constexpr std::string_view kJournalColumns = "seq, scope_id, op, target_id, target_row, at, detail";
+
+std::string Sql(std::string_view head, std::string_view columns, std::string_view tail) {
+  return std::string(head) + std::string(columns) + std::string(tail);
+}
+
+ScopeRecord ReadScope(const Statement& stmt) {
+  ScopeRecord scope;
+  scope.scope_id = stmt.ColumnInt(0);
+  scope.node_id = stmt.ColumnText(1);
+  scope.path = stmt.ColumnText(2);
+  scope.parent_scope_id = stmt.ColumnIsNull(3) ? 0 : stmt.ColumnInt(3);
+  scope.last_sequence = stmt.ColumnInt(4);
+  scope.created_at = Timestamp{stmt.ColumnInt(5)};
+  return scope;
+}
+
+// A stored enum name that does not parse means the file was damaged or written by something else.
+template <typename T>
+StatusOr<T> StoredName(StatusOr<T> parsed, std::string_view what, std::string_view id) {
+  if (parsed.ok()) return parsed;
+  return Status::Corruption("sqlite: " + std::string(what) + " of " + std::string(id) + ": " +
+                            parsed.status().message());
+}
+
+StatusOr<NodeRecord> ReadNode(const Statement& stmt) {
+  NodeRecord node;
+  node.row = stmt.ColumnInt(0);
+  node.id = stmt.ColumnText(1);
+  ASSIGN_OR_RETURN(node.kind, StoredName(ParseNodeKind(stmt.ColumnText(2)), "kind", node.id));
+  node.scope_id = stmt.ColumnInt(3);
+  node.content_json = stmt.ColumnText(4);
+  node.text = stmt.ColumnText(5);
+  ASSIGN_OR_RETURN(node.role, StoredName(ParseRole(stmt.ColumnText(6)), "role", node.id));
+  node.speaker = stmt.ColumnText(7);
+  node.session_id = stmt.ColumnText(8);
+  node.sequence = stmt.ColumnInt(9);
+  node.event_time = stmt.ColumnTime(10);
+  node.metadata_json = stmt.ColumnText(11);
+  ASSIGN_OR_RETURN(node.status,
+                   StoredName(ParseNodeStatus(stmt.ColumnText(12)), "status", node.id));
+  node.valid_from = stmt.ColumnTime(13);
+  node.valid_to = stmt.ColumnTime(14);
+  node.ingested_at = Timestamp{stmt.ColumnInt(15)};
+  node.updated_at = Timestamp{stmt.ColumnInt(16)};
+  return node;
+}
+
+EdgeRecord ReadEdge(const Statement& stmt) {
+  EdgeRecord edge;
+  edge.row = stmt.ColumnInt(0);
+  edge.id = stmt.ColumnText(1);
+  edge.type = stmt.ColumnText(2);
+  edge.src = stmt.ColumnText(3);
+  edge.dst = stmt.ColumnText(4);
+  edge.scope_id = stmt.ColumnInt(5);
+  edge.attrs_json = stmt.ColumnText(6);
+  edge.status = stmt.ColumnText(7);
+  edge.valid_from = stmt.ColumnTime(8);
+  edge.valid_to = stmt.ColumnTime(9);
+  edge.ingested_at = Timestamp{stmt.ColumnInt(10)};
+  edge.updated_at = Timestamp{stmt.ColumnInt(11)};
+  return edge;
+}
+
+StatusOr<JournalEntry> ReadJournalEntry(const Statement& stmt) {
+  JournalEntry entry;
+  entry.seq = stmt.ColumnInt(0);
+  entry.scope_id = stmt.ColumnInt(1);
+  ASSIGN_OR_RETURN(entry.op, ParseJournalOp(stmt.ColumnText(2)));
+  entry.target_id = stmt.ColumnText(3);
+  entry.target_row = stmt.ColumnInt(4);
+  entry.at = Timestamp{stmt.ColumnInt(5)};
+  entry.detail = stmt.ColumnText(6);
+  return entry;
+}
+
+// Steps `stmt` to the end, mapping every row with `read` (which returns T or StatusOr<T>).
+template <typename T, typename ReadFn>
+StatusOr<std::vector<T>> CollectRows(Statement& stmt, ReadFn read) {
+  std::vector<T> rows;
+  while (true) {
+    ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+    if (!has_row) return rows;
+    ASSIGN_OR_RETURN(T row, StatusOr<T>(read(stmt)));
+    rows.push_back(std::move(row));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries shared by Store (read connections) and Transaction (the writer connection).
+
+StatusOr<std::optional<ScopeRecord>> QueryScopeByPath(Connection& conn, std::string_view path) {
+  static const std::string kSql = Sql("SELECT ", kScopeColumns, " FROM scopes WHERE path = ?1");
+  ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "find scope"));
+  stmt.BindText(1, path);
+  ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+  if (!has_row) return std::optional<ScopeRecord>();
+  return std::optional<ScopeRecord>(ReadScope(stmt));
+}
+
+StatusOr<std::optional<ScopeRecord>> QueryScopeById(Connection& conn, std::int64_t scope_id) {
+  static const std::string kSql = Sql("SELECT ", kScopeColumns, " FROM scopes WHERE scope_id = ?1");
+  ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "get scope"));
+  stmt.BindInt(1, scope_id);
+  ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+  if (!has_row) return std::optional<ScopeRecord>();
+  return std::optional<ScopeRecord>(ReadScope(stmt));
+}
+
+StatusOr<std::optional<NodeRecord>> QueryNode(Connection& conn, std::string_view id) {
+  static const std::string kSql = Sql("SELECT ", kNodeColumns, " FROM nodes WHERE id = ?1");
+  ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "get node"));
+  stmt.BindText(1, id);
+  ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+  if (!has_row) return std::optional<NodeRecord>();
+  ASSIGN_OR_RETURN(NodeRecord node, ReadNode(stmt));
+  return std::optional<NodeRecord>(std::move(node));
+}
+
+StatusOr<NodeRecord> RequireNode(Connection& conn, std::string_view id) {
+  ASSIGN_OR_RETURN(std::optional<NodeRecord> node, QueryNode(conn, id));
+  if (!node.has_value()) {
+    return Status::NotFound("node " + std::string(id.substr(0, 64)) + " does not exist");
+  }
+  return std::move(*node);
+}
+
+StatusOr<std::optional<EdgeRecord>> QueryEdge(Connection& conn, std::string_view id) {
+  static const std::string kSql = Sql("SELECT ", kEdgeColumns, " FROM edges WHERE id = ?1");
+  ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "get edge"));
+  stmt.BindText(1, id);
+  ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+  if (!has_row) return std::optional<EdgeRecord>();
+  return std::optional<EdgeRecord>(ReadEdge(stmt));
+}
+
+StatusOr<EdgeRecord> RequireEdge(Connection& conn, std::string_view id) {
+  ASSIGN_OR_RETURN(std::optional<EdgeRecord> edge, QueryEdge(conn, id));
+  if (!edge.has_value()) {
+    return Status::NotFound("edge " + std::string(id.substr(0, 64)) + " does not exist");
+  }
+  return std::move(*edge);
+}
+
+StatusOr<std::vector<EdgeRecord>> QueryEdgesOf(Connection& conn, std::string_view node_id,
+                                               EdgeDirection direction, std::string_view type) {
+  static const std::string kOutgoing =
+      Sql("SELECT ", kEdgeColumns,
+          " FROM edges WHERE src = ?1 AND (?2 = '' OR type = ?2) ORDER BY row_id");
+  static const std::string kIncoming =
+      Sql("SELECT ", kEdgeColumns,
+          " FROM edges WHERE dst = ?1 AND (?2 = '' OR type = ?2) ORDER BY row_id");
+  static const std::string kBoth =
+      Sql("SELECT ", kEdgeColumns,
+          " FROM edges WHERE (src = ?1 OR dst = ?1) AND (?2 = '' OR type = ?2) ORDER BY row_id");
+  const std::string* sql = &kBoth;
+  if (direction == EdgeDirection::kOutgoing) sql = &kOutgoing;
+  if (direction == EdgeDirection::kIncoming) sql = &kIncoming;
+  ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(*sql, "edges of node"));
+  stmt.BindText(1, node_id);
+  stmt.BindText(2, type);
+  return CollectRows<EdgeRecord>(stmt, ReadEdge);
+}
+
+StatusOr<std::int64_t> QueryInt(Connection& conn, std::string_view sql, std::string_view operation,
+                                std::int64_t bind_value) {
+  ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(sql, operation));
+  if (bind_value != 0) stmt.BindInt(1, bind_value);
+  ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+  if (!has_row || stmt.ColumnIsNull(0)) return std::int64_t{0};
+  return stmt.ColumnInt(0);
+}
+
+Status AppendJournal(Connection& conn, std::int64_t scope_id, JournalOp op,
+                     std::string_view target_id, std::int64_t target_row, Timestamp at,
+                     std::string_view detail) {
+  ASSIGN_OR_RETURN(Statement stmt,
+                   conn.Prepare("INSERT INTO journal(scope_id, op, target_id, target_row, at, "
+                                "detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                                "append journal entry"));
+  stmt.BindInt(1, scope_id);
+  stmt.BindText(2, JournalOpName(op));
+  stmt.BindText(3, target_id);
+  stmt.BindInt(4, target_row);
+  stmt.BindInt(5, at.micros);
+  stmt.BindText(6, detail);
+  return stmt.Run();
+}
+
+// Runs `fn` inside a SAVEPOINT: on error everything `fn` did is undone and the enclosing
+// transaction continues as before. `fn` returns Status or StatusOr<T>.
+template <typename Fn>
+auto InSavepoint(Connection& conn, Fn&& fn) -> decltype(fn()) {
+  RETURN_IF_ERROR(conn.Exec("SAVEPOINT engram_op", "savepoint"));
+  auto result = fn();
+  if (!result.ok()) {
+    static_cast<void>(
+        conn.Exec("ROLLBACK TO engram_op; RELEASE engram_op", "roll back failed operation"));
+    return result;
+  }
+  RETURN_IF_ERROR(conn.Exec("RELEASE engram_op", "release savepoint"));
+  return result;
+}
+
+std::string Quote(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (byte < 0x20 || byte == 0x7F) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\x";
+          out += kHex[byte >> 4];
+          out += kHex[byte & 0xF];
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transaction.
+
+// Invariant: while open_, the writer connection is inside BEGIN IMMEDIATE and lock_ holds the
+// store's write mutex. After Commit() or a failed commit, open_ is false and the lock is released.
+class SqliteTransaction final : public Transaction {
+ public:
+  SqliteTransaction(std::unique_lock<std::mutex> lock, Connection& conn)
+      : lock_(std::move(lock)), conn_(conn) {}
+
+  ~SqliteTransaction() override {
+    if (open_) static_cast<void>(conn_.Exec("ROLLBACK", "roll back write transaction"));
+  }
+
+  StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) override {
+    RETURN_IF_ERROR(CheckOpen());
+    return QueryScopeByPath(conn_, path);
+  }
+
+  StatusOr<ScopeRecord> CreateScope(std::string_view path, std::string_view node_id,
+                                    std::int64_t parent_scope_id, Timestamp created_at) override {
+    RETURN_IF_ERROR(CheckOpen());
+    if (path.empty()) return Status::InvalidArgument("create scope: empty path");
+    if (node_id.empty()) return Status::InvalidArgument("create scope: empty node id");
+    std::string content_json;
+    try {
+      content_json = nlohmann::json{{"path", std::string(path)}}.dump();
+    } catch (const nlohmann::json::exception& error) {
+      return Status::InvalidArgument("create scope: path is not valid UTF-8: " +
+                                     std::string(error.what()));
+    }
+    return InSavepoint(conn_, [&]() -> StatusOr<ScopeRecord> {
+      ASSIGN_OR_RETURN(const std::optional<ScopeRecord> existing, QueryScopeByPath(conn_, path));
+      if (existing.has_value()) {
+        return Status::AlreadyExists("scope " + std::string(path) + " already exists");
+      }
+      if (parent_scope_id != 0) {
+        ASSIGN_OR_RETURN(const std::optional<ScopeRecord> parent,
+                         QueryScopeById(conn_, parent_scope_id));
+        if (!parent.has_value()) {
+          return Status::NotFound("create scope " + std::string(path) + ": parent scope " +
+                                  std::to_string(parent_scope_id) + " does not exist");
+        }
+      }
+      ASSIGN_OR_RETURN(Statement insert,
+                       conn_.Prepare("INSERT INTO scopes(node_id, path, parent_scope_id, "
+                                     "last_sequence, created_at) VALUES(?1, ?2, ?3, 0, ?4)",
+                                     "create scope"));
+      insert.BindText(1, node_id);
+      insert.BindText(2, path);
+      if (parent_scope_id != 0) {
+        insert.BindInt(3, parent_scope_id);
+      } else {
+        insert.BindNull(3);
+      }
+      insert.BindInt(4, created_at.micros);
+      RETURN_IF_ERROR(insert.Run());
+      ScopeRecord scope;
+      scope.scope_id = conn_.LastInsertRowId();
+      scope.node_id = std::string(node_id);
+      scope.path = std::string(path);
+      scope.parent_scope_id = parent_scope_id;
+      scope.created_at = created_at;
+
+      NodeRecord node;
+      node.id = scope.node_id;
+      node.kind = NodeKind::kScope;
+      node.scope_id = scope.scope_id;
+      node.content_json = content_json;
+      node.text = scope.path;
+      node.ingested_at = created_at;
+      node.updated_at = created_at;
+      ASSIGN_OR_RETURN(const std::int64_t node_row, InsertNodeRow(node));
+      static_cast<void>(node_row);
+      RETURN_IF_ERROR(AppendJournal(conn_, scope.scope_id, JournalOp::kScopeCreated, node_id, 0,
+                                    created_at, "scope created"));
+      return scope;
+    });
+  }
+
+  StatusOr<std::int64_t> NextSequence(std::int64_t scope_id) override {
+    RETURN_IF_ERROR(CheckOpen());
+    ASSIGN_OR_RETURN(Statement stmt,
+                     conn_.Prepare("UPDATE scopes SET last_sequence = last_sequence + 1 "
+                                   "WHERE scope_id = ?1 RETURNING last_sequence",
+                                   "next sequence"));
+    stmt.BindInt(1, scope_id);
+    ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+    if (!has_row) {
+      return Status::NotFound("next sequence: scope " + std::to_string(scope_id) +
+                              " does not exist");
+    }
+    const std::int64_t sequence = stmt.ColumnInt(0);
+    RETURN_IF_ERROR(stmt.Run());
+    return sequence;
+  }
+
+  StatusOr<std::int64_t> InsertNode(const NodeRecord& record) override {
+    RETURN_IF_ERROR(CheckOpen());
+    if (record.id.empty()) return Status::InvalidArgument("insert node: empty id");
+    return InSavepoint(conn_, [&]() -> StatusOr<std::int64_t> {
+      ASSIGN_OR_RETURN(const std::optional<NodeRecord> existing, QueryNode(conn_, record.id));
+      if (existing.has_value()) {
+        return Status::AlreadyExists("node " + record.id + " already exists");
+      }
+      ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
+                       QueryScopeById(conn_, record.scope_id));
+      if (!scope.has_value()) {
+        return Status::NotFound("insert node " + record.id + ": scope " +
+                                std::to_string(record.scope_id) + " does not exist");
+      }
+      ASSIGN_OR_RETURN(const std::int64_t row, InsertNodeRow(record));
+      RETURN_IF_ERROR(AppendJournal(conn_, record.scope_id, JournalOp::kNodeInserted, record.id,
+                                    row, record.ingested_at,
+                                    "kind=" + std::string(NodeKindName(record.kind))));
+      return row;
+    });
+  }
+
+  StatusOr<NodeRecord> GetNode(std::string_view id) override {
+    RETURN_IF_ERROR(CheckOpen());
+    return RequireNode(conn_, id);
+  }
+
+  Status UpdateNodeState(std::string_view id, NodeStatus status, std::optional<Timestamp> valid_to,
+                         Timestamp updated_at, std::string_view journal_detail) override {
+    RETURN_IF_ERROR(CheckOpen());
+    return InSavepoint(conn_, [&]() -> Status {
+      ASSIGN_OR_RETURN(const NodeRecord node, RequireNode(conn_, id));
+      ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare("UPDATE nodes SET status = ?2, valid_to = ?3, "
+                                                     "updated_at = ?4 WHERE id = ?1",
+                                                     "update node state"));
+      stmt.BindText(1, id);
+      stmt.BindText(2, NodeStatusName(status));
+      stmt.BindTime(3, valid_to);
+      stmt.BindInt(4, updated_at.micros);
+      RETURN_IF_ERROR(stmt.Run());
+      return AppendJournal(conn_, node.scope_id, JournalOp::kNodeUpdated, node.id, node.row,
+                           updated_at,
+                           StateDetail(NodeStatusName(status), valid_to, journal_detail));
+    });
+  }
+
+  StatusOr<std::int64_t> InsertEdge(const EdgeWriteKey& /*key*/,
+                                    const EdgeRecord& record) override {
+    RETURN_IF_ERROR(CheckOpen());
+    if (record.id.empty()) return Status::InvalidArgument("insert edge: empty id");
+    if (record.type.empty()) return Status::InvalidArgument("insert edge: empty type");
+    if (!IsEdgeStatus(record.status)) {
+      return Status::InvalidArgument("insert edge: unknown status \"" +
+                                     record.status.substr(0, 32) + "\"");
+    }
+    return InSavepoint(conn_, [&]() -> StatusOr<std::int64_t> {
+      ASSIGN_OR_RETURN(const std::optional<EdgeRecord> existing, QueryEdge(conn_, record.id));
+      if (existing.has_value()) {
+        return Status::AlreadyExists("edge " + record.id + " already exists");
+      }
+      const std::pair<std::string_view, std::string_view> endpoints[] = {{"src", record.src},
+                                                                         {"dst", record.dst}};
+      for (const auto& [role, node_id] : endpoints) {
+        ASSIGN_OR_RETURN(const std::optional<NodeRecord> node, QueryNode(conn_, node_id));
+        if (!node.has_value()) {
+          return Status::NotFound("insert " + record.type + " edge: " + std::string(role) +
+                                  " node " + std::string(node_id.substr(0, 64)) +
+                                  " does not exist");
+        }
+      }
+      ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
+                       QueryScopeById(conn_, record.scope_id));
+      if (!scope.has_value()) {
+        return Status::NotFound("insert " + record.type + " edge: scope " +
+                                std::to_string(record.scope_id) + " does not exist");
+      }
+      ASSIGN_OR_RETURN(
+          Statement stmt,
+          conn_.Prepare("INSERT INTO edges(id, type, src, dst, scope_id, attrs_json, status, "
+                        "valid_from, valid_to, ingested_at, updated_at) "
+                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                        "insert edge"));
+      stmt.BindText(1, record.id);
+      stmt.BindText(2, record.type);
+      stmt.BindText(3, record.src);
+      stmt.BindText(4, record.dst);
+      stmt.BindInt(5, record.scope_id);
+      stmt.BindText(6, record.attrs_json);
+      stmt.BindText(7, record.status);
+      stmt.BindTime(8, record.valid_from);
+      stmt.BindTime(9, record.valid_to);
+      stmt.BindInt(10, record.ingested_at.micros);
+      stmt.BindInt(11, record.updated_at.micros);
+      RETURN_IF_ERROR(stmt.Run());
+      const std::int64_t row = conn_.LastInsertRowId();
+      RETURN_IF_ERROR(AppendJournal(conn_, record.scope_id, JournalOp::kEdgeInserted, record.id,
+                                    row, record.ingested_at,
+                                    "type=" + record.type + " status=" + record.status));
+      return row;
+    });
+  }
+
+  StatusOr<EdgeRecord> GetEdge(std::string_view id) override {
+    RETURN_IF_ERROR(CheckOpen());
+    return RequireEdge(conn_, id);
+  }
+
+  Status UpdateEdgeState(const EdgeWriteKey& /*key*/, std::string_view id, std::string_view status,
+                         std::optional<Timestamp> valid_to, Timestamp updated_at) override {
+    RETURN_IF_ERROR(CheckOpen());
+    if (!IsEdgeStatus(status)) {
+      return Status::InvalidArgument("update edge: unknown status \"" +
+                                     std::string(status.substr(0, 32)) + "\"");
+    }
+    return InSavepoint(conn_, [&]() -> Status {
+      ASSIGN_OR_RETURN(const EdgeRecord edge, RequireEdge(conn_, id));
+      ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare("UPDATE edges SET status = ?2, valid_to = ?3, "
+                                                     "updated_at = ?4 WHERE id = ?1",
+                                                     "update edge state"));
+      stmt.BindText(1, id);
+      stmt.BindText(2, status);
+      stmt.BindTime(3, valid_to);
+      stmt.BindInt(4, updated_at.micros);
+      RETURN_IF_ERROR(stmt.Run());
+      return AppendJournal(conn_, edge.scope_id, JournalOp::kEdgeUpdated, edge.id, edge.row,
+                           updated_at, StateDetail(status, valid_to, "type=" + edge.type));
+    });
+  }
+
+  StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id, EdgeDirection direction,
+                                            std::string_view type) override {
+    RETURN_IF_ERROR(CheckOpen());
+    return QueryEdgesOf(conn_, node_id, direction, type);
+  }
+
+  Status Commit() override {
+    RETURN_IF_ERROR(CheckOpen());
+    open_ = false;
+    Status status = conn_.Exec("COMMIT", "commit write transaction");
+    if (!status.ok()) {
+      static_cast<void>(conn_.Exec("ROLLBACK", "roll back after failed commit"));
+    }
+    lock_.unlock();
+    return status;
+  }
+
+ private:
+  Status CheckOpen() const {
+    if (!open_) {
+      return Status::FailedPrecondition(
+          "store transaction is no longer open (it was committed or its commit failed)");
+    }
+    return Status::Ok();
+  }
+
+  StatusOr<std::int64_t> InsertNodeRow(const NodeRecord& record) {
+    ASSIGN_OR_RETURN(
+        Statement stmt,
+        conn_.Prepare("INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, "
+                      "session_id, sequence, event_time, metadata_json, status, valid_from, "
+                      "valid_to, ingested_at, updated_at) "
+                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                      "?16)",
+                      "insert node"));
+    stmt.BindText(1, record.id);
+    stmt.BindText(2, NodeKindName(record.kind));
+    stmt.BindInt(3, record.scope_id);
+    stmt.BindText(4, record.content_json);
+    stmt.BindText(5, record.text);
+    stmt.BindText(6, RoleName(record.role));
+    stmt.BindText(7, record.speaker);
+    stmt.BindText(8, record.session_id);
+    stmt.BindInt(9, record.sequence);
+    stmt.BindTime(10, record.event_time);
+    stmt.BindText(11, record.metadata_json);
+    stmt.BindText(12, NodeStatusName(record.status));
+    stmt.BindTime(13, record.valid_from);
+    stmt.BindTime(14, record.valid_to);
+    stmt.BindInt(15, record.ingested_at.micros);
+    stmt.BindInt(16, record.updated_at.micros);
+    RETURN_IF_ERROR(stmt.Run());
+    return conn_.LastInsertRowId();
+  }
+
+  std::unique_lock<std::mutex> lock_;
+  Connection& conn_;
+  bool open_ = true;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Store.
+
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(std::string path, SqliteOptions options, std::unique_ptr<Connection> writer)
+      : path_(std::move(path)), options_(options), writer_(std::move(writer)) {}
+
+  std::string_view backend() const override { return "sqlite"; }
+
+  StatusOr<std::unique_ptr<Transaction>> BeginWrite() override {
+    std::unique_lock<std::mutex> lock(write_mutex_);
+    RETURN_IF_ERROR(writer_->Exec("BEGIN IMMEDIATE", "begin write transaction"));
+    return std::unique_ptr<Transaction>(
+        std::make_unique<SqliteTransaction>(std::move(lock), *writer_));
+  }
+
+  StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) override {
+    return WithReader([&](Connection& conn) { return QueryScopeByPath(conn, path); });
+  }
+
+  StatusOr<std::optional<ScopeRecord>> GetScope(std::int64_t scope_id) override {
+    return WithReader([&](Connection& conn) { return QueryScopeById(conn, scope_id); });
+  }
+
+  StatusOr<std::vector<ScopeRecord>> ListScopes() override {
+    return WithReader([&](Connection& conn) -> StatusOr<std::vector<ScopeRecord>> {
+      static const std::string kSql = Sql("SELECT ", kScopeColumns, " FROM scopes ORDER BY path");
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "list scopes"));
+      return CollectRows<ScopeRecord>(stmt, ReadScope);
+    });
+  }
+
+  StatusOr<std::vector<ScopeRecord>> ScopeTree(std::int64_t scope_id) override {
+    return WithReader([&](Connection& conn) -> StatusOr<std::vector<ScopeRecord>> {
+      static const std::string kSql =
+          Sql("WITH RECURSIVE tree(id) AS (SELECT scope_id FROM scopes WHERE scope_id = ?1 "
+              "UNION SELECT s.scope_id FROM scopes s JOIN tree ON s.parent_scope_id = tree.id) "
+              "SELECT ",
+              kScopeColumns, " FROM scopes WHERE scope_id IN tree ORDER BY scope_id");
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "scope tree"));
+      stmt.BindInt(1, scope_id);
+      ASSIGN_OR_RETURN(std::vector<ScopeRecord> scopes, CollectRows<ScopeRecord>(stmt, ReadScope));
+      if (scopes.empty()) {
+        return Status::NotFound("scope tree: scope " + std::to_string(scope_id) +
+                                " does not exist");
+      }
+      return scopes;
+    });
+  }
+
+  StatusOr<NodeRecord> GetNode(std::string_view id) override {
+    return WithReader([&](Connection& conn) { return RequireNode(conn, id); });
+  }
+
+  StatusOr<std::vector<NodeRecord>> GetNodesByRow(std::span<const std::int64_t> rows) override {
+    return WithReader([&](Connection& conn) -> StatusOr<std::vector<NodeRecord>> {
+      static const std::string kSql = Sql("SELECT ", kNodeColumns, " FROM nodes WHERE row_id = ?1");
+      std::vector<NodeRecord> nodes;
+      nodes.reserve(rows.size());
+      for (const std::int64_t row : rows) {
+        ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "get nodes by row"));
+        stmt.BindInt(1, row);
+        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+        if (!has_row) continue;
+        ASSIGN_OR_RETURN(NodeRecord node, ReadNode(stmt));
+        nodes.push_back(std::move(node));
+      }
+      return nodes;
+    });
+  }
+
+  StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
+                                              const NodeFilter& filter) override {
+    return WithReader([&](Connection& conn) -> StatusOr<std::vector<NodeRecord>> {
+      static const std::string kSql =
+          Sql("SELECT ", kNodeColumns,
+              " FROM nodes WHERE scope_id = ?1 AND sequence > ?2 AND (?3 IS NULL OR kind = ?3) "
+              "AND (?4 = 1 OR status = 'active') ORDER BY sequence, row_id LIMIT ?5");
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "list nodes"));
+      stmt.BindInt(1, scope_id);
+      stmt.BindInt(2, filter.after_sequence);
+      if (filter.kind.has_value()) {
+        stmt.BindText(3, NodeKindName(*filter.kind));
+      } else {
+        stmt.BindNull(3);
+      }
+      stmt.BindInt(4, filter.include_inactive ? 1 : 0);
+      stmt.BindInt(5, filter.limit == 0 ? -1 : static_cast<std::int64_t>(filter.limit));
+      return CollectRows<NodeRecord>(stmt, ReadNode);
+    });
+  }
+
+  Status ScanNodes(std::int64_t scope_id, std::optional<NodeKind> kind,
+                   const std::function<bool(const NodeRecord&)>& visit) override {
+    return WithReader([&](Connection& conn) -> Status {
+      static const std::string kSql =
+          Sql("SELECT ", kNodeColumns,
+              " FROM nodes WHERE scope_id = ?1 AND (?2 IS NULL OR kind = ?2) ORDER BY row_id");
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "scan nodes"));
+      stmt.BindInt(1, scope_id);
+      if (kind.has_value()) {
+        stmt.BindText(2, NodeKindName(*kind));
+      } else {
+        stmt.BindNull(2);
+      }
+      while (true) {
+        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+        if (!has_row) return Status::Ok();
+        ASSIGN_OR_RETURN(const NodeRecord node, ReadNode(stmt));
+        if (!visit(node)) return Status::Ok();
+      }
+    });
+  }
+
+  StatusOr<std::int64_t> CountNodes(std::int64_t scope_id) override {
+    return WithReader([&](Connection& conn) {
+      return QueryInt(conn, "SELECT count(*) FROM nodes WHERE scope_id = ?1", "count nodes",
+                      scope_id);
+    });
+  }
+
+  StatusOr<EdgeRecord> GetEdge(std::string_view id) override {
+    return WithReader([&](Connection& conn) { return RequireEdge(conn, id); });
+  }
+
+  StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id, EdgeDirection direction,
+                                            std::string_view type) override {
+    return WithReader(
+        [&](Connection& conn) { return QueryEdgesOf(conn, node_id, direction, type); });
+  }
+
+  StatusOr<std::vector<EdgeRecord>> EdgesInScope(std::int64_t scope_id,
+                                                 std::string_view type) override {
+    return WithReader([&](Connection& conn) -> StatusOr<std::vector<EdgeRecord>> {
+      static const std::string kSql =
+          Sql("SELECT ", kEdgeColumns,
+              " FROM edges WHERE row_id IN (SELECT e.row_id FROM nodes n JOIN edges e ON e.src = "
+              "n.id WHERE n.scope_id = ?1 UNION SELECT e.row_id FROM nodes n JOIN edges e ON "
+              "e.dst = n.id WHERE n.scope_id = ?1) AND (?2 = '' OR type = ?2) ORDER BY row_id");
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "edges in scope"));
+      stmt.BindInt(1, scope_id);
+      stmt.BindText(2, type);
+      return CollectRows<EdgeRecord>(stmt, ReadEdge);
+    });
+  }
+
+  StatusOr<std::vector<JournalEntry>> ReadJournal(std::int64_t after_seq,
+                                                  std::size_t limit) override {
+    return WithReader([&](Connection& conn) -> StatusOr<std::vector<JournalEntry>> {
+      static const std::string kSql =
+          Sql("SELECT ", kJournalColumns, " FROM journal WHERE seq > ?1 ORDER BY seq LIMIT ?2");
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "read journal"));
+      stmt.BindInt(1, after_seq);
+      stmt.BindInt(2, limit == 0 ? -1 : static_cast<std::int64_t>(limit));
+      return CollectRows<JournalEntry>(stmt, ReadJournalEntry);
+    });
+  }
+
+  StatusOr<std::vector<JournalEntry>> JournalFor(std::string_view target_id) override {
+    return WithReader([&](Connection& conn) -> StatusOr<std::vector<JournalEntry>> {
+      static const std::string kSql =
+          Sql("SELECT ", kJournalColumns, " FROM journal WHERE target_id = ?1 ORDER BY seq");
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "journal for target"));
+      stmt.BindText(1, target_id);
+      return CollectRows<JournalEntry>(stmt, ReadJournalEntry);
+    });
+  }
+
+  StatusOr<std::int64_t> LastJournalSeq() override {
+    return WithReader([&](Connection& conn) {
+      return QueryInt(conn, "SELECT max(seq) FROM journal", "last journal seq", 0);
+    });
+  }
+
+  StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) override;
+
+  StatusOr<std::string> DumpCanonical() override;
+
+ private:
+  // Runs `fn(connection)` on a pooled read connection inside one read transaction (a consistent
+  // snapshot of the last commit).
+  template <typename Fn>
+  auto WithReader(Fn&& fn) -> decltype(fn(std::declval<Connection&>())) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader());
+    auto result = [&]() -> decltype(fn(std::declval<Connection&>())) {
+      ScopedSqlTransaction read(*conn, "BEGIN DEFERRED");
+      RETURN_IF_ERROR(read.status());
+      auto inner = fn(*conn);
+      if (!inner.ok()) return inner;
+      RETURN_IF_ERROR(read.Commit());
+      return inner;
+    }();
+    ReleaseReader(std::move(conn));
+    return result;
+  }
+
+  StatusOr<std::unique_ptr<Connection>> AcquireReader() {
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex_);
+      if (!idle_readers_.empty()) {
+        std::unique_ptr<Connection> conn = std::move(idle_readers_.back());
+        idle_readers_.pop_back();
+        return conn;
+      }
+    }
+    return Connection::Open(path_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                            options_.busy_timeout_ms);
+  }
+
+  void ReleaseReader(std::unique_ptr<Connection> conn) {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    idle_readers_.push_back(std::move(conn));
+  }
+
+  const std::string path_;
+  const SqliteOptions options_;
+  // Held by the open Transaction (or EraseScopes); guards writer_.
+  std::mutex write_mutex_;
+  std::unique_ptr<Connection> writer_;
+  // Guards idle_readers_; never held while a query runs.
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<Connection>> idle_readers_;
+};
+
+StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> scope_ids) {
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  EraseCounts counts;
+  {
+    ScopedSqlTransaction txn(*writer_, "BEGIN IMMEDIATE");
+    RETURN_IF_ERROR(txn.status());
+    // The scopes named and every scope nested in them, in scope_id order.
+    std::vector<ScopeRecord> tree;
+    {
+      nlohmann::json roots = nlohmann::json::array();
+      for (const std::int64_t scope_id : scope_ids) {
+        ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
+                         QueryScopeById(*writer_, scope_id));
+        if (!scope.has_value()) {
+          return Status::NotFound("erase scopes: scope " + std::to_string(scope_id) +
+                                  " does not exist");
+        }
+        roots.push_back(scope_id);
+      }
+      RETURN_IF_ERROR(writer_->Exec(
+          "CREATE TEMP TABLE IF NOT EXISTS erase_scope_ids(scope_id INTEGER PRIMARY KEY); "
+          "DELETE FROM temp.erase_scope_ids",
+          "erase scopes: prepare"));
+      ASSIGN_OR_RETURN(
+          Statement collect,
+          writer_->Prepare("INSERT INTO temp.erase_scope_ids(scope_id) "
+                           "WITH RECURSIVE tree(id) AS (SELECT value FROM json_each(?1) UNION "
+                           "SELECT s.scope_id FROM scopes s JOIN tree ON s.parent_scope_id = "
+                           "tree.id) SELECT DISTINCT id FROM tree",
+                           "erase scopes: collect nested scopes"));
+      collect.BindText(1, roots.dump());
+      RETURN_IF_ERROR(collect.Run());
+      static const std::string kSql =
+          Sql("SELECT ", kScopeColumns,
+              " FROM scopes WHERE scope_id IN temp.erase_scope_ids ORDER BY scope_id");
+      ASSIGN_OR_RETURN(Statement list, writer_->Prepare(kSql, "erase scopes: list"));
+      ASSIGN_OR_RETURN(tree, CollectRows<ScopeRecord>(list, ReadScope));
+    }
+    // Tombstones carry the store's latest transaction time, so erasing stays deterministic (the
+    // store reads no clock).
+    ASSIGN_OR_RETURN(const std::int64_t latest_at,
+                     QueryInt(*writer_, "SELECT max(at) FROM journal", "erase scopes: time", 0));
+    std::map<std::int64_t, std::int64_t> nodes_per_scope;
+    {
+      ASSIGN_OR_RETURN(Statement stmt,
+                       writer_->Prepare("SELECT scope_id, count(*) FROM nodes WHERE scope_id IN "
+                                        "temp.erase_scope_ids GROUP BY scope_id",
+                                        "erase scopes: count nodes"));
+      while (true) {
+        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+        if (!has_row) break;
+        nodes_per_scope[stmt.ColumnInt(0)] = stmt.ColumnInt(1);
+      }
+    }
+    // Order matters: the journal and edge deletions find their rows through the nodes.
+    struct Step {
+      std::string_view sql;
+      std::size_t* count;
+    };
+    const Step steps[] = {
+        {"DELETE FROM journal WHERE scope_id IN temp.erase_scope_ids "
+         "OR target_id IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids) "
+         "OR target_id IN (SELECT e.id FROM edges e WHERE e.scope_id IN temp.erase_scope_ids "
+         "OR e.src IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids) "
+         "OR e.dst IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids))",
+         &counts.journal_entries},
+        {"DELETE FROM edges WHERE scope_id IN temp.erase_scope_ids "
+         "OR src IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids) "
+         "OR dst IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids)",
+         &counts.edges},
+        {"DELETE FROM nodes WHERE scope_id IN temp.erase_scope_ids", &counts.nodes},
+        {"DELETE FROM scopes WHERE scope_id IN temp.erase_scope_ids", &counts.scopes},
+    };
+    for (const Step& step : steps) {
+      ASSIGN_OR_RETURN(Statement stmt, writer_->Prepare(step.sql, "erase scopes: delete"));
+      RETURN_IF_ERROR(stmt.Run());
+      *step.count = static_cast<std::size_t>(writer_->Changes());
+    }
+    for (const ScopeRecord& scope : tree) {
+      RETURN_IF_ERROR(AppendJournal(
+          *writer_, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
+          "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id])));
+    }
+    RETURN_IF_ERROR(writer_->Exec("DELETE FROM temp.erase_scope_ids", "erase scopes: clean up"));
+    RETURN_IF_ERROR(txn.Commit());
+  }
+  // The deleted rows were zeroed in their pages (secure_delete), but older copies of those pages
+  // still sit in the WAL. Copy the WAL back into the database and truncate it to zero bytes.
+  ASSIGN_OR_RETURN(Statement checkpoint,
+                   writer_->Prepare("PRAGMA wal_checkpoint(TRUNCATE)", "erase scopes: checkpoint"));
+  ASSIGN_OR_RETURN(const bool has_row, checkpoint.Step());
+  if (has_row && checkpoint.ColumnInt(0) != 0) {
+    return Status::Unavailable(
+        "sqlite: erase scopes: the erase is committed, but readers kept the write-ahead log from "
+        "being wiped; erased text may remain in " +
+        path_ + "-wal until the next checkpoint");
+  }
+  return counts;
+}
+
+StatusOr<std::string> SqliteStore::DumpCanonical() {
+  return WithReader([&](Connection& conn) -> StatusOr<std::string> {
+    struct Table {
+      std::string_view name;
+      std::string_view order_by;
+    };
+    static constexpr Table kTables[] = {
+        {"meta", "key"},     {"scopes", "scope_id"}, {"nodes", "row_id"},
+        {"edges", "row_id"}, {"journal", "seq"},     {"sqlite_sequence", "name"},
+    };
+    std::string out;
+    for (const Table& table : kTables) {
+      out += "== ";
+      out += table.name;
+      out += '\n';
+      const std::string sql =
+          "SELECT * FROM " + std::string(table.name) + " ORDER BY " + std::string(table.order_by);
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(sql, "dump table"));
+      while (true) {
+        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+        if (!has_row) break;
+        for (int column = 0; column < stmt.ColumnCount(); ++column) {
+          if (column > 0) out += ' ';
+          out += stmt.ColumnName(column);
+          out += '=';
+          switch (stmt.ColumnType(column)) {
+            case SQLITE_NULL:
+              out += "null";
+              break;
+            case SQLITE_INTEGER:
+              out += std::to_string(stmt.ColumnInt(column));
+              break;
+            default:
+              out += Quote(stmt.ColumnText(column));
+          }
+        }
+        out += '\n';
+      }
+    }
+    return out;
+  });
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Store>> Open(std::string_view path, const SqliteOptions& options) {
+  const std::string path_text(path);
+  if (path_text.empty() || path_text == ":memory:" || path_text.front() == '\0') {
+    return Status::InvalidArgument(
+        "sqlite: the store needs a file path (WAL mode and read connections need a file)");
+  }
+  std::error_code error;
+  const bool exists = std::filesystem::exists(path_text, error);
+  if (!exists && !options.create_if_missing) {
+    return Status::NotFound("sqlite: store file " + path_text + " does not exist");
+  }
+  if (exists && std::filesystem::is_directory(path_text, error)) {
+    return Status::InvalidArgument("sqlite: store path " + path_text + " is a directory");
+  }
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  if (options.create_if_missing) flags |= SQLITE_OPEN_CREATE;
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> writer,
+                   Connection::Open(path_text, flags, options.busy_timeout_ms));
+  auto not_a_store = [&](const Status& status) {
+    if (status.code() == StatusCode::kCorruption) {
+      return Status::Corruption("sqlite: " + path_text +
+                                " is not a valid SQLite database (damaged or not an engram "
+                                "store): " +
+                                status.message());
+    }
+    return status;
+  };
+  StatusOr<std::optional<std::string>> mode =
+      writer->QueryText("PRAGMA journal_mode=WAL", "set journal mode");
+  if (!mode.ok()) return not_a_store(mode.status());
+  if (!mode->has_value() || **mode != "wal") {
+    return Status::Unavailable("sqlite: " + path_text + ": could not switch to WAL mode (got \"" +
+                               mode->value_or("") + "\")");
+  }
+  RETURN_IF_ERROR(writer->Exec(
+      options.durable_commits ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
+      "set synchronous"));
+  RETURN_IF_ERROR(writer->Exec("PRAGMA foreign_keys=ON", "enable foreign keys"));
+  RETURN_IF_ERROR(writer->Exec("PRAGMA secure_delete=ON", "enable secure delete"));
+  // Temporary tables (EraseScopes' id list) stay in memory, never in a temp file.
+  RETURN_IF_ERROR(writer->Exec("PRAGMA temp_store=MEMORY", "set temp store"));
+  Status migrated = ApplyMigrations(*writer);
+  if (!migrated.ok()) return not_a_store(migrated);
+  return std::unique_ptr<Store>(
+      std::make_unique<SqliteStore>(path_text, options, std::move(writer)));
+}
+
+}  // namespace engram::store::sqlite
+
+namespace engram::store {
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteStore(std::string_view path,
+                                                 const SqliteOptions& options) {
+  return sqlite::Open(path, options);
+}
+
+}  // namespace engram::store
