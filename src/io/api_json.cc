@@ -1,0 +1,232 @@
+// api_json: JSON encodings of the API types, in a fixed key order.
+#include "io/api_json.h"
+
+#include <cmath>
+
+namespace engram::io {
+namespace {
+
+// Doubles that JSON cannot hold (NaN, infinities) become null; nlohmann would do the same, but
+// saying so here keeps the contract visible.
+Json Number(double value) {
+  if (!std::isfinite(value)) return nullptr;
+  return value;
+}
+
+template <typename T>
+Json List(const std::vector<T>& values) {
+  Json list = Json::array();
+  for (const T& value : values) list.push_back(ToJson(value));
+  return list;
+}
+
+Json Strings(const std::vector<std::string>& values) {
+  Json list = Json::array();
+  for (const std::string& value : values) list.push_back(value);
+  return list;
+}
+
+}  // namespace
+
+Json TimestampToJson(const std::optional<Timestamp>& time) {
+  if (!time.has_value()) return nullptr;
+  return FormatTimestamp(*time);
+}
+
+Json MetadataToJson(std::string_view metadata_json) {
+  if (metadata_json.empty()) return Json::object();
+  try {
+    Json metadata = Json::parse(metadata_json);
+    if (metadata.is_object()) return metadata;
+  } catch (const Json::exception&) {
+    // Not JSON: fall through and keep the text.
+  }
+  return std::string(metadata_json);
+}
+
+Json ToJson(const Turn& turn) {
+  Json json = Json::object();
+  json["role"] = RoleName(turn.role);
+  json["speaker"] = turn.speaker;
+  json["session_id"] = turn.session_id;
+  json["event_time"] = TimestampToJson(turn.event_time);
+  json["text"] = turn.text;
+  json["metadata"] = MetadataToJson(turn.metadata_json);
+  return json;
+}
+
+Json ToJson(const Memory& memory) {
+  Json json = Json::object();
+  json["id"] = memory.id;
+  json["kind"] = NodeKindName(memory.kind);
+  json["scope"] = memory.scope;
+  json["sequence"] = memory.sequence;
+  json["status"] = NodeStatusName(memory.status);
+  json["role"] = RoleName(memory.role);
+  json["speaker"] = memory.speaker;
+  json["session_id"] = memory.session_id;
+  json["event_time"] = TimestampToJson(memory.event_time);
+  json["text"] = memory.text;
+  json["metadata"] = MetadataToJson(memory.metadata_json);
+  json["valid_from"] = TimestampToJson(memory.valid_from);
+  json["valid_to"] = TimestampToJson(memory.valid_to);
+  json["ingested_at"] = TimestampToJson(memory.ingested_at);
+  json["updated_at"] = TimestampToJson(memory.updated_at);
+  json["provenance"] = Strings(memory.provenance);
+  return json;
+}
+
+Json ToJson(const HistoryEvent& event) {
+  Json json = Json::object();
+  json["at"] = TimestampToJson(event.at);
+  json["action"] = event.action;
+  json["status"] = NodeStatusName(event.status);
+  json["valid_to"] = TimestampToJson(event.valid_to);
+  json["related_id"] = event.related_id;
+  json["detail"] = event.detail;
+  return json;
+}
+
+Json ToJson(const RouteScore& route) {
+  Json json = Json::object();
+  json["route"] = route.route;
+  json["rank"] = route.rank;
+  json["score"] = Number(route.score);
+  json["explanation"] = route.explanation;
+  return json;
+}
+
+Json ToJson(const Adjustment& adjustment) {
+  Json json = Json::object();
+  json["name"] = adjustment.name;
+  json["factor"] = Number(adjustment.factor);
+  json["detail"] = adjustment.detail;
+  return json;
+}
+
+Json ToJson(const RecallItem& item) {
+  Json json = Json::object();
+  json["id"] = item.id;
+  json["kind"] = NodeKindName(item.kind);
+  json["scope"] = item.scope;
+  json["sequence"] = item.sequence;
+  json["status"] = NodeStatusName(item.status);
+  json["role"] = RoleName(item.role);
+  json["speaker"] = item.speaker;
+  json["session_id"] = item.session_id;
+  json["event_time"] = TimestampToJson(item.event_time);
+  json["text"] = item.text;
+  json["metadata"] = MetadataToJson(item.metadata_json);
+  json["score"] = Number(item.score);
+  json["fused_score"] = Number(item.fused_score);
+  json["routes"] = List(item.routes);
+  json["adjustments"] = List(item.adjustments);
+  json["provenance"] = Strings(item.provenance);
+  json["tokens"] = item.tokens;
+  return json;
+}
+
+Json ToJson(const Diagnostics& diagnostics) {
+  Json routes = Json::array();
+  for (const RouteDiagnostics& route : diagnostics.routes) {
+    Json entry = Json::object();
+    entry["route"] = route.route;
+    entry["candidates"] = route.candidates;
+    entry["weight"] = Number(route.weight);
+    entry["error"] = route.error;
+    routes.push_back(std::move(entry));
+  }
+  Json timings = Json::array();
+  for (const StageTiming& timing : diagnostics.timings) {
+    Json entry = Json::object();
+    entry["stage"] = timing.stage;
+    entry["ms"] = Number(timing.ms);
+    timings.push_back(std::move(entry));
+  }
+  Json json = Json::object();
+  json["routes"] = std::move(routes);
+  json["fused_candidates"] = diagnostics.fused_candidates;
+  json["filtered_out"] = diagnostics.filtered_out;
+  json["dropped_by_budget"] = diagnostics.dropped_by_budget;
+  json["token_budget"] = diagnostics.token_budget;
+  json["context_tokens"] = diagnostics.context_tokens;
+  json["timings"] = std::move(timings);
+  return json;
+}
+
+Json ToJson(const ReadResult& result) {
+  Json json = Json::object();
+  json["query"] = result.query;
+  json["policy"] = result.policy;
+  json["context"] = result.context;
+  json["answer_instructions"] = result.answer_instructions;
+  json["items"] = List(result.items);
+  json["diagnostics"] = ToJson(result.diagnostics);
+  json["latency_ms"] = Number(result.latency_ms);
+  return json;
+}
+
+Json ToJson(const ScopeInfo& scope) {
+  Json json = Json::object();
+  json["scope"] = scope.scope;
+  json["memories"] = scope.memories;
+  json["last_sequence"] = scope.last_sequence;
+  return json;
+}
+
+Json ToJson(const MergeProposal& proposal) {
+  Json json = Json::object();
+  json["id"] = proposal.id;
+  json["a"] = proposal.a;
+  json["b"] = proposal.b;
+  json["status"] = proposal.status;
+  json["reason"] = proposal.reason;
+  return json;
+}
+
+Json ToJson(const RememberResult& result) {
+  Json json = Json::object();
+  json["ids"] = Strings(result.ids);
+  json["first_sequence"] = result.first_sequence;
+  json["last_sequence"] = result.last_sequence;
+  return json;
+}
+
+Json ToJson(const EraseResult& result) {
+  Json json = Json::object();
+  json["scopes"] = result.scopes;
+  json["nodes"] = result.nodes;
+  json["edges"] = result.edges;
+  return json;
+}
+
+Json ToJson(const RebuildReport& report) {
+  Json json = Json::object();
+  json["scopes"] = report.scopes;
+  json["documents"] = report.documents;
+  json["terms"] = report.terms;
+  json["seconds"] = Number(report.seconds);
+  json["matched_live_index"] = report.matched_live_index;
+  return json;
+}
+
+Json ErrorToJson(const Status& status) {
+  Json error = Json::object();
+  error["code"] = StatusCodeName(status.code());
+  error["message"] = status.message();
+  Json json = Json::object();
+  json["error"] = std::move(error);
+  return json;
+}
+
+std::string Dump(const Json& value, bool pretty) {
+  try {
+    return value.dump(pretty ? 2 : -1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+  } catch (const std::exception& error) {
+    // dump() with the replace handler does not throw on text; this guards allocation failure.
+    return Dump(ErrorToJson(Status::Internal(std::string("cannot encode JSON: ") + error.what())),
+                false);
+  }
+}
+
+}  // namespace engram::io

@@ -1,0 +1,58 @@
+// api_json: JSON encodings of engram's API types, shared by `engram --json`, the REST server and
+// the MCP tools so every interface speaks the same shapes.
+//
+//   std::cout << engram::io::Dump(engram::io::ToJson(read_result), /*pretty=*/true);
+//
+// Conventions: keys appear in a fixed order (the order below, not alphabetical); timestamps are
+// ISO-8601 strings ("2023-05-08T13:56:00Z") or null when unset; enums are their lowercase names
+// ("turn", "active", "user"); a memory's metadata is embedded as a JSON object (not a string);
+// errors are {"error": {"code": "NOT_FOUND", "message": "..."}}. Output is deterministic: the
+// same value always gives the same bytes.
+#ifndef ENGRAM_IO_API_JSON_H_
+#define ENGRAM_IO_API_JSON_H_
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engram/engine.h"
+#include "engram/options.h"
+#include "engram/read_result.h"
+#include "engram/status.h"
+#include "engram/types.h"
+
+namespace engram::io {
+
+// A JSON value whose object keys keep their insertion order.
+using Json = nlohmann::ordered_json;
+
+// An ISO-8601 string, or null.
+Json TimestampToJson(const std::optional<Timestamp>& time);
+// The stored metadata as an object; text that is not a JSON object is kept as a string.
+Json MetadataToJson(std::string_view metadata_json);
+
+Json ToJson(const Turn& turn);
+Json ToJson(const Memory& memory);
+Json ToJson(const HistoryEvent& event);
+Json ToJson(const RouteScore& route);
+Json ToJson(const Adjustment& adjustment);
+Json ToJson(const RecallItem& item);
+Json ToJson(const Diagnostics& diagnostics);
+Json ToJson(const ReadResult& result);
+Json ToJson(const ScopeInfo& scope);
+Json ToJson(const MergeProposal& proposal);
+Json ToJson(const RememberResult& result);
+Json ToJson(const EraseResult& result);
+Json ToJson(const RebuildReport& report);
+
+// {"error": {"code": "NOT_FOUND", "message": "..."}}. An OK status gives code "OK".
+Json ErrorToJson(const Status& status);
+
+// Serialises `value`: compact on one line, or indented by two spaces when `pretty`. Never
+// throws: invalid UTF-8 in a string is replaced by U+FFFD.
+std::string Dump(const Json& value, bool pretty = false);
+
+}  // namespace engram::io
+
+#endif  // ENGRAM_IO_API_JSON_H_

@@ -1,0 +1,115 @@
+// json_util: depth guard, parse-error messages and type names for engram_io's JSON readers.
+#include "io/json_util.h"
+
+namespace engram::io::internal {
+
+std::size_t JsonNestingDepth(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0;
+  std::size_t max_depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '{':
+      case '[':
+        ++depth;
+        if (depth > max_depth) {
+          max_depth = depth;
+          if (max_depth > limit) return limit + 1;
+        }
+        break;
+      case '}':
+      case ']':
+        if (depth > 0) --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return max_depth;
+}
+
+std::string Truncate(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t cut = max_bytes;
+  // Back up to the start of a UTF-8 character (continuation bytes are 10xxxxxx).
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
+
+std::string DescribeJsonError(const nlohmann::json::exception& error, bool single_line) {
+  std::string_view what = error.what();
+  // Drop "[json.exception.parse_error.101] ".
+  if (const std::size_t bracket = what.find("] "); bracket != std::string_view::npos) {
+    what.remove_prefix(bracket + 2);
+  }
+  std::string where;
+  constexpr std::string_view kParseErrorAt = "parse error at ";
+  if (what.substr(0, kParseErrorAt.size()) == kParseErrorAt) {
+    what.remove_prefix(kParseErrorAt.size());
+    const std::size_t colon = what.find(": ");
+    if (colon != std::string_view::npos) {
+      where = std::string(what.substr(0, colon));
+      what.remove_prefix(colon + 2);
+    }
+    if (single_line && where.substr(0, 8) == "line 1, ") where.erase(0, 8);
+  } else if (what.substr(0, 13) == "parse error: ") {
+    what.remove_prefix(13);
+  }
+  std::string message = Truncate(what, 240);
+  if (!where.empty()) message += " (" + where + ")";
+  return message;
+}
+
+StatusOr<nlohmann::json> ParseJson(std::string_view text, bool single_line, std::size_t max_depth) {
+  if (JsonNestingDepth(text, max_depth) > max_depth) {
+    return Status::InvalidArgument("JSON nested deeper than " + std::to_string(max_depth) +
+                                   " levels");
+  }
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& error) {
+    return Status::InvalidArgument("invalid JSON: " + DescribeJsonError(error, single_line));
+  } catch (const std::exception& error) {
+    return Status::InvalidArgument(std::string("invalid JSON: ") + error.what());
+  }
+}
+
+std::string_view JsonTypeName(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::null:
+      return "null";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::string:
+      return "a string";
+    case nlohmann::json::value_t::boolean:
+      return "a boolean";
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float:
+      return "a number";
+    case nlohmann::json::value_t::binary:
+      return "binary data";
+    case nlohmann::json::value_t::discarded:
+      return "nothing";
+  }
+  return "unknown";
+}
+
+}  // namespace engram::io::internal

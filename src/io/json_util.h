@@ -1,0 +1,40 @@
+// json_util: the few things every JSON reader in engram_io needs — a nesting-depth guard that
+// runs before nlohmann's parser sees hostile input, JSON parse errors turned into short
+// messages, and type names for "must be a string, got array" errors. Internal to engram_io.
+#ifndef ENGRAM_IO_JSON_UTIL_H_
+#define ENGRAM_IO_JSON_UTIL_H_
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "engram/status.h"
+
+namespace engram::io::internal {
+
+// Deepest input nesting any engram_io reader accepts (objects and arrays, counted together).
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
+// The deepest nesting of objects and arrays in `text`, ignoring brackets inside strings. Stops
+// counting once the depth exceeds `limit` (returns limit + 1), so hostile input costs one pass.
+std::size_t JsonNestingDepth(std::string_view text, std::size_t limit);
+
+// Parses `text` as JSON. Errors are kInvalidArgument: "invalid JSON: <what and where>" or
+// "JSON nested deeper than 64 levels". `single_line` drops the (always 1) line number.
+StatusOr<nlohmann::json> ParseJson(std::string_view text, bool single_line,
+                                   std::size_t max_depth = kMaxJsonDepth);
+
+// "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." becomes
+// "syntax error ... (line 1, column 5)"; at most ~300 bytes.
+std::string DescribeJsonError(const nlohmann::json::exception& error, bool single_line);
+
+// "string", "number", "object", ... for messages.
+std::string_view JsonTypeName(const nlohmann::json& value);
+
+// `text` cut to at most `max_bytes` bytes at a UTF-8 character boundary, "..." appended if cut.
+std::string Truncate(std::string_view text, std::size_t max_bytes);
+
+}  // namespace engram::io::internal
+
+#endif  // ENGRAM_IO_JSON_UTIL_H_
