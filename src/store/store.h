@@ -108,7 +108,7 @@ struct JournalEntry {
   std::int64_t seq = 0;  // increasing, assigned by the store
   std::int64_t scope_id = 0;
   JournalOp op = JournalOp::kNodeInserted;
-  std::string target_id;       // node, edge or scope node id
+  std::string target_id;        // node, edge or scope node id
   std::int64_t target_row = 0;  // node or edge row (0 for scopes)
   Timestamp at;
   std::string detail;  // e.g. "status=retired valid_to=2024-01-01T00:00:00Z"; never memory text
@@ -117,10 +117,12 @@ struct JournalEntry {
 enum class EdgeDirection { kOutgoing, kIncoming, kBoth };
 
 struct NodeFilter {
-  std::optional<NodeKind> kind;      // all kinds when unset
-  std::int64_t after_sequence = 0;   // only sequence > this
-  std::size_t limit = 0;             // 0 = no limit
-  bool include_inactive = true;      // false: only status active
+  std::optional<NodeKind> kind = std::nullopt;  // all kinds when unset
+  // Only sequence > this. Nodes with sequence 0 (the scope node, and any node written without a
+  // sequence number) are therefore left out by default; pass -1 to include them.
+  std::int64_t after_sequence = 0;
+  std::size_t limit = 0;         // 0 = no limit
+  bool include_inactive = true;  // false: only status active
 };
 
 struct EraseCounts {
@@ -138,9 +140,10 @@ class Transaction {
 
   virtual StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) = 0;
   // kAlreadyExists if the path exists; kNotFound if parent_scope_id is set and unknown.
+  // Also inserts the scope's node (kind scope, id node_id, content_json {"path":"<path>"},
+  // text = path, scope_id = the new scope's own id, sequence 0) and journals kScopeCreated.
   virtual StatusOr<ScopeRecord> CreateScope(std::string_view path, std::string_view node_id,
-                                            std::int64_t parent_scope_id,
-                                            Timestamp created_at) = 0;
+                                            std::int64_t parent_scope_id, Timestamp created_at) = 0;
   // Increments and returns the scope's sequence number.
   virtual StatusOr<std::int64_t> NextSequence(std::int64_t scope_id) = 0;
 
@@ -148,6 +151,8 @@ class Transaction {
   virtual StatusOr<std::int64_t> InsertNode(const NodeRecord& record) = 0;
   virtual StatusOr<NodeRecord> GetNode(std::string_view id) = 0;
   // Changes the mutable state of a node; content never changes. kNotFound for an unknown id.
+  // The kNodeUpdated journal detail is "status=<status> valid_to=<time|none>", followed by
+  // "; <journal_detail>" when journal_detail is not empty (see store/journal.h StateDetail).
   virtual Status UpdateNodeState(std::string_view id, NodeStatus status,
                                  std::optional<Timestamp> valid_to, Timestamp updated_at,
                                  std::string_view journal_detail) = 0;
@@ -191,13 +196,14 @@ class Store {
   // Calls `visit` for every node of the scope in row order until it returns false.
   virtual Status ScanNodes(std::int64_t scope_id, std::optional<NodeKind> kind,
                            const std::function<bool(const NodeRecord&)>& visit) = 0;
+  // Every node whose scope_id is this scope, the scope node included.
   virtual StatusOr<std::int64_t> CountNodes(std::int64_t scope_id) = 0;
 
   virtual StatusOr<EdgeRecord> GetEdge(std::string_view id) = 0;
   virtual StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id,
                                                     EdgeDirection direction,
                                                     std::string_view type) = 0;
-  // Edges of one type whose src or dst lies in the scope, ordered by row.
+  // Edges of one type ("" = all) whose src or dst lies in the scope, ordered by row.
   virtual StatusOr<std::vector<EdgeRecord>> EdgesInScope(std::int64_t scope_id,
                                                          std::string_view type) = 0;
 
@@ -208,9 +214,12 @@ class Store {
   virtual StatusOr<std::vector<JournalEntry>> JournalFor(std::string_view target_id) = 0;
   virtual StatusOr<std::int64_t> LastJournalSeq() = 0;
 
-  // Hard-deletes the scopes, their nodes, every edge touching those nodes or lying in those
-  // scopes, and their journal rows; leaves one kScopeErased tombstone per scope; then wipes freed
-  // space so the store's files no longer contain the erased content.
+  // Hard-deletes the scopes and every scope nested in them, their nodes, every edge touching
+  // those nodes or lying in those scopes, and the journal rows about any of these; leaves one
+  // kScopeErased tombstone per erased scope (at = the store's latest journal time, so erasing
+  // reads no clock; detail has counts only); then wipes freed space so the store's files no
+  // longer contain the erased content. kNotFound for an unknown scope id (nothing is erased).
+  // Takes the write lock: do not call it while holding a Transaction.
   virtual StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) = 0;
 
   // A canonical text dump of every table (for determinism tests and debugging).

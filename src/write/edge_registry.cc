@@ -1,0 +1,301 @@
+// Edge handlers and the registry that dispatches to them (see edge_registry.h). Semantics follow
+// WorldDB Table 2 and DESIGN §3.
+#include "write/edge_registry.h"
+
+#include <algorithm>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+
+#include "core/ids.h"
+#include "store/journal.h"
+
+namespace engram::write {
+namespace {
+
+std::string ShortId(std::string_view id) { return std::string(id.substr(0, 64)); }
+
+// An active edge without side effects. A second active edge of the type between the same ordered
+// pair is kAlreadyExists. With `src_must_be_scope`, the src node must be a scope node (contains).
+class PlainEdgeHandler final : public EdgeHandler {
+ public:
+  PlainEdgeHandler(std::string type, bool src_must_be_scope)
+      : type_(std::move(type)), src_must_be_scope_(src_must_be_scope) {}
+
+  std::string_view type() const override { return type_; }
+
+  StatusOr<store::EdgeRecord> OnInsert(EdgeContext& ctx, const EdgeRequest& request) override {
+    if (src_must_be_scope_) {
+      ASSIGN_OR_RETURN(const store::NodeRecord src, ctx.txn().GetNode(request.src));
+      if (src.kind != NodeKind::kScope) {
+        return Status::InvalidArgument(type_ + " edge: src " + ShortId(request.src) + " is a " +
+                                       std::string(NodeKindName(src.kind)) +
+                                       " node, not a scope node");
+      }
+    }
+    ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> existing,
+                     ctx.txn().EdgesOf(request.src, store::EdgeDirection::kOutgoing, type_));
+    for (const store::EdgeRecord& edge : existing) {
+      if (edge.dst == request.dst && edge.status == store::kEdgeActive) {
+        return Status::AlreadyExists(type_ + " edge " + ShortId(request.src) + " -> " +
+                                     ShortId(request.dst) + " already exists (" + edge.id + ")");
+      }
+    }
+    return ctx.InsertEdge(ctx.NewRecord(request, store::kEdgeActive));
+  }
+
+ private:
+  std::string type_;
+  bool src_must_be_scope_;
+};
+
+// supersedes: src (new) replaces dst (old). Closes the old node's validity at the new node's
+// valid_from (or `now`), only ever tightening it, and marks the old node superseded (a retired or
+// rejected node keeps its stronger status). Refuses cycles.
+class SupersedesHandler final : public EdgeHandler {
+ public:
+  std::string_view type() const override { return kSupersedes; }
+
+  StatusOr<store::EdgeRecord> OnInsert(EdgeContext& ctx, const EdgeRequest& request) override {
+    store::Transaction& txn = ctx.txn();
+    // A cycle would appear if old already supersedes new, directly or through other nodes.
+    std::set<std::string, std::less<>> seen = {request.dst};
+    std::deque<std::string> frontier = {request.dst};
+    while (!frontier.empty()) {
+      const std::string current = std::move(frontier.front());
+      frontier.pop_front();
+      ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> outgoing,
+                       txn.EdgesOf(current, store::EdgeDirection::kOutgoing, kSupersedes));
+      for (const store::EdgeRecord& edge : outgoing) {
+        if (edge.status != store::kEdgeActive) continue;
+        if (edge.dst == request.src) {
+          return Status::FailedPrecondition("supersedes edge " + ShortId(request.src) + " -> " +
+                                            ShortId(request.dst) +
+                                            " would form a cycle: " + ShortId(request.dst) +
+                                            " already supersedes " + ShortId(request.src));
+        }
+        if (seen.insert(edge.dst).second) frontier.push_back(edge.dst);
+      }
+    }
+    ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> existing,
+                     ctx.EdgesBetween(request.src, request.dst, kSupersedes, {store::kEdgeActive}));
+    for (const store::EdgeRecord& edge : existing) {
+      if (edge.src == request.src) {
+        return Status::AlreadyExists("supersedes edge " + ShortId(request.src) + " -> " +
+                                     ShortId(request.dst) + " already exists (" + edge.id + ")");
+      }
+    }
+
+    ASSIGN_OR_RETURN(const store::NodeRecord new_node, txn.GetNode(request.src));
+    ASSIGN_OR_RETURN(const store::NodeRecord old_node, txn.GetNode(request.dst));
+    const Timestamp close_at = new_node.valid_from.value_or(request.now);
+    // Only tighten: an earlier end stays.
+    const Timestamp valid_to =
+        old_node.valid_to.has_value() ? std::min(*old_node.valid_to, close_at) : close_at;
+    NodeStatus status = NodeStatus::kSuperseded;
+    if (old_node.status == NodeStatus::kRetired || old_node.status == NodeStatus::kRejected) {
+      status = old_node.status;
+    }
+
+    store::EdgeRecord record = ctx.NewRecord(request, store::kEdgeActive);
+    if (!record.valid_from.has_value()) record.valid_from = close_at;
+    ASSIGN_OR_RETURN(store::EdgeRecord inserted, ctx.InsertEdge(std::move(record)));
+    RETURN_IF_ERROR(txn.UpdateNodeState(old_node.id, status, valid_to, request.now,
+                                        "superseded_by=" + new_node.id + " edge=" + inserted.id));
+    return inserted;
+  }
+};
+
+// Records the edge at most once per unordered pair among the live (`live_statuses`) edges of the
+// type, with `status`. contradicts: active, nodes untouched. same_as: a pending merge proposal.
+class UnorderedPairHandler final : public EdgeHandler {
+ public:
+  UnorderedPairHandler(std::string_view type, std::string_view status)
+      : type_(type), status_(status) {}
+
+  std::string_view type() const override { return type_; }
+
+  StatusOr<store::EdgeRecord> OnInsert(EdgeContext& ctx, const EdgeRequest& request) override {
+    ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> existing,
+                     ctx.EdgesBetween(request.src, request.dst, type_,
+                                      {store::kEdgeActive, store::kEdgePending}));
+    if (!existing.empty()) {
+      const store::EdgeRecord& edge = existing.front();
+      return Status::AlreadyExists(type_ + " edge between " + ShortId(request.src) + " and " +
+                                   ShortId(request.dst) + " already exists (" + edge.id + ", " +
+                                   edge.status + ")");
+    }
+    return ctx.InsertEdge(ctx.NewRecord(request, status_));
+  }
+
+ private:
+  std::string type_;
+  std::string status_;
+};
+
+}  // namespace
+
+store::EdgeRecord EdgeContext::NewRecord(const EdgeRequest& request,
+                                         std::string_view status) const {
+  store::EdgeRecord record;
+  record.id = core::EdgeId(request.type, request.src, request.dst, request.now.micros);
+  record.type = request.type;
+  record.src = request.src;
+  record.dst = request.dst;
+  record.scope_id = scope_id_;
+  record.attrs_json = request.attrs_json;
+  record.status = std::string(status);
+  record.valid_from = request.valid_from;
+  record.ingested_at = request.now;
+  record.updated_at = request.now;
+  return record;
+}
+
+StatusOr<store::EdgeRecord> EdgeContext::InsertEdge(store::EdgeRecord record) {
+  ASSIGN_OR_RETURN(record.row, txn_.InsertEdge(key_, record));
+  return record;
+}
+
+Status EdgeContext::UpdateEdgeState(std::string_view edge_id, std::string_view status,
+                                    std::optional<Timestamp> valid_to, Timestamp updated_at) {
+  return txn_.UpdateEdgeState(key_, edge_id, status, valid_to, updated_at);
+}
+
+StatusOr<std::vector<store::EdgeRecord>> EdgeContext::EdgesBetween(
+    std::string_view a, std::string_view b, std::string_view type,
+    std::initializer_list<std::string_view> statuses) {
+  ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> edges,
+                   txn_.EdgesOf(a, store::EdgeDirection::kBoth, type));
+  std::vector<store::EdgeRecord> between;
+  for (store::EdgeRecord& edge : edges) {
+    const bool joins = (edge.src == a && edge.dst == b) || (edge.src == b && edge.dst == a);
+    const bool live = std::find(statuses.begin(), statuses.end(), edge.status) != statuses.end();
+    if (joins && live) between.push_back(std::move(edge));
+  }
+  return between;
+}
+
+std::unique_ptr<EdgeHandler> MakePlainEdgeHandler(std::string type) {
+  return std::make_unique<PlainEdgeHandler>(std::move(type), /*src_must_be_scope=*/false);
+}
+
+std::unique_ptr<EdgeRegistry> EdgeRegistry::WithBuiltins() {
+  auto registry = std::make_unique<EdgeRegistry>();
+  std::unique_ptr<EdgeHandler> builtins[] = {
+      std::make_unique<PlainEdgeHandler>(std::string(kContains), /*src_must_be_scope=*/true),
+      std::make_unique<PlainEdgeHandler>(std::string(kDerivedFrom), /*src_must_be_scope=*/false),
+      std::make_unique<SupersedesHandler>(),
+      std::make_unique<UnorderedPairHandler>(kContradicts, store::kEdgeActive),
+      std::make_unique<UnorderedPairHandler>(kSameAs, store::kEdgePending),
+  };
+  for (std::unique_ptr<EdgeHandler>& handler : builtins) {
+    // Distinct built-in types: registration cannot fail.
+    static_cast<void>(registry->Register(std::move(handler)));
+  }
+  return registry;
+}
+
+Status EdgeRegistry::Register(std::unique_ptr<EdgeHandler> handler) {
+  if (handler == nullptr) return Status::InvalidArgument("edge registry: null handler");
+  const std::string type(handler->type());
+  if (type.empty()) return Status::InvalidArgument("edge registry: handler with an empty type");
+  if (handlers_.contains(type)) {
+    return Status::AlreadyExists("edge registry: type \"" + type + "\" already has a handler");
+  }
+  handlers_.emplace(type, std::move(handler));
+  return Status::Ok();
+}
+
+bool EdgeRegistry::HasType(std::string_view type) const { return handlers_.contains(type); }
+
+StatusOr<store::EdgeRecord> EdgeRegistry::Apply(store::Transaction& txn,
+                                                const EdgeRequest& request) const {
+  const auto handler = handlers_.find(request.type);
+  if (handler == handlers_.end()) {
+    std::string known;
+    for (const auto& [type, unused] : handlers_) {
+      if (!known.empty()) known += ", ";
+      known += type;
+    }
+    return Status::InvalidArgument("unknown edge type \"" + request.type.substr(0, 64) +
+                                   "\" (registered: " + known + ")");
+  }
+  if (request.src == request.dst) {
+    return Status::InvalidArgument(request.type + " edge: src and dst are the same node " +
+                                   ShortId(request.src));
+  }
+  std::int64_t scope_id = request.scope_id;
+  const std::pair<std::string_view, const std::string*> endpoints[] = {{"src", &request.src},
+                                                                       {"dst", &request.dst}};
+  for (const auto& [role, node_id] : endpoints) {
+    StatusOr<store::NodeRecord> node = txn.GetNode(*node_id);
+    if (!node.ok()) {
+      if (node.status().code() == StatusCode::kNotFound) {
+        return Status::NotFound(request.type + " edge: " + std::string(role) + " node " +
+                                ShortId(*node_id) + " does not exist");
+      }
+      return node.status();
+    }
+    if (role == "src" && scope_id == 0) scope_id = node->scope_id;
+  }
+  const nlohmann::json attrs = nlohmann::json::parse(request.attrs_json, nullptr,
+                                                     /*allow_exceptions=*/false);
+  if (attrs.is_discarded() || !attrs.is_object()) {
+    return Status::InvalidArgument(request.type + " edge: attrs_json is not a JSON object");
+  }
+  const store::EdgeWriteKey key;
+  EdgeContext ctx(txn, key, scope_id);
+  ASSIGN_OR_RETURN(store::EdgeRecord inserted, handler->second->OnInsert(ctx, request));
+  if (inserted.type != request.type) {
+    return Status::Internal("edge handler for \"" + request.type + "\" returned a \"" +
+                            inserted.type + "\" edge");
+  }
+  return inserted;
+}
+
+Status EdgeRegistry::ResolveProposal(store::Transaction& txn, std::string_view edge_id,
+                                     Timestamp now, std::string_view new_status) const {
+  ASSIGN_OR_RETURN(const store::EdgeRecord edge, txn.GetEdge(edge_id));
+  if (edge.type != kSameAs) {
+    return Status::InvalidArgument("edge " + edge.id + " is a " + edge.type +
+                                   " edge, not a same_as proposal");
+  }
+  if (edge.status != store::kEdgePending) {
+    return Status::FailedPrecondition("same_as proposal " + edge.id + " is " + edge.status +
+                                      ", not pending");
+  }
+  const store::EdgeWriteKey key;
+  return txn.UpdateEdgeState(key, edge.id, new_status, edge.valid_to, now);
+}
+
+Status EdgeRegistry::AcceptProposal(store::Transaction& txn, std::string_view edge_id,
+                                    Timestamp now) const {
+  return ResolveProposal(txn, edge_id, now, store::kEdgeActive);
+}
+
+Status EdgeRegistry::RejectProposal(store::Transaction& txn, std::string_view edge_id,
+                                    Timestamp now) const {
+  return ResolveProposal(txn, edge_id, now, store::kEdgeRejected);
+}
+
+StatusOr<std::vector<std::string>> EdgeRegistry::EquivalenceClass(store::Store& store,
+                                                                  std::string_view node_id) {
+  RETURN_IF_ERROR(store.GetNode(node_id).status());
+  std::set<std::string, std::less<>> members = {std::string(node_id)};
+  std::deque<std::string> frontier = {std::string(node_id)};
+  while (!frontier.empty()) {
+    const std::string current = std::move(frontier.front());
+    frontier.pop_front();
+    ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> edges,
+                     store.EdgesOf(current, store::EdgeDirection::kBoth, kSameAs));
+    for (const store::EdgeRecord& edge : edges) {
+      if (edge.status != store::kEdgeActive) continue;
+      const std::string& other = edge.src == current ? edge.dst : edge.src;
+      if (members.insert(other).second) frontier.push_back(other);
+    }
+  }
+  return std::vector<std::string>(members.begin(), members.end());
+}
+
+}  // namespace engram::write

@@ -1,0 +1,260 @@
+// Runs the store contract against the SQLite backend, plus the checks only SQLite can answer:
+// the immutability trigger refuses raw SQL, erased text leaves the db and -wal files, schema
+// versions and damaged files are refused with the documented codes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/ids.h"
+#include "engram/testing/status_matchers.h"
+#include "store/store.h"
+#include "tests/conformance/store_contract_test.h"
+
+namespace engram::store::conformance {
+namespace {
+
+using ::engram::testing::IsOk;
+using ::engram::testing::StatusIs;
+using ::testing::HasSubstr;
+
+StatusOr<std::unique_ptr<Store>> OpenSqliteInDir(const std::string& dir) {
+  return OpenSqliteStore(dir + "/engram.db");
+}
+
+ENGRAM_INSTANTIATE_STORE_CONTRACT(Sqlite, "sqlite", OpenSqliteInDir);
+
+// Reads a whole file ("" when missing).
+std::string ReadFileBytes(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) return std::string();
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  std::ifstream in(path, std::ios::binary);
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  return bytes;
+}
+
+// A raw sqlite3 connection for poking at the file behind the store's back.
+class RawDb {
+ public:
+  explicit RawDb(const std::string& path) {
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK);
+  }
+  ~RawDb() { sqlite3_close(db_); }
+  RawDb(const RawDb&) = delete;
+  RawDb& operator=(const RawDb&) = delete;
+
+  // Returns the result code; the message goes to `error`.
+  int Exec(const std::string& sql, std::string* error = nullptr) {
+    char* message = nullptr;
+    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message);
+    if (error != nullptr) *error = message != nullptr ? message : "";
+    sqlite3_free(message);
+    return rc;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "engram_sqlite_store_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    path_ = dir_ + "/engram.db";
+  }
+  void TearDown() override {
+    std::error_code error;
+    std::filesystem::remove_all(dir_, error);
+  }
+
+  std::unique_ptr<Store> OpenStore() {
+    StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(path_);
+    EXPECT_THAT(store, IsOk());
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+
+  static ScopeRecord CreateScope(Store& store, std::string_view path) {
+    StatusOr<std::unique_ptr<Transaction>> txn = store.BeginWrite();
+    EXPECT_THAT(txn, IsOk());
+    StatusOr<ScopeRecord> scope =
+        (*txn)->CreateScope(path, core::ScopeNodeId(path), 0, Timestamp::FromSeconds(1));
+    EXPECT_THAT(scope, IsOk());
+    EXPECT_THAT((*txn)->Commit(), IsOk());
+    return scope.value_or(ScopeRecord{});
+  }
+
+  static NodeRecord AddText(Store& store, std::int64_t scope_id, std::string_view text) {
+    StatusOr<std::unique_ptr<Transaction>> txn = store.BeginWrite();
+    EXPECT_THAT(txn, IsOk());
+    NodeRecord node;
+    node.scope_id = scope_id;
+    node.sequence = (*txn)->NextSequence(scope_id).value_or(0);
+    node.text = std::string(text);
+    node.content_json = "{\"text\":\"" + std::string(text) + "\"}";
+    node.id = core::NodeId("turn", node.content_json, std::to_string(scope_id), node.sequence);
+    EXPECT_THAT((*txn)->InsertNode(node), IsOk());
+    EXPECT_THAT((*txn)->Commit(), IsOk());
+    return node;
+  }
+
+  std::string dir_;
+  std::string path_;
+};
+
+TEST_F(SqliteStoreTest, BackendNameIsSqlite) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->backend(), "sqlite");
+}
+
+TEST_F(SqliteStoreTest, TriggerRefusesRawContentUpdatesButAllowsStateChanges) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const ScopeRecord scope = CreateScope(*store, "user:alice");
+  const NodeRecord node = AddText(*store, scope.scope_id, "original words");
+
+  RawDb raw(path_);
+  std::string error;
+  for (const std::string column_update :
+       {"text = 'rewritten'", "content_json = '{}'", "id = 'other'", "kind = 'fact'",
+        "scope_id = scope_id + 1", "sequence = 99", "metadata_json = '{\"a\":1}'", "event_time = 5",
+        "speaker = 'Mallory'", "ingested_at = 7"}) {
+    EXPECT_EQ(
+        raw.Exec("UPDATE nodes SET " + column_update + " WHERE id = '" + node.id + "'", &error),
+        SQLITE_CONSTRAINT)
+        << column_update;
+    EXPECT_THAT(error, HasSubstr("immutable")) << column_update;
+  }
+  EXPECT_EQ(raw.Exec("UPDATE nodes SET status = 'retired', valid_to = 5, updated_at = 6 "
+                     "WHERE id = '" +
+                         node.id + "'",
+                     &error),
+            SQLITE_OK)
+      << error;
+  StatusOr<NodeRecord> after = store->GetNode(node.id);
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->text, "original words");
+  EXPECT_EQ(after->status, NodeStatus::kRetired);
+}
+
+TEST_F(SqliteStoreTest, EraseLeavesNoTraceOfTheTextInTheDatabaseOrWalFiles) {
+  const std::string marker = "zq-unique-marker-7f3a9c1e-erase-me";
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const ScopeRecord alice = CreateScope(*store, "user:alice");
+  const ScopeRecord bob = CreateScope(*store, "user:bob");
+  for (int copy = 0; copy < 3; ++copy) {
+    AddText(*store, alice.scope_id, marker + " copy " + std::to_string(copy));
+  }
+  // Enough of bob's text to spread over several pages, so erased pages are not just dropped.
+  for (int filler = 0; filler < 200; ++filler) {
+    AddText(*store, bob.scope_id,
+            "bob filler text " + std::to_string(filler) + std::string(100, 'x'));
+  }
+  AddText(*store, alice.scope_id, marker + " last");
+  const std::string before = ReadFileBytes(path_) + ReadFileBytes(path_ + "-wal");
+  ASSERT_NE(before.find(marker), std::string::npos) << "the marker should be on disk";
+
+  const std::vector<std::int64_t> erase = {alice.scope_id};
+  ASSERT_THAT(store->EraseScopes(erase), IsOk());
+  const std::string db_bytes = ReadFileBytes(path_);
+  const std::string wal_bytes = ReadFileBytes(path_ + "-wal");
+  EXPECT_EQ(db_bytes.find(marker), std::string::npos) << "erased text left in " << path_;
+  EXPECT_EQ(wal_bytes.find(marker), std::string::npos) << "erased text left in the WAL";
+  EXPECT_NE(db_bytes.find("bob filler text 199"), std::string::npos);
+
+  // Still true after the store is closed.
+  store.reset();
+  const std::string closed = ReadFileBytes(path_) + ReadFileBytes(path_ + "-wal");
+  EXPECT_EQ(closed.find(marker), std::string::npos);
+}
+
+TEST_F(SqliteStoreTest, NewerSchemaVersionIsFailedPrecondition) {
+  OpenStore().reset();
+  {
+    RawDb raw(path_);
+    ASSERT_EQ(raw.Exec("UPDATE meta SET value = '99' WHERE key = 'schema_version'"), SQLITE_OK);
+  }
+  EXPECT_THAT(OpenSqliteStore(path_),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       ::testing::AllOf(HasSubstr("99"), HasSubstr(path_))));
+}
+
+TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
+  OpenStore().reset();
+  std::unique_ptr<Store> reopened = OpenStore();
+  ASSERT_NE(reopened, nullptr);
+  StatusOr<std::string> dump = reopened->DumpCanonical();
+  ASSERT_THAT(dump, IsOk());
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"1\""));
+}
+
+TEST_F(SqliteStoreTest, GarbageFileIsCorruptionNamingThePath) {
+  {
+    std::ofstream out(path_, std::ios::binary);
+    for (int line = 0; line < 200; ++line) out << "this is not a database, line " << line << "\n";
+  }
+  EXPECT_THAT(OpenSqliteStore(path_), StatusIs(StatusCode::kCorruption, HasSubstr(path_)));
+}
+
+TEST_F(SqliteStoreTest, ForeignSqliteDatabaseIsRefused) {
+  {
+    RawDb raw(path_);
+    ASSERT_EQ(raw.Exec("CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT)"), SQLITE_OK);
+  }
+  EXPECT_THAT(OpenSqliteStore(path_),
+              StatusIs(StatusCode::kFailedPrecondition, HasSubstr("not an engram store")));
+}
+
+TEST_F(SqliteStoreTest, MissingFileWithoutCreateIsNotFound) {
+  EXPECT_THAT(OpenSqliteStore(path_, {.create_if_missing = false}),
+              StatusIs(StatusCode::kNotFound, HasSubstr(path_)));
+  EXPECT_FALSE(std::filesystem::exists(path_));
+}
+
+TEST_F(SqliteStoreTest, StoreUsesWriteAheadLogging) {
+  OpenStore().reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)), "wal");
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+}
+
+TEST_F(SqliteStoreTest, NonDurableCommitsStillPersistAcrossReopen) {
+  std::string node_id;
+  {
+    StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(path_, {.durable_commits = false});
+    ASSERT_THAT(store, IsOk());
+    const ScopeRecord scope = CreateScope(**store, "user:alice");
+    node_id = AddText(**store, scope.scope_id, "kept").id;
+  }
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(store->GetNode(node_id), IsOk());
+}
+
+TEST_F(SqliteStoreTest, AWriterInAnotherConnectionMakesBeginWriteUnavailable) {
+  StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(path_, {.busy_timeout_ms = 100});
+  ASSERT_THAT(store, IsOk());
+  RawDb other(path_);
+  ASSERT_EQ(other.Exec("BEGIN IMMEDIATE"), SQLITE_OK);
+  EXPECT_THAT((*store)->BeginWrite(), StatusIs(StatusCode::kUnavailable));
+  ASSERT_EQ(other.Exec("ROLLBACK"), SQLITE_OK);
+  EXPECT_THAT((*store)->BeginWrite(), IsOk());
+}
+
+}  // namespace
+}  // namespace engram::store::conformance

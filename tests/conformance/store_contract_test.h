@@ -1,0 +1,75 @@
+// The store contract suite: one set of tests that every store::Store backend must pass
+// (DESIGN §10; STYLE "one contract suite for SQLite and PostgreSQL").
+//
+// A backend joins the suite with one line in its own test file (inside
+// namespace engram::store::conformance):
+//
+//   ENGRAM_INSTANTIATE_STORE_CONTRACT(Sqlite, "sqlite",
+//       [](const std::string& dir) { return store::OpenSqliteStore(dir + "/engram.db"); });
+//
+// The factory opens the store that lives in `dir` (a fresh empty directory per test); called again
+// with the same dir it must open the same store again (the persistence tests reopen).
+// The suites: StoreContractTest (scopes, nodes, edges, journal, erase, persistence, concurrency)
+// and EdgeRegistryContractTest (edge handler semantics through the registry).
+#ifndef ENGRAM_TESTS_CONFORMANCE_STORE_CONTRACT_TEST_H_
+#define ENGRAM_TESTS_CONFORMANCE_STORE_CONTRACT_TEST_H_
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "engram/status.h"
+#include "store/store.h"
+
+namespace engram::store::conformance {
+
+using StoreFactory = std::function<StatusOr<std::unique_ptr<Store>>(const std::string& dir)>;
+
+struct BackendParam {
+  std::string name;  // test-name suffix: letters, digits and '_' only
+  StoreFactory factory;
+};
+
+inline void PrintTo(const BackendParam& param, std::ostream* os) { *os << param.name; }
+
+// Gives every test a fresh directory and an open store. Not thread-safe (one fixture per test).
+class StoreContractTest : public ::testing::TestWithParam<BackendParam> {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // Closes store_ and opens the store in dir_ again through the factory.
+  void Reopen();
+
+  // Creates a scope in its own committed transaction; node id = core::ScopeNodeId(path).
+  ScopeRecord MakeScope(std::string_view path, std::int64_t parent_scope_id = 0);
+  // A turn record in `scope_id` with the next sequence number taken in `txn`.
+  NodeRecord NewTurn(Transaction& txn, std::int64_t scope_id, std::string_view text, Timestamp at);
+  // Inserts a turn in its own committed transaction; returns the stored record.
+  NodeRecord AddTurn(std::int64_t scope_id, std::string_view text, Timestamp at);
+
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+};
+
+// Same fixture; the edge-handler tests live in their own suite for readable output.
+class EdgeRegistryContractTest : public StoreContractTest {};
+
+std::string BackendName(const ::testing::TestParamInfo<BackendParam>& info);
+
+}  // namespace engram::store::conformance
+
+// Instantiates both contract suites for one backend. Use it inside
+// namespace engram::store::conformance (GoogleTest needs the unqualified suite names).
+#define ENGRAM_INSTANTIATE_STORE_CONTRACT(prefix, name, factory)                         \
+  INSTANTIATE_TEST_SUITE_P(prefix, StoreContractTest,                                    \
+                           ::testing::Values(BackendParam{name, factory}), BackendName); \
+  INSTANTIATE_TEST_SUITE_P(prefix, EdgeRegistryContractTest,                             \
+                           ::testing::Values(BackendParam{name, factory}), BackendName)
+
+#endif  // ENGRAM_TESTS_CONFORMANCE_STORE_CONTRACT_TEST_H_
