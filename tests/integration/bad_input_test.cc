@@ -24,8 +24,8 @@ class BadInputTest : public ::testing::Test {
   // Remembers one good turn, then `bad` in a batch of three; expects kInvalidArgument naming
   // turn 1 and `what`, and that only the first good turn is stored.
   void ExpectRejected(const Turn& bad, const std::string& what) {
-    const Scope scope = testing::S("user:bad");
-    ASSERT_THAT(engine_->Remember(scope, {testing::MakeTurn("A", "good turn")}), IsOk());
+    const Scope scope = testing::S("user:bad-" + std::to_string(++calls_));
+    ASSERT_THAT(engine_->Remember(scope, std::vector<Turn>{testing::MakeTurn("A", "good turn")}), IsOk());
     std::vector<Turn> batch = {testing::MakeTurn("A", "fine"), bad,
                                testing::MakeTurn("A", "also fine")};
     EXPECT_THAT(engine_->Remember(scope, batch),
@@ -37,6 +37,7 @@ class BadInputTest : public ::testing::Test {
 
   testing::TempDir dir_;
   std::unique_ptr<Engine> engine_;
+  int calls_ = 0;
 };
 
 TEST_F(BadInputTest, InvalidUtf8Text) {
@@ -82,7 +83,7 @@ TEST_F(BadInputTest, MalformedMetadata) {
 TEST_F(BadInputTest, MetadataIsStoredCanonically) {
   Turn turn = testing::MakeTurn("A", "hello");
   turn.metadata_json = R"({"b": 1, "a": {"y": true, "x": null}})";
-  StatusOr<RememberResult> result = engine_->Remember(testing::S("user:meta"), {turn});
+  StatusOr<RememberResult> result = engine_->Remember(testing::S("user:meta"), std::vector<Turn>{turn});
   ASSERT_THAT(result, IsOk());
   StatusOr<Memory> memory = engine_->Get(result->ids[0]);
   ASSERT_THAT(memory, IsOk());
@@ -105,20 +106,20 @@ TEST_F(BadInputTest, EmptyAndOversizedBatches) {
 
 TEST_F(BadInputTest, BadScopes) {
   Scope empty;
-  EXPECT_THAT(engine_->Remember(empty, {testing::MakeTurn("A", "x")}),
+  EXPECT_THAT(engine_->Remember(empty, std::vector<Turn>{testing::MakeTurn("A", "x")}),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("scope")));
   Scope slash(ScopeKind::kUser, "a/b");
-  EXPECT_THAT(engine_->Remember(slash, {testing::MakeTurn("A", "x")}),
+  EXPECT_THAT(engine_->Remember(slash, std::vector<Turn>{testing::MakeTurn("A", "x")}),
               StatusIs(StatusCode::kInvalidArgument));
   Scope huge(ScopeKind::kUser, std::string(1 << 20, 'n'));
-  EXPECT_THAT(engine_->Remember(huge, {testing::MakeTurn("A", "x")}),
+  EXPECT_THAT(engine_->Remember(huge, std::vector<Turn>{testing::MakeTurn("A", "x")}),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("bytes")));
   EXPECT_THAT(engine_->ListScopes(), IsOkAndHolds(IsEmpty()));
 }
 
 TEST_F(BadInputTest, RecallOnUnknownScopeAndBadQueries) {
   const Scope scope = testing::S("user:q");
-  ASSERT_THAT(engine_->Remember(scope, {testing::MakeTurn("A", "hello world")}), IsOk());
+  ASSERT_THAT(engine_->Remember(scope, std::vector<Turn>{testing::MakeTurn("A", "hello world")}), IsOk());
   EXPECT_THAT(engine_->Recall(testing::S("user:nobody"), {.text = "hello"}),
               StatusIs(StatusCode::kNotFound, HasSubstr("user:nobody")));
   EXPECT_THAT(engine_->Recall(scope, {.text = ""}),

@@ -88,7 +88,7 @@ TEST(CrashTest, KillDuringIngestLosesNoAcknowledgedBatch) {
   ASSERT_THAT(after, IsOk());
   EXPECT_EQ(testing::ItemIds(*before), testing::ItemIds(*after));
   // The store accepts writes again.
-  EXPECT_THAT(engine->Remember(scope, {testing::MakeTurn("w", "after the crash")}), IsOk());
+  EXPECT_THAT(engine->Remember(scope, std::vector<Turn>{testing::MakeTurn("w", "after the crash")}), IsOk());
 }
 
 }  // namespace

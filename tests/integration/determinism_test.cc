@@ -40,7 +40,7 @@ struct RunOutput {
   std::vector<std::string> recalls;
 };
 
-RunOutput Run(const testing::TempDir& dir) {
+RunOutput RunWorkload(const testing::TempDir& dir) {
   RunOutput output;
   {
     std::unique_ptr<Engine> engine = testing::OpenOrDie(testing::TestOptions(dir));
@@ -81,8 +81,8 @@ RunOutput Run(const testing::TempDir& dir) {
 TEST(DeterminismTest, SameInputGivesIdenticalStoreAndRecall) {
   testing::TempDir first_dir;
   testing::TempDir second_dir;
-  const RunOutput first = Run(first_dir);
-  const RunOutput second = Run(second_dir);
+  const RunOutput first = RunWorkload(first_dir);
+  const RunOutput second = RunWorkload(second_dir);
   EXPECT_FALSE(first.dump.empty());
   EXPECT_EQ(first.dump, second.dump);
   EXPECT_EQ(first.recalls, second.recalls);

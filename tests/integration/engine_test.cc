@@ -235,7 +235,7 @@ TEST_F(EngineTest, EraseRemovesEverythingOfTheScopeAndWipesTheFile) {
   EXPECT_THAT(engine_->Get(ids[0]), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(RecallOrDie(testing::S("user:other"), "locker").items, SizeIs(1));
   // The scope can be used afresh.
-  EXPECT_THAT(engine_->Remember(secret, {testing::MakeTurn("Sam", "a new start")}), IsOk());
+  EXPECT_THAT(engine_->Remember(secret, std::vector<Turn>{testing::MakeTurn("Sam", "a new start")}), IsOk());
 }
 
 TEST_F(EngineTest, MergeProposalsArePendingUntilAccepted) {
@@ -300,7 +300,7 @@ TEST_F(EngineTest, WritesFromAnotherEngineOnTheSameStoreAreSeen) {
   RememberOrDie(scope, {testing::MakeTurn("A", "first note about violins")});
   ASSERT_THAT(RecallOrDie(scope, "violins").items, SizeIs(1));
   std::unique_ptr<Engine> other = testing::OpenOrDie(testing::TestOptions(dir_));
-  ASSERT_THAT(other->Remember(scope, {testing::MakeTurn("B", "second note about violins")}),
+  ASSERT_THAT(other->Remember(scope, std::vector<Turn>{testing::MakeTurn("B", "second note about violins")}),
               IsOk());
   EXPECT_THAT(RecallOrDie(scope, "violins").items, SizeIs(2));
 }
@@ -313,7 +313,7 @@ TEST_F(EngineTest, StoreSurvivesReopen) {
   ReadResult result = RecallOrDie(scope, "adoption agencies");
   ASSERT_THAT(result.items, Not(IsEmpty()));
   EXPECT_EQ(result.items[0].id, ids[2]);
-  StatusOr<RememberResult> more = engine_->Remember(scope, {testing::MakeTurn("A", "later")});
+  StatusOr<RememberResult> more = engine_->Remember(scope, std::vector<Turn>{testing::MakeTurn("A", "later")});
   ASSERT_THAT(more, IsOk());
   EXPECT_EQ(more->first_sequence, 5);
 }
