@@ -175,16 +175,18 @@ Status AsStatus(const StatusOr<T>& status_or) {
 #define ENGRAM_STATUS_CONCAT_(a, b) ENGRAM_STATUS_CONCAT_INNER_(a, b)
 
 // Evaluates `expr` (a Status or StatusOr); returns its Status from the enclosing function if not OK.
-#define RETURN_IF_ERROR(expr)                                                              \
-  do {                                                                                     \
-    ::engram::Status engram_status_macro_ = ::engram::internal::AsStatus((expr));          \
-    if (!engram_status_macro_.ok()) return engram_status_macro_;                           \
+#define RETURN_IF_ERROR(expr) \
+  ENGRAM_RETURN_IF_ERROR_IMPL_(ENGRAM_STATUS_CONCAT_(engram_status_, __COUNTER__), expr)
+#define ENGRAM_RETURN_IF_ERROR_IMPL_(tmp, expr)                  \
+  do {                                                           \
+    ::engram::Status tmp = ::engram::internal::AsStatus((expr)); \
+    if (!tmp.ok()) return tmp;                                   \
   } while (false)
 
 // ASSIGN_OR_RETURN(lhs, expr): evaluates `expr` (a StatusOr<T>); on error returns its Status,
 // otherwise move-assigns the value to `lhs` (which may be a declaration: `auto x`).
 #define ASSIGN_OR_RETURN(lhs, expr) \
-  ENGRAM_ASSIGN_OR_RETURN_IMPL_(ENGRAM_STATUS_CONCAT_(engram_statusor_, __LINE__), lhs, expr)
+  ENGRAM_ASSIGN_OR_RETURN_IMPL_(ENGRAM_STATUS_CONCAT_(engram_statusor_, __COUNTER__), lhs, expr)
 #define ENGRAM_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                  \
   if (!tmp.ok()) return std::move(tmp).status();      \
