@@ -1,0 +1,105 @@
+// Packed dense-layer kernel (see dense_kernel.h).
+//
+// Written with GCC/Clang vector extensions: an 8-float vector type that the compiler maps to one
+// AVX register in the "avx2" clone and to two SSE registers in the "default" one. The build must
+// not enable -ffast-math or FP contraction for this file (the ISO -std=c++20 default has
+// -ffp-contract=off), or the two clones could round differently.
+#include "embed/dense_kernel.h"
+
+#include <cassert>
+#include <cstring>
+
+namespace engram::embed::internal {
+namespace {
+
+typedef float Lanes8 __attribute__((vector_size(32)));
+
+constexpr std::size_t kPanel = PackedWeights::kPanelWidth;
+constexpr std::size_t kRowTile = 4;  // rows computed together: each weight load serves 4 rows
+
+inline void Load(Lanes8& vector, const float* source) {
+  std::memcpy(&vector, source, sizeof(vector));
+}
+inline void Store(float* destination, const Lanes8& vector) {
+  std::memcpy(destination, &vector, sizeof(vector));
+}
+
+}  // namespace
+
+void PackedWeights::Pack(const float* row_major, std::size_t input_width,
+                         std::size_t output_width) {
+  assert(output_width % kPanel == 0);
+  input_width_ = input_width;
+  output_width_ = output_width;
+  data_.assign(input_width * output_width, 0.0f);
+  for (std::size_t panel_index = 0; panel_index < output_width / kPanel; ++panel_index) {
+    for (std::size_t row = 0; row < input_width; ++row) {
+      std::memcpy(&data_[(panel_index * input_width + row) * kPanel],
+                  row_major + row * output_width + panel_index * kPanel, kPanel * sizeof(float));
+    }
+  }
+}
+
+__attribute__((target_clones("avx2", "default"))) void DenseForward(
+    const float* input, std::size_t input_stride, std::size_t rows, const PackedWeights& weights,
+    const float* bias, float* output, std::size_t output_stride) {
+  const std::size_t depth = weights.input_width();
+  const std::size_t panels = weights.output_width() / kPanel;
+  for (std::size_t panel_index = 0; panel_index < panels; ++panel_index) {
+    const float* panel = weights.panel(panel_index);
+    const std::size_t column = panel_index * kPanel;
+    Lanes8 bias_low;
+    Lanes8 bias_high;
+    Load(bias_low, bias + column);
+    Load(bias_high, bias + column + 8);
+    std::size_t row = 0;
+    for (; row + kRowTile <= rows; row += kRowTile) {
+      const float* in0 = input + row * input_stride;
+      const float* in1 = in0 + input_stride;
+      const float* in2 = in1 + input_stride;
+      const float* in3 = in2 + input_stride;
+      Lanes8 sum0_low = {}, sum0_high = {}, sum1_low = {}, sum1_high = {};
+      Lanes8 sum2_low = {}, sum2_high = {}, sum3_low = {}, sum3_high = {};
+      for (std::size_t k = 0; k < depth; ++k) {
+        Lanes8 weight_low;
+        Lanes8 weight_high;
+        Load(weight_low, panel + k * kPanel);
+        Load(weight_high, panel + k * kPanel + 8);
+        sum0_low += in0[k] * weight_low;
+        sum0_high += in0[k] * weight_high;
+        sum1_low += in1[k] * weight_low;
+        sum1_high += in1[k] * weight_high;
+        sum2_low += in2[k] * weight_low;
+        sum2_high += in2[k] * weight_high;
+        sum3_low += in3[k] * weight_low;
+        sum3_high += in3[k] * weight_high;
+      }
+      float* out0 = output + row * output_stride + column;
+      Store(out0, sum0_low + bias_low);
+      Store(out0 + 8, sum0_high + bias_high);
+      Store(out0 + output_stride, sum1_low + bias_low);
+      Store(out0 + output_stride + 8, sum1_high + bias_high);
+      Store(out0 + 2 * output_stride, sum2_low + bias_low);
+      Store(out0 + 2 * output_stride + 8, sum2_high + bias_high);
+      Store(out0 + 3 * output_stride, sum3_low + bias_low);
+      Store(out0 + 3 * output_stride + 8, sum3_high + bias_high);
+    }
+    for (; row < rows; ++row) {  // the same arithmetic, one row at a time
+      const float* in = input + row * input_stride;
+      Lanes8 sum_low = {}, sum_high = {};
+      for (std::size_t k = 0; k < depth; ++k) {
+        Lanes8 weight_low;
+        Lanes8 weight_high;
+        Load(weight_low, panel + k * kPanel);
+        Load(weight_high, panel + k * kPanel + 8);
+        sum_low += in[k] * weight_low;
+        sum_high += in[k] * weight_high;
+      }
+      float* out = output + row * output_stride + column;
+      Store(out, sum_low + bias_low);
+      Store(out + 8, sum_high + bias_high);
+    }
+  }
+}
+
+}  // namespace engram::embed::internal

@@ -1,0 +1,283 @@
+// Tests for UseLiteEmbedder: agreement with the original implementation (golden vectors),
+// paraphrase similarity, determinism, truncation, and the errors for missing or damaged files.
+// Needs the model installed by scripts/setup; fails (never skips) when it is missing.
+#include "embed/use_lite.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "embed/embed_test_util.h"
+#include "engram/testing/status_matchers.h"
+
+namespace engram::embed {
+namespace {
+
+namespace fs = std::filesystem;
+using ::engram::testing::IsOk;
+using ::engram::testing::StatusIs;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+constexpr float kMinGoldenCosine = 0.9999f;
+
+class UseLiteTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    StatusOr<std::unique_ptr<UseLiteEmbedder>> opened =
+        UseLiteEmbedder::Open(testing::InstalledModelDir());
+    if (opened.ok()) {
+      embedder_ = std::move(opened).value().release();
+    } else {
+      open_status_ = new Status(opened.status());
+    }
+  }
+  static void TearDownTestSuite() {
+    delete embedder_;
+    embedder_ = nullptr;
+    delete open_status_;
+    open_status_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(embedder_, nullptr) << testing::kInstallHint << "\nOpen failed: "
+                                  << (open_status_ != nullptr ? open_status_->ToString() : "");
+  }
+
+  std::vector<float> EmbedOne(const std::string& text) {
+    StatusOr<std::vector<std::vector<float>>> vectors =
+        embedder_->Embed(std::span<const std::string>(&text, 1));
+    EXPECT_THAT(vectors, IsOk());
+    return vectors.ok() ? vectors->at(0) : std::vector<float>(UseLiteEmbedder::kDimension);
+  }
+
+  static UseLiteEmbedder* embedder_;
+  static Status* open_status_;
+};
+
+UseLiteEmbedder* UseLiteTest::embedder_ = nullptr;
+Status* UseLiteTest::open_status_ = nullptr;
+
+TEST_F(UseLiteTest, IdentifiesItself) {
+  EXPECT_EQ(embedder_->model_id(), "use-lite@0.2.0");
+  EXPECT_EQ(embedder_->dimension(), 512u);
+}
+
+TEST_F(UseLiteTest, MatchesOriginalImplementationOnGoldenSentences) {
+  const std::vector<testing::GoldenCase> cases = testing::LoadGoldenCases();
+  ASSERT_GE(cases.size(), 50u) << "cannot read " << testing::GoldenPath();
+  std::vector<std::string> texts;
+  for (const testing::GoldenCase& golden : cases) texts.push_back(golden.text);
+  StatusOr<std::vector<std::vector<float>>> vectors = embedder_->Embed(texts);
+  ASSERT_THAT(vectors, IsOk());
+  ASSERT_EQ(vectors->size(), cases.size());
+  float worst = 1.0f;
+  for (std::size_t index = 0; index < cases.size(); ++index) {
+    ASSERT_EQ((*vectors)[index].size(), cases[index].vector.size());
+    const float cosine = Cosine((*vectors)[index], cases[index].vector);
+    worst = std::min(worst, cosine);
+    EXPECT_GE(cosine, kMinGoldenCosine) << "text: \"" << cases[index].text << "\"";
+    EXPECT_NEAR(Dot((*vectors)[index], (*vectors)[index]), 1.0f, 1e-5f);
+  }
+  RecordProperty("worst_golden_cosine", std::to_string(worst));
+}
+
+TEST_F(UseLiteTest, ParaphraseIsCloserThanUnrelatedSentence) {
+  const std::vector<float> query = EmbedOne("dentist appointment Tuesday");
+  const std::vector<float> paraphrase = EmbedOne("see the tooth doctor next week");
+  const std::vector<float> unrelated = EmbedOne("The quarterly revenue report is due on Friday.");
+  const std::vector<float> unrelated2 = EmbedOne("My favourite colour is blue.");
+  EXPECT_GT(Cosine(query, paraphrase), Cosine(query, unrelated));
+  EXPECT_GT(Cosine(query, paraphrase), Cosine(query, unrelated2));
+}
+
+TEST_F(UseLiteTest, VectorDependsOnlyOnTheText) {
+  const std::vector<std::string> batch = {"first sentence here", "dentist appointment Tuesday",
+                                          "a third, rather longer sentence about the weather"};
+  StatusOr<std::vector<std::vector<float>>> together = embedder_->Embed(batch);
+  ASSERT_THAT(together, IsOk());
+  StatusOr<std::vector<std::vector<float>>> again = embedder_->Embed(batch);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(*together, *again);  // bit-identical
+  for (std::size_t index = 0; index < batch.size(); ++index) {
+    EXPECT_EQ((*together)[index], EmbedOne(batch[index])) << batch[index];
+  }
+
+  UseLiteOptions single_thread;
+  single_thread.num_threads = 1;
+  single_thread.verify_checksums = false;
+  StatusOr<std::unique_ptr<UseLiteEmbedder>> sequential =
+      UseLiteEmbedder::Open(testing::InstalledModelDir(), single_thread);
+  ASSERT_THAT(sequential, IsOk());
+  StatusOr<std::vector<std::vector<float>>> one_thread = (*sequential)->Embed(batch);
+  ASSERT_THAT(one_thread, IsOk());
+  EXPECT_EQ(*together, *one_thread);
+}
+
+TEST_F(UseLiteTest, EmptyInputGivesEmptyOutputAndEmptyTextAUnitVector) {
+  StatusOr<std::vector<std::vector<float>>> none = embedder_->Embed({});
+  ASSERT_THAT(none, IsOk());
+  EXPECT_TRUE(none->empty());
+  const std::vector<float> empty = EmbedOne("");
+  EXPECT_NEAR(Dot(empty, empty), 1.0f, 1e-5f);
+}
+
+TEST_F(UseLiteTest, ReadsOnlyTheFirst128Tokens) {
+  std::vector<std::int32_t> token_ids;
+  for (int index = 0; index < 200; ++index) token_ids.push_back(9 + index % 50);
+  StatusOr<std::vector<float>> full = embedder_->EmbedTokenIds(token_ids);
+  StatusOr<std::vector<float>> clipped =
+      embedder_->EmbedTokenIds(std::span<const std::int32_t>(token_ids.data(), 128));
+  StatusOr<std::vector<float>> shorter =
+      embedder_->EmbedTokenIds(std::span<const std::int32_t>(token_ids.data(), 127));
+  ASSERT_THAT(full, IsOk());
+  ASSERT_THAT(clipped, IsOk());
+  ASSERT_THAT(shorter, IsOk());
+  EXPECT_EQ(*full, *clipped);
+  EXPECT_NE(*full, *shorter);
+}
+
+TEST_F(UseLiteTest, RejectsTokenIdsOutsideTheTable) {
+  const std::vector<std::int32_t> bad = {9, 8002};
+  EXPECT_THAT(embedder_->EmbedTokenIds(bad),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("8002")));
+  const std::vector<std::int32_t> negative = {-1};
+  EXPECT_THAT(embedder_->EmbedTokenIds(negative), StatusIs(StatusCode::kInvalidArgument));
+}
+
+TEST_F(UseLiteTest, ConcurrentCallsAgree) {
+  const std::vector<std::string> batch = {"one", "two words", "three words here", "four"};
+  StatusOr<std::vector<std::vector<float>>> expected = embedder_->Embed(batch);
+  ASSERT_THAT(expected, IsOk());
+  std::vector<std::vector<std::vector<float>>> results(4);
+  std::vector<std::thread> threads;
+  for (std::size_t thread = 0; thread < results.size(); ++thread) {
+    threads.emplace_back([&, thread] {
+      StatusOr<std::vector<std::vector<float>>> vectors = embedder_->Embed(batch);
+      if (vectors.ok()) results[thread] = *vectors;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const auto& result : results) EXPECT_EQ(result, *expected);
+}
+
+// A copy of the installed model made of symlinks, so single files can be removed or replaced.
+class DamagedModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    source_ = testing::InstalledModelDir();
+    ASSERT_TRUE(fs::exists(fs::path(source_) / "model.json")) << testing::kInstallHint;
+    directory_ = fs::temp_directory_path() /
+                 ("engram_use_lite_test_" + std::to_string(::getpid()) + "_" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(directory_);
+    fs::create_directories(directory_);
+    for (const fs::directory_entry& entry : fs::directory_iterator(source_)) {
+      fs::create_symlink(fs::absolute(entry.path()), directory_ / entry.path().filename());
+    }
+  }
+  void TearDown() override { fs::remove_all(directory_); }
+
+  // Replaces `name` by a real file holding its first `keep` bytes.
+  void Truncate(const std::string& name, std::size_t keep) {
+    std::ifstream in(fs::path(source_) / name, std::ios::binary);
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    const std::string contents = std::move(buffer).str();
+    fs::remove(directory_ / name);
+    std::ofstream out(directory_ / name, std::ios::binary);
+    out.write(contents.data(), static_cast<std::streamsize>(std::min(keep, contents.size())));
+  }
+
+  void Replace(const std::string& name, const std::string& contents) {
+    fs::remove(directory_ / name);
+    std::ofstream(directory_ / name, std::ios::binary) << contents;
+  }
+
+  std::string source_;
+  fs::path directory_;
+};
+
+TEST_F(DamagedModelTest, IntactCopyOpens) {
+  EXPECT_THAT(UseLiteEmbedder::Open(directory_.string()), IsOk());
+}
+
+TEST_F(DamagedModelTest, MissingDirectoryIsNotFound) {
+  EXPECT_THAT(UseLiteEmbedder::Open((directory_ / "nowhere").string()),
+              StatusIs(StatusCode::kNotFound,
+                       AllOf(HasSubstr("model.json"), HasSubstr("run scripts/setup"))));
+}
+
+TEST_F(DamagedModelTest, MissingShardIsNotFoundNamingIt) {
+  fs::remove(directory_ / "group1-shard3of7");
+  EXPECT_THAT(UseLiteEmbedder::Open(directory_.string()),
+              StatusIs(StatusCode::kNotFound,
+                       AllOf(HasSubstr("group1-shard3of7"), HasSubstr("run scripts/setup"))));
+}
+
+TEST_F(DamagedModelTest, MissingVocabularyIsNotFound) {
+  fs::remove(directory_ / "vocab.json");
+  EXPECT_THAT(UseLiteEmbedder::Open(directory_.string()),
+              StatusIs(StatusCode::kNotFound, HasSubstr("vocab.json")));
+}
+
+TEST_F(DamagedModelTest, TruncatedShardFailsItsChecksum) {
+  Truncate("group1-shard3of7", 1000);
+  EXPECT_THAT(
+      UseLiteEmbedder::Open(directory_.string()),
+      StatusIs(StatusCode::kCorruption, AllOf(HasSubstr("group1-shard3of7"), HasSubstr("sha256"),
+                                              HasSubstr("run scripts/setup"))));
+}
+
+TEST_F(DamagedModelTest, TruncatedShardIsCorruptionWithoutChecksums) {
+  Truncate("group1-shard3of7", 1000);
+  UseLiteOptions options;
+  options.verify_checksums = false;
+  EXPECT_THAT(
+      UseLiteEmbedder::Open(directory_.string(), options),
+      StatusIs(StatusCode::kCorruption, AllOf(HasSubstr("group1-shard3of7"), HasSubstr("truncated"),
+                                              HasSubstr("run scripts/setup"))));
+}
+
+TEST_F(DamagedModelTest, TruncatedLastShardIsCorruptionWithoutChecksums) {
+  Truncate("group1-shard7of7", 10);
+  UseLiteOptions options;
+  options.verify_checksums = false;
+  EXPECT_THAT(UseLiteEmbedder::Open(directory_.string(), options),
+              StatusIs(StatusCode::kCorruption, HasSubstr("group1-shard7of7")));
+}
+
+TEST_F(DamagedModelTest, MalformedModelJsonIsCorruption) {
+  Replace("model.json", "{\"modelTopology\": ");
+  EXPECT_THAT(UseLiteEmbedder::Open(directory_.string()),
+              StatusIs(StatusCode::kCorruption,
+                       AllOf(HasSubstr("model.json"), HasSubstr("run scripts/setup"))));
+}
+
+TEST_F(DamagedModelTest, MissingChecksumFileIsNotFound) {
+  fs::remove(directory_ / "SHA256SUMS");
+  EXPECT_THAT(UseLiteEmbedder::Open(directory_.string()),
+              StatusIs(StatusCode::kNotFound, HasSubstr("SHA256SUMS")));
+  UseLiteOptions options;
+  options.verify_checksums = false;
+  EXPECT_THAT(UseLiteEmbedder::Open(directory_.string(), options), IsOk());
+}
+
+TEST_F(DamagedModelTest, MalformedVocabularyIsCorruption) {
+  Replace("vocab.json", "[[\"a\", ");
+  UseLiteOptions options;
+  options.verify_checksums = false;
+  EXPECT_THAT(UseLiteEmbedder::Open(directory_.string(), options),
+              StatusIs(StatusCode::kCorruption, HasSubstr("vocab.json")));
+}
+
+}  // namespace
+}  // namespace engram::embed
