@@ -34,10 +34,16 @@ class PlainEdgeHandler final : public EdgeHandler {
                                        " node, not a scope node");
       }
     }
-    ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> existing,
-                     ctx.txn().EdgesOf(request.src, store::EdgeDirection::kOutgoing, type_));
+    // Look from the endpoint with few edges of this type: a scope node contains every member,
+    // while a member sits in a handful of scopes; a derived node cites a handful of sources.
+    const bool from_dst = src_must_be_scope_;
+    ASSIGN_OR_RETURN(
+        const std::vector<store::EdgeRecord> existing,
+        ctx.txn().EdgesOf(
+            from_dst ? request.dst : request.src,
+            from_dst ? store::EdgeDirection::kIncoming : store::EdgeDirection::kOutgoing, type_));
     for (const store::EdgeRecord& edge : existing) {
-      if (edge.dst == request.dst && edge.status == store::kEdgeActive) {
+      if (edge.src == request.src && edge.dst == request.dst && edge.status == store::kEdgeActive) {
         return Status::AlreadyExists(type_ + " edge " + ShortId(request.src) + " -> " +
                                      ShortId(request.dst) + " already exists (" + edge.id + ")");
       }

@@ -183,21 +183,29 @@ StatusOr<EdgeRecord> RequireEdge(Connection& conn, std::string_view id) {
 
 StatusOr<std::vector<EdgeRecord>> QueryEdgesOf(Connection& conn, std::string_view node_id,
                                                EdgeDirection direction, std::string_view type) {
+  // Separate texts with and without the type so the (src, type) / (dst, type) indexes are used
+  // in full: a scope node can have millions of outgoing `contains` edges.
   static const std::string kOutgoing =
-      Sql("SELECT ", kEdgeColumns,
-          " FROM edges WHERE src = ?1 AND (?2 = '' OR type = ?2) ORDER BY row_id");
+      Sql("SELECT ", kEdgeColumns, " FROM edges WHERE src = ?1 ORDER BY row_id");
+  static const std::string kOutgoingTyped =
+      Sql("SELECT ", kEdgeColumns, " FROM edges WHERE src = ?1 AND type = ?2 ORDER BY row_id");
   static const std::string kIncoming =
-      Sql("SELECT ", kEdgeColumns,
-          " FROM edges WHERE dst = ?1 AND (?2 = '' OR type = ?2) ORDER BY row_id");
+      Sql("SELECT ", kEdgeColumns, " FROM edges WHERE dst = ?1 ORDER BY row_id");
+  static const std::string kIncomingTyped =
+      Sql("SELECT ", kEdgeColumns, " FROM edges WHERE dst = ?1 AND type = ?2 ORDER BY row_id");
   static const std::string kBoth =
+      Sql("SELECT ", kEdgeColumns, " FROM edges WHERE src = ?1 OR dst = ?1 ORDER BY row_id");
+  static const std::string kBothTyped =
       Sql("SELECT ", kEdgeColumns,
-          " FROM edges WHERE (src = ?1 OR dst = ?1) AND (?2 = '' OR type = ?2) ORDER BY row_id");
-  const std::string* sql = &kBoth;
-  if (direction == EdgeDirection::kOutgoing) sql = &kOutgoing;
-  if (direction == EdgeDirection::kIncoming) sql = &kIncoming;
+          " FROM edges WHERE (src = ?1 AND type = ?2) OR (dst = ?1 AND type = ?2) "
+          "ORDER BY row_id");
+  const bool typed = !type.empty();
+  const std::string* sql = typed ? &kBothTyped : &kBoth;
+  if (direction == EdgeDirection::kOutgoing) sql = typed ? &kOutgoingTyped : &kOutgoing;
+  if (direction == EdgeDirection::kIncoming) sql = typed ? &kIncomingTyped : &kIncoming;
   ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(*sql, "edges of node"));
   stmt.BindText(1, node_id);
-  stmt.BindText(2, type);
+  if (typed) stmt.BindText(2, type);
   return CollectRows<EdgeRecord>(stmt, ReadEdge);
 }
 
