@@ -1,7 +1,9 @@
 # Helpers that give every engram target the same standard, warnings and sanitizers.
 
 set(ENGRAM_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
-    -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough)
+    -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough
+    # Designated initializers ({.k = 5}) are the intended way to fill option structs.
+    -Wno-missing-field-initializers)
 
 function(engram_apply_common target)
   target_compile_features(${target} PUBLIC cxx_std_20)

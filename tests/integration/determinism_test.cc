@@ -63,7 +63,7 @@ RunOutput RunWorkload(const testing::TempDir& dir) {
     StatusOr<std::vector<Memory>> listed = engine->List(testing::S("user:ana/run:1"));
     EXPECT_THAT(listed, IsOk());
     EXPECT_THAT(engine->Retire((*listed)[3].id, "test"), IsOk());
-    for (const std::string& query : {"dentist visit", "piano", "garden beds tax", "hiking"}) {
+    for (const char* query : {"dentist visit", "piano", "garden beds tax", "hiking"}) {
       StatusOr<ReadResult> result = engine->Recall(testing::S("user:ana"), {.text = query});
       EXPECT_THAT(result, IsOk());
       output.recalls.push_back(Describe(*result));

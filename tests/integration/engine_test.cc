@@ -280,7 +280,7 @@ TEST_F(EngineTest, RebuiltIndexEqualsIncrementalIndex) {
     if (batch == 0) RecallOrDie(scope, "apple");
   }
   std::vector<std::vector<std::string>> before;
-  for (const std::string& query : {"apple banana", "cherry golf hotel", "delta", "echo foxtrot"}) {
+  for (const char* query : {"apple banana", "cherry golf hotel", "delta", "echo foxtrot"}) {
     before.push_back(testing::ItemIds(RecallOrDie(scope, query, {.k = 20})));
   }
   StatusOr<RebuildReport> report = engine_->RebuildIndex();
@@ -288,7 +288,7 @@ TEST_F(EngineTest, RebuiltIndexEqualsIncrementalIndex) {
   EXPECT_TRUE(report->matched_live_index);
   EXPECT_EQ(report->documents, 42u);
   std::vector<std::vector<std::string>> after;
-  for (const std::string& query : {"apple banana", "cherry golf hotel", "delta", "echo foxtrot"}) {
+  for (const char* query : {"apple banana", "cherry golf hotel", "delta", "echo foxtrot"}) {
     after.push_back(testing::ItemIds(RecallOrDie(scope, query, {.k = 20})));
   }
   EXPECT_EQ(before, after);
