@@ -1,0 +1,163 @@
+// cli.cc: the console (results, errors, exit codes), opening the engine, terminal-safe text.
+#include "cli/cli.h"
+
+#include <cstdio>
+#include <ostream>
+
+#include "core/ids.h"
+#include "core/utf8.h"
+
+namespace engram::cli {
+namespace {
+
+constexpr std::size_t kMaxMessageBytes = 2000;
+
+std::string Hex(unsigned char byte) {
+  char buffer[8];
+  std::snprintf(buffer, sizeof(buffer), "\\x%02X", byte);
+  return buffer;
+}
+
+// Length of the UTF-8 sequence a lead byte starts, or 0 for a byte that cannot start one.
+std::size_t SequenceLength(unsigned char lead) {
+  if (lead >= 0xC2 && lead <= 0xDF) return 2;
+  if (lead >= 0xE0 && lead <= 0xEF) return 3;
+  if (lead >= 0xF0 && lead <= 0xF4) return 4;
+  return 0;
+}
+
+}  // namespace
+
+ExitCode ExitCodeFor(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk:
+      return ExitCode::kOk;
+    case StatusCode::kNotFound:
+      return ExitCode::kNotFound;
+    default:
+      return ExitCode::kError;
+  }
+}
+
+void Console::PrintJson(const io::Json& value) { out_ << io::Dump(value, /*pretty=*/true) << "\n"; }
+
+void Console::Note(std::string_view line) {
+  if (!global_.quiet) err_ << Printable(line) << "\n";
+}
+
+int Console::Fail(std::string_view command, const Status& status) {
+  return Report(command, status, ExitCodeFor(status.code()));
+}
+
+int Console::UsageError(std::string_view command, std::string_view message) {
+  return Report(command, Status::InvalidArgument(std::string(message)), ExitCode::kUsage);
+}
+
+int Console::Report(std::string_view command, const Status& status, ExitCode code) {
+  std::string message = status.message();
+  if (message.size() > kMaxMessageBytes) message = Excerpt(message, kMaxMessageBytes);
+  if (global_.json) {
+    PrintJson(io::ErrorToJson(Status(status.code(), message)));
+  }
+  err_ << "engram: ";
+  if (!command.empty()) err_ << command << ": ";
+  err_ << Printable(message);
+  if (code == ExitCode::kUsage) {
+    err_ << "\n(run 'engram " << (command.empty() ? "" : std::string(command) + " ")
+         << "--help' for usage)";
+  }
+  err_ << "\n";
+  return ToInt(code);
+}
+
+StatusOr<std::unique_ptr<Engine>> OpenEngine(const GlobalOptions& global, bool create_if_missing) {
+  EngineOptions options;
+  options.store_path = global.store;
+  options.data_dir = global.data_dir;
+  options.config_file = global.config;
+  options.create_if_missing = create_if_missing;
+  return Engine::Open(options);
+}
+
+std::string Printable(std::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    if (byte < 0x80) {
+      const bool control = byte < 0x20 || byte == 0x7F;
+      if (!control || (keep_newlines && (byte == '\n' || byte == '\t'))) {
+        out += static_cast<char>(byte);
+      } else {
+        out += Hex(byte);
+      }
+      ++pos;
+      continue;
+    }
+    const std::size_t length = SequenceLength(byte);
+    const bool c1_control =
+        byte == 0xC2 && pos + 1 < text.size() && static_cast<unsigned char>(text[pos + 1]) < 0xA0;
+    if (length > 0 && pos + length <= text.size() && !c1_control &&
+        core::IsValidUtf8(text.substr(pos, length))) {
+      out.append(text.substr(pos, length));
+      pos += length;
+    } else {
+      out += Hex(byte);
+      ++pos;
+    }
+  }
+  return out;
+}
+
+std::string Excerpt(std::string_view text, std::size_t max_bytes) {
+  std::string line;
+  line.reserve(std::min(text.size(), max_bytes + 3));
+  for (const char c : text) {
+    if (line.size() >= max_bytes) break;
+    line += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  }
+  if (line.size() < text.size()) {
+    // Do not end inside a UTF-8 character.
+    while (!line.empty() && (static_cast<unsigned char>(line.back()) & 0xC0) == 0x80) {
+      line.pop_back();
+    }
+    if (!line.empty() && static_cast<unsigned char>(line.back()) >= 0xC0) line.pop_back();
+    line += "...";
+  }
+  return line;
+}
+
+CLI::Validator WholeNumber(long long min) {
+  return CLI::Validator(
+      [min](std::string& value) -> std::string {
+        std::size_t used = 0;
+        long long number = 0;
+        try {
+          number = std::stoll(value, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != value.size() || number < min) {
+          return "must be a whole number >= " + std::to_string(min) + ", got \"" +
+                 Excerpt(Printable(value), 40) + "\"";
+        }
+        return std::string();
+      },
+      "INT>=" + std::to_string(min));
+}
+
+CLI::Validator IdValidator() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (core::LooksLikeId(value)) return std::string();
+        return "\"" + Excerpt(Printable(value), 40) + "\" is not an id (32 lowercase hex digits)";
+      },
+      "ID");
+}
+
+std::string TimeOrDash(const std::optional<Timestamp>& time) {
+  return time.has_value() ? FormatTimestamp(*time) : "-";
+}
+
+}  // namespace engram::cli

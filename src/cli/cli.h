@@ -1,0 +1,117 @@
+// cli.h: what the `engram` command's files share — global options, exit codes, the console that
+// prints results and errors (human or --json), opening the engine, and the registration hooks
+// of each command group (ingest_command.cc, recall_command.cc, memory_commands.cc,
+// proposal_commands.cc).
+//
+// Each command group adds its CLI11 subcommands and, for each, a function that runs it after the
+// whole command line has been parsed. Runners return the process exit code; they never throw.
+#ifndef ENGRAM_CLI_CLI_H_
+#define ENGRAM_CLI_CLI_H_
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/engine.h"
+#include "engram/status.h"
+#include "engram/types.h"
+#include "io/api_json.h"
+
+namespace engram::cli {
+
+// The process exit codes, documented in `engram --help` and src/cli/README.md.
+enum class ExitCode : int {
+  kOk = 0,        // success
+  kError = 1,     // the engine (or an input file) reported an error
+  kUsage = 2,     // bad flags, bad scope syntax, missing argument, refused without --yes
+  kNotFound = 3,  // a scope, memory, proposal, store or input file does not exist
+};
+
+// The one place where a StatusCode becomes an exit code: kOk → 0, kNotFound → 3, others → 1.
+// (Usage errors are found by the CLI itself, before any Status exists, and exit with kUsage.)
+ExitCode ExitCodeFor(StatusCode code);
+
+inline constexpr std::string_view kExitCodesHelp =
+    "Exit codes: 0 success; 1 error reported by the engine or an input file (message on stderr,\n"
+    "or {\"error\": {...}} on stdout with --json); 2 usage error (bad flags, bad scope syntax,\n"
+    "missing argument, erase without --yes); 3 not found (scope, memory, proposal, store, file).";
+
+struct GlobalOptions {
+  std::string store = "engram.db";  // --store, $ENGRAM_STORE
+  std::string data_dir;             // --data-dir
+  std::string config;               // --config
+  bool json = false;                // --json
+  bool quiet = false;               // --quiet
+};
+
+// Prints results and errors the way the global options ask. Not thread-safe.
+class Console {
+ public:
+  Console(const GlobalOptions& global, std::ostream& out, std::ostream& err)
+      : global_(global), out_(out), err_(err) {}
+
+  bool json() const { return global_.json; }
+  bool quiet() const { return global_.quiet; }
+  const GlobalOptions& global() const { return global_; }
+  std::ostream& out() { return out_; }
+  std::ostream& err() { return err_; }
+
+  // Writes `value` (pretty-printed) and a newline to stdout.
+  void PrintJson(const io::Json& value);
+  // A progress or notice line on stderr, unless --quiet.
+  void Note(std::string_view line);
+
+  // Reports the failure of `command` ("engram: <command>: <message>" on stderr, and with --json
+  // {"error": ...} on stdout). Returns ExitCodeFor(status.code()).
+  int Fail(std::string_view command, const Status& status);
+  // Reports a usage error the same way (code INVALID_ARGUMENT in JSON). Returns kUsage.
+  int UsageError(std::string_view command, std::string_view message);
+
+ private:
+  int Report(std::string_view command, const Status& status, ExitCode code);
+
+  const GlobalOptions& global_;
+  std::ostream& out_;
+  std::ostream& err_;
+};
+
+inline int ToInt(ExitCode code) { return static_cast<int>(code); }
+
+// Opens the engine with the global options. Commands that only read or change existing data
+// pass create_if_missing = false, so a mistyped --store is kNotFound instead of a new file.
+StatusOr<std::unique_ptr<Engine>> OpenEngine(const GlobalOptions& global, bool create_if_missing);
+
+// `text` made safe for a terminal: control characters (but newlines and tabs when
+// `keep_newlines`) and invalid UTF-8 bytes become \xNN escapes.
+std::string Printable(std::string_view text, bool keep_newlines = false);
+// One line of at most `max_bytes` bytes (newlines shown as spaces), "..." when cut.
+std::string Excerpt(std::string_view text, std::size_t max_bytes);
+// ISO-8601, or "-" when unset.
+std::string TimeOrDash(const std::optional<Timestamp>& time);
+
+// CLI11 validators with short messages ("--k: must be a whole number >= 0, got \"-3\"").
+CLI::Validator WholeNumber(long long min);
+// A memory or proposal id: 32 lowercase hex digits.
+CLI::Validator IdValidator();
+
+// A registered subcommand and what runs it.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+using CommandList = std::vector<Command>;
+
+void AddIngestCommand(CLI::App& app, Console& console, CommandList* commands);
+void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands);
+// show, list, history, scopes, retire, erase, rebuild-index
+void AddMemoryCommands(CLI::App& app, Console& console, CommandList* commands);
+// proposals, accept, reject, propose-same
+void AddProposalCommands(CLI::App& app, Console& console, CommandList* commands);
+
+}  // namespace engram::cli
+
+#endif  // ENGRAM_CLI_CLI_H_

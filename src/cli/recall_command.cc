@@ -1,0 +1,174 @@
+// recall_command.cc: `engram recall` — asks the engine for the memories of a scope that answer a
+// question and prints the ranked items with their scores, routes and provenance (or, with
+// --context, only the packed context; with --json, the whole ReadResult).
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "engram/options.h"
+#include "io/file_reader.h"
+
+namespace engram::cli {
+namespace {
+
+constexpr std::string_view kCommand = "recall";
+// Largest query read from stdin (the engine applies its own, smaller limit).
+constexpr std::size_t kMaxStdinQueryBytes = 1 << 20;
+
+struct RecallArgs {
+  std::string scope;
+  std::size_t k = 0;
+  std::size_t budget = 0;
+  std::vector<std::string> routes;
+  std::string policy = "balanced";
+  bool include_retired = false;
+  std::string at;
+  bool context_only = false;
+  std::vector<std::string> query_words;
+};
+
+std::string Score(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.4f", value);
+  return buffer;
+}
+
+void PrintItems(const ReadResult& result, std::string_view scope, Console& console) {
+  std::ostream& out = console.out();
+  if (!console.quiet()) {
+    char latency[32];
+    std::snprintf(latency, sizeof(latency), "%.1f", result.latency_ms);
+    out << result.items.size() << (result.items.size() == 1 ? " item" : " items") << " from "
+        << Printable(scope) << " for \"" << Excerpt(Printable(result.query), 120) << "\" (policy "
+        << result.policy << ", " << result.diagnostics.context_tokens << " context tokens, "
+        << latency << " ms)\n";
+  }
+  std::size_t rank = 0;
+  for (const RecallItem& item : result.items) {
+    ++rank;
+    out << "\n" << rank << ". [" << NodeKindName(item.kind) << "] score " << Score(item.score);
+    if (!item.speaker.empty()) out << "  " << Printable(item.speaker);
+    out << "  " << TimeOrDash(item.event_time);
+    if (!item.session_id.empty()) out << "  " << Printable(item.session_id);
+    out << "  seq " << item.sequence;
+    if (item.status != NodeStatus::kActive) out << "  (" << NodeStatusName(item.status) << ")";
+    out << "\n";
+    std::istringstream lines(Printable(item.text, /*keep_newlines=*/true));
+    for (std::string line; std::getline(lines, line);) out << "   " << line << "\n";
+    out << "   routes:";
+    if (item.routes.empty()) out << " -";
+    for (const RouteScore& route : item.routes) {
+      out << " " << Printable(route.route) << " #" << route.rank << " (" << Score(route.score)
+          << ")";
+    }
+    out << "  fused " << Score(item.fused_score) << "\n";
+    for (const Adjustment& adjustment : item.adjustments) {
+      out << "   adjusted: " << Printable(adjustment.name) << " x" << Score(adjustment.factor);
+      if (!adjustment.detail.empty()) out << " (" << Printable(adjustment.detail) << ")";
+      out << "\n";
+    }
+    if (item.metadata_json != "{}" && !item.metadata_json.empty()) {
+      out << "   metadata: " << Excerpt(Printable(item.metadata_json), 200) << "\n";
+    }
+    out << "   id: " << item.id << "\n";
+    out << "   provenance:";
+    if (item.provenance.empty()) out << " -";
+    for (const std::string& id : item.provenance) out << " " << Printable(id);
+    out << "\n";
+  }
+  if (result.items.empty() && !console.quiet()) out << "no memories matched\n";
+}
+
+int RunRecall(const RecallArgs& args, Console& console) {
+  StatusOr<Scope> scope = Scope::Parse(args.scope);
+  if (!scope.ok()) return console.UsageError(kCommand, "--scope: " + scope.status().message());
+
+  RecallQuery query;
+  if (args.query_words.size() == 1 && args.query_words[0] == io::kStdinPath) {
+    io::ReadOptions read_options;
+    read_options.max_bytes = kMaxStdinQueryBytes;
+    StatusOr<std::string> text = io::ReadFile(io::kStdinPath, read_options);
+    if (!text.ok()) return console.Fail(kCommand, text.status());
+    query.text = *std::move(text);
+    while (!query.text.empty() && (query.text.back() == '\n' || query.text.back() == '\r')) {
+      query.text.pop_back();
+    }
+  } else {
+    for (const std::string& word : args.query_words) {
+      if (!query.text.empty()) query.text += ' ';
+      query.text += word;
+    }
+  }
+  if (!args.at.empty()) {
+    StatusOr<Timestamp> at = ParseTimestamp(args.at);
+    if (!at.ok()) return console.UsageError(kCommand, "--at: " + at.status().message());
+    query.query_time = *at;
+  }
+
+  RecallOptions options;
+  options.k = args.k;
+  options.token_budget = args.budget;
+  options.routes = args.routes;
+  options.include_retired = args.include_retired;
+  StatusOr<AnswerPolicy> policy = ParseAnswerPolicy(args.policy);
+  if (!policy.ok()) return console.UsageError(kCommand, "--policy: " + policy.status().message());
+  options.policy = *policy;
+
+  StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), false);
+  if (!engine.ok()) return console.Fail(kCommand, engine.status());
+  StatusOr<ReadResult> result = (*engine)->Recall(*scope, query, options);
+  if (!result.ok()) return console.Fail(kCommand, result.status());
+
+  if (args.context_only) {
+    if (console.json()) {
+      io::Json json = io::Json::object();
+      json["context"] = result->context;
+      json["answer_instructions"] = result->answer_instructions;
+      console.PrintJson(json);
+    } else {
+      console.out() << result->context;
+      if (!result->context.empty() && result->context.back() != '\n') console.out() << "\n";
+    }
+  } else if (console.json()) {
+    console.PrintJson(io::ToJson(*result));
+  } else {
+    PrintItems(*result, scope->ToString(), console);
+  }
+  return ToInt(ExitCode::kOk);
+}
+
+}  // namespace
+
+void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
+  auto args = std::make_shared<RecallArgs>();
+  CLI::App* command = app.add_subcommand("recall", "Recall the memories that answer a question");
+  command->footer(
+      "Prints the ranked items with their scores, the routes that found them and their\n"
+      "provenance; --json prints the whole ReadResult, --context only the packed context.\n"
+      "QUERY '-' reads the question from stdin. Unknown scope: exit 3.\n");
+  command->add_option("--scope", args->scope, "Scope to search (nested scopes included)")
+      ->required();
+  command->add_option("-k,--k", args->k, "Items to return at most (default: config, 10)")
+      ->check(WholeNumber(0));
+  command
+      ->add_option("--budget", args->budget,
+                   "Token budget of the packed context (default: config, 2000)")
+      ->check(WholeNumber(0));
+  command->add_option("--routes", args->routes, "Routes to run, comma-separated (e.g. bm25)")
+      ->delimiter(',');
+  command->add_option("--policy", args->policy, "Answer policy (default balanced)")
+      ->check(CLI::IsMember({"strict", "balanced", "advanced"}));
+  command->add_flag("--include-retired", args->include_retired,
+                    "Return retired and superseded memories too");
+  command->add_option("--at", args->at,
+                      "The question's \"now\", ISO-8601 (e.g. 2023-06-01T10:00:00Z)");
+  command->add_flag("--context", args->context_only, "Print only the packed context");
+  command->add_option("QUERY", args->query_words, "The question (several words are joined)")
+      ->required();
+  commands->push_back({command, [args, &console] { return RunRecall(*args, console); }});
+}
+
+}  // namespace engram::cli
