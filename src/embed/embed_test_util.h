@@ -52,7 +52,7 @@ inline std::vector<GoldenCase> LoadGoldenCases() {
 inline std::string InstalledModelDir() { return UseLiteModelDir(core::ResolveDataDir("")); }
 
 inline constexpr char kInstallHint[] =
-    "The USE-lite model is not installed. Run scripts/setup (or scripts/fetch-models) first; it "
+    "The USE-lite model is missing or damaged. Run scripts/setup (or scripts/fetch-models) first; it "
     "installs the model into $ENGRAM_DATA_DIR, $XDG_DATA_HOME/engram or "
     "~/.local/share/engram under models/use-lite.";
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -87,7 +88,9 @@ TEST_F(UseLiteTest, MatchesOriginalImplementationOnGoldenSentences) {
     EXPECT_GE(cosine, kMinGoldenCosine) << "text: \"" << cases[index].text << "\"";
     EXPECT_NEAR(Dot((*vectors)[index], (*vectors)[index]), 1.0f, 1e-5f);
   }
-  RecordProperty("worst_golden_cosine", std::to_string(worst));
+  std::ostringstream worst_text;
+  worst_text << std::setprecision(9) << worst;
+  RecordProperty("worst_golden_cosine", worst_text.str());
 }
 
 TEST_F(UseLiteTest, ParaphraseIsCloserThanUnrelatedSentence) {
