@@ -35,7 +35,9 @@ function(engram_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-    PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}"
-    ENVIRONMENT "ENGRAM_SOURCE_DIR=${PROJECT_SOURCE_DIR};ENGRAM_BINARY_DIR=${PROJECT_BINARY_DIR}")
+  set(_properties TIMEOUT ${ARG_TIMEOUT} ENVIRONMENT "ENGRAM_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  if(ARG_LABELS)
+    list(APPEND _properties LABELS "${ARG_LABELS}")
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ${_properties})
 endfunction()
