@@ -2,6 +2,7 @@
 #include "index/vector/exact_index.h"
 
 #include <algorithm>
+#include <exception>
 #include <mutex>
 #include <new>
 #include <string>
@@ -78,6 +79,8 @@ StatusOr<std::vector<VectorHit>> ExactIndex::Search(std::span<const float> query
     std::sort(best.begin(), best.end(), RanksBefore);
   } catch (const std::bad_alloc&) {
     return Status::ResourceExhausted("exact index: out of memory while searching");
+  } catch (const std::exception& error) {  // thrown by the caller's filter
+    return Status::Internal(std::string("exact index: search filter threw: ") + error.what());
   }
   return best;
 }
