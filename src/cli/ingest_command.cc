@@ -24,9 +24,10 @@ namespace engram::cli {
 namespace {
 
 constexpr std::string_view kCommand = "ingest";
-// A progress line on stderr after this many scopes, or after kProgressSeconds, whichever first.
+// A progress line on stderr after this many scopes, or after kProgressSeconds, whichever comes
+// first since the last line.
 constexpr std::size_t kProgressEveryScopes = 10;
-constexpr double kProgressSeconds = 2.0;
+constexpr double kProgressSeconds = 5.0;
 
 struct IngestArgs {
   std::string scope;
@@ -38,6 +39,7 @@ struct IngestArgs {
 struct Batch {
   Scope scope;
   std::vector<Turn> turns;
+  std::size_t skipped_blank_turns = 0;  // blank benchmark turns the importer left out
 };
 
 using Clock = std::chrono::steady_clock;
@@ -76,7 +78,8 @@ Status LoadLocomo(const IngestArgs& args, std::vector<Batch>* batches) {
   for (const std::string& file : args.files) {
     ASSIGN_OR_RETURN(std::vector<io::LocomoConversation> conversations, io::ReadLocomo(file));
     for (io::LocomoConversation& conversation : conversations) {
-      batches->push_back({std::move(conversation.scope), std::move(conversation.turns)});
+      batches->push_back({std::move(conversation.scope), std::move(conversation.turns),
+                          conversation.skipped_blank_turns});
     }
   }
   return Status::Ok();
@@ -87,7 +90,8 @@ Status LoadLongMemEval(const IngestArgs& args, std::vector<Batch>* batches) {
     ASSIGN_OR_RETURN(const std::string text, io::ReadFile(file));
     RETURN_IF_ERROR(io::ForEachLongMemEval(
         text, io::DisplayName(file), [&](io::LongMemEvalInstance&& instance) {
-          batches->push_back({std::move(instance.scope), std::move(instance.turns)});
+          batches->push_back(
+              {std::move(instance.scope), std::move(instance.turns), instance.skipped_blank_turns});
           return Status::Ok();
         }));
   }
@@ -129,10 +133,18 @@ int RunIngest(const IngestArgs& args, Console& console) {
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), true);
   if (!engine.ok()) return console.Fail(kCommand, engine.status());
 
+  std::size_t skipped_blank_turns = 0;
+  for (const Batch& batch : batches) skipped_blank_turns += batch.skipped_blank_turns;
+  if (skipped_blank_turns > 0) {
+    console.Note("ingest: skipped " + std::to_string(skipped_blank_turns) +
+                 " blank turn(s) of the input (text that is only white space)");
+  }
+
   io::Json scopes = io::Json::array();
   std::size_t total_turns = 0;
   std::size_t stored_scopes = 0;
   Clock::time_point last_progress = Clock::now();
+  std::size_t last_progress_done = 0;
   for (std::size_t batch_idx = 0; batch_idx < batches.size(); ++batch_idx) {
     const Batch& batch = batches[batch_idx];
     io::Json entry = io::Json::object();
@@ -161,12 +173,13 @@ int RunIngest(const IngestArgs& args, Console& console) {
     scopes.push_back(std::move(entry));
     const std::size_t done = batch_idx + 1;
     if (batches.size() > 1 && done < batches.size() &&
-        (done % kProgressEveryScopes == 0 ||
+        (done - last_progress_done >= kProgressEveryScopes ||
          std::chrono::duration<double>(Clock::now() - last_progress).count() >= kProgressSeconds)) {
       console.Note("ingest: " + std::to_string(done) + "/" + std::to_string(batches.size()) +
                    " scopes, " + std::to_string(total_turns) + " turns, " +
                    Fixed(SecondsSince(start), 1) + " s");
       last_progress = Clock::now();
+      last_progress_done = done;
     }
   }
 
@@ -180,6 +193,7 @@ int RunIngest(const IngestArgs& args, Console& console) {
     json["files"] = std::move(files);
     json["scopes"] = std::move(scopes);
     json["turns"] = total_turns;
+    json["skipped_blank_turns"] = skipped_blank_turns;
     json["seconds"] = seconds;
     json["turns_per_second"] = turns_per_second;
     console.PrintJson(json);

@@ -322,7 +322,8 @@ TEST(LocomoTest, SyntheticConversation) {
       "session_2_date_time": "1:00 pm on 2 June, 2023",
       "session_2": [{"speaker": "Ann", "dia_id": "D2:1", "text": "Look!",
                      "blip_caption": "a photo of a cat", "img_url": ["x"]},
-                    {"speaker": "Bob", "dia_id": "D2:2", "text": "Nice."}],
+                    {"speaker": "Bob", "dia_id": "D2:2", "text": "Nice."},
+                    {"speaker": "Bob", "dia_id": "D2:3", "text": " "}],
       "session_3_date_time": "1:00 pm on 3 June, 2023"
     },
     "qa": [{"question": "Q?", "answer": 2022, "evidence": ["D2:1; D2:2"], "category": 2},
@@ -334,6 +335,7 @@ TEST(LocomoTest, SyntheticConversation) {
   const LocomoConversation& conversation = (*parsed)[0];
   EXPECT_EQ(conversation.scope.ToString(), "world:locomo-conv-x");
   EXPECT_THAT(conversation.speakers, ElementsAre("Ann", "Bob"));
+  EXPECT_EQ(conversation.skipped_blank_turns, 1u);
   ASSERT_THAT(conversation.turns, SizeIs(3));
   EXPECT_EQ(conversation.turns[0].text, "Look! [shares an image: a photo of a cat]");
   EXPECT_EQ(conversation.turns[0].session_id, "session_2");
@@ -441,6 +443,7 @@ constexpr const char* kLongMemEvalSample = R"([
    "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/21 (Sun) 09:00"],
    "haystack_sessions": [
      [{"role": "user", "content": "Hi", "has_answer": false},
+      {"role": "assistant", "content": "\u200b"},
       {"role": "assistant", "content": "Hello"}],
      [{"role": "user", "content": "I have 3 cats.", "has_answer": true}]]}
 ])";
@@ -464,6 +467,8 @@ TEST(LongMemEvalTest, SyntheticQuestion) {
             R"({"has_answer":true,"session_id":"s2","turn_index":1})");
   EXPECT_EQ(FormatTimestamp(*instance.turns[2].event_time), "2023-05-21T09:00:00Z");
   EXPECT_EQ(instance.answer_turns, 1u);
+  EXPECT_EQ(instance.skipped_blank_turns, 1u);
+  EXPECT_EQ(instance.turns[1].metadata_json, R"({"session_id":"s1","turn_index":3})");
 }
 
 TEST(LongMemEvalTest, ErrorsNameTheQuestion) {
@@ -504,7 +509,10 @@ TEST(LongMemEvalTest, ImportsTheDevelopmentFile) {
   }
   EXPECT_THAT(per_type, SizeIs(6));
   for (const auto& [type, count] : per_type) EXPECT_EQ(count, 10) << type;
-  EXPECT_EQ(turns, 29803u);
+  EXPECT_EQ(turns, 29803u - 8);  // 8 assistant turns are a lone U+200B
+  std::size_t skipped = 0;
+  for (const LongMemEvalInstance& instance : *parsed) skipped += instance.skipped_blank_turns;
+  EXPECT_EQ(skipped, 8u);
   EXPECT_EQ(abstentions, 2);
   const LongMemEvalInstance& first = (*parsed)[0];
   EXPECT_EQ(first.scope.ToString(), "world:lme-01493427");

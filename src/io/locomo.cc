@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/utf8.h"
 #include "io/file_reader.h"
 #include "io/json_util.h"
 
@@ -115,7 +116,8 @@ StatusOr<std::string> RequiredString(const json& object, std::string_view field)
 }
 
 StatusOr<std::vector<Turn>> ParseSession(const json& session, int session_number,
-                                         std::optional<Timestamp> session_time) {
+                                         std::optional<Timestamp> session_time,
+                                         std::size_t* skipped_blank_turns) {
   std::vector<Turn> turns;
   turns.reserve(session.size());
   const std::string session_key = "session_" + std::to_string(session_number);
@@ -145,9 +147,9 @@ StatusOr<std::vector<Turn>> ParseSession(const json& session, int session_number
       if (!turn.text.empty()) turn.text += ' ';
       turn.text += "[shares an image: " + caption->get<std::string>() + "]";
     }
-    if (turn.text.empty()) {
-      return Status::InvalidArgument(where + (dia_id.empty() ? "" : " (" + dia_id + ")") +
-                                     ": empty text and no image caption");
+    if (core::IsBlank(turn.text)) {
+      ++*skipped_blank_turns;
+      continue;
     }
     turn.session_id = session_key;
     turn.event_time = session_time;
@@ -235,7 +237,8 @@ StatusOr<LocomoConversation> ParseConversation(const json& sample) {
       if (!parsed.ok()) return parsed.status().WithContext(key + "_date_time");
       session_time = *parsed;
     }
-    ASSIGN_OR_RETURN(std::vector<Turn> turns, ParseSession((*body)[key], number, session_time));
+    ASSIGN_OR_RETURN(std::vector<Turn> turns, ParseSession((*body)[key], number, session_time,
+                                                           &conversation.skipped_blank_turns));
     for (Turn& turn : turns) conversation.turns.push_back(std::move(turn));
   }
 

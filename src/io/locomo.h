@@ -11,6 +11,7 @@
 //     "session_<N>_date_time" keys without a session are skipped;
 //   - Turn.metadata_json = {"dia_id":"D1:3","session":1,"turn_index":3}; turn_index is the
 //     turn's 1-based position in its session.
+//   - a turn with blank text and no image caption is skipped and counted (skipped_blank_turns).
 // Questions keep their answer as a string (a few answers are integers in the file), the
 // category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial) and the
 // evidence dia_ids cleaned as bench/README.md says (see CleanLocomoEvidence).
@@ -37,10 +38,11 @@ struct LocomoQuestion {
 };
 
 struct LocomoConversation {
-  std::string sample_id;              // "conv-26"
-  Scope scope;                        // world:locomo-<sample_id>
-  std::vector<std::string> speakers;  // speaker_a, speaker_b
-  std::vector<Turn> turns;            // every session's turns, in session order
+  std::string sample_id;                // "conv-26"
+  Scope scope;                          // world:locomo-<sample_id>
+  std::vector<std::string> speakers;    // speaker_a, speaker_b
+  std::vector<Turn> turns;              // every session's turns, in session order
+  std::size_t skipped_blank_turns = 0;  // turns with blank text and no image caption
   std::vector<LocomoQuestion> questions;
 };
 

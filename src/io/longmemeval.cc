@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/utf8.h"
 #include "io/file_reader.h"
 #include "io/json_util.h"
 
@@ -50,7 +51,7 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 }
 
 StatusOr<std::vector<Turn>> ParseSession(const json& session, const std::string& session_id,
-                                         Timestamp date, std::size_t* answer_turns) {
+                                         Timestamp date, LongMemEvalInstance* instance) {
   if (!session.is_array()) return Bad("expected an array of turns");
   std::vector<Turn> turns;
   turns.reserve(session.size());
@@ -65,7 +66,11 @@ StatusOr<std::vector<Turn>> ParseSession(const json& session, const std::string&
     if (!role.ok()) return role.status().WithContext(where);
     StatusOr<std::string> content = RequiredString(entry, "content");
     if (!content.ok()) return content.status().WithContext(where);
-    if (content->empty()) return Bad(where + ": empty \"content\"");
+    if (core::IsBlank(*content)) {
+      // The files hold a few assistant turns that are only a zero-width space.
+      ++instance->skipped_blank_turns;
+      continue;
+    }
     Turn turn;
     turn.role = *role;
     turn.text = *std::move(content);
@@ -77,7 +82,7 @@ StatusOr<std::vector<Turn>> ParseSession(const json& session, const std::string&
     if (const auto has_answer = entry.find("has_answer");
         has_answer != entry.end() && has_answer->is_boolean() && has_answer->get<bool>()) {
       metadata["has_answer"] = true;
-      ++*answer_turns;
+      ++instance->answer_turns;
     }
     turn.metadata_json = metadata.dump();
     turns.push_back(std::move(turn));
@@ -134,7 +139,7 @@ StatusOr<LongMemEvalInstance> ParseInstance(const json& item) {
     if (!date.ok()) return date.status().WithContext(where);
     instance.haystack_dates.push_back(*date);
     StatusOr<std::vector<Turn>> turns =
-        ParseSession((*sessions)[session_idx], session_id, *date, &instance.answer_turns);
+        ParseSession((*sessions)[session_idx], session_id, *date, &instance);
     if (!turns.ok()) return turns.status().WithContext(where);
     for (Turn& turn : *turns) instance.turns.push_back(std::move(turn));
   }

@@ -8,7 +8,9 @@
 //     ("2023/05/20 (Sat) 02:21" → 2023-05-20T02:21:00Z) for every turn of the session;
 //   - Turn.metadata_json = {"has_answer":true,"session_id":"...","turn_index":1}; turn_index is
 //     the turn's 1-based position in its session; has_answer appears only when the file marks
-//     the turn with "has_answer": true.
+//     the turn with "has_answer": true;
+//   - turns whose content is blank (a few assistant turns are a lone U+200B) are skipped and
+//     counted in skipped_blank_turns; the turn_index of the others is unchanged.
 // The 31 MB dev file is parsed without building a document for the whole file: each question is
 // converted and its JSON dropped as soon as its closing brace is read.
 #ifndef ENGRAM_IO_LONGMEMEVAL_H_
@@ -41,8 +43,9 @@ struct LongMemEvalInstance {
   Scope scope;  // world:lme-<question_id>
   std::vector<std::string> haystack_session_ids;
   std::vector<Timestamp> haystack_dates;
-  std::vector<Turn> turns;       // every haystack session's turns, in order
-  std::size_t answer_turns = 0;  // turns marked has_answer
+  std::vector<Turn> turns;              // every haystack session's turns, in order
+  std::size_t answer_turns = 0;         // turns marked has_answer
+  std::size_t skipped_blank_turns = 0;  // turns whose content is only white space
 };
 
 // The scope a question's haystack is imported into: world:lme-<question_id>.

@@ -458,7 +458,8 @@ TEST_F(CliTest, LongMemEvalFileMakesOneScopePerQuestion) {
      "haystack_session_ids": ["s1", "s2"],
      "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/21 (Sun) 09:00"],
      "haystack_sessions": [[{"role": "user", "content": "Hi"},
-                            {"role": "assistant", "content": "Hello, how can I help?"}],
+                            {"role": "assistant", "content": "Hello, how can I help?"},
+                            {"role": "assistant", "content": "\u200b"}],
                            [{"role": "user", "content": "I have 3 cats.", "has_answer": true}]]},
     {"question_id": "q2", "question_type": "temporal-reasoning", "question": "When?",
      "answer": "May", "question_date": "2023/06/02 (Fri) 10:00",
@@ -467,6 +468,7 @@ TEST_F(CliTest, LongMemEvalFileMakesOneScopePerQuestion) {
   RunResult ingest = Engram({"--json", "ingest", "--format", "longmemeval", path});
   ASSERT_EQ(ingest.exit_code, 0) << ingest;
   EXPECT_EQ(ParseJson(ingest)["turns"], 4);
+  EXPECT_EQ(ParseJson(ingest)["skipped_blank_turns"], 1);  // a lone U+200B, as in the real file
   EXPECT_EQ(CountMemories("world:lme-q1"), 3);
   EXPECT_EQ(CountMemories("world:lme-q2"), 1);
   RunResult list = Engram({"--json", "list", "--scope", "world:lme-q1"});
