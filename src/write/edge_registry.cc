@@ -159,6 +159,10 @@ store::EdgeRecord EdgeContext::NewRecord(const EdgeRequest& request,
 }
 
 StatusOr<store::EdgeRecord> EdgeContext::InsertEdge(store::EdgeRecord record) {
+  if (record.type != type_) {
+    return Status::Internal("edge handler for \"" + type_ + "\" tried to insert a \"" +
+                            record.type + "\" edge");
+  }
   ASSIGN_OR_RETURN(record.row, txn_.InsertEdge(key_, record));
   return record;
 }
@@ -251,7 +255,7 @@ StatusOr<store::EdgeRecord> EdgeRegistry::Apply(store::Transaction& txn,
     return Status::InvalidArgument(request.type + " edge: attrs_json is not a JSON object");
   }
   const store::EdgeWriteKey key;
-  EdgeContext ctx(txn, key, scope_id);
+  EdgeContext ctx(txn, key, request.type, scope_id);
   ASSIGN_OR_RETURN(store::EdgeRecord inserted, handler->second->OnInsert(ctx, request));
   if (inserted.type != request.type) {
     return Status::Internal("edge handler for \"" + request.type + "\" returned a \"" +

@@ -73,7 +73,8 @@ class EdgeContext {
   // now), scope_id resolved, valid_from = request.valid_from, ingested_at = updated_at = now.
   store::EdgeRecord NewRecord(const EdgeRequest& request, std::string_view status) const;
 
-  // Inserts `record` (which must be of the type being applied) and returns it with its row set.
+  // Inserts `record` and returns it with its row set. kInternal if record.type is not the type
+  // being applied: a handler cannot write edges of another type around that type's handler.
   StatusOr<store::EdgeRecord> InsertEdge(store::EdgeRecord record);
   Status UpdateEdgeState(std::string_view edge_id, std::string_view status,
                          std::optional<Timestamp> valid_to, Timestamp updated_at);
@@ -85,11 +86,13 @@ class EdgeContext {
 
  private:
   friend class EdgeRegistry;
-  EdgeContext(store::Transaction& txn, const store::EdgeWriteKey& key, std::int64_t scope_id)
-      : txn_(txn), key_(key), scope_id_(scope_id) {}
+  EdgeContext(store::Transaction& txn, const store::EdgeWriteKey& key, std::string_view type,
+              std::int64_t scope_id)
+      : txn_(txn), key_(key), type_(type), scope_id_(scope_id) {}
 
   store::Transaction& txn_;
   const store::EdgeWriteKey& key_;
+  std::string type_;       // the type being applied; the only type InsertEdge accepts
   std::int64_t scope_id_;  // resolved scope of the edge being applied
 };
 

@@ -804,7 +804,10 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
     // The scopes named and every scope nested in them, in scope_id order.
     std::vector<ScopeRecord> tree;
     {
-      nlohmann::json roots = nlohmann::json::array();
+      RETURN_IF_ERROR(writer_->Exec(
+          "CREATE TEMP TABLE IF NOT EXISTS erase_scope_ids(scope_id INTEGER PRIMARY KEY); "
+          "DELETE FROM temp.erase_scope_ids",
+          "erase scopes: prepare"));
       for (const std::int64_t scope_id : scope_ids) {
         ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
                          QueryScopeById(*writer_, scope_id));
@@ -812,21 +815,19 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
           return Status::NotFound("erase scopes: scope " + std::to_string(scope_id) +
                                   " does not exist");
         }
-        roots.push_back(scope_id);
+        ASSIGN_OR_RETURN(Statement add,
+                         writer_->Prepare("INSERT OR IGNORE INTO temp.erase_scope_ids(scope_id) "
+                                          "VALUES(?1)",
+                                          "erase scopes: collect scopes"));
+        add.BindInt(1, scope_id);
+        RETURN_IF_ERROR(add.Run());
       }
       RETURN_IF_ERROR(writer_->Exec(
-          "CREATE TEMP TABLE IF NOT EXISTS erase_scope_ids(scope_id INTEGER PRIMARY KEY); "
-          "DELETE FROM temp.erase_scope_ids",
-          "erase scopes: prepare"));
-      ASSIGN_OR_RETURN(
-          Statement collect,
-          writer_->Prepare("INSERT INTO temp.erase_scope_ids(scope_id) "
-                           "WITH RECURSIVE tree(id) AS (SELECT value FROM json_each(?1) UNION "
-                           "SELECT s.scope_id FROM scopes s JOIN tree ON s.parent_scope_id = "
-                           "tree.id) SELECT DISTINCT id FROM tree",
-                           "erase scopes: collect nested scopes"));
-      collect.BindText(1, roots.dump());
-      RETURN_IF_ERROR(collect.Run());
+          "INSERT OR IGNORE INTO temp.erase_scope_ids(scope_id) "
+          "WITH RECURSIVE tree(id) AS (SELECT scope_id FROM temp.erase_scope_ids UNION "
+          "SELECT s.scope_id FROM scopes s JOIN tree ON s.parent_scope_id = tree.id) "
+          "SELECT id FROM tree",
+          "erase scopes: collect nested scopes"));
       static const std::string kSql =
           Sql("SELECT ", kScopeColumns,
               " FROM scopes WHERE scope_id IN temp.erase_scope_ids ORDER BY scope_id");
