@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -441,6 +442,10 @@ bool IsPronounValue(std::string_view value) {
   return In(value, {"it", "that", "this", "them", "those", "these", "him", "her", "you", "one",
                     "so", "too", "either", "", "much", "a lot", "it a lot"});
 }
+
+// How far (in words) a cue looks for its partner ("no longer X ... now Y"); keeps every rule
+// bounded so that detection stays linear in the text.
+constexpr std::size_t kMaxCueDistance = 16;
 
 class Detector {
  public:
@@ -1451,11 +1456,14 @@ class Detector {
   }
 
   // ----- phase D: entities
+  // time_spans_ is sorted and non-overlapping (temporal mentions come in text order).
   bool InTimeSpan(std::size_t byte) const {
-    for (const auto& [begin, end] : time_spans_) {
-      if (byte >= begin && byte < end) return true;
-    }
-    return false;
+    const auto it = std::upper_bound(
+        time_spans_.begin(), time_spans_.end(), byte,
+        [](std::size_t value, const std::pair<std::uint32_t, std::uint32_t>& span) {
+          return value < span.first;
+        });
+    return it != time_spans_.begin() && byte < std::prev(it)->second;
   }
 
   void DetectEntities() {
@@ -2121,7 +2129,7 @@ class Detector {
       std::size_t start = cue_last + 1;
       if (word == "anymore") {
         start = s;
-        while (start > 0 && !w[start].clause_start) --start;
+        while (start > 0 && !w[start].clause_start && s - start < kMaxCueDistance) --start;
       }
       while (start < w.size() &&
              (IsSubject(w[start].text) ||
@@ -2279,7 +2287,7 @@ class Detector {
       }
       // "no longer X ... now Y" / "not X anymore, now Y"
       if (((word == "no" && ctx.Is(s + 1, "longer")) || word == "anymore")) {
-        for (std::size_t k = s + 1; k < w.size(); ++k) {
+        for (std::size_t k = s + 1; k < w.size() && k - s <= kMaxCueDistance; ++k) {
           if (w[k].text != "now") continue;
           std::size_t value_start = k + 1;
           while (value_start < w.size() &&
@@ -2537,14 +2545,15 @@ class Detector {
     }
   }
 
+  // Sentences are in text order and disjoint: find each signal's sentence by binary search.
   void ApplyHedges() {
     for (Signal& signal : signals_) {
-      for (const Sentence& sentence : sentences_) {
-        if (signal.begin >= sentence.begin && signal.begin < sentence.end) {
-          signal.uncertain = sentence.hedged;
-          break;
-        }
-      }
+      const auto it = std::upper_bound(
+          sentences_.begin(), sentences_.end(), signal.begin,
+          [](std::uint32_t value, const Sentence& sentence) { return value < sentence.begin; });
+      if (it == sentences_.begin()) continue;
+      const Sentence& sentence = *std::prev(it);
+      if (signal.begin < sentence.end) signal.uncertain = sentence.hedged;
     }
   }
 

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -390,6 +391,28 @@ TEST(SignalsTest, ArbitraryInputNeverCrashesAndIsDeterministic) {
   }
   EXPECT_THAT(Detect(""), IsEmpty());
   EXPECT_THAT(Detect("   \n\t "), IsEmpty());
+}
+
+TEST(SignalsTest, LongInputIsLinear) {
+  std::string text;
+  for (int k = 0; k < 5000; ++k) {
+    text += "I think I love sushi, no longer Paris; it cost $5 on May 8 at https://x.com/a. ";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<Signal> signals = DetectSignals(text, Reference());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(signals.size(), 5u * 5000u);
+  EXPECT_TRUE(signals.front().uncertain);
+  EXPECT_LT(seconds, 10.0);  // ~400 KB; quadratic behaviour would take minutes
+
+  // One endless sentence full of cues that look for partners further on.
+  std::string run_on;
+  for (int k = 0; k < 20000; ++k) run_on += "no longer anymore my cat is actually I used to ";
+  const auto run_on_start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(DetectSignals(run_on, Reference()).empty());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - run_on_start).count(),
+            10.0);
 }
 
 // Signal detection over a 60-word turn: the design budget is well under 100 µs.

@@ -580,8 +580,6 @@ class Parser {
       consider(NamedPeriod(i));
       consider(SeasonExpr(i));
       consider(Clock(i));
-    } else if (lexeme.kind == LexemeKind::kPunct && lexeme.lower == "'") {
-      consider(Year(i));
     }
     return best;
   }
@@ -781,13 +779,11 @@ class Parser {
     if (month == nullptr) return std::nullopt;
     std::size_t next = i + 1;
     if (month->abbreviation && Punct(next, ".") && Adjacent(next)) ++next;
-    // "I may 5 ...", "they march 3 miles": a verb after a subject pronoun.
-    if (month->ambiguous && !lx_[i].capitalized && IsSubjectPronoun(PrevWord(i))) {
-      return std::nullopt;
-    }
-    if (month->ambiguous && IsSubjectPronoun(PrevWord(i)) && PrevWord(i) != "this" &&
-        PrevWord(i) != "that") {
-      return std::nullopt;
+    // "I may 5 ...", "they march 3 miles": a verb after a subject pronoun. "this May" /
+    // "that March" are months only when capitalised ("this may be ..." is a verb).
+    if (month->ambiguous && IsSubjectPronoun(PrevWord(i))) {
+      const bool demonstrative = PrevWord(i) == "this" || PrevWord(i) == "that";
+      if (!demonstrative || !lx_[i].capitalized) return std::nullopt;
     }
     return std::make_pair(month, next);
   }
@@ -1633,8 +1629,12 @@ std::vector<Lexeme> Lex(std::string_view text) {
         const std::string_view before = lexemes[index - 1].lower;
         static constexpr std::array<std::string_view, 10> kTitles = {
             "mr", "mrs", "ms", "dr", "prof", "st", "vs", "jr", "sr", "mt"};
-        abbreviation = before.size() == 1 ||
-                       std::find(kTitles.begin(), kTitles.end(), before) != kTitles.end();
+        // An initial ("J. Smith"), an inner dot of "e.g." / "i.e.", or a title.
+        const bool initial = before.size() == 1 && lexemes[index - 1].capitalized;
+        const bool dotted = before.size() == 1 && index >= 2 && lexemes[index - 2].lower == "." &&
+                            !lexemes[index - 1].space_before;
+        abbreviation =
+            initial || dotted || std::find(kTitles.begin(), kTitles.end(), before) != kTitles.end();
       }
       if (followed_by_space && !abbreviation) pending = true;
     }
