@@ -273,7 +273,7 @@ StatusOr<std::vector<HistoryEvent>> Engine::History(std::string_view id) {
     if (entry.op == store::JournalOp::kNodeInserted) {
       event.action = "created";
     } else if (entry.op == store::JournalOp::kNodeUpdated) {
-      // Details start with "status=<name>" (see Transaction::UpdateNodeState callers).
+      // The store writes details as "status=<name> valid_to=<time|none>; <caller's detail>".
       const std::size_t eq = entry.detail.find("status=");
       if (eq != std::string::npos) {
         const std::size_t begin = eq + 7;
@@ -340,8 +340,8 @@ Status Engine::Retire(std::string_view id, std::string_view reason) {
   }
   const Timestamp valid_to =
       node.valid_to && *node.valid_to < now ? *node.valid_to : now;  // only tighten
-  std::string detail = "status=retired";
-  if (!reason.empty()) detail += " reason=" + std::string(reason);
+  // The store prefixes "status=<s> valid_to=<t>; " to the detail.
+  std::string detail = reason.empty() ? "retired" : "reason=" + std::string(reason);
   RETURN_IF_ERROR(txn->UpdateNodeState(node.id, NodeStatus::kRetired, valid_to, now, detail));
   RETURN_IF_ERROR(txn->Commit());
   return impl_->AfterCommit();
@@ -363,7 +363,7 @@ StatusOr<std::size_t> Engine::RetireAll(const Scope& scope) {
       if (node.kind == NodeKind::kScope || node.status != NodeStatus::kActive) continue;
       const Timestamp valid_to = node.valid_to && *node.valid_to < now ? *node.valid_to : now;
       RETURN_IF_ERROR(txn->UpdateNodeState(node.id, NodeStatus::kRetired, valid_to, now,
-                                           "status=retired reason=retire-all"));
+                                           "reason=retire-all"));
       ++retired;
     }
   }
