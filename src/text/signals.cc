@@ -1498,6 +1498,12 @@ class Detector {
                             });
       if (all_caps) return false;
       if (IsTitle(lx_[k].lower) && (Punct(k + 1, ".") || is_capitalized_word(k + 1))) return false;
+      // Function words capitalised after a colon or quote ("Melanie: That's great").
+      std::string_view base = lx_[k].lower;
+      if (const std::size_t apostrophe = base.find('\''); apostrophe != std::string_view::npos) {
+        base = base.substr(0, apostrophe);
+      }
+      if (!lx_[k].sentence_start && IsCommonStarter(base) && base != "will") return false;
       return !IsNeverName(lx_[k].lower);
     };
     for (std::size_t i = 0; i < n_; ++i) {
@@ -1573,6 +1579,30 @@ class Detector {
       }
     }
     if (IsTitle(title)) return EmitEntity(EntityKind::kPerson, first, last, 0.9f);
+    // Speaker tags at the start of a line ("Melanie: ...") and direct address ("Thanks,
+    // Caroline", "Hi Mel").
+    const bool line_start = first == 0 || lx_[first].newline_before;
+    if (line_start && words <= 2 && Punct(last, ":") && Adjacent(last) &&
+        !In(lx_[first].lower,
+            {"correction", "note",   "notes",   "update",   "edit",     "docs",      "ps",
+             "re",         "fyi",    "summary", "question", "answer",   "todo",      "warning",
+             "error",      "tip",    "example", "step",     "reminder", "important", "decision",
+             "subject",    "source", "update",  "agenda",   "status",   "result",    "results",
+             "output",     "input",  "reason",  "problem",  "solution", "context",   "goal",
+             "task",       "title",  "topic",   "date",     "time",     "location",  "address",
+             "phone",      "email",  "name",    "hint",     "caution",  "info",      "conclusion",
+             "background"})) {
+      return EmitEntity(EntityKind::kPerson, first, last, 0.7f);
+    }
+    {
+      std::size_t before = first;
+      if (before > 0 && Punct(before - 1, ",")) --before;
+      if (before > 0 && lx_[before - 1].kind == LexemeKind::kWord &&
+          In(lx_[before - 1].lower, {"hi", "hey", "hello", "thanks", "thank", "dear", "bye",
+                                     "congrats", "congratulations", "sorry", "morning"})) {
+        return EmitEntity(EntityKind::kPerson, first, last, 0.6f);
+      }
+    }
     if (words >= 2 && IsOrgSuffix(tail)) {
       return EmitEntity(EntityKind::kOrganization, first, last, 0.8f);
     }

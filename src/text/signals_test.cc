@@ -189,6 +189,15 @@ TEST(SignalsTest, EntityTraps) {
             std::vector<std::string>{"University of Toronto=University of Toronto"});
 }
 
+TEST(SignalsTest, SpeakerTagsAndDirectAddressArePeople) {
+  EXPECT_EQ(Describe("Melanie: That's awesome!"),
+            (std::vector<std::string>{"person:Melanie=Melanie", "ack_like:awesome=awesome"}));
+  EXPECT_THAT(OfKind("Note: call Bob", SignalKind::kPerson), Not(Contains("Note=Note")));
+  EXPECT_FLOAT_EQ(First("Melanie: That's awesome!", SignalKind::kPerson).confidence, 0.7f);
+  EXPECT_FLOAT_EQ(First("Thanks, Caroline! Talk soon.", SignalKind::kPerson).confidence, 0.6f);
+  EXPECT_EQ(First("Hi Mel", SignalKind::kPerson).value, "Mel");
+}
+
 class FakeGazetteer : public Gazetteer {
  public:
   std::optional<EntityKind> Lookup(std::string_view normalized) const override {

@@ -571,6 +571,7 @@ class Parser {
     } else if (lexeme.kind == LexemeKind::kWord) {
       if (TriggerWords().count(lexeme.lower) == 0) return best;
       consider(DayMonth(i));
+      consider(OrdinalDay(i));
       consider(MonthFirst(i));
       consider(Year(i));
       consider(RelativeDay(i));
@@ -819,6 +820,40 @@ class Parser {
     const auto resolved = DayByTense(month->first->month, day->first, TenseAt(i));
     if (!resolved) return std::nullopt;
     return DayMatch(i, at, *resolved, true);
+  }
+
+  // "on the 15th", "by the 3rd", "until the twentieth": a day of a month chosen by the tense
+  // rule (past: the most recent such day not after the reference; future: the next one not
+  // before it; otherwise the closer one). Needs the preposition and an ordinal.
+  std::optional<Match> OrdinalDay(std::size_t i) const {
+    if (!Word(i, "the") || i == 0) return std::nullopt;
+    const std::string_view cue = PrevWord(i);
+    if (cue != "on" && cue != "by" && cue != "until" && cue != "till" && cue != "before" &&
+        cue != "after" && cue != "since") {
+      return std::nullopt;
+    }
+    const auto day = DayAt(i + 1, /*allow_words=*/true);
+    if (!day) return std::nullopt;
+    if (lx_[i + 1].kind == LexemeKind::kNumber && day->second == i + 2) return std::nullopt;
+    if (MonthAt(day->second) != nullptr || Word(day->second, "of")) return std::nullopt;
+    const std::int64_t ref_month = RefMonthIndex();
+    std::optional<std::int64_t> past;
+    std::optional<std::int64_t> future;
+    for (std::int64_t month = ref_month - 2; month <= ref_month + 2; ++month) {
+      const std::int64_t start = MonthStartDay(month);
+      if (day->first > MonthStartDay(month + 1) - start) continue;
+      const std::int64_t candidate = start + day->first - 1;
+      if (candidate <= ref_day_) past = candidate;
+      if (candidate >= ref_day_ && !future) future = candidate;
+    }
+    const Tense tense = TenseAt(i);
+    std::optional<std::int64_t> chosen = past ? past : future;
+    if (tense == Tense::kFuture && future) chosen = future;
+    if (tense == Tense::kUnknown && past && future) {
+      chosen = (ref_day_ - *past) <= (*future - ref_day_) ? past : future;
+    }
+    if (!chosen) return std::nullopt;
+    return DayMatch(i, day->second, *chosen, true);
   }
 
   // Month-first forms: "May 8, 2023", "May 8th", "May the 8th", "May 2023", "May of 2023",

@@ -21,6 +21,8 @@
 //     sentence tense: past tense -> the most recent such date not after the reference day;
 //     future tense -> the first one not before it; otherwise the one closest to the reference
 //     (ties: the past one).
+//   - A day of the month alone needs a preposition and an ordinal ("on the 15th", "by the 3rd"):
+//     the month is chosen by the same tense rule (closest when the tense is unknown).
 //   - "in June" / "during June" / bare month with a cue: past or unknown tense -> the most recent
 //     June not after the reference month; future tense -> the first June not before it.
 //     "last June" = the most recent June strictly before the reference month (on 2024-05-10

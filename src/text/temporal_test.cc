@@ -126,6 +126,16 @@ TEST(TemporalTest, DayMonthWithoutYearFollowsTense) {
   EXPECT_EQ(Only("the 8th of May", kFriday), "2024-05-08/2024-05-09");
 }
 
+TEST(TemporalTest, OrdinalDayOfMonthNeedsPrepositionAndOrdinal) {
+  EXPECT_EQ(Only("It was due on the 3rd", kFriday), "2024-05-03/2024-05-04");
+  EXPECT_EQ(Only("It is due on the 3rd", kFriday), "2024-05-03/2024-05-04");  // closer
+  EXPECT_EQ(Only("It will be due by the 3rd", kFriday), "2024-06-03/2024-06-04");
+  EXPECT_EQ(Only("What about 10am on the 15th?", kFriday),
+            "2024-05-15T10:00:00Z/2024-05-15T11:00:00Z");
+  EXPECT_THAT(Describe("the 3rd time", kFriday), IsEmpty());
+  EXPECT_THAT(Describe("on the 3 sides", kFriday), IsEmpty());
+}
+
 TEST(TemporalTest, MonthYearAndYears) {
   EXPECT_EQ(Describe("May 2023 and in 2022.", kFriday),
             (std::vector<std::string>{"May 2023=2023-05-01/2023-06-01 month",
