@@ -1225,7 +1225,9 @@ class Detector {
       at = numeral->next;
 
       std::size_t scale_at = at;
-      int power = numeral->ordinal ? 0 : ScaleAt(scale_at, true);
+      // Glued "m" / "b" are read as million / billion here and undone just below when no
+      // currency is involved ("5m" alone is five metres).
+      int power = numeral->ordinal ? 0 : ScaleAt(scale_at, /*money_context=*/true);
       // A glued "m" / "b" after a bare number is a unit, unless a currency follows.
       if (prefix_code.empty() && power > 0 && Adjacent(at) && In(Lower(at), {"m", "mn", "b"})) {
         std::size_t probe = scale_at;
@@ -1708,7 +1710,6 @@ class Detector {
         break;
       }
       if (stop_at_time && InTimeSpan(w[stop].begin)) break;
-      // Skip the second word of an expanded contraction ("don't" -> "do" "not") as a unit.
       ++stop;
       ++count;
     }
