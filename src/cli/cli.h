@@ -111,6 +111,8 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands);
 void AddMemoryCommands(CLI::App& app, Console& console, CommandList* commands);
 // proposals, accept, reject, propose-same
 void AddProposalCommands(CLI::App& app, Console& console, CommandList* commands);
+// bench locomo, bench longmemeval, bench perf, bench explain (bench_command.cc)
+void AddBenchCommands(CLI::App& app, Console& console, CommandList* commands);
 
 }  // namespace engram::cli
 

@@ -60,6 +60,7 @@ int Run(int argc, char** argv) {
   AddRecallCommand(app, console, &commands);
   AddMemoryCommands(app, console, &commands);
   AddProposalCommands(app, console, &commands);
+  AddBenchCommands(app, console, &commands);
   AddVersionCommand(app, console, &commands);
 
   try {

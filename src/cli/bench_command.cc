@@ -1,0 +1,308 @@
+// bench_command.cc: `engram bench` — the benchmark harness (src/eval, docs/BENCHMARKS.md):
+//
+//   engram bench locomo --data locomo10.json [--k 5,10,30] [--routes bm25] [--json OUT]
+//                       [--trace OUT.jsonl] [--store PATH] [--limit N]
+//   engram bench longmemeval --data longmemeval_s.json.zst [same flags; --k = turn cut-offs]
+//   engram bench perf --memories 10000 [--scopes 10] [--queries 500] [--json OUT]
+//   engram bench explain TRACE QUESTION_ID
+//
+// Results print as tables on stdout (the report JSON with the global --json); --json OUT after
+// the subcommand also writes the report to a file. The progress bar goes to stderr (not with
+// --quiet). Benchmark stores are temporary unless --store is given after the subcommand; the
+// global --store is deliberately not used, so a benchmark never writes into a user's store.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "eval/bench.h"
+#include "eval/perf.h"
+#include "eval/trace_explain.h"
+
+namespace engram::cli {
+namespace {
+
+struct DatasetArgs {
+  std::string data;
+  std::vector<std::size_t> ks;
+  std::vector<std::string> routes;
+  std::string json_out;
+  std::string trace;
+  std::string store;
+  std::size_t limit = 0;
+};
+
+struct PerfArgs {
+  std::size_t memories = 10'000;
+  std::size_t scopes = 10;
+  std::size_t queries = 500;
+  std::size_t session_turns = 20;
+  std::uint64_t seed = 42;
+  std::string json_out;
+  std::string store;
+};
+
+struct ExplainArgs {
+  std::string trace;
+  std::string question_id;
+};
+
+std::string Fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
+double Number(const io::Json& json, const char* key) {
+  const auto found = json.find(key);
+  return found != json.end() && found->is_number() ? found->get<double>() : 0.0;
+}
+
+Status WriteJsonFile(const std::string& path, const io::Json& report) {
+  std::ofstream out(path, std::ios::out | std::ios::trunc | std::ios::binary);
+  out << io::Dump(report, /*pretty=*/true) << "\n";
+  out.close();
+  if (!out) return Status::Unavailable("cannot write " + path);
+  return Status::Ok();
+}
+
+// One table: a row per (label, metrics object), a column per metric key of the first row.
+void PrintTable(const std::vector<std::pair<std::string, const io::Json*>>& rows,
+                const std::vector<std::size_t>& counts, std::ostream& out) {
+  if (rows.empty() || !rows[0].second->is_object()) return;
+  std::vector<std::string> columns;
+  for (auto entry = rows[0].second->begin(); entry != rows[0].second->end(); ++entry) {
+    columns.push_back(entry.key());
+  }
+  char cell[64];
+  std::snprintf(cell, sizeof(cell), "%-28s", "");
+  out << cell;
+  for (const std::string& column : columns) {
+    std::snprintf(cell, sizeof(cell), " %13s", column.c_str());
+    out << cell;
+  }
+  out << "      n\n";
+  for (std::size_t row_idx = 0; row_idx < rows.size(); ++row_idx) {
+    std::snprintf(cell, sizeof(cell), "%-28s", Printable(rows[row_idx].first).c_str());
+    out << cell;
+    for (const std::string& column : columns) {
+      std::snprintf(cell, sizeof(cell), " %13s",
+                    Fixed(Number(*rows[row_idx].second, column.c_str()), 3).c_str());
+      out << cell;
+    }
+    std::snprintf(cell, sizeof(cell), " %6zu", counts[row_idx]);
+    out << cell << "\n";
+  }
+}
+
+void PrintCost(const io::Json& report, std::ostream& out) {
+  const io::Json& config = report["config"];
+  const io::Json& tokens = report["context_tokens"];
+  const io::Json& latency = report["latency_ms"];
+  const io::Json& ingest = report["ingest"];
+  const io::Json& user = config["recalls"]["user"];
+  out << "\ncontext tokens (default k " << user["k"].dump() << ", budget "
+      << user["token_budget"].dump() << "): mean " << Fixed(Number(tokens, "mean"), 1) << "  p50 "
+      << Fixed(Number(tokens, "p50"), 0) << "  p95 " << Fixed(Number(tokens, "p95"), 0) << "\n";
+  out << "recall latency (default settings): p50 " << Fixed(Number(latency, "p50"), 3)
+      << " ms  p95 " << Fixed(Number(latency, "p95"), 3) << " ms  p99 "
+      << Fixed(Number(latency, "p99"), 3) << " ms\n";
+  out << "ingest: " << ingest["turns"].dump() << " turns in " << Fixed(Number(ingest, "seconds"), 2)
+      << " s (" << Fixed(Number(ingest, "turns_per_s"), 0) << " turns/s)\n";
+}
+
+void PrintDatasetReport(const io::Json& report, std::ostream& out) {
+  const io::Json& config = report["config"];
+  std::string routes;
+  for (const io::Json& route : config["routes"]) {
+    routes += (routes.empty() ? "" : ",") + route.get<std::string>();
+  }
+  const bool locomo = report["dataset"] == "locomo";
+  out << (locomo ? "LoCoMo" : "LongMemEval") << ": " << report["questions"].dump()
+      << " questions evaluated, routes " << (routes.empty() ? "-" : routes) << ", engram "
+      << config["engine_version"].get<std::string>() << ", eval k "
+      << config["recalls"]["eval"]["k"].dump() << "\n\n";
+  const std::size_t total = report["questions"].get<std::size_t>();
+  if (locomo) {
+    std::vector<std::pair<std::string, const io::Json*>> rows = {{"overall", &report["metrics"]}};
+    std::vector<std::size_t> counts = {total};
+    for (auto entry = report["by_category"].begin(); entry != report["by_category"].end();
+         ++entry) {
+      rows.emplace_back(entry.key() + " (" + (*entry)["category"].dump() + ")",
+                        &(*entry)["metrics"]);
+      counts.push_back((*entry)["questions"].get<std::size_t>());
+    }
+    PrintTable(rows, counts, out);
+  } else {
+    for (const char* level : {"session", "turn"}) {
+      out << level << " level:\n";
+      std::vector<std::pair<std::string, const io::Json*>> rows = {
+          {"overall", &report["metrics"][level]}};
+      std::vector<std::size_t> counts = {total};
+      for (auto entry = report["by_category"].begin(); entry != report["by_category"].end();
+           ++entry) {
+        rows.emplace_back(entry.key(), &(*entry)["metrics"][level]);
+        counts.push_back((*entry)["questions"].get<std::size_t>());
+      }
+      PrintTable(rows, counts, out);
+      out << "\n";
+    }
+  }
+  PrintCost(report, out);
+}
+
+bool Interactive(const Console& console) { return !console.quiet() && isatty(STDERR_FILENO); }
+
+int RunDataset(std::string_view command, const DatasetArgs& args, Console& console, bool locomo) {
+  eval::BenchOptions options;
+  options.data_path = args.data;
+  options.ks = args.ks;
+  options.routes = args.routes;
+  options.store_path = args.store;
+  options.config_file = console.global().config;
+  options.data_dir = console.global().data_dir;
+  options.trace_path = args.trace;
+  options.limit = args.limit;
+  options.progress = console.quiet() ? nullptr : &console.err();
+  options.progress_interactive = Interactive(console);
+  StatusOr<io::Json> report =
+      locomo ? eval::RunLocomoBench(options) : eval::RunLongMemEvalBench(options);
+  if (!report.ok()) return console.Fail(command, report.status());
+  if (!args.json_out.empty()) {
+    if (Status written = WriteJsonFile(args.json_out, *report); !written.ok()) {
+      return console.Fail(command, written);
+    }
+  }
+  if (console.json()) {
+    console.PrintJson(*report);
+  } else {
+    PrintDatasetReport(*report, console.out());
+    if (!args.json_out.empty()) console.out() << "report: " << args.json_out << "\n";
+    if (!args.trace.empty()) console.out() << "trace: " << args.trace << "\n";
+  }
+  return ToInt(ExitCode::kOk);
+}
+
+int RunPerfCommand(const PerfArgs& args, Console& console) {
+  eval::PerfOptions options;
+  options.memories = args.memories;
+  options.scopes = args.scopes;
+  options.queries = args.queries;
+  options.session_turns = args.session_turns;
+  options.seed = args.seed;
+  options.store_path = args.store;
+  options.config_file = console.global().config;
+  options.data_dir = console.global().data_dir;
+  options.progress = console.quiet() ? nullptr : &console.err();
+  options.progress_interactive = Interactive(console);
+  StatusOr<io::Json> report = eval::RunPerf(options);
+  if (!report.ok()) return console.Fail("bench perf", report.status());
+  if (!args.json_out.empty()) {
+    if (Status written = WriteJsonFile(args.json_out, *report); !written.ok()) {
+      return console.Fail("bench perf", written);
+    }
+  }
+  if (console.json()) {
+    console.PrintJson(*report);
+    return ToInt(ExitCode::kOk);
+  }
+  std::ostream& out = console.out();
+  const io::Json& workload = (*report)["workload"];
+  const io::Json& latency = (*report)["latency_ms"];
+  out << "perf: " << workload["memories"].dump() << " turns in " << workload["scopes"].dump()
+      << " scopes (" << workload["sessions"].dump() << " sessions, seed " << workload["seed"].dump()
+      << "), " << workload["queries"].dump() << " recalls\n";
+  out << "ingest: " << Fixed(Number((*report)["ingest"], "turns_per_s"), 0) << " turns/s ("
+      << Fixed(Number((*report)["ingest"], "seconds"), 2) << " s)\n";
+  out << "recall latency: p50 " << Fixed(Number(latency, "p50"), 3) << " ms  p95 "
+      << Fixed(Number(latency, "p95"), 3) << " ms  p99 " << Fixed(Number(latency, "p99"), 3)
+      << " ms  mean " << Fixed(Number(latency, "mean"), 3) << " ms\n";
+  out << "store on disk: " << Fixed(Number(*report, "store_bytes") / (1024.0 * 1024.0), 1)
+      << " MiB\n";
+  return ToInt(ExitCode::kOk);
+}
+
+void AddDatasetCommand(CLI::App& bench, std::string name, std::string description,
+                       std::string k_help, bool locomo, Console& console, CommandList* commands) {
+  auto args = std::make_shared<DatasetArgs>();
+  CLI::App* command = bench.add_subcommand(name, description);
+  command->add_option("--data", args->data, "Benchmark file (.json or .json.zst; '-' = stdin)")
+      ->required();
+  command->add_option("--k", args->ks, k_help)->delimiter(',')->check(WholeNumber(1));
+  command
+      ->add_option("--routes", args->routes,
+                   "Routes to run, comma-separated (default: the planner's choice)")
+      ->delimiter(',');
+  command->add_option("--json", args->json_out, "Also write the report JSON to this file");
+  command->add_option("--trace", args->trace, "Write a per-question trace (JSON lines) here");
+  command->add_option("--store", args->store,
+                      "Ingest into this store and keep it (default: a temporary store)");
+  command
+      ->add_option("--limit", args->limit,
+                   locomo ? "Only the first N conversations" : "Only the first N questions")
+      ->check(WholeNumber(0));
+  const std::string full_name = "bench " + name;
+  commands->push_back({command, [args, &console, full_name, locomo] {
+                         return RunDataset(full_name, *args, console, locomo);
+                       }});
+}
+
+}  // namespace
+
+void AddBenchCommands(CLI::App& app, Console& console, CommandList* commands) {
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Benchmarks: retrieval quality (LoCoMo, LongMemEval) and performance");
+  bench->require_subcommand(1);
+  bench->footer(
+      "Retrieval is measured on the turn ranking of each recall: the provenance turns of the\n"
+      "items in rank order, duplicates removed. docs/BENCHMARKS.md describes the protocol.\n");
+  AddDatasetCommand(*bench, "locomo", "LoCoMo turn-level Recall@k, Hit@k, MRR@30, cost and latency",
+                    "Cut-offs, comma-separated (default 5,10,30)", /*locomo=*/true, console,
+                    commands);
+  AddDatasetCommand(*bench, "longmemeval",
+                    "LongMemEval session- and turn-level recall_any/all@k, NDCG, cost, latency",
+                    "Turn-level cut-offs, comma-separated (default 10,50); session level "
+                    "is always 5,10",
+                    /*locomo=*/false, console, commands);
+
+  auto perf_args = std::make_shared<PerfArgs>();
+  CLI::App* perf = bench->add_subcommand(
+      "perf", "Synthetic workload: ingest turns/s, recall latency, store size");
+  perf->add_option("--memories", perf_args->memories, "Turns to store (default 10000)")
+      ->check(WholeNumber(1));
+  perf->add_option("--scopes", perf_args->scopes, "Scopes to spread them over (default 10)")
+      ->check(WholeNumber(1));
+  perf->add_option("--queries", perf_args->queries, "Recalls to time (default 500)")
+      ->check(WholeNumber(1));
+  perf->add_option("--session-turns", perf_args->session_turns,
+                   "Turns per session, one Remember call each (default 20)")
+      ->check(WholeNumber(1));
+  perf->add_option("--seed", perf_args->seed, "Generator seed (default 42)");
+  perf->add_option("--json", perf_args->json_out, "Also write the report JSON to this file");
+  perf->add_option("--store", perf_args->store,
+                   "Build the store here and keep it (default: a temporary store)");
+  commands->push_back(
+      {perf, [perf_args, &console] { return RunPerfCommand(*perf_args, console); }});
+
+  auto explain_args = std::make_shared<ExplainArgs>();
+  CLI::App* explain = bench->add_subcommand("explain",
+                                            "Explain one question of a trace: where each gold turn "
+                                            "was lost (never retrieved, ranked out, packed)");
+  explain->add_option("TRACE", explain_args->trace, "Trace file written by --trace")->required();
+  explain
+      ->add_option("QUESTION_ID", explain_args->question_id,
+                   "Question id (LoCoMo: conv-26:q17; LongMemEval: the question_id)")
+      ->required();
+  commands->push_back({explain, [explain_args, &console] {
+                         const Status status = eval::ExplainTraceQuestion(
+                             explain_args->trace, explain_args->question_id, console.out());
+                         if (!status.ok()) return console.Fail("bench explain", status);
+                         return ToInt(ExitCode::kOk);
+                       }});
+}
+
+}  // namespace engram::cli

@@ -1,0 +1,90 @@
+// bench: the retrieval-quality harness behind `engram bench locomo` and `engram bench
+// longmemeval` (DESIGN §11). No LLM is involved: the measure is whether the turns the benchmark
+// annotates as evidence reach the context, how high, and at what cost.
+//
+//   engram::eval::BenchOptions options;
+//   options.data_path = "/work/shared/bench/locomo_dev.json";
+//   options.trace_path = "locomo.trace.jsonl";
+//   ASSIGN_OR_RETURN(engram::io::Json report, engram::eval::RunLocomoBench(options));
+//   std::cout << engram::io::Dump(report, /*pretty=*/true);
+//
+// Protocol (docs/BENCHMARKS.md has the long form):
+//   - Each conversation (LoCoMo) or question haystack (LongMemEval) is remembered into its own
+//     fresh scope of one store (temporary unless store_path is set), one Remember call per
+//     session, with the session dates as event times. Ingest throughput is timed around Remember.
+//   - Each evaluated question is recalled at the query time of its dataset (LoCoMo: the date of
+//     the conversation's last session; LongMemEval: question_date), three ways:
+//       1. user recall: the engine's default k and token budget. Its context tokens and its
+//          latency (measured in this process around Engine::Recall) are the reported cost.
+//       2. evaluation recall: k = eval_k (the largest cut-off asked, at least the MRR / turn
+//          cut-off) and a budget of kEvalTokenBudget tokens so packing never cuts the list.
+//          The metrics are computed on its turn ranking (eval/metrics.h: provenance turns in
+//          item order, duplicates removed).
+//       3. trace recall (only with trace_path): k = kTraceK, same huge budget, so every fused
+//          candidate of every route is returned; it tells "never retrieved" from "ranked out".
+//   - The report is the JSON object of the issue: dataset, questions, config, metrics,
+//     by_category, context_tokens, latency_ms, ingest.
+// Runs are deterministic except for the timing fields.
+#ifndef ENGRAM_EVAL_BENCH_H_
+#define ENGRAM_EVAL_BENCH_H_
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/status.h"
+#include "io/api_json.h"
+
+namespace engram::eval {
+
+// Token budget of the evaluation and trace recalls: large enough that packing never drops an
+// item, so the evaluated list is the ranking itself.
+inline constexpr std::size_t kEvalTokenBudget = 100'000'000;
+// k of the trace recall: more than any route returns (Config::recall.route_candidates each).
+inline constexpr std::size_t kTraceK = 10'000;
+// LoCoMo's MRR is reported at this cut-off whatever --k says.
+inline constexpr std::size_t kLocomoMrrCutoff = 30;
+// LongMemEval's session-level cut-offs (the official protocol's k = 5, 10).
+inline constexpr std::size_t kLongMemEvalSessionKs[] = {5, 10};
+
+struct BenchOptions {
+  // Benchmark file, .json or .json.zst ("-" = stdin).
+  std::string data_path;
+  // Cut-offs. Default: empty = LoCoMo 5, 10, 30; LongMemEval turn level 10, 50.
+  std::vector<std::size_t> ks;
+  // Routes to run, by name. Default: empty = every route the planner picks.
+  std::vector<std::string> routes;
+  // Store to ingest into; its scopes must not exist yet. Default: "" = a temporary store in a
+  // new directory under $TMPDIR, deleted at the end.
+  std::string store_path;
+  // TOML configuration (EngineOptions::config_file). Default: "" = built-in values.
+  std::string config_file;
+  // EngineOptions::data_dir. Default: "".
+  std::string data_dir;
+  // Per-question JSONL trace. Default: "" = none (and no trace recall).
+  std::string trace_path;
+  // Only the first N conversations (LoCoMo) or questions (LongMemEval). Default: 0 = all.
+  std::size_t limit = 0;
+  // Progress bar destination. Default: nullptr = silent.
+  std::ostream* progress = nullptr;
+  // Redraw one line with '\r' (a terminal) instead of writing log lines. Default: false.
+  bool progress_interactive = false;
+};
+
+// engram's version as recorded in reports ("0.1.0").
+std::string_view EngineVersion();
+
+// The LoCoMo run. Errors: the file's (kNotFound, kInvalidArgument naming the field), the store's,
+// kAlreadyExists when a conversation's scope already exists in store_path, kInvalidArgument for a
+// zero cut-off, kUnavailable when the trace cannot be written.
+StatusOr<io::Json> RunLocomoBench(const BenchOptions& options);
+
+// The LongMemEval run (official retrieval protocol: abstention questions and questions without
+// a has_answer user turn are skipped). Errors as for RunLocomoBench.
+StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options);
+
+}  // namespace engram::eval
+
+#endif  // ENGRAM_EVAL_BENCH_H_

@@ -1,0 +1,451 @@
+// What the LoCoMo and LongMemEval runs share (see bench_internal.h).
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <system_error>
+
+#include "eval/bench_internal.h"
+#include "eval/metrics.h"
+
+#ifndef ENGRAM_VERSION
+#define ENGRAM_VERSION "unknown"
+#endif
+
+namespace engram::eval {
+
+std::string_view EngineVersion() { return ENGRAM_VERSION; }
+
+namespace internal {
+namespace {
+
+using io::Json;
+
+Json RecallSummaryJson(const ReadResult& result, double latency_ms) {
+  Json json = Json::object();
+  json["k"] = result.items.size();
+  json["token_budget"] = result.diagnostics.token_budget;
+  json["context_tokens"] = result.diagnostics.context_tokens;
+  json["dropped_by_budget"] = result.diagnostics.dropped_by_budget;
+  json["latency_ms"] = latency_ms;
+  Json timings = Json::array();
+  for (const StageTiming& timing : result.diagnostics.timings) {
+    Json entry = Json::object();
+    entry["stage"] = timing.stage;
+    entry["ms"] = timing.ms;
+    timings.push_back(std::move(entry));
+  }
+  json["timings"] = std::move(timings);
+  return json;
+}
+
+Json StringsJson(std::span<const std::string> strings) {
+  Json json = Json::array();
+  for (const std::string& text : strings) json.push_back(text);
+  return json;
+}
+
+}  // namespace
+
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+StatusOr<std::unique_ptr<BenchStore>> BenchStore::Open(const BenchOptions& options) {
+  std::unique_ptr<BenchStore> bench(new BenchStore());
+  if (!options.config_file.empty()) {
+    ASSIGN_OR_RETURN(bench->config_, LoadConfigFile(options.config_file));
+  }
+  if (options.store_path.empty()) {
+    std::error_code error;
+    std::filesystem::path base = std::filesystem::temp_directory_path(error);
+    if (error) base = "/tmp";
+    std::string pattern = (base / "engram-bench-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return Status::Unavailable("cannot create a temporary directory under " + base.string());
+    }
+    bench->temp_dir_ = pattern;
+    bench->store_path_ = (std::filesystem::path(pattern) / "bench.db").string();
+  } else {
+    bench->store_path_ = options.store_path;
+  }
+  EngineOptions engine_options;
+  engine_options.store_path = bench->store_path_;
+  engine_options.data_dir = options.data_dir;
+  engine_options.config = bench->config_;
+  engine_options.create_if_missing = true;
+  ASSIGN_OR_RETURN(bench->engine_, Engine::Open(engine_options));
+  return bench;
+}
+
+BenchStore::~BenchStore() {
+  engine_.reset();
+  if (!temp_dir_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(temp_dir_, ignored);
+  }
+}
+
+StatusOr<std::vector<std::string>> IngestFresh(Engine& engine, const Scope& scope,
+                                               std::span<const Turn> turns, IngestStats* stats) {
+  StatusOr<std::vector<Memory>> existing = engine.List(scope, {.limit = 1});
+  if (existing.ok()) {
+    return Status::AlreadyExists("scope " + scope.ToString() +
+                                 " already exists in the store; bench needs fresh scopes (use a "
+                                 "new --store path or none)");
+  }
+  if (existing.status().code() != StatusCode::kNotFound) return existing.status();
+  std::vector<std::string> ids;
+  ids.reserve(turns.size());
+  std::size_t begin = 0;
+  while (begin < turns.size()) {
+    std::size_t end = begin + 1;
+    while (end < turns.size() && turns[end].session_id == turns[begin].session_id) ++end;
+    const auto started = std::chrono::steady_clock::now();
+    StatusOr<RememberResult> remembered = engine.Remember(scope, turns.subspan(begin, end - begin));
+    stats->seconds += MillisSince(started) / 1000.0;
+    if (!remembered.ok()) {
+      return remembered.status().WithContext("remembering " + scope.ToString() + " session \"" +
+                                             turns[begin].session_id + "\"");
+    }
+    ids.insert(ids.end(), remembered->ids.begin(), remembered->ids.end());
+    stats->turns += end - begin;
+    begin = end;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  StatusOr<ReadResult> warm_up = engine.Recall(scope, {.text = "warm-up"}, {});
+  const double seconds = MillisSince(started) / 1000.0;
+  stats->seconds += seconds;
+  stats->first_recall_seconds += seconds;
+  if (!warm_up.ok()) return warm_up.status().WithContext("first recall of " + scope.ToString());
+  return ids;
+}
+
+StatusOr<Recalls> Ask(Engine& engine, const Scope& scope, const RecallQuery& query,
+                      const AskSettings& settings) {
+  Recalls recalls;
+  RecallOptions user_options;
+  user_options.routes = settings.routes;
+  auto started = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(recalls.user, engine.Recall(scope, query, user_options));
+  recalls.user_ms = MillisSince(started);
+
+  RecallOptions eval_options;
+  eval_options.routes = settings.routes;
+  eval_options.k = settings.eval_k;
+  eval_options.token_budget = kEvalTokenBudget;
+  started = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(recalls.eval, engine.Recall(scope, query, eval_options));
+  recalls.eval_ms = MillisSince(started);
+
+  if (settings.trace) {
+    RecallOptions trace_options = eval_options;
+    trace_options.k = kTraceK;
+    ASSIGN_OR_RETURN(recalls.trace, engine.Recall(scope, query, trace_options));
+  }
+  return recalls;
+}
+
+std::vector<std::string> KeyRanking(std::span<const RecallItem> items, const TurnTable& turns) {
+  const std::vector<std::string> ranking = TurnRanking(items);
+  return MapRanking(ranking, [&turns](const std::string& id) -> std::optional<std::string> {
+    const auto found = turns.find(id);
+    if (found == turns.end()) return std::nullopt;
+    return found->second.key;
+  });
+}
+
+std::vector<std::string> ItemKeys(const RecallItem& item, const TurnTable& turns) {
+  return KeyRanking(std::span<const RecallItem>(&item, 1), turns);
+}
+
+void CostStats::Add(const Recalls& recalls) {
+  context_tokens.push_back(static_cast<double>(recalls.user.diagnostics.context_tokens));
+  latency_ms.push_back(recalls.user_ms);
+}
+
+io::Json ContextTokensJson(const CostStats& cost) {
+  Json json = Json::object();
+  json["mean"] = Mean(cost.context_tokens);
+  json["p50"] = Percentile(cost.context_tokens, 50);
+  json["p95"] = Percentile(cost.context_tokens, 95);
+  return json;
+}
+
+io::Json LatencyJson(const CostStats& cost) {
+  Json json = Json::object();
+  json["p50"] = Percentile(cost.latency_ms, 50);
+  json["p95"] = Percentile(cost.latency_ms, 95);
+  json["p99"] = Percentile(cost.latency_ms, 99);
+  return json;
+}
+
+io::Json IngestJson(const IngestStats& ingest) {
+  Json json = Json::object();
+  json["turns"] = ingest.turns;
+  json["seconds"] = ingest.seconds;
+  json["turns_per_s"] =
+      ingest.seconds > 0 ? static_cast<double>(ingest.turns) / ingest.seconds : 0.0;
+  return json;
+}
+
+void MetricSums::Add(const std::vector<std::pair<std::string, double>>& values) {
+  if (sums_.empty()) {
+    for (const auto& [key, value] : values) sums_.emplace_back(key, 0.0);
+  }
+  for (std::size_t value_idx = 0; value_idx < values.size() && value_idx < sums_.size();
+       ++value_idx) {
+    sums_[value_idx].second += values[value_idx].second;
+  }
+  ++count_;
+}
+
+io::Json MetricSums::Averages() const {
+  Json json = Json::object();
+  for (const auto& [key, sum] : sums_) {
+    json[key] = count_ == 0 ? 0.0 : sum / static_cast<double>(count_);
+  }
+  return json;
+}
+
+io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
+                    std::span<const std::size_t> ks, std::size_t eval_k, const ReadResult* first) {
+  const Config& config = store.config();
+  Json json = Json::object();
+  Json routes = Json::array();
+  Json weights = Json::object();
+  if (first != nullptr) {
+    for (const RouteDiagnostics& route : first->diagnostics.routes) {
+      routes.push_back(route.route);
+      weights[route.route] = route.weight;
+    }
+  }
+  json["routes"] = std::move(routes);
+  json["routes_requested"] =
+      options.routes.empty() ? Json("planner default") : StringsJson(options.routes);
+  json["route_weights"] = std::move(weights);
+  json["rrf_k"] = config.recall.rrf_k;
+  json["route_candidates"] = config.recall.route_candidates;
+  Json bm25 = Json::object();
+  bm25["k1"] = config.bm25.k1;
+  bm25["b"] = config.bm25.b;
+  json["bm25"] = std::move(bm25);
+  Json cutoffs = Json::array();
+  for (const std::size_t k : ks) cutoffs.push_back(k);
+  json["ks"] = std::move(cutoffs);
+  Json budgets = Json::object();
+  Json user = Json::object();
+  user["k"] = config.recall.max_items;
+  user["token_budget"] = config.recall.token_budget;
+  user["purpose"] = "context_tokens and latency_ms: what a user gets at default settings";
+  budgets["user"] = std::move(user);
+  Json evaluation = Json::object();
+  evaluation["k"] = eval_k;
+  evaluation["token_budget"] = kEvalTokenBudget;
+  evaluation["purpose"] = "metrics: turn ranking of the top items, never cut by the budget";
+  budgets["eval"] = std::move(evaluation);
+  if (!options.trace_path.empty()) {
+    Json trace = Json::object();
+    trace["k"] = kTraceK;
+    trace["token_budget"] = kEvalTokenBudget;
+    trace["purpose"] = "trace only: every fused candidate of every route";
+    budgets["trace"] = std::move(trace);
+  }
+  json["recalls"] = std::move(budgets);
+  json["embedder"] = "none";
+  json["engine_version"] = EngineVersion();
+  json["config_file"] = options.config_file;
+  json["store"] = store.temporary() ? std::string("temporary") : store.store_path();
+  json["ingest_timing"] =
+      "Remember calls (one per session) plus each scope's first recall, which builds its BM25 "
+      "projection";
+  return json;
+}
+
+io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
+                         std::span<const std::string> gold_keys, std::size_t eval_k) {
+  const ReadResult& widest = recalls.trace.has_value() ? *recalls.trace : recalls.eval;
+  Json json = Json::object();
+
+  // The plan as the diagnostics expose it: which routes ran with which weight, how many
+  // candidates each gave, what fusion and the filters did.
+  Json plan = Json::object();
+  plan["query"] = widest.query;
+  plan["policy"] = widest.policy;
+  Json plan_routes = Json::array();
+  for (const RouteDiagnostics& route : widest.diagnostics.routes) {
+    Json entry = Json::object();
+    entry["route"] = route.route;
+    entry["weight"] = route.weight;
+    entry["candidates"] = route.candidates;
+    entry["error"] = route.error;
+    plan_routes.push_back(std::move(entry));
+  }
+  plan["routes"] = std::move(plan_routes);
+  plan["fused_candidates"] = widest.diagnostics.fused_candidates;
+  plan["filtered_out"] = widest.diagnostics.filtered_out;
+  json["plan"] = std::move(plan);
+
+  // Each route's candidates (rank, score) and the fused list, from the widest recall.
+  std::map<std::string, std::vector<std::pair<std::size_t, Json>>> by_route;
+  // Best rank of each key in each route.
+  std::map<std::string, std::map<std::string, std::pair<std::size_t, double>>> key_routes;
+  Json fused = Json::array();
+  std::size_t fused_rank = 0;
+  for (const RecallItem& item : widest.items) {
+    ++fused_rank;
+    const std::vector<std::string> keys = ItemKeys(item, turns);
+    Json fused_entry = Json::object();
+    fused_entry["rank"] = fused_rank;
+    fused_entry["id"] = item.id;
+    fused_entry["kind"] = NodeKindName(item.kind);
+    fused_entry["turns"] = StringsJson(keys);
+    fused_entry["fused_score"] = item.fused_score;
+    fused_entry["score"] = item.score;
+    fused.push_back(std::move(fused_entry));
+    for (const RouteScore& route : item.routes) {
+      Json entry = Json::object();
+      entry["rank"] = route.rank;
+      entry["score"] = route.score;
+      entry["id"] = item.id;
+      entry["turns"] = StringsJson(keys);
+      by_route[route.route].emplace_back(route.rank, std::move(entry));
+      for (const std::string& key : keys) {
+        auto& best = key_routes[key];
+        const auto found = best.find(route.route);
+        if (found == best.end() || route.rank < found->second.first) {
+          best[route.route] = {route.rank, route.score};
+        }
+      }
+    }
+  }
+  Json candidates = Json::object();
+  for (const RouteDiagnostics& route : widest.diagnostics.routes) {
+    auto& list = by_route[route.route];
+    std::stable_sort(list.begin(), list.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    Json entries = Json::array();
+    for (auto& [rank, entry] : list) entries.push_back(std::move(entry));
+    candidates[route.route] = std::move(entries);
+  }
+  json["candidates"] = std::move(candidates);
+  json["fused"] = std::move(fused);
+
+  // The evaluated ranking and its items.
+  std::vector<std::string> ranking = KeyRanking(recalls.eval.items, turns);
+  if (ranking.size() > eval_k) ranking.resize(eval_k);
+  json["ranking"] = StringsJson(ranking);
+  Json items = Json::array();
+  std::size_t item_rank = 0;
+  for (const RecallItem& item : recalls.eval.items) {
+    Json entry = Json::object();
+    entry["rank"] = ++item_rank;
+    entry["turns"] = StringsJson(ItemKeys(item, turns));
+    Json fields = io::ToJson(item);
+    for (auto field = fields.begin(); field != fields.end(); ++field) {
+      entry[field.key()] = std::move(field.value());
+    }
+    items.push_back(std::move(entry));
+  }
+  json["items"] = std::move(items);
+
+  // What the user recall packed.
+  std::set<std::string> packed;
+  Json packed_turns = Json::array();
+  for (const std::string& key : KeyRanking(recalls.user.items, turns)) {
+    packed.insert(key);
+    packed_turns.push_back(key);
+  }
+  json["packed_turns"] = std::move(packed_turns);
+  json["context"] = recalls.user.context;
+  json["context_tokens"] = recalls.user.diagnostics.context_tokens;
+
+  Json recall_summaries = Json::object();
+  recall_summaries["user"] = RecallSummaryJson(recalls.user, recalls.user_ms);
+  recall_summaries["eval"] = RecallSummaryJson(recalls.eval, recalls.eval_ms);
+  if (recalls.trace.has_value()) {
+    recall_summaries["trace"] = RecallSummaryJson(*recalls.trace, recalls.trace->latency_ms);
+  }
+  json["recalls"] = std::move(recall_summaries);
+
+  // Where each gold turn ended up.
+  Json gold = Json::array();
+  for (const std::string& key : gold_keys) {
+    Json entry = Json::object();
+    entry["key"] = key;
+    const auto rank_it = std::find(ranking.begin(), ranking.end(), key);
+    const bool in_top_k = rank_it != ranking.end();
+    const auto routes_it = key_routes.find(key);
+    const bool candidate = routes_it != key_routes.end();
+    std::string status = "never_retrieved";
+    if (packed.contains(key)) {
+      status = "packed";
+    } else if (in_top_k) {
+      status = "in_top_k";
+    } else if (candidate) {
+      status = "ranked_out";
+    }
+    entry["status"] = status;
+    entry["eval_rank"] =
+        in_top_k ? Json(static_cast<std::size_t>(rank_it - ranking.begin()) + 1) : Json(nullptr);
+    Json routes = Json::object();
+    if (candidate) {
+      for (const auto& [route, rank_score] : routes_it->second) {
+        Json route_entry = Json::object();
+        route_entry["rank"] = rank_score.first;
+        route_entry["score"] = rank_score.second;
+        routes[route] = std::move(route_entry);
+      }
+    }
+    entry["routes"] = std::move(routes);
+    gold.push_back(std::move(entry));
+  }
+  json["gold_turns"] = std::move(gold);
+  return json;
+}
+
+StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(const std::string& path) {
+  auto writer = std::make_unique<TraceWriter>();
+  if (path.empty()) return writer;
+  writer->path_ = path;
+  writer->out_.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
+  if (!writer->out_) return Status::Unavailable("cannot write the trace file " + path);
+  return writer;
+}
+
+Status TraceWriter::Write(const io::Json& line) {
+  if (path_.empty()) return Status::Ok();
+  out_ << io::Dump(line) << '\n';
+  if (!out_) return Status::Unavailable("writing the trace file " + path_ + " failed");
+  return Status::Ok();
+}
+
+Status TraceWriter::Close() {
+  if (path_.empty()) return Status::Ok();
+  out_.close();
+  if (!out_) return Status::Unavailable("closing the trace file " + path_ + " failed");
+  return Status::Ok();
+}
+
+StatusOr<std::vector<std::size_t>> NormalizeKs(std::vector<std::size_t> ks,
+                                               std::vector<std::size_t> defaults) {
+  if (ks.empty()) ks = std::move(defaults);
+  for (const std::size_t k : ks) {
+    if (k == 0) return Status::InvalidArgument("cut-off k must be at least 1");
+  }
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  return ks;
+}
+
+std::string Excerpt(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t cut = max_bytes;
+  // Do not split a UTF-8 sequence: back up to a lead byte.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
+}  // namespace internal
+}  // namespace engram::eval

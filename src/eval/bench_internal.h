@@ -1,0 +1,159 @@
+// bench_internal: what the LoCoMo and LongMemEval runs share — the bench store, ingest by
+// session, the three recalls of a question, cost statistics, the config record and the trace
+// pieces built from ReadResults. Internal to src/eval (see bench.h for the protocol).
+#ifndef ENGRAM_EVAL_BENCH_INTERNAL_H_
+#define ENGRAM_EVAL_BENCH_INTERNAL_H_
+
+#include <chrono>
+#include <cstddef>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engram/config.h"
+#include "engram/engine.h"
+#include "engram/options.h"
+#include "engram/read_result.h"
+#include "engram/status.h"
+#include "eval/bench.h"
+#include "io/api_json.h"
+
+namespace engram::eval::internal {
+
+double MillisSince(std::chrono::steady_clock::time_point start);
+
+// The store of one run: options.store_path, or a new temporary directory removed by the
+// destructor. Holds the engine and the configuration it was opened with.
+class BenchStore {
+ public:
+  static StatusOr<std::unique_ptr<BenchStore>> Open(const BenchOptions& options);
+  ~BenchStore();
+  BenchStore(const BenchStore&) = delete;
+  BenchStore& operator=(const BenchStore&) = delete;
+
+  Engine& engine() { return *engine_; }
+  // Closes the engine (so the store files are complete on disk); engine() is invalid after.
+  void CloseEngine() { engine_.reset(); }
+  const Config& config() const { return config_; }
+  bool temporary() const { return !temp_dir_.empty(); }
+  const std::string& store_path() const { return store_path_; }
+
+ private:
+  BenchStore() = default;
+
+  std::string temp_dir_;  // empty when the caller chose the store
+  std::string store_path_;
+  Config config_;
+  std::unique_ptr<Engine> engine_;
+};
+
+// How a benchmark turn is named and grouped.
+struct TurnInfo {
+  std::string key;      // LoCoMo dia_id "D1:3"; LongMemEval "<session_id>:<turn_index>"
+  std::string session;  // LoCoMo "session_1"; LongMemEval the haystack session id
+  std::string speaker;
+  std::string text;
+};
+// Turn id → its benchmark identity. Ordered, so nothing depends on hash order.
+using TurnTable = std::map<std::string, TurnInfo>;
+
+struct IngestStats {
+  std::size_t turns = 0;
+  // Until the turns are searchable: Remember calls plus the scope's first recall, which builds
+  // its BM25 projection (the engine loads a scope's index lazily, on first use).
+  double seconds = 0;
+  double first_recall_seconds = 0;  // the part of `seconds` spent in first recalls
+};
+
+// Remembers `turns` into `scope`, which must not exist yet (kAlreadyExists otherwise), one
+// Remember call per run of consecutive turns with the same session_id, then runs one recall
+// ("warm-up") so the scope's projection is built. Returns the turn ids in input order and adds
+// to *stats.
+StatusOr<std::vector<std::string>> IngestFresh(Engine& engine, const Scope& scope,
+                                               std::span<const Turn> turns, IngestStats* stats);
+
+struct AskSettings {
+  std::vector<std::string> routes;
+  std::size_t eval_k = 30;
+  bool trace = false;
+};
+
+// The three recalls of one question (bench.h).
+struct Recalls {
+  ReadResult user;
+  double user_ms = 0;  // wall time around Engine::Recall of the user recall
+  ReadResult eval;
+  double eval_ms = 0;
+  std::optional<ReadResult> trace;
+};
+
+StatusOr<Recalls> Ask(Engine& engine, const Scope& scope, const RecallQuery& query,
+                      const AskSettings& settings);
+
+// The provenance turns of `items`, mapped to their keys (unknown ids keep their id).
+std::vector<std::string> KeyRanking(std::span<const RecallItem> items, const TurnTable& turns);
+std::vector<std::string> ItemKeys(const RecallItem& item, const TurnTable& turns);
+
+// Context tokens and latencies over the asked questions.
+struct CostStats {
+  std::vector<double> context_tokens;
+  std::vector<double> latency_ms;
+  void Add(const Recalls& recalls);
+};
+
+io::Json ContextTokensJson(const CostStats& cost);
+io::Json LatencyJson(const CostStats& cost);
+io::Json IngestJson(const IngestStats& ingest);
+
+// Metric averages in a fixed key order.
+class MetricSums {
+ public:
+  // Adds one question's values, given as (key, value) in the order the output should list them.
+  void Add(const std::vector<std::pair<std::string, double>>& values);
+  std::size_t count() const { return count_; }
+  io::Json Averages() const;
+
+ private:
+  std::vector<std::pair<std::string, double>> sums_;
+  std::size_t count_ = 0;
+};
+
+// The "config" record: routes that ran and their weights, fusion and BM25 constants, budgets
+// of the three recalls, embedder and engine version. `first` is the first user recall (its
+// diagnostics say which routes ran), or nullptr when no question was asked.
+io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
+                    std::span<const std::size_t> ks, std::size_t eval_k, const ReadResult* first);
+
+// The recall part of a trace line: plan, per-route candidates, fused list, evaluated ranking,
+// items, packed context, timings, and the fate of each gold key ("packed", "in_top_k",
+// "ranked_out", "never_retrieved").
+io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
+                         std::span<const std::string> gold_keys, std::size_t eval_k);
+
+// Writes one JSON value per line; a null path writes nothing.
+class TraceWriter {
+ public:
+  static StatusOr<std::unique_ptr<TraceWriter>> Open(const std::string& path);
+  Status Write(const io::Json& line);
+  Status Close();
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+// Checks and sorts cut-offs; kInvalidArgument for a zero.
+StatusOr<std::vector<std::size_t>> NormalizeKs(std::vector<std::size_t> ks,
+                                               std::vector<std::size_t> defaults);
+
+// A short excerpt of `text` for traces (whole when short).
+std::string Excerpt(const std::string& text, std::size_t max_bytes);
+
+}  // namespace engram::eval::internal
+
+#endif  // ENGRAM_EVAL_BENCH_INTERNAL_H_

@@ -1,0 +1,55 @@
+// perf: `engram bench perf --memories N` — the synthetic performance workload. Builds a
+// deterministic store of N turns (eval/synthetic.h) spread over several scopes, then asks a fixed
+// set of questions, and reports ingest throughput, recall latency percentiles and the store's
+// size on disk.
+//
+//   PerfOptions options;
+//   options.memories = 10'000;
+//   ASSIGN_OR_RETURN(io::Json report, RunPerf(options));
+//
+// Workload: sessions of `session_turns` turns (one Remember call each), session s going to scope
+// user:perf-<s mod scopes>, one day apart; then one first recall per scope (it builds the
+// scope's BM25 projection and is counted as ingest time); then `queries` recalls at default
+// settings, query q on scope q mod scopes, each timed in this process around Engine::Recall. Store size = the SQLite file plus its -wal and -shm files after
+// the engine is closed.
+#ifndef ENGRAM_EVAL_PERF_H_
+#define ENGRAM_EVAL_PERF_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "engram/status.h"
+#include "io/api_json.h"
+
+namespace engram::eval {
+
+struct PerfOptions {
+  // Turns to store. Default: 10,000.
+  std::size_t memories = 10'000;
+  // Scopes the turns are spread over. Default: 10.
+  std::size_t scopes = 10;
+  // Turns per session (per Remember call). Default: 20.
+  std::size_t session_turns = 20;
+  // Recalls timed. Default: 500.
+  std::size_t queries = 500;
+  // Generator seed. Default: 42.
+  std::uint64_t seed = 42;
+  // As in BenchOptions: store (default temporary), config file, data dir, progress output.
+  std::string store_path;
+  std::string config_file;
+  std::string data_dir;
+  std::ostream* progress = nullptr;
+  bool progress_interactive = false;
+};
+
+// {"workload": {...}, "config": {...}, "ingest": {turns, seconds, turns_per_s},
+//  "latency_ms": {p50, p95, p99, mean}, "context_tokens": {mean, p50, p95},
+//  "store_bytes": N}. kInvalidArgument for zero memories, scopes, session_turns or queries;
+// kAlreadyExists when a perf scope exists in store_path.
+StatusOr<io::Json> RunPerf(const PerfOptions& options);
+
+}  // namespace engram::eval
+
+#endif  // ENGRAM_EVAL_PERF_H_
