@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "io/json_util.h"
+
 namespace engram::io {
 namespace {
 
@@ -35,6 +37,11 @@ Json TimestampToJson(const std::optional<Timestamp>& time) {
 
 Json MetadataToJson(std::string_view metadata_json) {
   if (metadata_json.empty()) return Json::object();
+  // Deeply nested text stays a string: encoding it would recurse once per level.
+  if (internal::JsonNestingDepth(metadata_json, internal::kMaxJsonDepth) >
+      internal::kMaxJsonDepth) {
+    return std::string(metadata_json);
+  }
   try {
     Json metadata = Json::parse(metadata_json);
     if (metadata.is_object()) return metadata;

@@ -29,7 +29,8 @@ using Json = nlohmann::ordered_json;
 
 // An ISO-8601 string, or null.
 Json TimestampToJson(const std::optional<Timestamp>& time);
-// The stored metadata as an object; text that is not a JSON object is kept as a string.
+// The stored metadata as an object; text that is not a JSON object (or is nested deeper than
+// 64 levels) is kept as a string.
 Json MetadataToJson(std::string_view metadata_json);
 
 Json ToJson(const Turn& turn);
