@@ -221,6 +221,9 @@ int RunPerfCommand(const PerfArgs& args, Console& console) {
   out << "recall latency: p50 " << Fixed(Number(latency, "p50"), 3) << " ms  p95 "
       << Fixed(Number(latency, "p95"), 3) << " ms  p99 " << Fixed(Number(latency, "p99"), 3)
       << " ms  mean " << Fixed(Number(latency, "mean"), 3) << " ms\n";
+  const io::Json& cpu = (*report)["cpu_ms"];
+  out << "recall CPU time: p50 " << Fixed(Number(cpu, "p50"), 3) << " ms  p95 "
+      << Fixed(Number(cpu, "p95"), 3) << " ms  p99 " << Fixed(Number(cpu, "p99"), 3) << " ms\n";
   out << "store on disk: " << Fixed(Number(*report, "store_bytes") / (1024.0 * 1024.0), 1)
       << " MiB\n";
   return ToInt(ExitCode::kOk);

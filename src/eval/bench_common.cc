@@ -1,4 +1,6 @@
 // What the LoCoMo and LongMemEval runs share (see bench_internal.h).
+#include <time.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -21,13 +23,15 @@ namespace {
 
 using io::Json;
 
-Json RecallSummaryJson(const ReadResult& result, double latency_ms) {
+Json RecallSummaryJson(const ReadResult& result, double latency_ms,
+                       std::optional<double> cpu_ms = std::nullopt) {
   Json json = Json::object();
   json["k"] = result.items.size();
   json["token_budget"] = result.diagnostics.token_budget;
   json["context_tokens"] = result.diagnostics.context_tokens;
   json["dropped_by_budget"] = result.diagnostics.dropped_by_budget;
   json["latency_ms"] = latency_ms;
+  if (cpu_ms.has_value()) json["cpu_ms"] = *cpu_ms;
   Json timings = Json::array();
   for (const StageTiming& timing : result.diagnostics.timings) {
     Json entry = Json::object();
@@ -50,6 +54,12 @@ Json StringsJson(std::span<const std::string> strings) {
 double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
+}
+
+double ThreadCpuMillis() {
+  timespec now{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return 0;
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
 }
 
 StatusOr<std::unique_ptr<BenchStore>> BenchStore::Open(const BenchOptions& options) {
@@ -127,9 +137,11 @@ StatusOr<Recalls> Ask(Engine& engine, const Scope& scope, const RecallQuery& que
   Recalls recalls;
   RecallOptions user_options;
   user_options.routes = settings.routes;
+  const double cpu_started = ThreadCpuMillis();
   auto started = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(recalls.user, engine.Recall(scope, query, user_options));
   recalls.user_ms = MillisSince(started);
+  recalls.user_cpu_ms = ThreadCpuMillis() - cpu_started;
 
   RecallOptions eval_options;
   eval_options.routes = settings.routes;
@@ -163,6 +175,7 @@ std::vector<std::string> ItemKeys(const RecallItem& item, const TurnTable& turns
 void CostStats::Add(const Recalls& recalls) {
   context_tokens.push_back(static_cast<double>(recalls.user.diagnostics.context_tokens));
   latency_ms.push_back(recalls.user_ms);
+  cpu_ms.push_back(recalls.user_cpu_ms);
 }
 
 io::Json ContextTokensJson(const CostStats& cost) {
@@ -178,6 +191,14 @@ io::Json LatencyJson(const CostStats& cost) {
   json["p50"] = Percentile(cost.latency_ms, 50);
   json["p95"] = Percentile(cost.latency_ms, 95);
   json["p99"] = Percentile(cost.latency_ms, 99);
+  return json;
+}
+
+io::Json CpuJson(const CostStats& cost) {
+  Json json = Json::object();
+  json["p50"] = Percentile(cost.cpu_ms, 50);
+  json["p95"] = Percentile(cost.cpu_ms, 95);
+  json["p99"] = Percentile(cost.cpu_ms, 99);
   return json;
 }
 
@@ -362,7 +383,7 @@ io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
   json["context_tokens"] = recalls.user.diagnostics.context_tokens;
 
   Json recall_summaries = Json::object();
-  recall_summaries["user"] = RecallSummaryJson(recalls.user, recalls.user_ms);
+  recall_summaries["user"] = RecallSummaryJson(recalls.user, recalls.user_ms, recalls.user_cpu_ms);
   recall_summaries["eval"] = RecallSummaryJson(recalls.eval, recalls.eval_ms);
   if (recalls.trace.has_value()) {
     recall_summaries["trace"] = RecallSummaryJson(*recalls.trace, recalls.trace->latency_ms);

@@ -26,6 +26,9 @@
 namespace engram::eval::internal {
 
 double MillisSince(std::chrono::steady_clock::time_point start);
+// CPU time consumed by the calling thread, in milliseconds. Differences of it measure a call's
+// own work, free of the waits a loaded machine adds to wall time.
+double ThreadCpuMillis();
 
 // The store of one run: options.store_path, or a new temporary directory removed by the
 // destructor. Holds the engine and the configuration it was opened with.
@@ -86,7 +89,8 @@ struct AskSettings {
 // The three recalls of one question (bench.h).
 struct Recalls {
   ReadResult user;
-  double user_ms = 0;  // wall time around Engine::Recall of the user recall
+  double user_ms = 0;      // wall time around Engine::Recall of the user recall
+  double user_cpu_ms = 0;  // this thread's CPU time in that call
   ReadResult eval;
   double eval_ms = 0;
   std::optional<ReadResult> trace;
@@ -103,11 +107,14 @@ std::vector<std::string> ItemKeys(const RecallItem& item, const TurnTable& turns
 struct CostStats {
   std::vector<double> context_tokens;
   std::vector<double> latency_ms;
+  std::vector<double> cpu_ms;
   void Add(const Recalls& recalls);
 };
 
 io::Json ContextTokensJson(const CostStats& cost);
 io::Json LatencyJson(const CostStats& cost);
+// {"p50", "p95", "p99"} of the user recalls' thread CPU time.
+io::Json CpuJson(const CostStats& cost);
 io::Json IngestJson(const IngestStats& ingest);
 
 // Metric averages in a fixed key order.

@@ -524,6 +524,7 @@ TEST(PerfTest, SmallWorkloadReportsEveryFigure) {
   EXPECT_GE((*report)["latency_ms"]["p99"].get<double>(),
             (*report)["latency_ms"]["p50"].get<double>());
   EXPECT_GT((*report)["store_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_GT((*report)["cpu_ms"]["p50"].get<double>(), 0);
 
   options.queries = 0;
   EXPECT_THAT(RunPerf(options), StatusIs(StatusCode::kInvalidArgument));

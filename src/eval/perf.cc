@@ -94,9 +94,11 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
   for (std::size_t query_idx = 0; query_idx < options.queries; ++query_idx) {
     RecallQuery query{.text = questions.Question(), .query_time = query_time};
     internal::Recalls recalls;
+    const double cpu_started = internal::ThreadCpuMillis();
     const auto started = std::chrono::steady_clock::now();
     StatusOr<ReadResult> result = engine.Recall(scopes[query_idx % used_scopes], query, {});
     recalls.user_ms = internal::MillisSince(started);
+    recalls.user_cpu_ms = internal::ThreadCpuMillis() - cpu_started;
     if (!result.ok()) return result.status().WithContext("perf: recall");
     recalls.user = std::move(result).value();
     cost.Add(recalls);
@@ -126,6 +128,7 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
   Json latency = internal::LatencyJson(cost);
   latency["mean"] = Mean(cost.latency_ms);
   report["latency_ms"] = std::move(latency);
+  report["cpu_ms"] = internal::CpuJson(cost);
   report["context_tokens"] = internal::ContextTokensJson(cost);
 
   const std::filesystem::path path = store->store_path();

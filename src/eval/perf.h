@@ -10,8 +10,8 @@
 // Workload: sessions of `session_turns` turns (one Remember call each), session s going to scope
 // user:perf-<s mod scopes>, one day apart; then one first recall per scope (it builds the
 // scope's BM25 projection and is counted as ingest time); then `queries` recalls at default
-// settings, query q on scope q mod scopes, each timed in this process around Engine::Recall. Store size = the SQLite file plus its -wal and -shm files after
-// the engine is closed.
+// settings, query q on scope q mod scopes, each timed in this process around Engine::Recall. Store
+// size = the SQLite file plus its -wal and -shm files after the engine is closed.
 #ifndef ENGRAM_EVAL_PERF_H_
 #define ENGRAM_EVAL_PERF_H_
 
@@ -45,7 +45,8 @@ struct PerfOptions {
 };
 
 // {"workload": {...}, "config": {...}, "ingest": {turns, seconds, turns_per_s},
-//  "latency_ms": {p50, p95, p99, mean}, "context_tokens": {mean, p50, p95},
+//  "latency_ms": {p50, p95, p99, mean} (wall time), "cpu_ms": {p50, p95, p99} (the recalling
+//  thread's CPU time, robust to a loaded machine), "context_tokens": {mean, p50, p95},
 //  "store_bytes": N}. kInvalidArgument for zero memories, scopes, session_turns or queries;
 // kAlreadyExists when a perf scope exists in store_path.
 StatusOr<io::Json> RunPerf(const PerfOptions& options);

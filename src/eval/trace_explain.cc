@@ -215,7 +215,11 @@ Status ExplainTraceLine(const Json& line, std::ostream& out) {
       if (!recall.is_object()) continue;
       const double total =
           Field(recall, "latency_ms").is_number() ? Field(recall, "latency_ms").get<double>() : 0;
-      out << "  " << name << " recall " << Fixed(total, 3) << " ms:";
+      out << "  " << name << " recall " << Fixed(total, 3) << " ms";
+      if (Field(recall, "cpu_ms").is_number()) {
+        out << " (CPU " << Fixed(Field(recall, "cpu_ms").get<double>(), 3) << " ms)";
+      }
+      out << ":";
       for (const Json& timing : Field(recall, "timings")) {
         const double ms = Field(timing, "ms").is_number() ? Field(timing, "ms").get<double>() : 0;
         out << "  " << Text(timing, "stage") << " " << Fixed(ms, 3);
