@@ -4,7 +4,7 @@
 //                       [--trace OUT.jsonl] [--store PATH] [--limit N]
 //   engram bench longmemeval --data longmemeval_s.json.zst [same flags; --k = turn cut-offs]
 //   engram bench perf --memories 10000 [--scopes 10] [--queries 500] [--json OUT]
-//   engram bench explain TRACE QUESTION_ID
+//   engram bench explain TRACE QUESTION_ID      (--json: the raw trace line)
 //
 // Results print as tables on stdout (the report JSON with the global --json); --json OUT after
 // the subcommand also writes the report to a file. The progress bar goes to stderr (not with
@@ -301,8 +301,14 @@ void AddBenchCommands(CLI::App& app, Console& console, CommandList* commands) {
                    "Question id (LoCoMo: conv-26:q17; LongMemEval: the question_id)")
       ->required();
   commands->push_back({explain, [explain_args, &console] {
-                         const Status status = eval::ExplainTraceQuestion(
-                             explain_args->trace, explain_args->question_id, console.out());
+                         StatusOr<io::Json> line = eval::FindTraceQuestion(
+                             explain_args->trace, explain_args->question_id);
+                         if (!line.ok()) return console.Fail("bench explain", line.status());
+                         if (console.json()) {
+                           console.PrintJson(*line);  // the raw trace line
+                           return ToInt(ExitCode::kOk);
+                         }
+                         const Status status = eval::ExplainTraceLine(*line, console.out());
                          if (!status.ok()) return console.Fail("bench explain", status);
                          return ToInt(ExitCode::kOk);
                        }});

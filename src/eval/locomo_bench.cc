@@ -13,7 +13,6 @@
 #include "eval/bench_internal.h"
 #include "eval/metrics.h"
 #include "eval/progress.h"
-#include "io/file_reader.h"
 #include "io/locomo.h"
 
 namespace engram::eval {

@@ -75,7 +75,8 @@ void Progress::Finish() {
 }
 
 std::string Progress::Eta() const {
-  if (questions_done_ == 0 || questions_done_ >= questions_) return questions_done_ ? "0:00" : "-";
+  if (questions_done_ == 0) return "-";  // nothing to extrapolate from yet
+  if (questions_done_ >= questions_) return "0:00";
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const double per_question = seconds / static_cast<double>(questions_done_);

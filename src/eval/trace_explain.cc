@@ -78,6 +78,12 @@ void PrintMetrics(const Json& metrics, std::string_view indent, std::ostream& ou
   if (!flat.empty()) out << indent << flat.substr(2) << "\n";
 }
 
+// Who said an item: its speaker, else its role ("user", "assistant").
+std::string Who(const Json& item) {
+  const std::string speaker = Text(item, "speaker");
+  return speaker.empty() ? Text(item, "role") : speaker;
+}
+
 std::string StatusLabel(const std::string& status, std::size_t eval_k) {
   if (status == "packed") return "PACKED";
   if (status == "in_top_k") return "IN TOP " + std::to_string(eval_k) + ", NOT PACKED";
@@ -114,8 +120,11 @@ Status ExplainTraceLine(const Json& line, std::ostream& out) {
         Field(line, "eval_k").is_number_unsigned() ? Field(line, "eval_k").get<std::size_t>() : 0;
     out << Text(line, "question_id") << "  (" << Text(line, "dataset") << ", "
         << Text(line, "scope");
-    if (!Text(line, "category").empty()) out << ", category " << Text(line, "category");
-    if (!Text(line, "category_name").empty()) out << " " << Text(line, "category_name");
+    const bool numbered = !Text(line, "category").empty();
+    if (numbered) out << ", category " << Text(line, "category");
+    if (!Text(line, "category_name").empty()) {
+      out << (numbered ? " " : ", ") << Text(line, "category_name");
+    }
     out << ")\n";
     out << "  question:   " << Text(line, "question") << "\n";
     out << "  answer:     " << Text(line, "answer") << "\n";
@@ -179,21 +188,17 @@ Status ExplainTraceLine(const Json& line, std::ostream& out) {
     out << "\nEvaluated ranking (top " << eval_k << " turns; * = gold):\n";
     for (const Json& item : Field(line, "items")) {
       std::string turns;
-      bool has_gold = false;
       for (const Json& turn : Field(item, "turns")) {
         const std::string key = turn.is_string() ? turn.get<std::string>() : turn.dump();
-        const bool gold = gold_keys.contains(key);
-        has_gold = has_gold || gold;
-        turns += (turns.empty() ? "" : ",") + key + (gold ? "*" : "");
+        turns += (turns.empty() ? "" : ",") + key + (gold_keys.contains(key) ? "*" : "");
       }
       char head[96];
-      std::snprintf(head, sizeof(head), "  %3s %s %-12s ", Text(item, "rank").c_str(),
-                    has_gold ? "*" : " ", turns.c_str());
+      std::snprintf(head, sizeof(head), "  %3s %-14s ", Text(item, "rank").c_str(), turns.c_str());
       const double score =
           Field(item, "score").is_number() ? Field(item, "score").get<double>() : 0;
       out << head << "score " << Fixed(score) << "  " << RouteRanks(Field(item, "routes")) << "\n"
-          << "        " << Text(item, "speaker") << ": "
-          << OneLine(Text(item, "text"), kTextExcerptBytes) << "\n";
+          << "        " << Who(item) << ": " << OneLine(Text(item, "text"), kTextExcerptBytes)
+          << "\n";
     }
 
     const Json& recalls = Field(line, "recalls");
@@ -232,8 +237,7 @@ Status ExplainTraceLine(const Json& line, std::ostream& out) {
   return Status::Ok();
 }
 
-Status ExplainTraceQuestion(std::string_view trace_path, std::string_view question_id,
-                            std::ostream& out) {
+StatusOr<Json> FindTraceQuestion(std::string_view trace_path, std::string_view question_id) {
   ASSIGN_OR_RETURN(std::unique_ptr<io::LineReader> reader, io::LineReader::Open(trace_path));
   std::vector<std::string> first_ids;
   std::size_t questions = 0;
@@ -253,10 +257,7 @@ Status ExplainTraceQuestion(std::string_view trace_path, std::string_view questi
                                 " is not a JSON object");
     }
     const std::string id = Text(line, "question_id");
-    if (id == question_id) {
-      return ExplainTraceLine(line, out).WithContext(reader->name() + " line " +
-                                                     std::to_string(reader->line_number()));
-    }
+    if (id == question_id) return line;
     if (first_ids.size() < kMaxIdsInMessage) first_ids.push_back(id);
   }
   std::string examples;
@@ -264,6 +265,13 @@ Status ExplainTraceQuestion(std::string_view trace_path, std::string_view questi
   return Status::NotFound("question \"" + std::string(question_id) + "\" is not in " +
                           reader->name() + " (" + std::to_string(questions) +
                           " questions; ids look like " + (examples.empty() ? "-" : examples) + ")");
+}
+
+Status ExplainTraceQuestion(std::string_view trace_path, std::string_view question_id,
+                            std::ostream& out) {
+  ASSIGN_OR_RETURN(const Json line, FindTraceQuestion(trace_path, question_id));
+  return ExplainTraceLine(line, out).WithContext(io::DisplayName(trace_path) + " question " +
+                                                 std::string(question_id));
 }
 
 }  // namespace engram::eval

@@ -23,9 +23,12 @@ namespace engram::eval {
 // Writes the explanation of one parsed trace line. kCorruption when a field has the wrong type.
 Status ExplainTraceLine(const io::Json& line, std::ostream& out);
 
-// Finds `question_id` in the trace file (plain or .zst) and explains it. kNotFound when the file
-// or the question is missing (the message gives the first ids of the file), kCorruption when a
-// line is not a JSON object.
+// The trace line of `question_id` in the trace file (plain or .zst). kNotFound when the file or
+// the question is missing (the message gives the first ids of the file), kCorruption when a line
+// is not a JSON object.
+StatusOr<io::Json> FindTraceQuestion(std::string_view trace_path, std::string_view question_id);
+
+// FindTraceQuestion, then ExplainTraceLine.
 Status ExplainTraceQuestion(std::string_view trace_path, std::string_view question_id,
                             std::ostream& out);
 
