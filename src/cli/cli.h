@@ -113,6 +113,8 @@ void AddMemoryCommands(CLI::App& app, Console& console, CommandList* commands);
 void AddProposalCommands(CLI::App& app, Console& console, CommandList* commands);
 // bench locomo, bench longmemeval, bench perf, bench explain (bench_command.cc)
 void AddBenchCommands(CLI::App& app, Console& console, CommandList* commands);
+// embed (embed_command.cc)
+void AddEmbedCommand(CLI::App& app, Console& console, CommandList* commands);
 
 }  // namespace engram::cli
 

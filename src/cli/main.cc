@@ -61,6 +61,7 @@ int Run(int argc, char** argv) {
   AddMemoryCommands(app, console, &commands);
   AddProposalCommands(app, console, &commands);
   AddBenchCommands(app, console, &commands);
+  AddEmbedCommand(app, console, &commands);
   AddVersionCommand(app, console, &commands);
 
   try {

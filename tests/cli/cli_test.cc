@@ -542,3 +542,35 @@ TEST_F(CliTest, CorruptZstdInputIsCorruption) {
 
 }  // namespace
 }  // namespace engram
+
+namespace engram {
+namespace {
+
+// `engram embed` with the built-in sentence encoder (needs scripts/setup's model files).
+TEST(CliEmbedTest, ParaphrasesAreCloserThanUnrelatedTexts) {
+  const RunResult paraphrase = RunEngram(
+      {"--json", "embed", "dentist appointment Tuesday", "see the tooth doctor next week"});
+  ASSERT_EQ(paraphrase.exit_code, 0) << paraphrase;
+  const RunResult unrelated = RunEngram(
+      {"--json", "embed", "dentist appointment Tuesday", "the stock market fell sharply"});
+  ASSERT_EQ(unrelated.exit_code, 0) << unrelated;
+  const double close = ParseJson(paraphrase)["cosine"].get<double>();
+  const double far = ParseJson(unrelated)["cosine"].get<double>();
+  EXPECT_GT(close, far + 0.2);
+  EXPECT_EQ(ParseJson(paraphrase)["model"], "use-lite@0.2.0");
+
+  const RunResult vectors = RunEngram({"--json", "embed", "one", "two", "three"});
+  ASSERT_EQ(vectors.exit_code, 0) << vectors;
+  const json embeddings = ParseJson(vectors)["embeddings"];
+  ASSERT_EQ(embeddings.size(), 3u);
+  EXPECT_EQ(embeddings[0]["vector"].size(), 512u);
+}
+
+TEST(CliEmbedTest, MissingModelIsNotFoundAndNamesSetup) {
+  const RunResult result = RunEngram({"--data-dir", "/nonexistent-engram-data", "embed", "hi"});
+  EXPECT_EQ(result.exit_code, 3) << result;
+  EXPECT_NE(result.err.find("scripts/setup"), std::string::npos) << result;
+}
+
+}  // namespace
+}  // namespace engram
