@@ -3,7 +3,7 @@
 // annotates as evidence reach the context, how high, and at what cost.
 //
 //   engram::eval::BenchOptions options;
-//   options.data_path = "/work/shared/bench/locomo_dev.json";
+//   options.data_path = "../shared/bench/locomo_dev.json";
 //   options.trace_path = "locomo.trace.jsonl";
 //   ASSIGN_OR_RETURN(engram::io::Json report, engram::eval::RunLocomoBench(options));
 //   std::cout << engram::io::Dump(report, /*pretty=*/true);
