@@ -1,6 +1,8 @@
 // api_json: JSON encodings of the API types, in a fixed key order.
 #include "io/api_json.h"
 
+#include "core/json_depth.h"
+
 #include <cmath>
 
 #include "io/json_util.h"
@@ -38,7 +40,7 @@ Json TimestampToJson(const std::optional<Timestamp>& time) {
 Json MetadataToJson(std::string_view metadata_json) {
   if (metadata_json.empty()) return Json::object();
   // Deeply nested text stays a string: encoding it would recurse once per level.
-  if (internal::JsonNestingDepth(metadata_json, internal::kMaxJsonDepth) >
+  if (core::JsonNestingDepth(metadata_json, internal::kMaxJsonDepth) >
       internal::kMaxJsonDepth) {
     return std::string(metadata_json);
   }

@@ -1,46 +1,9 @@
-// json_util: depth guard, parse-error messages and type names for engram_io's JSON readers.
+// json_util: parse-error messages and type names for engram_io's JSON readers.
 #include "io/json_util.h"
 
-namespace engram::io::internal {
+#include "core/json_depth.h"
 
-std::size_t JsonNestingDepth(std::string_view text, std::size_t limit) {
-  std::size_t depth = 0;
-  std::size_t max_depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        in_string = true;
-        break;
-      case '{':
-      case '[':
-        ++depth;
-        if (depth > max_depth) {
-          max_depth = depth;
-          if (max_depth > limit) return limit + 1;
-        }
-        break;
-      case '}':
-      case ']':
-        if (depth > 0) --depth;
-        break;
-      default:
-        break;
-    }
-  }
-  return max_depth;
-}
+namespace engram::io::internal {
 
 std::string Truncate(std::string_view text, std::size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
@@ -75,7 +38,7 @@ std::string DescribeJsonError(const nlohmann::json::exception& error, bool singl
 }
 
 StatusOr<nlohmann::json> ParseJson(std::string_view text, bool single_line, std::size_t max_depth) {
-  if (JsonNestingDepth(text, max_depth) > max_depth) {
+  if (core::JsonNestingDepth(text, max_depth) > max_depth) {
     return Status::InvalidArgument("JSON nested deeper than " + std::to_string(max_depth) +
                                    " levels");
   }

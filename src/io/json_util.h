@@ -13,12 +13,9 @@
 
 namespace engram::io::internal {
 
-// Deepest input nesting any engram_io reader accepts (objects and arrays, counted together).
+// Deepest input nesting any engram_io reader accepts (objects and arrays, counted together;
+// core::JsonNestingDepth measures it).
 inline constexpr std::size_t kMaxJsonDepth = 64;
-
-// The deepest nesting of objects and arrays in `text`, ignoring brackets inside strings. Stops
-// counting once the depth exceeds `limit` (returns limit + 1), so hostile input costs one pass.
-std::size_t JsonNestingDepth(std::string_view text, std::size_t limit);
 
 // Parses `text` as JSON. Errors are kInvalidArgument: "invalid JSON: <what and where>" or
 // "JSON nested deeper than 64 levels". `single_line` drops the (always 1) line number.

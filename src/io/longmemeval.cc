@@ -1,6 +1,8 @@
 // longmemeval: LongMemEval JSON → one scope of turns per question, parsed question by question.
 #include "io/longmemeval.h"
 
+#include "core/json_depth.h"
+
 #include <cctype>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -205,7 +207,7 @@ StatusOr<Timestamp> ParseLongMemEvalDate(std::string_view text) {
 Status ForEachLongMemEval(std::string_view json_text, std::string_view source_name,
                           const std::function<Status(LongMemEvalInstance&&)>& visit) {
   const std::string source(source_name.empty() ? "<input>" : source_name);
-  if (internal::JsonNestingDepth(json_text, internal::kMaxJsonDepth) > internal::kMaxJsonDepth) {
+  if (core::JsonNestingDepth(json_text, internal::kMaxJsonDepth) > internal::kMaxJsonDepth) {
     return Bad(source + ": JSON nested deeper than " + std::to_string(internal::kMaxJsonDepth) +
                " levels");
   }

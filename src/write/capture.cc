@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/ids.h"
+#include "core/json_depth.h"
 #include "core/utf8.h"
 
 namespace engram::write {
@@ -25,34 +26,6 @@ Status CheckLabel(std::string_view value, std::string_view what, std::size_t max
     }
   }
   return Status::Ok();
-}
-
-// Nesting depth of JSON text, counting brackets outside strings. Cheap guard run before parsing.
-int JsonDepth(std::string_view text) {
-  int depth = 0;
-  int max_depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      max_depth = std::max(max_depth, ++depth);
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return max_depth;
 }
 
 }  // namespace
@@ -84,7 +57,7 @@ StatusOr<std::string> ValidateTurn(const Turn& turn, const LimitsConfig& limits)
     return Status::InvalidArgument("metadata is not valid UTF-8 (byte " + std::to_string(*bad) +
                                    ")");
   }
-  if (JsonDepth(metadata) > kMaxMetadataDepth) {
+  if (core::JsonNestingDepth(metadata, kMaxMetadataDepth) > kMaxMetadataDepth) {
     return Status::InvalidArgument("metadata nests deeper than " +
                                    std::to_string(kMaxMetadataDepth) + " levels");
   }

@@ -20,7 +20,7 @@ namespace engram::write {
 
 inline constexpr std::size_t kMaxSpeakerBytes = 256;
 inline constexpr std::size_t kMaxSessionIdBytes = 256;
-inline constexpr int kMaxMetadataDepth = 32;
+inline constexpr std::size_t kMaxMetadataDepth = 32;
 
 // Checks a turn: text non-blank valid UTF-8 within limits.max_turn_bytes; speaker and session id
 // valid UTF-8 without control characters, within their limits; metadata a JSON object of at most
