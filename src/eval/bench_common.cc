@@ -470,3 +470,25 @@ std::string Excerpt(const std::string& text, std::size_t max_bytes) {
 
 }  // namespace internal
 }  // namespace engram::eval
+
+namespace engram::eval::internal {
+
+void AddTraceRecall(io::Json& line, const Recalls& recalls, const TurnTable& turns,
+                    std::span<const std::string> gold_keys, std::size_t eval_k,
+                    const std::map<std::string, TurnInfo>& by_key) {
+  io::Json recall_fields = TraceRecallJson(recalls, turns, gold_keys, eval_k);
+  for (auto field = recall_fields.begin(); field != recall_fields.end(); ++field) {
+    line[field.key()] = std::move(field.value());
+  }
+  for (io::Json& gold : line["gold_turns"]) {
+    const auto found = by_key.find(gold["key"].get<std::string>());
+    gold["in_data"] = found != by_key.end();
+    if (found != by_key.end()) {
+      gold["session"] = found->second.session;
+      gold["speaker"] = found->second.speaker;
+      gold["text"] = found->second.text;
+    }
+  }
+}
+
+}  // namespace engram::eval::internal

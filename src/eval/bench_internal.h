@@ -142,6 +142,12 @@ io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
 io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
                          std::span<const std::string> gold_keys, std::size_t eval_k);
 
+// Adds TraceRecallJson's fields to the trace `line` and describes each of its "gold_turns" from
+// `by_key` (session, speaker, text; "in_data" false when no stored turn has that key).
+void AddTraceRecall(io::Json& line, const Recalls& recalls, const TurnTable& turns,
+                    std::span<const std::string> gold_keys, std::size_t eval_k,
+                    const std::map<std::string, TurnInfo>& by_key);
+
 // Writes one JSON value per line; a null path writes nothing.
 class TraceWriter {
  public:

@@ -177,19 +177,7 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
         line["metrics"] = ValuesJson(values);
         const std::optional<std::size_t> first_rank = FirstRelevantRank(ranking, question.evidence);
         line["first_gold_rank"] = first_rank ? Json(*first_rank) : Json(nullptr);
-        Json recall_fields = internal::TraceRecallJson(*recalls, turns, question.evidence, eval_k);
-        for (auto field = recall_fields.begin(); field != recall_fields.end(); ++field) {
-          line[field.key()] = std::move(field.value());
-        }
-        for (Json& gold : line["gold_turns"]) {
-          const auto found = by_key.find(gold["key"].get<std::string>());
-          gold["in_data"] = found != by_key.end();
-          if (found != by_key.end()) {
-            gold["session"] = found->second.session;
-            gold["speaker"] = found->second.speaker;
-            gold["text"] = found->second.text;
-          }
-        }
+        internal::AddTraceRecall(line, *recalls, turns, question.evidence, eval_k, by_key);
         RETURN_IF_ERROR(trace->Write(line));
       }
       progress.QuestionDone();

@@ -223,19 +223,7 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
         gold_session_ranks.push_back(std::move(entry));
       }
       line["gold_sessions"] = std::move(gold_session_ranks);
-      Json recall_fields = internal::TraceRecallJson(*recalls, turns, gold_turns, eval_k);
-      for (auto field = recall_fields.begin(); field != recall_fields.end(); ++field) {
-        line[field.key()] = std::move(field.value());
-      }
-      for (Json& gold : line["gold_turns"]) {
-        const auto found = by_key.find(gold["key"].get<std::string>());
-        gold["in_data"] = found != by_key.end();
-        if (found != by_key.end()) {
-          gold["session"] = found->second.session;
-          gold["speaker"] = found->second.speaker;
-          gold["text"] = found->second.text;
-        }
-      }
+      internal::AddTraceRecall(line, *recalls, turns, gold_turns, eval_k, by_key);
       RETURN_IF_ERROR(trace->Write(line));
     }
     progress.QuestionDone();
