@@ -38,8 +38,11 @@ struct HnswOptions {
   // Candidate list size while inserting ("efConstruction"). Default: 200.
   std::size_t construction_expansion = 200;
   // Candidate list size while searching ("ef"); raised to k when k is larger. Default: 256.
-  // Measured on 20,000 random 64-d unit vectors (a hard case; real embeddings cluster), recall@10:
-  // M=16: 0.89 at ef=128, 0.97 at ef=256; M=32: 0.98 at ef=128, 0.9985 at ef=256, 1.0 at ef=384.
+  // Measured recall@10 against ExactIndex (efConstruction 200):
+  //   100,000 USE-lite vectors: M=16: 0.968 (ef 128), 0.990 (ef 256); M=32: 0.993 (ef 128),
+  //     0.999 (ef 256, ~4 ms per query on one core; exact search ~24 ms).
+  //   20,000 random 64-d unit vectors (a hard case): M=16: 0.89 (ef 128), 0.97 (ef 256);
+  //     M=32: 0.98 (ef 128), 0.9985 (ef 256).
   std::size_t search_expansion = 256;
   // Nodes allocated up front; the graph doubles its capacity when full. Default: 1024.
   std::size_t initial_capacity = 1024;
