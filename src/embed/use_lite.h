@@ -2,8 +2,9 @@
 //
 // Reads the TF.js files that scripts/fetch-models installs into <data>/models/use-lite/
 // (model.json with its weightsManifest, group1-shard{1..7}of7, vocab.json, SHA256SUMS) and runs its
-// own forward pass with Eigen; no TensorFlow. What the graph in model.json computes, verified op by
-// op against the original implementation (tests/golden/use_lite_vectors.json):
+// own forward pass (Eigen buffers; dense layers in dense_kernel.h, 2 threads); no TensorFlow. What
+// the graph in model.json computes, verified op by op against the original implementation
+// (tests/golden/use_lite_vectors.json):
 //   ids      = SentencePiece(text)[:128]                       (sentencepiece.h; 128 =
 //   ClipToMaxLength) x_t      = 2·E[id_t] + [sin(t·ω), cos(t·ω)]                E: 8002×256; ω: 128
 //   inverse timescales
