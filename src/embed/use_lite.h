@@ -5,10 +5,9 @@
 // own forward pass (Eigen buffers; dense layers in dense_kernel.h, 2 threads); no TensorFlow. What
 // the graph in model.json computes, verified op by op against the original implementation
 // (tests/golden/use_lite_vectors.json):
-//   ids      = SentencePiece(text)[:128]                       (sentencepiece.h; 128 =
-//   ClipToMaxLength) x_t      = 2·E[id_t] + [sin(t·ω), cos(t·ω)]                E: 8002×256; ω: 128
-//   inverse timescales
-//                                                              (the graph adds the embedding twice)
+//   ids      = SentencePiece(text)[:128]       (sentencepiece.h; 128 from ClipToMaxLength)
+//   x_t      = 2·E[id_t] + [sin(t·ω), cos(t·ω)]  E: 8002×256; ω: 128 inverse timescales (the graph
+//                                               adds the embedding to itself, hence the 2)
 //   layer 0  = pre-norm transformer, 4 heads of 64, input 256, residual projected 256→512:
 //              h = Dense(x) + Attn(LN(x));  h += FFN(LN(h))     FFN: 512→1536, ReLU, →512
 //   layer 1  = same with width 512, 4 heads of 128, identity residual
