@@ -34,10 +34,9 @@ SentencePieceTokenizer MakeTokenizer(const std::string& pieces) {
 }
 
 TEST(SentencePieceTest, PrefersHigherScoringSegmentation) {
-  // ids:                                6             7           8            9
-  const auto tokenizer = MakeTokenizer(R"(["▁ab",-1.0],["▁a",-1.0],["b",-1.0],["▁abc",-5.0],)"
-                                       //  10          11
-                                       R"(["c",-1.0],["▁",-2.0])");
+  // ids: ▁ab = 6, ▁a = 7, b = 8, ▁abc = 9, c = 10, ▁ = 11.
+  const auto tokenizer =
+      MakeTokenizer(R"(["▁ab",-1.0],["▁a",-1.0],["b",-1.0],["▁abc",-5.0],["c",-1.0],["▁",-2.0])");
   EXPECT_THAT(tokenizer.Encode("ab"), ElementsAre(6));        // ▁ab (-1) beats ▁a + b (-2)
   EXPECT_THAT(tokenizer.Encode("abc"), ElementsAre(6, 10));   // ▁ab + c (-2) beats ▁abc (-5)
   EXPECT_THAT(tokenizer.Encode("ab ab"), ElementsAre(6, 6));  // the space becomes ▁
@@ -74,11 +73,9 @@ TEST(SentencePieceTest, EmptyTextHasNoTokensButSpacesDo) {
 }
 
 TEST(SentencePieceTest, NormalizesWithNfkc) {
-  //                                      6           7          8         9         10
+  // ids: ▁fi = 6, ▁ = 7, f = 8, i = 9, é = 10, 1 = 11.
   const auto tokenizer =
-      MakeTokenizer(R"(["▁fi",-1.0],["▁",-5.0],["f",-5.0],["i",-5.0],["é",-5.0],)"
-                    //  11
-                    R"(["1",-5.0])");
+      MakeTokenizer(R"(["▁fi",-1.0],["▁",-5.0],["f",-5.0],["i",-5.0],["é",-5.0],["1",-5.0])");
   EXPECT_THAT(tokenizer.Encode("\xef\xac\x81"), ElementsAre(6));      // U+FB01 "ﬁ" → "fi"
   EXPECT_THAT(tokenizer.Encode("e\xcc\x81"), ElementsAre(7, 10));     // e + U+0301 → é
   EXPECT_THAT(tokenizer.Encode("\xef\xbc\x91"), ElementsAre(7, 11));  // full-width 1 → 1
