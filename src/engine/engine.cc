@@ -59,8 +59,6 @@ struct Engine::Impl {
   std::unique_ptr<TextProjection> projection;  // guarded by projection_mutex
   std::map<std::int64_t, std::string> scope_paths;  // guarded by projection_mutex
 
-  Status ValidateScope(const Scope& scope) const { return scope.Validate(); }
-
   StatusOr<store::ScopeRecord> RequireScope(const Scope& scope) {
     RETURN_IF_ERROR(scope.Validate());
     ASSIGN_OR_RETURN(std::optional<store::ScopeRecord> record,
@@ -128,11 +126,14 @@ struct Engine::Impl {
     return projection->CatchUp();
   }
 
+  static Status CheckId(std::string_view id) {
+    if (core::LooksLikeId(id)) return Status::Ok();
+    return Status::InvalidArgument("\"" + std::string(id.substr(0, 64)) +
+                                   "\" is not a memory id (32 lowercase hex digits)");
+  }
+
   StatusOr<store::NodeRecord> RequireNode(std::string_view id) {
-    if (!core::LooksLikeId(id)) {
-      return Status::InvalidArgument("\"" + std::string(id.substr(0, 64)) +
-                                     "\" is not a memory id (32 lowercase hex digits)");
-    }
+    RETURN_IF_ERROR(CheckId(id));
     return store->GetNode(id);
   }
 };
@@ -325,8 +326,7 @@ Status Engine::Retire(std::string_view id, std::string_view reason) {
                                    ")");
   }
   if (reason.size() > 1024) return Status::InvalidArgument("reason is longer than 1024 bytes");
-  ASSIGN_OR_RETURN(store::NodeRecord probe, impl_->RequireNode(id));
-  (void)probe;
+  RETURN_IF_ERROR(Impl::CheckId(id));
   std::lock_guard write_lock(impl_->write_mutex);
   const Timestamp now = impl_->clock->Now();
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());

@@ -186,21 +186,22 @@ io::Json ContextTokensJson(const CostStats& cost) {
   return json;
 }
 
-io::Json LatencyJson(const CostStats& cost) {
+namespace {
+
+// {"p50", "p95", "p99"} of a sample of milliseconds.
+io::Json TailPercentilesJson(const std::vector<double>& values) {
   Json json = Json::object();
-  json["p50"] = Percentile(cost.latency_ms, 50);
-  json["p95"] = Percentile(cost.latency_ms, 95);
-  json["p99"] = Percentile(cost.latency_ms, 99);
+  json["p50"] = Percentile(values, 50);
+  json["p95"] = Percentile(values, 95);
+  json["p99"] = Percentile(values, 99);
   return json;
 }
 
-io::Json CpuJson(const CostStats& cost) {
-  Json json = Json::object();
-  json["p50"] = Percentile(cost.cpu_ms, 50);
-  json["p95"] = Percentile(cost.cpu_ms, 95);
-  json["p99"] = Percentile(cost.cpu_ms, 99);
-  return json;
-}
+}  // namespace
+
+io::Json LatencyJson(const CostStats& cost) { return TailPercentilesJson(cost.latency_ms); }
+
+io::Json CpuJson(const CostStats& cost) { return TailPercentilesJson(cost.cpu_ms); }
 
 io::Json IngestJson(const IngestStats& ingest) {
   Json json = Json::object();
