@@ -30,6 +30,27 @@ struct RecallConfig {
   std::map<std::string, double> route_weights = {{"bm25", 1.0}};
 };
 
+// [embedder]: which sentence embedder writes and reads vectors (src/embed). The store records the
+// embedder's model id; opening a store with a different one is an error (`engram reembed`).
+struct EmbedderConfig {
+  // "use-lite" (built-in encoder, default), "openai" (an OpenAI-compatible /v1/embeddings
+  // server), "hashing" (feature hashing; tests), "none" (no vectors, no vector route).
+  std::string kind = "use-lite";
+};
+
+// [vector]: the vector index projection (src/index/vector).
+struct VectorConfig {
+  // Scopes with at most this many vectors are searched exactly; larger ones through HNSW.
+  std::size_t exact_threshold = 20000;
+};
+
+// [write]: the deterministic write path after capture (DESIGN §4 steps 2-5, src/write).
+struct WriteConfig {
+  bool signals = true;   // Tier-0 signal nodes and at_time edges
+  bool entities = true;  // entity mentions, resolution and same_as proposals
+  bool facts = true;     // rule-based facts, validation and reconciliation
+};
+
 struct LimitsConfig {
   std::size_t max_turn_bytes = 256 * 1024;  // a longer turn is rejected (kInvalidArgument)
   std::size_t max_batch_turns = 100000;      // turns per Remember call
@@ -40,6 +61,9 @@ struct LimitsConfig {
 struct Config {
   Bm25Config bm25;
   RecallConfig recall;
+  EmbedderConfig embedder;
+  VectorConfig vector;
+  WriteConfig write;
   LimitsConfig limits;
 
   // kInvalidArgument naming the first out-of-range value.

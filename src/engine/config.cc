@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "engram/config.h"
 
@@ -48,6 +49,29 @@ class TableReader {
     }
     *out = static_cast<std::size_t>(*value);
     return Status::Ok();
+  }
+
+  Status Bool(std::string_view key, bool* out) {
+    seen_.emplace_back(key);
+    const toml::node* node = table_.get(key);
+    if (node == nullptr) return Status::Ok();
+    if (auto value = node->value<bool>()) {
+      *out = *value;
+      return Status::Ok();
+    }
+    return Status::InvalidArgument(Where(*node, source_) + ": " + Key(key) +
+                                   " must be true or false");
+  }
+
+  Status String(std::string_view key, std::string* out) {
+    seen_.emplace_back(key);
+    const toml::node* node = table_.get(key);
+    if (node == nullptr) return Status::Ok();
+    if (auto value = node->value<std::string>()) {
+      *out = *value;
+      return Status::Ok();
+    }
+    return Status::InvalidArgument(Where(*node, source_) + ": " + Key(key) + " must be a string");
   }
 
   Status WeightMap(std::string_view key, std::map<std::string, double>* out) {
@@ -129,6 +153,11 @@ Status Config::Validate() const {
                                      " must be a non-negative number");
     }
   }
+  if (embedder.kind != "use-lite" && embedder.kind != "openai" && embedder.kind != "hashing" &&
+      embedder.kind != "none") {
+    return Status::InvalidArgument("[embedder] kind must be one of use-lite, openai, hashing, none (not \"" +
+                                   embedder.kind + "\")");
+  }
   if (limits.max_turn_bytes == 0 || limits.max_batch_turns == 0 || limits.max_query_bytes == 0) {
     return Status::InvalidArgument("[limits] values must be positive");
   }
@@ -147,7 +176,8 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
   Config config;
   for (const auto& [key, node] : root) {
     const std::string_view name = key.str();
-    if (name != "bm25" && name != "recall" && name != "limits") {
+    if (name != "bm25" && name != "recall" && name != "embedder" && name != "vector" &&
+        name != "write" && name != "limits") {
       return Status::InvalidArgument(Where(node, source_name) + ": unknown section [" +
                                      std::string(name) + "] (see docs/CONFIG.md)");
     }
@@ -162,6 +192,17 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Double("rrf_k", &config.recall.rrf_k));
     RETURN_IF_ERROR(reader.Size("route_candidates", &config.recall.route_candidates));
     return reader.WeightMap("route_weights", &config.recall.route_weights);
+  }));
+  RETURN_IF_ERROR(Section(root, "embedder", source_name, [&](TableReader& reader) -> Status {
+    return reader.String("kind", &config.embedder.kind);
+  }));
+  RETURN_IF_ERROR(Section(root, "vector", source_name, [&](TableReader& reader) -> Status {
+    return reader.Size("exact_threshold", &config.vector.exact_threshold);
+  }));
+  RETURN_IF_ERROR(Section(root, "write", source_name, [&](TableReader& reader) -> Status {
+    RETURN_IF_ERROR(reader.Bool("signals", &config.write.signals));
+    RETURN_IF_ERROR(reader.Bool("entities", &config.write.entities));
+    return reader.Bool("facts", &config.write.facts);
   }));
   RETURN_IF_ERROR(Section(root, "limits", source_name, [&](TableReader& reader) -> Status {
     RETURN_IF_ERROR(reader.Size("max_turn_bytes", &config.limits.max_turn_bytes));

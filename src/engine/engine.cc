@@ -24,6 +24,7 @@
 #include "store/store.h"
 #include "text/tokenizer.h"
 #include "write/capture.h"
+#include "write/derive.h"
 #include "write/edge_registry.h"
 
 namespace engram {
@@ -191,6 +192,11 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
                    write::EnsureScope(*txn, *impl_->registry, scope, now));
   ASSIGN_OR_RETURN(RememberResult result,
                    write::CaptureTurns(*txn, *impl_->registry, record, turns, metadata, now));
+  write::DeriveContext derive;
+  derive.config = &impl_->config.write;
+  derive.scope = &record;
+  derive.now = now;
+  RETURN_IF_ERROR(write::DeriveFromTurns(*txn, *impl_->registry, result.ids, derive));
   RETURN_IF_ERROR(txn->Commit());
   RETURN_IF_ERROR(impl_->AfterCommit());
   return result;
@@ -224,6 +230,8 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   }
   request.frame = read::BuildQueryFrame(impl_->tokenizer, query.text,
                                         query.query_time.value_or(impl_->clock->Now()));
+  request.store = impl_->store.get();
+  request.scope_ids = scope_ids;
   request.load_nodes = [this](std::span<const std::int64_t> rows) {
     return impl_->store->GetNodesByRow(rows);
   };

@@ -24,6 +24,10 @@ struct RecallRequest {
   const Config* config = nullptr;
   RecallOptions options;  // k / token_budget already resolved to non-zero values
   std::vector<const index::Bm25Index*> text_indexes;
+  // The store and the scope ids being searched (the asked scope, plus nested ones when asked),
+  // for routes and stages that read nodes or edges directly (neighbour turns, entity graph).
+  store::Store* store = nullptr;
+  std::vector<std::int64_t> scope_ids;
   // Loads node records by store row (the document keys the routes return).
   std::function<StatusOr<std::vector<store::NodeRecord>>(std::span<const std::int64_t>)>
       load_nodes;
