@@ -320,7 +320,7 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
   EXPECT_EQ(json["ingest"]["turns"], 6);
   EXPECT_GT(json["context_tokens"]["mean"].get<double>(), 0);
   EXPECT_GT(json["latency_ms"]["p50"].get<double>(), 0);
-  EXPECT_EQ(json["config"]["routes"], io::Json::parse(R"(["bm25"])"));
+  EXPECT_EQ(json["config"]["routes"], io::Json::parse(R"(["bm25","vector"])"));
   EXPECT_EQ(json["config"]["embedder"], "none");
   EXPECT_EQ(json["config"]["engine_version"], std::string(EngineVersion()));
   EXPECT_EQ(json["config"]["recalls"]["eval"]["k"], 30);

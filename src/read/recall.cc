@@ -7,6 +7,7 @@
 #include "read/bm25_route.h"
 #include "read/fusion.h"
 #include "read/packing.h"
+#include "read/vector_route.h"
 
 namespace engram::read {
 namespace {
@@ -39,6 +40,7 @@ bool Visible(const store::NodeRecord& node, const RecallOptions& options, Timest
 Routes Routes::Default() {
   Routes routes;
   routes.routes_.push_back(std::make_unique<Bm25Route>());
+  routes.routes_.push_back(std::make_unique<VectorRoute>());
   return routes;
 }
 
@@ -90,6 +92,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   context.frame = &request.frame;
   context.config = request.config;
   context.text_indexes = request.text_indexes;
+  context.vector_indexes = request.vector_indexes;
+  context.query_vector = request.query_vector;
   context.limit = request.config->recall.route_candidates;
   for (const std::string& name : route_names) {
     const Route* route = routes.Find(name);

@@ -24,6 +24,10 @@ struct RecallRequest {
   const Config* config = nullptr;
   RecallOptions options;  // k / token_budget already resolved to non-zero values
   std::vector<const index::Bm25Index*> text_indexes;
+  // Vector projections of the searched scopes and the query embedding (both empty without an
+  // embedder); the vector route reads them.
+  std::vector<const index::VectorIndex*> vector_indexes;
+  std::vector<float> query_vector;
   // The store and the scope ids being searched (the asked scope, plus nested ones when asked),
   // for routes and stages that read nodes or edges directly (neighbour turns, entity graph).
   store::Store* store = nullptr;

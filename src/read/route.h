@@ -12,6 +12,7 @@
 #include "engram/config.h"
 #include "engram/status.h"
 #include "index/bm25/bm25_index.h"
+#include "index/vector/vector_index.h"
 #include "read/query_frame.h"
 
 namespace engram::read {
@@ -29,6 +30,10 @@ struct RouteContext {
   const Config* config = nullptr;
   // BM25 projections of the scopes being searched (the asked scope and its nested scopes).
   std::span<const index::Bm25Index* const> text_indexes;
+  // Vector projections of the same scopes (empty when the store has no embedder) and the
+  // query's embedding (empty when there is none).
+  std::span<const index::VectorIndex* const> vector_indexes;
+  std::span<const float> query_vector;
   // Candidates a route may return at most.
   std::size_t limit = 100;
 };

@@ -100,9 +100,12 @@ TEST_F(EngineTest, RecallRanksByBm25WithProvenanceAndExplanations) {
   EXPECT_THAT(result.answer_instructions, Not(IsEmpty()));
   EXPECT_THAT(result.context, Not(HasSubstr(result.answer_instructions)));
   EXPECT_EQ(result.policy, "balanced");
-  ASSERT_THAT(result.diagnostics.routes, SizeIs(1));
+  // Every known route runs by default; this store has no embedder, so the vector route is empty.
+  ASSERT_THAT(result.diagnostics.routes, SizeIs(2));
   EXPECT_EQ(result.diagnostics.routes[0].route, "bm25");
   EXPECT_GT(result.diagnostics.routes[0].candidates, 0u);
+  EXPECT_EQ(result.diagnostics.routes[1].route, "vector");
+  EXPECT_EQ(result.diagnostics.routes[1].candidates, 0u);
   EXPECT_EQ(result.diagnostics.context_tokens, CountTokens(result.context));
   EXPECT_GT(result.latency_ms, 0);
 }
