@@ -73,6 +73,10 @@ struct ListOptions {
   std::int64_t after_sequence = 0;
   // List retired and superseded memories too. Default: true.
   bool include_retired = true;
+  // Only memories of this kind; nullopt = every kind (scope nodes are never listed). Derived
+  // nodes (signals, entities, facts) carry the sequence number of the turn they come from.
+  // Default: turns.
+  std::optional<NodeKind> kind = NodeKind::kTurn;
 };
 
 // What Erase removed.

@@ -17,6 +17,7 @@ struct MemoryArgs {
   std::string scope;
   std::size_t limit = 100;
   std::int64_t after = 0;
+  std::string kind = "turn";
   std::string reason;
   bool all = false;
   bool yes = false;
@@ -85,6 +86,15 @@ int RunList(const MemoryArgs& args, Console& console) {
   ListOptions options;
   options.limit = args.limit;
   options.after_sequence = args.after;
+  if (args.kind == "all") {
+    options.kind = std::nullopt;
+  } else {
+    StatusOr<NodeKind> kind = ParseNodeKind(args.kind);
+    if (!kind.ok()) {
+      return console.UsageError("list", "--kind: " + kind.status().message() + " (or \"all\")");
+    }
+    options.kind = *kind;
+  }
   StatusOr<std::vector<Memory>> memories = engine->List(*scope, options);
   if (!memories.ok()) return console.Fail("list", memories.status());
   if (console.json()) {
@@ -275,6 +285,8 @@ void AddMemoryCommands(CLI::App& app, Console& console, CommandList* commands) {
   list->add_option("--limit", args->limit, "Entries at most (default 100)")->check(WholeNumber(1));
   list->add_option("--after", args->after, "Only memories after this sequence number (paging)")
       ->check(WholeNumber(0));
+  list->add_option("--kind", args->kind,
+                   "Only this kind: turn (default), signal, entity, fact, ... or all");
   commands->push_back({list, [args, &console] { return RunList(*args, console); }});
 
   CLI::App* history = app.add_subcommand("history", "Show a memory's changes, oldest first");

@@ -52,6 +52,7 @@ struct Engine::Impl {
   std::shared_ptr<Clock> clock;
   std::unique_ptr<store::Store> store;
   std::unique_ptr<write::EdgeRegistry> registry;
+  std::unique_ptr<write::Deriver> deriver;
   text::Tokenizer tokenizer;
   read::Routes routes = read::Routes::Default();
 
@@ -159,6 +160,8 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   sqlite_options.create_if_missing = options.create_if_missing;
   ASSIGN_OR_RETURN(impl->store, store::OpenSqliteStore(options.store_path, sqlite_options));
   impl->registry = write::EdgeRegistry::WithBuiltins();
+  ASSIGN_OR_RETURN(impl->deriver, write::Deriver::Open(impl->config.write,
+                                                       core::ResolveDataDir(options.data_dir)));
   impl->projection = std::make_unique<TextProjection>(impl->store.get(), &impl->tokenizer);
   RETURN_IF_ERROR(impl->projection->CatchUp());
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
@@ -193,10 +196,9 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
   ASSIGN_OR_RETURN(RememberResult result,
                    write::CaptureTurns(*txn, *impl_->registry, record, turns, metadata, now));
   write::DeriveContext derive;
-  derive.config = &impl_->config.write;
   derive.scope = &record;
   derive.now = now;
-  RETURN_IF_ERROR(write::DeriveFromTurns(*txn, *impl_->registry, result.ids, derive));
+  RETURN_IF_ERROR(impl_->deriver->Derive(*txn, *impl_->registry, result.ids, derive));
   RETURN_IF_ERROR(txn->Commit());
   RETURN_IF_ERROR(impl_->AfterCommit());
   return result;
@@ -259,6 +261,7 @@ StatusOr<std::vector<Memory>> Engine::List(const Scope& scope, const ListOptions
   filter.after_sequence = options.after_sequence;
   filter.limit = options.limit;
   filter.include_inactive = options.include_retired;
+  filter.kind = options.kind;
   ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes,
                    impl_->store->ListNodes(record.scope_id, filter));
   std::vector<Memory> memories;

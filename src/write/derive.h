@@ -2,14 +2,18 @@
 // facts and their reconciliation, all deterministic and inside the capture's transaction, so a
 // batch's turns and everything derived from them commit together or not at all.
 //
-// Each stage lives in its own file and is switched by the [write] section of the config:
-//   - analysis (signal nodes, at_time edges, DMF content signals, entities, references),
-//   - facts (rule-based extraction, validation, reconciliation through the edge handlers).
+// Two stages, each in its own files and switched by the [write] section of the config:
+//   - analysis.h: signal nodes, at_time edges, DMF content signals, entities, references;
+//   - facts.h: rule-based facts, validation, reconciliation through the edge handlers.
+// Derived nodes carry the scope and the sequence number of the turn they come from, and a
+// `derived_from` edge to it.
 #ifndef ENGRAM_WRITE_DERIVE_H_
 #define ENGRAM_WRITE_DERIVE_H_
 
+#include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "engram/config.h"
 #include "engram/status.h"
@@ -23,18 +27,34 @@ class Embedder;
 
 namespace engram::write {
 
+struct AnalysisResources;  // analysis.h: lexicons and whatever else the analysis stage loads
+
 struct DeriveContext {
-  const WriteConfig* config = nullptr;          // required
-  const store::ScopeRecord* scope = nullptr;    // the scope the turns were captured into
-  embed::Embedder* embedder = nullptr;          // optional; null when the store has no vectors
-  Timestamp now;                                // ingestion time of the batch
+  const store::ScopeRecord* scope = nullptr;  // the scope the turns were captured into
+  embed::Embedder* embedder = nullptr;        // optional; null when the store has no vectors
+  Timestamp now;                              // ingestion time of the batch
 };
 
-// Derives what the enabled stages produce for freshly captured turns (`turn_ids`, in capture
-// order) and writes it through `txn` / `registry`. Deterministic: the same store state and
-// turns give the same nodes and edges.
-Status DeriveFromTurns(store::Transaction& txn, const EdgeRegistry& registry,
-                       std::span<const std::string> turn_ids, const DeriveContext& context);
+// Thread-safety: Derive is const and may run concurrently on different transactions.
+class Deriver {
+ public:
+  // Loads what the enabled stages need from `data_dir` (lexicons). Errors name the missing file
+  // and the set-up command that installs it.
+  static StatusOr<std::unique_ptr<Deriver>> Open(const WriteConfig& config,
+                                                 std::string_view data_dir);
+  ~Deriver();
+
+  // Derives what the enabled stages produce for freshly captured turns (`turn_ids`, in capture
+  // order) and writes it through `txn` / `registry`. Deterministic: the same store state and
+  // turns give the same nodes and edges.
+  Status Derive(store::Transaction& txn, const EdgeRegistry& registry,
+                std::span<const std::string> turn_ids, const DeriveContext& context) const;
+
+ private:
+  Deriver() = default;
+  WriteConfig config_;
+  std::shared_ptr<const AnalysisResources> resources_;
+};
 
 }  // namespace engram::write
 
