@@ -7,13 +7,14 @@
 namespace engram::store {
 namespace {
 
-constexpr std::array<std::pair<JournalOp, std::string_view>, 6> kJournalOps = {{
+constexpr std::array<std::pair<JournalOp, std::string_view>, 7> kJournalOps = {{
     {JournalOp::kScopeCreated, "scope_created"},
     {JournalOp::kNodeInserted, "node_inserted"},
     {JournalOp::kNodeUpdated, "node_updated"},
     {JournalOp::kEdgeInserted, "edge_inserted"},
     {JournalOp::kEdgeUpdated, "edge_updated"},
     {JournalOp::kScopeErased, "scope_erased"},
+    {JournalOp::kEmbedderSet, "embedder_set"},
 }};
 
 }  // namespace

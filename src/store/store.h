@@ -101,6 +101,9 @@ enum class JournalOp {
   kEdgeInserted,
   kEdgeUpdated,
   kScopeErased,  // tombstone left by EraseScopes; carries no content
+  // Transaction::SetEmbedder recorded the store's embedder (scope_id 0, target_id the model id):
+  // stored vectors may have been replaced, so vector projections reload.
+  kEmbedderSet,
 };
 std::string_view JournalOpName(JournalOp op);
 
@@ -123,6 +126,21 @@ struct NodeFilter {
   std::int64_t after_sequence = 0;
   std::size_t limit = 0;         // 0 = no limit
   bool include_inactive = true;  // false: only status active
+};
+
+// The embedder whose vectors a store holds (Transaction::SetEmbedder). Every stored vector was
+// made by this model; vectors of different models are never mixed in one store.
+struct EmbedderRecord {
+  std::string model_id;       // e.g. "use-lite@0.2.0"; "none": turns are stored without vectors
+  std::size_t dimension = 0;  // floats per vector; 0 with model "none"
+
+  friend bool operator==(const EmbedderRecord&, const EmbedderRecord&) = default;
+};
+
+// One node's stored embedding.
+struct VectorRecord {
+  std::int64_t row = 0;  // the node's row
+  std::vector<float> values;
 };
 
 struct EraseCounts {
@@ -166,6 +184,25 @@ class Transaction {
   virtual StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id,
                                                     EdgeDirection direction,
                                                     std::string_view type) = 0;
+  // Store::ListNodes inside the transaction (sees its own writes): nodes of one scope ordered by
+  // (sequence, row). The facts stage uses it to find the scope's current facts.
+  virtual StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
+                                                      const NodeFilter& filter) = 0;
+
+  // Records the store's embedder and journals kEmbedderSet (at = `at`). When the model id or the
+  // dimension differs from the recorded one, every stored vector is deleted in the same
+  // transaction (vectors of different models must never be compared). InvalidArgument for an
+  // empty model id, or a dimension of 0 with a model other than "none" (or not 0 with "none").
+  virtual Status SetEmbedder(const EmbedderRecord& embedder, Timestamp at) = 0;
+  // The recorded embedder, seeing this transaction's writes; unset when none was recorded.
+  virtual StatusOr<std::optional<EmbedderRecord>> GetEmbedder() = 0;
+  // Stores (or replaces) the embedding of node `node_id`, made by model `model_id`. Values are
+  // stored as they are given (callers pass unit vectors). NotFound for an unknown node;
+  // FailedPrecondition when no embedder is recorded or `model_id` / the length differ from it;
+  // InvalidArgument for a non-finite value. Not journalled: the node's kNodeInserted entry (in
+  // the same transaction) or a later kEmbedderSet tells projections to read it.
+  virtual Status PutVector(std::string_view node_id, std::string_view model_id,
+                           std::span<const float> values) = 0;
 
   // Makes every write durable (see docs/ARCHITECTURE.md for the durability promise).
   virtual Status Commit() = 0;
@@ -214,11 +251,24 @@ class Store {
   virtual StatusOr<std::vector<JournalEntry>> JournalFor(std::string_view target_id) = 0;
   virtual StatusOr<std::int64_t> LastJournalSeq() = 0;
 
-  // Hard-deletes the scopes and every scope nested in them, their nodes, every edge touching
-  // those nodes or lying in those scopes, and the journal rows about any of these; leaves one
-  // kScopeErased tombstone per erased scope (at = the store's latest journal time, so erasing
-  // reads no clock; detail has counts only); then wipes freed space so the store's files no
-  // longer contain the erased content. kNotFound for an unknown scope id (nothing is erased).
+  // The recorded embedder (Transaction::SetEmbedder); unset when none was recorded.
+  virtual StatusOr<std::optional<EmbedderRecord>> GetEmbedder() = 0;
+  // Calls `visit` with every stored vector of the scope's nodes, in row order, until it returns
+  // false. The span is valid only during the call.
+  virtual Status ScanVectors(std::int64_t scope_id,
+                             const std::function<bool(std::int64_t row,
+                                                      std::span<const float> values)>& visit) = 0;
+  // The stored vectors of these node rows, in the order given; rows without a vector are skipped.
+  virtual StatusOr<std::vector<VectorRecord>> GetVectorsByRow(
+      std::span<const std::int64_t> rows) = 0;
+  // Number of stored vectors of the scope's nodes.
+  virtual StatusOr<std::int64_t> CountVectors(std::int64_t scope_id) = 0;
+
+  // Hard-deletes the scopes and every scope nested in them, their nodes and their vectors, every
+  // edge touching those nodes or lying in those scopes, and the journal rows about any of these;
+  // leaves one kScopeErased tombstone per erased scope (at = the store's latest journal time, so
+  // erasing reads no clock; detail has counts only); then wipes freed space so the store's files
+  // no longer contain the erased content. kNotFound for an unknown scope id (nothing is erased).
   // Takes the write lock: do not call it while holding a Transaction.
   virtual StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) = 0;
 

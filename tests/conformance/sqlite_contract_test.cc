@@ -199,7 +199,72 @@ TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(reopened, nullptr);
   StatusOr<std::string> dump = reopened->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"1\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"2\""));
+}
+
+// A store written before vectors existed (schema 1) that holds turns records the embedder "none"
+// when migrated: its turns have no vectors. An empty one records nothing.
+TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVectors) {
+  for (const bool with_turn : {false, true}) {
+    SCOPED_TRACE(with_turn ? "with a turn" : "empty");
+    TearDown();
+    SetUp();
+    {
+      std::unique_ptr<Store> store = OpenStore();
+      ASSERT_NE(store, nullptr);
+      if (with_turn) {
+        const ScopeRecord scope = CreateScope(*store, "user:alice");
+        AddText(*store, scope.scope_id, "written by version 1");
+      }
+    }
+    {
+      RawDb raw(path_);
+      ASSERT_EQ(raw.Exec("DROP TABLE vectors; DELETE FROM meta WHERE key LIKE 'embedder_%'; "
+                         "UPDATE meta SET value = '1' WHERE key = 'schema_version'"),
+                SQLITE_OK);
+    }
+    std::unique_ptr<Store> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    if (with_turn) {
+      EXPECT_THAT(store->GetEmbedder(),
+                  IsOkAndHolds(std::optional<EmbedderRecord>(EmbedderRecord{"none", 0})));
+    } else {
+      EXPECT_THAT(store->GetEmbedder(), IsOkAndHolds(std::optional<EmbedderRecord>()));
+    }
+    StatusOr<std::string> dump = store->DumpCanonical();
+    ASSERT_THAT(dump, IsOk());
+    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"2\""));
+  }
+}
+
+TEST_F(SqliteStoreTest, ErasedVectorsLeaveTheFiles) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const ScopeRecord alice = CreateScope(*store, "user:alice");
+  const ScopeRecord bob = CreateScope(*store, "user:bob");
+  const NodeRecord erased = AddText(*store, alice.scope_id, "alice text");
+  const NodeRecord kept = AddText(*store, bob.scope_id, "bob text");
+  // 16 distinctive floats: their bytes form a pattern found nowhere else in the files.
+  std::vector<float> pattern;
+  for (int i = 0; i < 16; ++i) pattern.push_back(1.2345678f + static_cast<float>(i) * 0.0101f);
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    ASSERT_THAT((*txn)->SetEmbedder({"model-a", 16}, Timestamp::FromSeconds(2)), IsOk());
+    ASSERT_THAT((*txn)->PutVector(erased.id, "model-a", pattern), IsOk());
+    std::vector<float> other(16, 0.25f);
+    ASSERT_THAT((*txn)->PutVector(kept.id, "model-a", other), IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  const std::string needle(reinterpret_cast<const char*>(pattern.data()),
+                           pattern.size() * sizeof(float));
+  ASSERT_NE((ReadFileBytes(path_) + ReadFileBytes(path_ + "-wal")).find(needle),
+            std::string::npos);
+  const std::vector<std::int64_t> erase = {alice.scope_id};
+  ASSERT_THAT(store->EraseScopes(erase), IsOk());
+  EXPECT_EQ((ReadFileBytes(path_) + ReadFileBytes(path_ + "-wal")).find(needle),
+            std::string::npos);
+  EXPECT_THAT(store->CountVectors(bob.scope_id), IsOkAndHolds(1));
 }
 
 TEST_F(SqliteStoreTest, GarbageFileIsCorruptionNamingThePath) {

@@ -83,6 +83,12 @@ void Statement::BindTime(int index, std::optional<Timestamp> value) {
   }
 }
 
+void Statement::BindBlob(int index, std::span<const std::byte> value) {
+  const int rc =
+      sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK && bind_rc_ == 0) bind_rc_ = rc;
+}
+
 StatusOr<bool> Statement::Step() {
   if (bind_rc_ != 0) return connection_->Error(bind_rc_, operation_ + " (bind)");
   const int rc = sqlite3_step(stmt_);
@@ -116,6 +122,13 @@ std::string Statement::ColumnText(int column) const {
 std::optional<Timestamp> Statement::ColumnTime(int column) const {
   if (ColumnIsNull(column)) return std::nullopt;
   return Timestamp{ColumnInt(column)};
+}
+
+std::span<const std::byte> Statement::ColumnBlob(int column) const {
+  const void* data = sqlite3_column_blob(stmt_, column);
+  if (data == nullptr) return {};
+  const int size = sqlite3_column_bytes(stmt_, column);
+  return {static_cast<const std::byte*>(data), static_cast<std::size_t>(size)};
 }
 
 std::string Statement::ColumnName(int column) const {

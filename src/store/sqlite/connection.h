@@ -11,10 +11,12 @@
 #ifndef ENGRAM_STORE_SQLITE_CONNECTION_H_
 #define ENGRAM_STORE_SQLITE_CONNECTION_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +53,7 @@ class Statement {
   void BindText(int index, std::string_view value);
   void BindNull(int index);
   void BindTime(int index, std::optional<Timestamp> value);  // NULL when unset
+  void BindBlob(int index, std::span<const std::byte> value);  // copied by SQLite
 
   // Advances: true when a row is available, false when done.
   StatusOr<bool> Step();
@@ -62,6 +65,8 @@ class Statement {
   std::int64_t ColumnInt(int column) const;
   std::string ColumnText(int column) const;
   std::optional<Timestamp> ColumnTime(int column) const;  // unset when NULL
+  // The column's bytes; valid until the next Step or the statement's destruction.
+  std::span<const std::byte> ColumnBlob(int column) const;
   std::string ColumnName(int column) const;
   int ColumnType(int column) const;  // SQLITE_INTEGER, SQLITE_TEXT, ...
 

@@ -105,8 +105,27 @@ CREATE INDEX journal_by_target ON journal(target_id);
 CREATE INDEX journal_by_scope ON journal(scope_id);
 )sql";
 
-constexpr std::array<Migration, 1> kMigrations = {{
+// Vectors: one embedding per node, made by the embedder recorded in meta (embedder_model_id,
+// embedder_dimension). A blob holds `dimension` IEEE-754 float32 values, little-endian. A store
+// that already holds turns was written without vectors: it records the embedder "none", so an
+// engine configured with a real embedder asks for `engram reembed` instead of mixing.
+constexpr std::string_view kSchemaV2 = R"sql(
+CREATE TABLE vectors (
+  node_row  INTEGER PRIMARY KEY REFERENCES nodes(row_id),
+  model_id  TEXT NOT NULL,
+  dimension INTEGER NOT NULL,
+  vector    BLOB NOT NULL
+);
+
+INSERT INTO meta(key, value)
+  SELECT 'embedder_model_id', 'none' WHERE EXISTS (SELECT 1 FROM nodes WHERE kind = 'turn');
+INSERT INTO meta(key, value)
+  SELECT 'embedder_dimension', '0' WHERE EXISTS (SELECT 1 FROM nodes WHERE kind = 'turn');
+)sql";
+
+constexpr std::array<Migration, 2> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
+    {2, "vectors and the recorded embedder", kSchemaV2},
 }};
 
 }  // namespace

@@ -8,6 +8,10 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -216,6 +220,59 @@ StatusOr<std::int64_t> QueryInt(Connection& conn, std::string_view sql, std::str
   ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
   if (!has_row || stmt.ColumnIsNull(0)) return std::int64_t{0};
   return stmt.ColumnInt(0);
+}
+
+// Vector blobs: float32 values, little-endian whatever the machine (see migrations.cc).
+std::string EncodeVector(std::span<const float> values) {
+  std::string bytes(values.size() * 4, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const auto bits = std::bit_cast<std::uint32_t>(values[i]);
+    for (int b = 0; b < 4; ++b) bytes[i * 4 + b] = static_cast<char>((bits >> (8 * b)) & 0xFF);
+  }
+  return bytes;
+}
+
+Status DecodeVector(std::span<const std::byte> bytes, std::int64_t dimension, std::int64_t row,
+                    std::vector<float>* out) {
+  if (dimension <= 0 || bytes.size() != static_cast<std::size_t>(dimension) * 4) {
+    return Status::Corruption("sqlite: the vector of node row " + std::to_string(row) + " has " +
+                              std::to_string(bytes.size()) + " bytes, not 4 × dimension " +
+                              std::to_string(dimension));
+  }
+  out->resize(static_cast<std::size_t>(dimension));
+  for (std::size_t i = 0; i < out->size(); ++i) {
+    std::uint32_t bits = 0;
+    for (int b = 0; b < 4; ++b) {
+      bits |= static_cast<std::uint32_t>(std::to_integer<std::uint8_t>(bytes[i * 4 + b]))
+              << (8 * b);
+    }
+    (*out)[i] = std::bit_cast<float>(bits);
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::optional<EmbedderRecord>> QueryEmbedder(Connection& conn) {
+  ASSIGN_OR_RETURN(const std::optional<std::string> model_id,
+                   conn.QueryText("SELECT value FROM meta WHERE key = 'embedder_model_id'",
+                                  "read recorded embedder"));
+  if (!model_id.has_value()) return std::optional<EmbedderRecord>();
+  ASSIGN_OR_RETURN(const std::optional<std::string> dimension,
+                   conn.QueryText("SELECT value FROM meta WHERE key = 'embedder_dimension'",
+                                  "read recorded embedder"));
+  EmbedderRecord record;
+  record.model_id = *model_id;
+  std::size_t parsed = 0;
+  bool valid = dimension.has_value() && !dimension->empty() && dimension->size() <= 9;
+  for (const char c : dimension.value_or("")) {
+    if (c < '0' || c > '9') valid = false;
+    if (valid) parsed = parsed * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (!valid) {
+    return Status::Corruption("sqlite: " + conn.path() +
+                              ": meta has embedder_model_id but no valid embedder_dimension");
+  }
+  record.dimension = parsed;
+  return std::optional<EmbedderRecord>(std::move(record));
 }
 
 Status AppendJournal(Connection& conn, std::int64_t scope_id, JournalOp op,
@@ -516,6 +573,107 @@ class SqliteTransaction final : public Transaction {
     return QueryEdgesOf(conn_, node_id, direction, type);
   }
 
+  StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
+                                              const NodeFilter& filter) override {
+    RETURN_IF_ERROR(CheckOpen());
+    // The same query as SqliteStore::ListNodes, on the transaction's connection.
+    ASSIGN_OR_RETURN(
+        Statement stmt,
+        conn_.Prepare(Sql("SELECT ", kNodeColumns,
+                          " FROM nodes WHERE scope_id = ?1 AND sequence > ?2 AND (?3 IS NULL OR "
+                          "kind = ?3) AND (?4 = 1 OR status = 'active') ORDER BY sequence, row_id "
+                          "LIMIT ?5"),
+                      "list nodes in transaction"));
+    stmt.BindInt(1, scope_id);
+    stmt.BindInt(2, filter.after_sequence);
+    if (filter.kind.has_value()) {
+      stmt.BindText(3, NodeKindName(*filter.kind));
+    } else {
+      stmt.BindNull(3);
+    }
+    stmt.BindInt(4, filter.include_inactive ? 1 : 0);
+    stmt.BindInt(5, filter.limit == 0 ? -1 : static_cast<std::int64_t>(filter.limit));
+    return CollectRows<NodeRecord>(stmt, ReadNode);
+  }
+
+  Status SetEmbedder(const EmbedderRecord& embedder, Timestamp at) override {
+    RETURN_IF_ERROR(CheckOpen());
+    if (embedder.model_id.empty()) {
+      return Status::InvalidArgument("set embedder: empty model id");
+    }
+    if ((embedder.model_id == "none") != (embedder.dimension == 0)) {
+      return Status::InvalidArgument("set embedder: model " + embedder.model_id +
+                                     " with dimension " + std::to_string(embedder.dimension) +
+                                     " (only model \"none\" has dimension 0)");
+    }
+    return InSavepoint(conn_, [&]() -> Status {
+      ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> previous, QueryEmbedder(conn_));
+      if (previous.has_value() && *previous != embedder) {
+        RETURN_IF_ERROR(conn_.Exec("DELETE FROM vectors", "set embedder: drop old vectors"));
+      }
+      ASSIGN_OR_RETURN(Statement stmt,
+                       conn_.Prepare("INSERT INTO meta(key, value) VALUES(?1, ?2) "
+                                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                     "set embedder"));
+      stmt.BindText(1, "embedder_model_id");
+      stmt.BindText(2, embedder.model_id);
+      RETURN_IF_ERROR(stmt.Run());
+      ASSIGN_OR_RETURN(Statement dim,
+                       conn_.Prepare("INSERT INTO meta(key, value) VALUES(?1, ?2) "
+                                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                     "set embedder"));
+      dim.BindText(1, "embedder_dimension");
+      dim.BindText(2, std::to_string(embedder.dimension));
+      RETURN_IF_ERROR(dim.Run());
+      return AppendJournal(conn_, 0, JournalOp::kEmbedderSet, embedder.model_id, 0, at,
+                           "dimension=" + std::to_string(embedder.dimension));
+    });
+  }
+
+  StatusOr<std::optional<EmbedderRecord>> GetEmbedder() override {
+    RETURN_IF_ERROR(CheckOpen());
+    return QueryEmbedder(conn_);
+  }
+
+  Status PutVector(std::string_view node_id, std::string_view model_id,
+                   std::span<const float> values) override {
+    RETURN_IF_ERROR(CheckOpen());
+    ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> embedder, QueryEmbedder(conn_));
+    if (!embedder.has_value() || embedder->model_id == "none") {
+      return Status::FailedPrecondition("put vector: the store records no embedder (call "
+                                        "SetEmbedder first)");
+    }
+    if (model_id != embedder->model_id) {
+      return Status::FailedPrecondition("put vector: the vector is from model " +
+                                        std::string(model_id) + " but the store holds vectors of " +
+                                        embedder->model_id);
+    }
+    if (values.size() != embedder->dimension) {
+      return Status::FailedPrecondition(
+          "put vector: the vector has " + std::to_string(values.size()) + " values but " +
+          embedder->model_id + " vectors have " + std::to_string(embedder->dimension));
+    }
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!std::isfinite(values[i])) {
+        return Status::InvalidArgument("put vector: value " + std::to_string(i) +
+                                       " is not a finite number");
+      }
+    }
+    ASSIGN_OR_RETURN(const NodeRecord node, RequireNode(conn_, node_id));
+    ASSIGN_OR_RETURN(Statement stmt,
+                     conn_.Prepare("INSERT INTO vectors(node_row, model_id, dimension, vector) "
+                                   "VALUES(?1, ?2, ?3, ?4) ON CONFLICT(node_row) DO UPDATE SET "
+                                   "model_id = excluded.model_id, dimension = excluded.dimension, "
+                                   "vector = excluded.vector",
+                                   "put vector"));
+    stmt.BindInt(1, node.row);
+    stmt.BindText(2, model_id);
+    stmt.BindInt(3, static_cast<std::int64_t>(values.size()));
+    const std::string bytes = EncodeVector(values);
+    stmt.BindBlob(4, std::as_bytes(std::span<const char>(bytes)));
+    return stmt.Run();
+  }
+
   Status Commit() override {
     RETURN_IF_ERROR(CheckOpen());
     open_ = false;
@@ -745,6 +903,60 @@ class SqliteStore final : public Store {
     });
   }
 
+  StatusOr<std::optional<EmbedderRecord>> GetEmbedder() override {
+    return WithReader([&](Connection& conn) { return QueryEmbedder(conn); });
+  }
+
+  Status ScanVectors(std::int64_t scope_id,
+                     const std::function<bool(std::int64_t row, std::span<const float> values)>&
+                         visit) override {
+    return WithReader([&](Connection& conn) -> Status {
+      ASSIGN_OR_RETURN(Statement stmt,
+                       conn.Prepare("SELECT v.node_row, v.dimension, v.vector FROM vectors v "
+                                    "JOIN nodes n ON n.row_id = v.node_row WHERE n.scope_id = ?1 "
+                                    "ORDER BY v.node_row",
+                                    "scan vectors"));
+      stmt.BindInt(1, scope_id);
+      std::vector<float> values;
+      while (true) {
+        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+        if (!has_row) return Status::Ok();
+        const std::int64_t row = stmt.ColumnInt(0);
+        RETURN_IF_ERROR(DecodeVector(stmt.ColumnBlob(2), stmt.ColumnInt(1), row, &values));
+        if (!visit(row, values)) return Status::Ok();
+      }
+    });
+  }
+
+  StatusOr<std::vector<VectorRecord>> GetVectorsByRow(
+      std::span<const std::int64_t> rows) override {
+    return WithReader([&](Connection& conn) -> StatusOr<std::vector<VectorRecord>> {
+      std::vector<VectorRecord> records;
+      for (const std::int64_t row : rows) {
+        ASSIGN_OR_RETURN(Statement stmt,
+                         conn.Prepare("SELECT dimension, vector FROM vectors WHERE node_row = ?1",
+                                      "get vectors by row"));
+        stmt.BindInt(1, row);
+        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+        if (!has_row) continue;
+        VectorRecord record;
+        record.row = row;
+        RETURN_IF_ERROR(DecodeVector(stmt.ColumnBlob(1), stmt.ColumnInt(0), row, &record.values));
+        records.push_back(std::move(record));
+      }
+      return records;
+    });
+  }
+
+  StatusOr<std::int64_t> CountVectors(std::int64_t scope_id) override {
+    return WithReader([&](Connection& conn) {
+      return QueryInt(conn,
+                      "SELECT count(*) FROM vectors v JOIN nodes n ON n.row_id = v.node_row "
+                      "WHERE n.scope_id = ?1",
+                      "count vectors", scope_id);
+    });
+  }
+
   StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) override;
 
   StatusOr<std::string> DumpCanonical() override;
@@ -850,7 +1062,8 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
         nodes_per_scope[stmt.ColumnInt(0)] = stmt.ColumnInt(1);
       }
     }
-    // Order matters: the journal and edge deletions find their rows through the nodes.
+    // Order matters: the journal, edge and vector deletions find their rows through the nodes.
+    std::size_t erased_vectors = 0;
     struct Step {
       std::string_view sql;
       std::size_t* count;
@@ -866,6 +1079,9 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
          "OR src IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids) "
          "OR dst IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids)",
          &counts.edges},
+        {"DELETE FROM vectors WHERE node_row IN (SELECT row_id FROM nodes WHERE scope_id IN "
+         "temp.erase_scope_ids)",
+         &erased_vectors},
         {"DELETE FROM nodes WHERE scope_id IN temp.erase_scope_ids", &counts.nodes},
         {"DELETE FROM scopes WHERE scope_id IN temp.erase_scope_ids", &counts.scopes},
     };
@@ -904,7 +1120,8 @@ StatusOr<std::string> SqliteStore::DumpCanonical() {
     };
     static constexpr Table kTables[] = {
         {"meta", "key"},     {"scopes", "scope_id"}, {"nodes", "row_id"},
-        {"edges", "row_id"}, {"journal", "seq"},     {"sqlite_sequence", "name"},
+        {"edges", "row_id"}, {"vectors", "node_row"}, {"journal", "seq"},
+        {"sqlite_sequence", "name"},
     };
     std::string out;
     for (const Table& table : kTables) {
@@ -928,6 +1145,17 @@ StatusOr<std::string> SqliteStore::DumpCanonical() {
             case SQLITE_INTEGER:
               out += std::to_string(stmt.ColumnInt(column));
               break;
+            case SQLITE_BLOB: {
+              static constexpr char kHex[] = "0123456789abcdef";
+              out += "x'";
+              for (const std::byte b : stmt.ColumnBlob(column)) {
+                const auto value = std::to_integer<unsigned>(b);
+                out += kHex[value >> 4];
+                out += kHex[value & 0xF];
+              }
+              out += '\'';
+              break;
+            }
             default:
               out += Quote(stmt.ColumnText(column));
           }

@@ -1,0 +1,211 @@
+// The store contract for vectors: the recorded embedder, storing, replacing, scanning and erasing
+// node embeddings. Part of StoreContractTest, so every backend runs it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "engram/testing/status_matchers.h"
+#include "tests/conformance/store_contract_test.h"
+
+namespace engram::store::conformance {
+namespace {
+
+using ::engram::testing::IsOk;
+using ::engram::testing::IsOkAndHolds;
+using ::engram::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Optional;
+
+const EmbedderRecord kModelA{"model-a", 3};
+const EmbedderRecord kModelB{"model-b", 2};
+
+Timestamp At(std::int64_t seconds) { return Timestamp::FromSeconds(seconds); }
+
+// Every (row, values) pair ScanVectors visits.
+std::vector<VectorRecord> Scan(Store& store, std::int64_t scope_id) {
+  std::vector<VectorRecord> records;
+  EXPECT_THAT(store.ScanVectors(scope_id,
+                                [&](std::int64_t row, std::span<const float> values) {
+                                  records.push_back({row, {values.begin(), values.end()}});
+                                  return true;
+                                }),
+              IsOk());
+  return records;
+}
+
+std::vector<std::int64_t> Rows(const std::vector<VectorRecord>& records) {
+  std::vector<std::int64_t> rows;
+  for (const VectorRecord& record : records) rows.push_back(record.row);
+  return rows;
+}
+
+Status SetEmbedder(Store& store, const EmbedderRecord& embedder) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, store.BeginWrite());
+  RETURN_IF_ERROR(txn->SetEmbedder(embedder, At(500)));
+  return txn->Commit();
+}
+
+Status PutVector(Store& store, const NodeRecord& node, std::string_view model,
+                 std::vector<float> values) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, store.BeginWrite());
+  RETURN_IF_ERROR(txn->PutVector(node.id, model, values));
+  return txn->Commit();
+}
+
+TEST_P(StoreContractTest, FreshStoreRecordsNoEmbedder) {
+  EXPECT_THAT(store_->GetEmbedder(), IsOkAndHolds(std::optional<EmbedderRecord>()));
+}
+
+TEST_P(StoreContractTest, RecordedEmbedderPersistsAndIsJournalled) {
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  EXPECT_THAT(store_->GetEmbedder(), IsOkAndHolds(Optional(kModelA)));
+  StatusOr<std::vector<JournalEntry>> journal = store_->ReadJournal(0, 0);
+  ASSERT_THAT(journal, IsOk());
+  ASSERT_FALSE(journal->empty());
+  EXPECT_EQ(journal->back().op, JournalOp::kEmbedderSet);
+  EXPECT_EQ(journal->back().target_id, "model-a");
+  EXPECT_EQ(journal->back().scope_id, 0);
+  Reopen();
+  EXPECT_THAT(store_->GetEmbedder(), IsOkAndHolds(Optional(kModelA)));
+}
+
+TEST_P(StoreContractTest, BadEmbedderRecordsAreInvalidArgument) {
+  StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  EXPECT_THAT((*txn)->SetEmbedder({"", 3}, At(1)), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT((*txn)->SetEmbedder({"model-a", 0}, At(1)),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("model-a")));
+  EXPECT_THAT((*txn)->SetEmbedder({"none", 4}, At(1)), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT((*txn)->SetEmbedder({"none", 0}, At(1)), IsOk());
+  EXPECT_THAT((*txn)->GetEmbedder(), IsOkAndHolds(Optional(EmbedderRecord{"none", 0})));
+}
+
+TEST_P(StoreContractTest, VectorsRoundTripByScopeAndByRow) {
+  const ScopeRecord alice = MakeScope("user:alice");
+  const ScopeRecord bob = MakeScope("user:bob");
+  const NodeRecord a1 = AddTurn(alice.scope_id, "a one", At(200));
+  const NodeRecord b1 = AddTurn(bob.scope_id, "b one", At(201));
+  const NodeRecord a2 = AddTurn(alice.scope_id, "a two", At(202));
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  // The smallest positive float and a negative zero survive the trip bit for bit.
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  ASSERT_THAT(PutVector(*store_, a2, "model-a", {0.5f, -0.25f, tiny}), IsOk());
+  ASSERT_THAT(PutVector(*store_, a1, "model-a", {1.0f, 0.0f, -0.0f}), IsOk());
+  ASSERT_THAT(PutVector(*store_, b1, "model-a", {0.0f, 1.0f, 0.0f}), IsOk());
+
+  const std::vector<VectorRecord> scanned = Scan(*store_, alice.scope_id);
+  ASSERT_THAT(Rows(scanned), ElementsAre(a1.row, a2.row));
+  EXPECT_THAT(scanned[0].values, ElementsAre(1.0f, 0.0f, 0.0f));
+  EXPECT_TRUE(std::signbit(scanned[0].values[2]));
+  EXPECT_THAT(scanned[1].values, ElementsAre(0.5f, -0.25f, tiny));
+  EXPECT_THAT(store_->CountVectors(alice.scope_id), IsOkAndHolds(2));
+  EXPECT_THAT(store_->CountVectors(bob.scope_id), IsOkAndHolds(1));
+
+  const std::vector<std::int64_t> rows = {b1.row, 999999, a1.row};
+  StatusOr<std::vector<VectorRecord>> by_row = store_->GetVectorsByRow(rows);
+  ASSERT_THAT(by_row, IsOk());
+  EXPECT_THAT(Rows(*by_row), ElementsAre(b1.row, a1.row));
+  EXPECT_THAT((*by_row)[0].values, ElementsAre(0.0f, 1.0f, 0.0f));
+
+  Reopen();
+  EXPECT_THAT(Rows(Scan(*store_, alice.scope_id)), ElementsAre(a1.row, a2.row));
+}
+
+TEST_P(StoreContractTest, PutVectorReplacesTheNodesVector) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  const NodeRecord node = AddTurn(scope.scope_id, "text", At(200));
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  ASSERT_THAT(PutVector(*store_, node, "model-a", {1, 0, 0}), IsOk());
+  ASSERT_THAT(PutVector(*store_, node, "model-a", {0, 0, 1}), IsOk());
+  const std::vector<VectorRecord> scanned = Scan(*store_, scope.scope_id);
+  ASSERT_EQ(scanned.size(), 1u);
+  EXPECT_THAT(scanned[0].values, ElementsAre(0.0f, 0.0f, 1.0f));
+}
+
+TEST_P(StoreContractTest, PutVectorChecksTheRecordedEmbedderAndStoresNothingOnError) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  const NodeRecord node = AddTurn(scope.scope_id, "text", At(200));
+  EXPECT_THAT(PutVector(*store_, node, "model-a", {1, 0, 0}),
+              StatusIs(StatusCode::kFailedPrecondition, HasSubstr("no embedder")));
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  EXPECT_THAT(PutVector(*store_, node, "model-b", {1, 0, 0}),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       ::testing::AllOf(HasSubstr("model-b"), HasSubstr("model-a"))));
+  EXPECT_THAT(PutVector(*store_, node, "model-a", {1, 0}),
+              StatusIs(StatusCode::kFailedPrecondition, HasSubstr("2 values")));
+  EXPECT_THAT(PutVector(*store_, node, "model-a", {1, std::nanf(""), 0}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("value 1")));
+  NodeRecord unknown = node;
+  unknown.id = std::string(32, 'f');
+  EXPECT_THAT(PutVector(*store_, unknown, "model-a", {1, 0, 0}),
+              StatusIs(StatusCode::kNotFound));
+  EXPECT_THAT(Scan(*store_, scope.scope_id), IsEmpty());
+}
+
+TEST_P(StoreContractTest, ChangingTheEmbedderDropsEveryVectorAndRollsBackWithTheTransaction) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  const NodeRecord node = AddTurn(scope.scope_id, "text", At(200));
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  ASSERT_THAT(PutVector(*store_, node, "model-a", {1, 0, 0}), IsOk());
+  {
+    // Not committed: the old embedder and its vectors stay.
+    StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    ASSERT_THAT((*txn)->SetEmbedder(kModelB, At(600)), IsOk());
+    ASSERT_THAT((*txn)->PutVector(node.id, "model-b", std::vector<float>{0, 1}), IsOk());
+  }
+  EXPECT_THAT(store_->GetEmbedder(), IsOkAndHolds(Optional(kModelA)));
+  EXPECT_THAT(store_->CountVectors(scope.scope_id), IsOkAndHolds(1));
+  // Re-recording the same embedder keeps the vectors.
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  EXPECT_THAT(store_->CountVectors(scope.scope_id), IsOkAndHolds(1));
+  ASSERT_THAT(SetEmbedder(*store_, kModelB), IsOk());
+  EXPECT_THAT(store_->GetEmbedder(), IsOkAndHolds(Optional(kModelB)));
+  EXPECT_THAT(store_->CountVectors(scope.scope_id), IsOkAndHolds(0));
+}
+
+TEST_P(StoreContractTest, EraseScopesRemovesTheirVectorsOnly) {
+  const ScopeRecord alice = MakeScope("user:alice");
+  const ScopeRecord child = MakeScope("user:alice/work", alice.scope_id);
+  const ScopeRecord bob = MakeScope("user:bob");
+  const NodeRecord a = AddTurn(alice.scope_id, "a", At(200));
+  const NodeRecord c = AddTurn(child.scope_id, "c", At(201));
+  const NodeRecord b = AddTurn(bob.scope_id, "b", At(202));
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  for (const NodeRecord* node : {&a, &c, &b}) {
+    ASSERT_THAT(PutVector(*store_, *node, "model-a", {0, 0, 1}), IsOk());
+  }
+  const std::vector<std::int64_t> erase = {alice.scope_id};
+  ASSERT_THAT(store_->EraseScopes(erase), IsOk());
+  const std::vector<std::int64_t> rows = {a.row, c.row, b.row};
+  StatusOr<std::vector<VectorRecord>> left = store_->GetVectorsByRow(rows);
+  ASSERT_THAT(left, IsOk());
+  EXPECT_THAT(Rows(*left), ElementsAre(b.row));
+  EXPECT_THAT(store_->CountVectors(bob.scope_id), IsOkAndHolds(1));
+  // The recorded embedder is a property of the store, not of a scope.
+  EXPECT_THAT(store_->GetEmbedder(), IsOkAndHolds(Optional(kModelA)));
+}
+
+TEST_P(StoreContractTest, ScanVectorsStopsWhenAsked) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  for (int i = 0; i < 3; ++i) {
+    const NodeRecord node = AddTurn(scope.scope_id, "t" + std::to_string(i), At(200 + i));
+    ASSERT_THAT(PutVector(*store_, node, "model-a", {1, 0, 0}), IsOk());
+  }
+  int visited = 0;
+  ASSERT_THAT(store_->ScanVectors(scope.scope_id,
+                                  [&](std::int64_t, std::span<const float>) {
+                                    return ++visited < 2;
+                                  }),
+              IsOk());
+  EXPECT_EQ(visited, 2);
+}
+
+}  // namespace
+}  // namespace engram::store::conformance
