@@ -49,6 +49,11 @@ struct WriteConfig {
   bool signals = true;   // Tier-0 signal nodes and at_time edges
   bool entities = true;  // entity mentions, resolution and same_as proposals
   bool facts = true;     // rule-based facts, validation and reconciliation
+  // facts: V_support of the validator (Eywa §4.3), the least fraction of a candidate object's
+  // content words that must occur in its source sentence, in [0, 1].
+  double fact_min_support = 0.6;
+  // facts: validity of a plan or temporary state whose turn gives no end, in days (>= 1).
+  std::size_t foresight_days = 30;
 };
 
 struct LimitsConfig {

@@ -158,6 +158,12 @@ Status Config::Validate() const {
     return Status::InvalidArgument("[embedder] kind must be one of use-lite, openai, hashing, none (not \"" +
                                    embedder.kind + "\")");
   }
+  if (!(write.fact_min_support >= 0 && write.fact_min_support <= 1)) {
+    return Status::InvalidArgument("[write] fact_min_support must be in [0, 1]");
+  }
+  if (write.foresight_days == 0 || write.foresight_days > 36500) {
+    return Status::InvalidArgument("[write] foresight_days must be in [1, 36500]");
+  }
   if (limits.max_turn_bytes == 0 || limits.max_batch_turns == 0 || limits.max_query_bytes == 0) {
     return Status::InvalidArgument("[limits] values must be positive");
   }
@@ -202,7 +208,9 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
   RETURN_IF_ERROR(Section(root, "write", source_name, [&](TableReader& reader) -> Status {
     RETURN_IF_ERROR(reader.Bool("signals", &config.write.signals));
     RETURN_IF_ERROR(reader.Bool("entities", &config.write.entities));
-    return reader.Bool("facts", &config.write.facts);
+    RETURN_IF_ERROR(reader.Bool("facts", &config.write.facts));
+    RETURN_IF_ERROR(reader.Double("fact_min_support", &config.write.fact_min_support));
+    return reader.Size("foresight_days", &config.write.foresight_days);
   }));
   RETURN_IF_ERROR(Section(root, "limits", source_name, [&](TableReader& reader) -> Status {
     RETURN_IF_ERROR(reader.Size("max_turn_bytes", &config.limits.max_turn_bytes));

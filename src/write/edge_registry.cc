@@ -198,6 +198,9 @@ std::unique_ptr<EdgeRegistry> EdgeRegistry::WithBuiltins() {
       std::make_unique<SupersedesHandler>(),
       std::make_unique<UnorderedPairHandler>(kContradicts, store::kEdgeActive),
       std::make_unique<UnorderedPairHandler>(kSameAs, store::kEdgePending),
+      // corrects: the src fact is an explicit correction of the dst fact; the facts stage pairs
+      // it with a supersedes edge, which does the closing.
+      std::make_unique<PlainEdgeHandler>(std::string(kCorrects), /*src_must_be_scope=*/false),
   };
   for (std::unique_ptr<EdgeHandler>& handler : builtins) {
     // Distinct built-in types: registration cannot fail.

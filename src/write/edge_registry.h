@@ -46,6 +46,7 @@ inline constexpr std::string_view kDerivedFrom = "derived_from";
 inline constexpr std::string_view kSupersedes = "supersedes";
 inline constexpr std::string_view kContradicts = "contradicts";
 inline constexpr std::string_view kSameAs = "same_as";
+inline constexpr std::string_view kCorrects = "corrects";
 
 struct EdgeRequest {
   std::string type;
@@ -119,7 +120,7 @@ class EdgeRegistry {
   EdgeRegistry(const EdgeRegistry&) = delete;
   EdgeRegistry& operator=(const EdgeRegistry&) = delete;
 
-  // A registry with contains, derived_from, supersedes, contradicts and same_as.
+  // A registry with contains, derived_from, supersedes, contradicts, same_as and corrects.
   static std::unique_ptr<EdgeRegistry> WithBuiltins();
 
   // kAlreadyExists for a type that already has a handler; kInvalidArgument for a null handler or

@@ -1,12 +1,93 @@
-// Facts stage (see facts.h). Not implemented yet: derives nothing.
+// Facts stage (see facts.h).
 #include "write/facts.h"
 
-namespace engram::write {
+#include <nlohmann/json.hpp>
 
-Status DeriveFacts(store::Transaction& /*txn*/, const EdgeRegistry& /*registry*/,
-                   std::span<const std::string> /*turn_ids*/, const WriteConfig& /*config*/,
-                   const AnalysisResources* /*resources*/, const DeriveContext& /*context*/) {
+namespace engram::write {
+namespace {
+
+constexpr std::int64_t kMicrosPerDay = 86'400'000'000;
+
+}  // namespace
+
+FactToStore PrepareFact(const FactCandidate& candidate, const FactSource& source,
+                        const WriteConfig& config) {
+  FactToStore fact;
+  fact.candidate = candidate;
+  const Timestamp turn_time = source.event_time;
+  if (!source.sentences.empty() && candidate.end > candidate.begin) {
+    fact.from_correction = source.sentences[source.SentenceAt(candidate.begin)].correction;
+  }
+  const std::optional<FactTime>& time = candidate.time;
+  switch (candidate.kind) {
+    case FactKind::kEvent:
+      fact.valid_from = time.has_value() ? time->from : turn_time;
+      break;
+    case FactKind::kForesight:
+      fact.valid_from = turn_time;
+      fact.valid_to = time.has_value() && time->to > turn_time
+                          ? time->to
+                          : Timestamp{turn_time.micros +
+                                      static_cast<std::int64_t>(config.foresight_days) *
+                                          kMicrosPerDay};
+      break;
+    default:
+      if (candidate.past) {
+        if (time.has_value() && time->from < turn_time) {
+          fact.valid_from = time->from;
+          fact.valid_to = std::min(time->to, turn_time);
+        } else {
+          fact.valid_to = turn_time;
+        }
+      } else if ((candidate.kind == FactKind::kState || candidate.kind == FactKind::kTechnical) &&
+                 time.has_value() && time->from <= turn_time) {
+        fact.valid_from = time->from;  // "I moved to Berlin last March"
+      } else {
+        fact.valid_from = turn_time;
+      }
+      break;
+  }
+  return fact;
+}
+
+Status DeriveFacts(store::Transaction& txn, const EdgeRegistry& registry,
+                   std::span<const std::string> turn_ids, const WriteConfig& config,
+                   const AnalysisResources* /*resources*/, const DeriveContext& context,
+                   FactStats* stats) {
+  if (context.scope == nullptr) return Status::InvalidArgument("facts: no scope");
+  FactStats local;
+  FactReconciler reconciler(txn, registry, *context.scope, context.now);
+  ValidatorOptions validator;
+  validator.min_support = config.fact_min_support;
+  for (const std::string& turn_id : turn_ids) {
+    ASSIGN_OR_RETURN(const store::NodeRecord turn, txn.GetNode(turn_id));
+    if (turn.kind != NodeKind::kTurn || turn.role != Role::kUser) continue;
+    ++local.turns;
+    const FactSource source = AnalyzeFactSource(turn.text, turn.speaker, turn.role,
+                                                turn.event_time.value_or(context.now));
+    for (const FactCandidate& candidate : ExtractRuleFacts(source)) {
+      const Verdict verdict = ValidateFact(candidate, source, validator);
+      local.validation.Add(verdict);
+      if (!verdict.accepted) continue;
+      ASSIGN_OR_RETURN(const ReconcileOutcome outcome,
+                       reconciler.Add(turn, PrepareFact(candidate, source, config)));
+      ++local.outcomes[static_cast<std::size_t>(outcome)];
+    }
+  }
+  if (stats != nullptr) {
+    stats->turns += local.turns;
+    stats->validation += local.validation;
+    for (std::size_t outcome_idx = 0; outcome_idx < local.outcomes.size(); ++outcome_idx) {
+      stats->outcomes[outcome_idx] += local.outcomes[outcome_idx];
+    }
+  }
   return Status::Ok();
+}
+
+Status DeriveFacts(store::Transaction& txn, const EdgeRegistry& registry,
+                   std::span<const std::string> turn_ids, const WriteConfig& config,
+                   const AnalysisResources* resources, const DeriveContext& context) {
+  return DeriveFacts(txn, registry, turn_ids, config, resources, context, nullptr);
 }
 
 }  // namespace engram::write

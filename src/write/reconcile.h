@@ -1,0 +1,109 @@
+// Reconciliation of validated facts with the scope's current facts (DESIGN §4 step 5, WorldDB §3:
+// every change goes through an edge handler).
+//
+// Facts live in slots. A single-valued predicate (lives_in, works_at, diet, favorite_*, ...) has
+// one slot per (scope, subject, predicate); every other predicate has one slot per (scope,
+// subject, predicate, object), so its slot holds one current polarity ("likes olives" vs "does
+// not like olives"). A negated fact of a single-valued predicate ("I no longer live in Paris")
+// sits in the object's slot and ends the single-valued slot's current fact when that names the
+// same object. For a new fact N and the slot's current fact C (active, validity still open):
+//   - same object and polarity: N is the same belief again; no new node, C gains a derived_from
+//     edge to N's turn (more evidence);
+//   - N comes from an explicit correction ("actually", "I meant"): N `corrects` C and N
+//     `supersedes` C;
+//   - N starts later than C (valid_from; for equal times without a time expression in either,
+//     the later turn): N supersedes C, which the handler closes at N's valid_from;
+//   - N starts earlier than C: N is history; C supersedes N (N closes where C starts);
+//   - otherwise (the same start and a time expression on either side): the claims conflict. N is
+//     stored pending, with a `contradicts` edge to C.
+// Past-state facts (lived_in, worked_at, ...) and events are stored without reconciliation
+// beyond the duplicate check.
+// Invariant (tested): per single-valued slot at most one active fact at any valid time.
+//
+// Thread-safety: a FactReconciler belongs to one transaction.
+#ifndef ENGRAM_WRITE_RECONCILE_H_
+#define ENGRAM_WRITE_RECONCILE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engram/status.h"
+#include "engram/types.h"
+#include "store/store.h"
+#include "write/edge_registry.h"
+#include "write/extractor.h"
+
+namespace engram::write {
+
+
+// What reconciling one fact did.
+enum class ReconcileOutcome {
+  kInserted,      // a new fact, nothing to reconcile with
+  kReinforced,    // the same belief again: evidence edge added, no node
+  kSuperseded,    // new fact closed the slot's previous one
+  kCorrected,     // as kSuperseded, through an explicit correction (corrects + supersedes)
+  kHistory,       // new fact is older than the current one and was closed by it
+  kContradicted,  // stored pending with a contradicts edge
+};
+std::string_view ReconcileOutcomeName(ReconcileOutcome outcome);
+
+// A fact ready for the store: the candidate plus its validity and provenance.
+struct FactToStore {
+  FactCandidate candidate;
+  bool from_correction = false;
+  std::optional<Timestamp> valid_from;
+  std::optional<Timestamp> valid_to;
+};
+
+// The slot key: "<subject>|<predicate>" or "<subject>|<predicate>|<object>" (normalised).
+std::string SlotKey(const FactCandidate& candidate);
+
+// The fact node's canonical content JSON.
+std::string FactContentJson(const FactToStore& fact, std::string_view turn_id);
+
+// Human-readable statement of a fact ("Caroline lives in Berlin", "Caroline does not like
+// olives"), stored as the fact node's text.
+std::string RenderFact(const FactCandidate& candidate);
+
+class FactReconciler {
+ public:
+  FactReconciler(store::Transaction& txn, const EdgeRegistry& registry,
+                 const store::ScopeRecord& scope, Timestamp now)
+      : txn_(txn), registry_(registry), scope_(scope), now_(now) {}
+
+  // Stores `fact` from `turn` and reconciles it with the scope's facts. The scope's active facts
+  // are read once, on the first call, and followed in memory afterwards.
+  StatusOr<ReconcileOutcome> Add(const store::NodeRecord& turn, const FactToStore& fact);
+
+ private:
+  struct Current {
+    std::string id;
+    std::string object;  // normalised
+    bool negated = false;
+    bool has_time = false;
+    std::int64_t sequence = 0;
+    std::optional<Timestamp> valid_from;
+    bool open = true;  // validity not closed
+  };
+
+  Status Load();
+  Status Link(std::string_view type, std::string_view src, std::string_view dst,
+              std::string_view reason);
+  // Closes `old_fact` of `slot` by `new_id` (supersedes new -> old), optionally as a correction.
+  Status Supersede(const std::string& new_id, Current& old_fact, bool correction);
+
+  store::Transaction& txn_;
+  const EdgeRegistry& registry_;
+  const store::ScopeRecord& scope_;
+  Timestamp now_;
+  bool loaded_ = false;
+  // Slot key -> active facts, in row order.
+  std::map<std::string, std::vector<Current>, std::less<>> slots_;
+};
+
+}  // namespace engram::write
+
+#endif  // ENGRAM_WRITE_RECONCILE_H_

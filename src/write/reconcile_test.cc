@@ -1,0 +1,286 @@
+// Reconciliation through the edge handlers (reconcile.h), on a SQLite store: supersession of
+// single-valued slots, corrections, contradictions, reinforcement, and the invariant that a
+// single-valued slot has at most one active fact at any valid time.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engram/testing/status_matchers.h"
+#include "write/capture.h"
+#include "write/facts.h"
+
+namespace engram::write {
+namespace {
+
+using ::engram::testing::IsOk;
+
+Timestamp T(const char* text) { return *ParseTimestamp(text); }
+
+struct Said {
+  std::string text;
+  std::string event_time;
+  std::string speaker = "Mia";
+};
+
+class ReconcileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static int counter = 0;
+    path_ = (std::filesystem::temp_directory_path() /
+             ("engram_reconcile_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) +
+              ".db"))
+                .string();
+    auto store = store::OpenSqliteStore(path_);
+    ASSERT_THAT(store.status(), IsOk());
+    store_ = std::move(store).value();
+    registry_ = EdgeRegistry::WithBuiltins();
+  }
+  void TearDown() override {
+    store_.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
+  }
+
+  // Remembers the turns in one transaction (one batch) and derives their facts.
+  FactStats Say(const std::vector<Said>& said, const std::string& scope = "user:mia") {
+    FactStats stats;
+    auto txn = store_->BeginWrite();
+    EXPECT_THAT(txn.status(), IsOk());
+    const Timestamp now = T("2025-01-01T00:00:00Z");
+    auto record = EnsureScope(**txn, *registry_, *Scope::Parse(scope), now);
+    EXPECT_THAT(record.status(), IsOk());
+    std::vector<Turn> turns;
+    std::vector<std::string> metadata;
+    for (const Said& s : said) {
+      Turn turn;
+      turn.speaker = s.speaker;
+      turn.text = s.text;
+      turn.event_time = T(s.event_time.c_str());
+      turns.push_back(turn);
+      metadata.push_back("{}");
+    }
+    auto captured = CaptureTurns(**txn, *registry_, *record, turns, metadata, now);
+    EXPECT_THAT(captured.status(), IsOk());
+    DeriveContext context;
+    context.scope = &*record;
+    context.now = now;
+    EXPECT_THAT(DeriveFacts(**txn, *registry_, captured->ids, WriteConfig{}, nullptr, context,
+                            &stats),
+                IsOk());
+    EXPECT_THAT((*txn)->Commit(), IsOk());
+    return stats;
+  }
+
+  std::vector<store::NodeRecord> Facts(const std::string& scope = "user:mia") {
+    auto found = store_->FindScope(scope);
+    EXPECT_TRUE(found.ok() && found->has_value());
+    store::NodeFilter filter;
+    filter.kind = NodeKind::kFact;
+    return *store_->ListNodes((*found)->scope_id, filter);
+  }
+
+  static nlohmann::json Content(const store::NodeRecord& node) {
+    return nlohmann::json::parse(node.content_json);
+  }
+
+  const store::NodeRecord* Find(const std::vector<store::NodeRecord>& facts,
+                                const std::string& predicate, const std::string& object) {
+    for (const store::NodeRecord& node : facts) {
+      const nlohmann::json content = Content(node);
+      if (content["predicate"] == predicate && content["object"] == object) return &node;
+    }
+    return nullptr;
+  }
+
+  std::vector<store::EdgeRecord> Edges(const std::string& id, const std::string& type) {
+    return *store_->EdgesOf(id, store::EdgeDirection::kOutgoing, type);
+  }
+
+  // The invariant: per single-valued slot, the active facts' validity intervals do not overlap.
+  void ExpectSlotInvariant(const std::string& scope = "user:mia") {
+    std::map<std::string, std::vector<const store::NodeRecord*>> slots;
+    const std::vector<store::NodeRecord> facts = Facts(scope);
+    for (const store::NodeRecord& node : facts) {
+      const nlohmann::json content = Content(node);
+      if (!content["single_valued"].get<bool>() || content["polarity"] == "-") continue;
+      if (node.status != NodeStatus::kActive) continue;
+      slots[content["slot"].get<std::string>()].push_back(&node);
+    }
+    for (const auto& [slot, nodes] : slots) {
+      std::size_t open = 0;
+      for (const store::NodeRecord* a : nodes) {
+        if (!a->valid_to.has_value()) ++open;
+        for (const store::NodeRecord* b : nodes) {
+          if (a == b) continue;
+          const Timestamp a_from = a->valid_from.value_or(Timestamp{INT64_MIN});
+          const Timestamp b_from = b->valid_from.value_or(Timestamp{INT64_MIN});
+          const Timestamp a_to = a->valid_to.value_or(Timestamp{INT64_MAX});
+          const Timestamp b_to = b->valid_to.value_or(Timestamp{INT64_MAX});
+          EXPECT_FALSE(a_from < b_to && b_from < a_to)
+              << "overlap in slot " << slot << ": " << a->text << " / " << b->text;
+        }
+      }
+      EXPECT_LE(open, 1u) << slot;
+    }
+  }
+
+  std::string path_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<EdgeRegistry> registry_;
+};
+
+TEST_F(ReconcileTest, MoveSupersedesTheOldResidence) {
+  Say({{"I moved to Berlin last March.", "2024-05-10T12:00:00Z"}});
+  const FactStats stats =
+      Say({{"I actually live in Munich now, I moved in June.", "2024-08-02T09:00:00Z"}});
+  EXPECT_EQ(stats.outcomes[static_cast<std::size_t>(ReconcileOutcome::kCorrected)], 1u);
+  const std::vector<store::NodeRecord> facts = Facts();
+  const store::NodeRecord* berlin = Find(facts, "lives_in", "Berlin");
+  const store::NodeRecord* munich = Find(facts, "lives_in", "Munich");
+  ASSERT_NE(berlin, nullptr);
+  ASSERT_NE(munich, nullptr);
+  EXPECT_EQ(munich->status, NodeStatus::kActive);
+  EXPECT_EQ(munich->valid_from, T("2024-06-01"));
+  EXPECT_FALSE(munich->valid_to.has_value());
+  EXPECT_EQ(berlin->status, NodeStatus::kSuperseded);
+  EXPECT_EQ(berlin->valid_from, T("2024-03-01"));
+  EXPECT_EQ(berlin->valid_to, T("2024-06-01"));
+  // Both traceable to their turns; Munich supersedes and corrects Berlin.
+  ASSERT_EQ(Edges(berlin->id, "derived_from").size(), 1u);
+  ASSERT_EQ(Edges(munich->id, "derived_from").size(), 1u);
+  EXPECT_NE(Edges(berlin->id, "derived_from")[0].dst, Edges(munich->id, "derived_from")[0].dst);
+  ASSERT_EQ(Edges(munich->id, "supersedes").size(), 1u);
+  EXPECT_EQ(Edges(munich->id, "supersedes")[0].dst, berlin->id);
+  ASSERT_EQ(Edges(munich->id, "corrects").size(), 1u);
+  ExpectSlotInvariant();
+}
+
+TEST_F(ReconcileTest, PlainMoveSupersedesWithoutCorrection) {
+  const FactStats stats = Say({{"I live in Berlin.", "2024-01-10T12:00:00Z"},
+                               {"I moved to Munich.", "2024-03-10T12:00:00Z"}});
+  EXPECT_EQ(stats.outcomes[static_cast<std::size_t>(ReconcileOutcome::kSuperseded)], 1u);
+  const std::vector<store::NodeRecord> facts = Facts();
+  const store::NodeRecord* berlin = Find(facts, "lives_in", "Berlin");
+  const store::NodeRecord* munich = Find(facts, "lives_in", "Munich");
+  ASSERT_NE(berlin, nullptr);
+  ASSERT_NE(munich, nullptr);
+  EXPECT_EQ(berlin->status, NodeStatus::kSuperseded);
+  EXPECT_EQ(berlin->valid_to, T("2024-03-10T12:00:00Z"));
+  EXPECT_TRUE(Edges(munich->id, "corrects").empty());
+  ExpectSlotInvariant();
+}
+
+TEST_F(ReconcileTest, RepeatedBeliefAddsEvidenceNotANode) {
+  const FactStats stats = Say({{"I love hiking.", "2024-01-10T12:00:00Z"},
+                               {"Honestly I love hiking.", "2024-02-10T12:00:00Z"}});
+  EXPECT_EQ(stats.outcomes[static_cast<std::size_t>(ReconcileOutcome::kReinforced)], 1u);
+  const std::vector<store::NodeRecord> facts = Facts();
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(Edges(facts[0].id, "derived_from").size(), 2u);
+}
+
+TEST_F(ReconcileTest, PolarityFlipLaterSupersedes) {
+  Say({{"I like olives.", "2024-01-10T12:00:00Z"},
+       {"I don't like olives anymore.", "2024-06-10T12:00:00Z"}});
+  const std::vector<store::NodeRecord> facts = Facts();
+  ASSERT_EQ(facts.size(), 2u);
+  EXPECT_EQ(facts[0].status, NodeStatus::kSuperseded);
+  EXPECT_EQ(Content(facts[1])["polarity"], "-");
+  EXPECT_EQ(facts[1].status, NodeStatus::kActive);
+}
+
+TEST_F(ReconcileTest, SameTimeConflictIsAContradiction) {
+  // Two claims about the same month, the second not clearly newer.
+  Say({{"I moved to Berlin in March.", "2024-05-10T12:00:00Z"},
+       {"I moved to Hamburg in March.", "2024-05-11T12:00:00Z"}});
+  const std::vector<store::NodeRecord> facts = Facts();
+  const store::NodeRecord* berlin = Find(facts, "lives_in", "Berlin");
+  const store::NodeRecord* hamburg = Find(facts, "lives_in", "Hamburg");
+  ASSERT_NE(berlin, nullptr);
+  ASSERT_NE(hamburg, nullptr);
+  EXPECT_EQ(berlin->status, NodeStatus::kActive);
+  EXPECT_EQ(hamburg->status, NodeStatus::kPending);
+  ASSERT_EQ(Edges(hamburg->id, "contradicts").size(), 1u);
+  EXPECT_EQ(Edges(hamburg->id, "contradicts")[0].dst, berlin->id);
+  ExpectSlotInvariant();
+}
+
+TEST_F(ReconcileTest, OlderNewsBecomesHistory) {
+  // Said later, but about an earlier time: the current fact stays current.
+  Say({{"I moved to Lisbon in April.", "2024-05-10T12:00:00Z"},
+       {"I moved to Madrid in 2020.", "2024-05-12T12:00:00Z"}});
+  const std::vector<store::NodeRecord> facts = Facts();
+  const store::NodeRecord* lisbon = Find(facts, "lives_in", "Lisbon");
+  const store::NodeRecord* madrid = Find(facts, "lives_in", "Madrid");
+  ASSERT_NE(lisbon, nullptr);
+  ASSERT_NE(madrid, nullptr);
+  EXPECT_EQ(lisbon->status, NodeStatus::kActive);
+  EXPECT_EQ(madrid->status, NodeStatus::kSuperseded);
+  EXPECT_EQ(madrid->valid_to, T("2024-04-01"));
+  ExpectSlotInvariant();
+}
+
+TEST_F(ReconcileTest, NegatedStateEndsTheCurrentValue) {
+  Say({{"I work at Acme.", "2024-01-10T12:00:00Z"},
+       {"I no longer work at Acme.", "2024-03-10T12:00:00Z"}});
+  const std::vector<store::NodeRecord> facts = Facts();
+  ASSERT_EQ(facts.size(), 2u);
+  EXPECT_EQ(facts[0].status, NodeStatus::kSuperseded);
+  EXPECT_EQ(facts[0].valid_to, T("2024-03-10T12:00:00Z"));
+  EXPECT_EQ(Content(facts[1])["polarity"], "-");
+  ExpectSlotInvariant();
+}
+
+TEST_F(ReconcileTest, SubjectsAndScopesAreSeparateSlots) {
+  Say({{"I live in Berlin.", "2024-01-10T12:00:00Z"},
+       {"My sister Anna lives in Porto.", "2024-01-11T12:00:00Z"},
+       {"I live in Rome.", "2024-01-12T12:00:00Z", "Leo"}});
+  Say({{"I live in Oslo.", "2024-02-10T12:00:00Z"}}, "user:other");
+  const std::vector<store::NodeRecord> facts = Facts();
+  for (const char* object : {"Berlin", "Porto", "Rome"}) {
+    const store::NodeRecord* node = Find(facts, "lives_in", object);
+    ASSERT_NE(node, nullptr) << object;
+    EXPECT_EQ(node->status, NodeStatus::kActive) << object;
+  }
+  ExpectSlotInvariant();
+  ExpectSlotInvariant("user:other");
+}
+
+TEST_F(ReconcileTest, InvariantOverAHistory) {
+  Say({{"I live in Berlin.", "2024-01-10T12:00:00Z"},
+       {"I moved to Munich in February.", "2024-03-10T12:00:00Z"},
+       {"I moved to Vienna last week.", "2024-06-10T12:00:00Z"},
+       {"Actually I live in Graz.", "2024-06-11T12:00:00Z"},
+       {"I moved to Munich in 2019.", "2024-06-12T12:00:00Z"},
+       {"I live in Vienna.", "2024-06-12T13:00:00Z"},
+       {"I work at Acme.", "2024-06-13T12:00:00Z"},
+       {"I work at Globex since May.", "2024-06-14T12:00:00Z"}});
+  ExpectSlotInvariant();
+  std::size_t active_residences = 0;
+  for (const store::NodeRecord& node : Facts()) {
+    const nlohmann::json content = Content(node);
+    if (content["predicate"] == "lives_in" && node.status == NodeStatus::kActive &&
+        !node.valid_to.has_value()) {
+      ++active_residences;
+      EXPECT_EQ(content["object"], "Vienna");
+    }
+  }
+  EXPECT_EQ(active_residences, 1u);
+}
+
+TEST_F(ReconcileTest, NonUserTurnsAndRejectedCandidatesStoreNothing) {
+  auto stats = Say({{"Do you live in Berlin?", "2024-01-10T12:00:00Z"},
+                    {"If I lived in Rome I'd be happy.", "2024-01-10T12:01:00Z"},
+                    {"I heard Tom moved to Paris.", "2024-01-10T12:02:00Z"}});
+  EXPECT_TRUE(Facts().empty());
+  EXPECT_GE(stats.validation.rejected[static_cast<std::size_t>(FactCheck::kAct)], 2u);
+  EXPECT_EQ(stats.validation.accepted, 0u);
+}
+
+}  // namespace
+}  // namespace engram::write
