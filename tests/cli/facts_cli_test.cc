@@ -1,0 +1,118 @@
+// End-to-end test of `engram facts`: ingest a small conversation where the speaker moves, then
+// list current facts and, with --all, the superseded one with its turns and chain.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#ifndef ENGRAM_CLI_PATH
+#error "ENGRAM_CLI_PATH must name the engram binary"
+#endif
+
+namespace engram {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs `engram <args>` through the shell (arguments are quoted by the caller) and captures
+// stdout; stderr goes to the test log.
+Output RunCli(const std::string& args) {
+  Output output;
+  const std::string command = std::string("'") + ENGRAM_CLI_PATH + "' " + args;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return output;
+  char buffer[4096];
+  std::size_t read = 0;
+  while ((read = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.out.append(buffer, read);
+  const int status = ::pclose(pipe);
+  if (WIFEXITED(status)) output.exit_code = WEXITSTATUS(status);
+  return output;
+}
+
+class FactsCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "engram_facts_cli_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    store_ = "--store '" + (fs::path(dir_) / "engram.db").string() + "' ";
+    const std::string input = (fs::path(dir_) / "turns.jsonl").string();
+    std::ofstream(input)
+        << R"({"speaker": "Mia", "text": "I moved to Berlin last March.", "event_time": "2024-05-10T12:00:00Z"})"
+        << "\n"
+        << R"({"speaker": "Mia", "text": "Is the museum open on Mondays?", "event_time": "2024-05-10T12:01:00Z"})"
+        << "\n"
+        << R"({"speaker": "Mia", "text": "I actually live in Munich now, I moved in June.", "event_time": "2024-07-20T09:00:00Z"})"
+        << "\n";
+    const Output ingest = RunCli(store_ + "--quiet ingest --scope user:mia '" + input + "'");
+    ASSERT_EQ(ingest.exit_code, 0) << ingest.out;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  std::string dir_;
+  std::string store_;
+};
+
+TEST_F(FactsCliTest, CurrentFactsShowMunichOnly) {
+  const Output current = RunCli(store_ + "--json facts --scope user:mia");
+  ASSERT_EQ(current.exit_code, 0) << current.out;
+  const nlohmann::json json = nlohmann::json::parse(current.out);
+  ASSERT_EQ(json["count"], 1);
+  const nlohmann::json& fact = json["facts"][0];
+  EXPECT_EQ(fact["subject"], "Mia");
+  EXPECT_EQ(fact["predicate"], "lives_in");
+  EXPECT_EQ(fact["object"], "Munich");
+  EXPECT_EQ(fact["status"], "active");
+  EXPECT_EQ(fact["valid_from"], "2024-06-01T00:00:00Z");
+  EXPECT_EQ(fact["provenance"].size(), 1u);
+  EXPECT_EQ(fact["supersedes"].size(), 1u);
+  EXPECT_EQ(fact["corrects"].size(), 1u);
+
+  const Output human = RunCli(store_ + "facts --scope user:mia");
+  ASSERT_EQ(human.exit_code, 0);
+  EXPECT_THAT(human.out, ::testing::HasSubstr("1 current fact in user:mia"));
+  EXPECT_THAT(human.out, ::testing::HasSubstr("Mia | lives_in | Munich"));
+  EXPECT_THAT(human.out, ::testing::Not(::testing::HasSubstr("Berlin")));
+}
+
+TEST_F(FactsCliTest, AllShowsTheSupersededFactWithItsTurnAndChain) {
+  const Output all = RunCli(store_ + "--json facts --all --scope user:mia");
+  ASSERT_EQ(all.exit_code, 0) << all.out;
+  const nlohmann::json json = nlohmann::json::parse(all.out);
+  ASSERT_EQ(json["count"], 2);
+  const nlohmann::json& berlin = json["facts"][0];
+  const nlohmann::json& munich = json["facts"][1];
+  EXPECT_EQ(berlin["object"], "Berlin");
+  EXPECT_EQ(berlin["status"], "superseded");
+  EXPECT_EQ(berlin["valid_to"], "2024-06-01T00:00:00Z");
+  EXPECT_EQ(berlin["superseded_by"], nlohmann::json::array({munich["id"]}));
+  EXPECT_EQ(berlin["corrected_by"], nlohmann::json::array({munich["id"]}));
+  ASSERT_EQ(berlin["provenance"].size(), 1u);
+  EXPECT_NE(berlin["provenance"][0], munich["provenance"][0]);
+
+  const Output turn = RunCli(store_ + "--json show " + berlin["provenance"][0].get<std::string>());
+  ASSERT_EQ(turn.exit_code, 0);
+  EXPECT_THAT(turn.out, ::testing::HasSubstr("I moved to Berlin last March."));
+}
+
+TEST_F(FactsCliTest, UnknownScopeIsNotFoundAndBadScopeIsUsage) {
+  EXPECT_EQ(RunCli(store_ + "facts --scope user:nobody 2>/dev/null").exit_code, 3);
+  EXPECT_EQ(RunCli(store_ + "facts --scope 'not a scope' 2>/dev/null").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace engram
