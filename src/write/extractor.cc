@@ -167,6 +167,14 @@ class Extractor {
   // time expression or max words. Returns the byte span, or {0, 0} when empty.
   std::pair<std::uint32_t, std::uint32_t> ObjectFrom(
       std::size_t k, std::initializer_list<std::string_view> extra_stops = {}) const {
+    // A particle before the object: "finished up my writing".
+    if (Is(k, "back") && In(At(k + 1), {"up", "out"})) ++k;
+    if (In(At(k), {"up", "off", "out"}) && k + 1 < words_.size() && !words_[k + 1].punct &&
+        !InTime(words_[k + 1].begin) && !In(At(k + 1), {"for", "with", "to", "and"})) {
+      ++k;
+    }
+    // "your recommendation", "your turtles": the listener's, out of context here.
+    if (Is(k, "your")) return {0, 0};
     while (k < words_.size() && In(words_[k].text, {"a", "an", "the", "some"})) ++k;
     std::size_t stop = k;
     std::size_t count = 0;
@@ -345,11 +353,16 @@ class Extractor {
                                       begin, end, FactKind::kPreference, act.begin);
             fact.single_valued = true;
           } else {
-            for (const auto& [part_begin, part_end] : SplitList(begin, end)) {
-              FactCandidate& fact =
-                  Add("likes", part_begin, part_end, FactKind::kPreference, act.begin);
-              fact.negated = negative;
+            // "Everyone we love was there": the object must not open with a verb or a clause.
+            const std::string value = NormalizeFactText(Span(begin, end));
+            const std::string first = value.substr(0, value.find(' '));
+            if (In(first, {"was", "is", "are", "were", "be", "been", "that", "how", "when",
+                           "what", "it", "to", "you", "him", "her", "them", "this", "your",
+                           "i", "every", "each", "thought", "idea"})) {
+              break;
             }
+            FactCandidate& fact = Add("likes", begin, end, FactKind::kPreference, act.begin);
+            fact.negated = negative;
           }
           break;
         }
@@ -366,6 +379,14 @@ class Extractor {
             const std::string predicate = topic == "allergy"       ? "allergic_to"
                                           : topic == "intolerance" ? "intolerant_to"
                                                                    : "cannot_eat";
+            // "I don't have big plans" is not a diet; "I can't have dairy" is.
+            const std::string surface = " " + NormalizeFactText(act.surface) + " ";
+            if (topic == "diet" && surface.find(" have ") != std::string::npos &&
+                surface.find(" can t have ") == std::string::npos &&
+                surface.find(" cannot have ") == std::string::npos &&
+                surface.find(" can not have ") == std::string::npos) {
+              break;
+            }
             for (const auto& [part_begin, part_end] : SplitList(begin, end)) {
               Add(predicate, part_begin, part_end, FactKind::kConstraint, act.begin);
             }
@@ -374,6 +395,23 @@ class Extractor {
           } else if (topic == "limitation") {
             Add("cannot", begin, end, FactKind::kConstraint, act.begin);
           } else if (topic == "instruction") {
+            // "Don't forget ...", "Don't worry ...": idioms, not standing instructions.
+            const std::string value = NormalizeFactText(Span(begin, end));
+            const std::string first = value.substr(0, value.find(' '));
+            if (In(first, {"forget", "worry", "hesitate", "mind", "be", "stop", "give", "let",
+                           "feel", "apologize", "sweat", "say", "up", "happy", "calm", "ready",
+                           "there", "so", "such", "good", "nice", "fun", "great", "glad", "here",
+                           "a", "the", "in", "on", "at", "love", "like", "enjoy", "have", "been",
+                           "open", "down", "welcome", "grateful", "thankful", "proud"})) {
+              break;
+            }
+            // An instruction opens with a plain verb: not "always admired ...", "never ever ...".
+            if (first.ends_with("ed") || first.ends_with("ing") ||
+                In(first, {"they", "ever", "we", "he", "she", "it", "i", "this", "that"})) {
+              break;
+            }
+            // "You should come visit": advice to the listener, not an instruction.
+            if (NormalizeFactText(act.surface).rfind("you ", 0) == 0) break;
             FactCandidate& fact = Add("instruction", begin, end, FactKind::kConstraint, act.begin);
             fact.negated = negative;
           } else if (topic == "budget") {
@@ -395,6 +433,16 @@ class Extractor {
   void State(const text::Signal& act, std::uint32_t begin, std::uint32_t end, bool past,
              bool negative) {
     const std::string& topic = act.topic;
+    // "since I was a boy", "when I lived in Paris": a subordinate clause, not a statement.
+    if (In(WordBefore(act.begin), {"since", "when", "while", "until", "if", "as", "before",
+                                   "after", "whenever", "once"})) {
+      return;
+    }
+    // "I got a rejection letter": an event, not a possession.
+    if (topic == "possession" && !past &&
+        NormalizeFactText(act.surface).find(" got ") != std::string::npos) {
+      return;
+    }
     struct Mapping {
       std::string_view topic;
       std::string_view current;
@@ -415,6 +463,18 @@ class Extractor {
     if (In(topic, {"residence", "employer", "origin", "occupation", "study"})) {
       std::tie(begin, end) = CutAt(begin, end, {"with", "for", "since", "because", "near", "as",
                                                 "and", "until", "during", "but", "where"});
+    }
+    // "I had a picnic / a setback / a great day": "had" is an experience far more often than a
+    // possession; only "owned" (or "used to own") says the speaker had something.
+    if (topic == "possession" && past) {
+      const std::string surface = NormalizeFactText(act.surface);
+      if (surface.find("owned") == std::string::npos && surface.find("own ") == std::string::npos) {
+        return;
+      }
+    }
+    if (topic == "study" && In(NormalizeFactText(Span(begin, end)),
+                               {"hard", "a lot", "late", "all night", "together", "abroad"})) {
+      return;
     }
     for (const Mapping& mapping : kMappings) {
       if (topic != mapping.topic) continue;
@@ -463,13 +523,25 @@ class Extractor {
     if (attribute.empty() || attribute == "state" || attribute == "habit") return;
     const std::size_t spaces = std::count(attribute.begin(), attribute.end(), ' ');
     if (spaces > 1) return;
-    const std::string first_word = attribute.substr(0, attribute.find(' '));
-    if (IsRelationWord(first_word) || In(first_word, {"life", "day", "week", "time", "plan",
-                                                      "goal", "question", "point", "idea",
-                                                      "problem", "issue", "guess", "bad",
-                                                      "heart", "mind", "dream", "hope"})) {
+    // Only attributes a profile has; "my art is important to me" is an opinion, not a field.
+    if (!In(attribute, {"name", "birthday", "age", "job", "hometown", "address", "email",
+                        "phone number", "major", "nickname", "profession", "occupation",
+                        "company", "employer", "school", "university", "degree", "religion",
+                        "nationality", "height", "blood type", "zodiac sign", "pronouns",
+                        "first name", "last name", "full name", "middle name", "native language",
+                        "first language", "mother tongue", "username", "handle", "timezone",
+                        "time zone"})) {
       return;
     }
+    // The "my" must open its clause: "Representing diversity in my art is important".
+    bool clause_start = false;
+    for (std::size_t word_idx = 0; word_idx < words_.size(); ++word_idx) {
+      if (words_[word_idx].begin != act.begin) continue;
+      clause_start = word_idx == 0 || words_[word_idx - 1].punct ||
+                     In(words_[word_idx - 1].text, {"and", "but", "so", "oh", "well", "also"});
+      break;
+    }
+    if (!clause_start) return;
     FactCandidate& fact = Add((past ? "was_" : "") + Snake(attribute), begin, end,
                               FactKind::kProfile, act.begin);
     fact.past = past;
@@ -604,9 +676,30 @@ class Extractor {
   }
 
   // First-person subject at k followed by adverbs: the index of the verb, or npos.
+  // A first-person subject at k that opens a clause ("Yesterday I went", "..., and I went"), not
+  // one inside a relative clause ("a post I made"): the index of its verb, or npos.
   std::size_t VerbAfterSubject(std::size_t k) const {
     if (!IsFirstPerson(At(k))) return std::string::npos;
+    if (k > 0 && !words_[k - 1].punct && !InTime(words_[k - 1].begin) &&
+        !In(words_[k - 1].text,
+            {"and", "but", "so", "then", "also", "actually", "recently", "finally", "just",
+             "anyway", "well", "oh", "yeah", "yes", "wow", "haha", "lol", "hey", "because",
+             "cause", "since", "when", "while", "after", "before", "now", "today", "tonight",
+             "yesterday", "tomorrow", "lately", "anyways", "btw", "ok", "okay", "plus", "though",
+             "honestly", "basically", "sometimes", "usually", "guess", "think", "hopefully"})) {
+      return std::string::npos;
+    }
     return SkipAdverbs(k + 1);
+  }
+
+  // The word before byte `at` in the sentence ("" at the start or after punctuation).
+  std::string_view WordBefore(std::uint32_t at) const {
+    for (std::size_t word_idx = 0; word_idx < words_.size(); ++word_idx) {
+      if (words_[word_idx].begin < at) continue;
+      if (word_idx == 0 || words_[word_idx - 1].punct) return "";
+      return words_[word_idx - 1].text;
+    }
+    return "";
   }
 
   // "I went to X", "we adopted a puppy", "I graduated from X" (+ a time, checked by the
@@ -650,7 +743,12 @@ class Extractor {
         }
         const auto [begin, end] = ObjectFrom(object, {"with", "for", "because", "since"});
         if (begin == end) break;
-        if (IsPronounObject(NormalizeFactText(Span(begin, end)))) break;
+        const std::string what = NormalizeFactText(Span(begin, end));
+        if (IsPronounObject(what) ||
+            In(what, {"up", "out", "down", "back", "off", "over", "around", "in", "on", "home",
+                      "there", "by", "through", "away", "along", "together"})) {
+          break;
+        }
         Add(std::string(event.predicate), begin, end, FactKind::kEvent, words_[k].begin);
         break;
       }
@@ -671,10 +769,15 @@ class Extractor {
       } else if (In(At(v), {"plan", "intend", "hope"}) && Is(v + 1, "to")) {
         object = v + 2;
       } else if (At(v) == "will" && !Is(v + 1, "not")) {
+        // "I'll do that", "I'll keep you posted": a bare "will" is a plan only with a time
+        // ahead ("I'll call the bank tomorrow").
+        const std::optional<FactTime> time = SentenceTime(words_[v].begin, words_[v].end);
+        if (!time.has_value() || time->to <= source_.event_time) continue;
         object = v + 1;
       } else if (In(At(v), {"am", "are"}) && v + 1 < words_.size() &&
                  words_[v + 1].text.size() > 4 && words_[v + 1].text.ends_with("ing") &&
-                 !In(At(v + 1), {"going", "thinking", "feeling", "doing", "looking", "trying"})) {
+                 !In(At(v + 1), {"going", "thinking", "feeling", "doing", "looking", "trying",
+                                 "planning", "hoping", "wondering"})) {
         // Present progressive with a future time: "I'm flying to Rome next week".
         const std::optional<FactTime> time = SentenceTime(words_[v + 1].begin,
                                                           words_[v + 1].end);
@@ -684,10 +787,16 @@ class Extractor {
         continue;
       }
       object = SkipAdverbs(object);
-      if (object >= words_.size() || In(At(object), {"be", "have", "not", "the", "a"})) continue;
+      if (object >= words_.size() ||
+          In(At(object), {"be", "have", "not", "the", "a", "never", "always", "do", "keep",
+                          "try", "let", "make", "see", "think", "start", "check", "get", "talk",
+                          "tell", "remember", "forget", "miss", "need", "definitely"})) {
+        continue;
+      }
       const auto [begin, end] = ObjectFrom(object, {"because", "since"});
       if (begin == end) continue;
-      if (IsPronounObject(NormalizeFactText(Span(begin, end)))) continue;
+      const std::string plan = NormalizeFactText(Span(begin, end));
+      if (IsPronounObject(plan) || plan.find(' ') == std::string::npos) continue;
       FactCandidate& fact = Add("plans_to", begin, end, FactKind::kForesight, words_[k].begin);
       if (fact.time.has_value() && fact.time->to <= source_.event_time) fact.time.reset();
     }
@@ -699,7 +808,16 @@ class Extractor {
       if (!Is(k, "i") || !Is(k + 1, "am")) continue;
       const std::size_t a = SkipAdverbs(k + 2);
       std::size_t end_word = 0;
-      if (In(At(a), {"sick", "ill", "busy", "away", "traveling", "travelling", "off",
+      if (Is(a, "off") && Is(a + 1, "to")) {
+        // "I'm off to Ireland next month": a trip ahead.
+        const auto [begin, end] = ObjectFrom(a + 2, {"for", "with", "because"});
+        if (begin == end) continue;
+        const std::optional<FactTime> time = SentenceTime(begin, end);
+        if (!time.has_value() || time->to <= source_.event_time) continue;
+        Add("plans_to", words_[a].begin, end, FactKind::kForesight, words_[k].begin);
+        continue;
+      }
+      if (In(At(a), {"sick", "ill", "busy", "away", "traveling", "travelling",
                      "unavailable", "offline", "swamped", "injured"})) {
         end_word = a + 1;
       } else if (Is(a, "on") && In(At(a + 1), {"vacation", "holiday", "leave", "call"})) {

@@ -136,7 +136,7 @@ TEST(ValidatorTest, ActRejectsQuestionsHypotheticalsHearsayAndRequests) {
     const char* reason;
   };
   for (const Case& c : {Case{"Do you think I live in Berlin?", "lives_in", "question"},
-                        Case{"If I lived in Rome I would be happy.", "lived_in", "hypothetical"},
+                        Case{"Imagine I lived in Rome.", "lived_in", "hypothetical"},
                         Case{"I heard that I work at Google now.", "works_at", "hearsay"},
                         Case{"Can you remember I live in Berlin.", "lives_in", "request"}}) {
     const Verdict verdict = VerdictOf(c.text, c.predicate);

@@ -275,7 +275,7 @@ TEST_F(ReconcileTest, InvariantOverAHistory) {
 
 TEST_F(ReconcileTest, NonUserTurnsAndRejectedCandidatesStoreNothing) {
   auto stats = Say({{"Do you live in Berlin?", "2024-01-10T12:00:00Z"},
-                    {"If I lived in Rome I'd be happy.", "2024-01-10T12:01:00Z"},
+                    {"Imagine I lived in Rome.", "2024-01-10T12:01:00Z"},
                     {"I heard Tom moved to Paris.", "2024-01-10T12:02:00Z"}});
   EXPECT_TRUE(Facts().empty());
   EXPECT_GE(stats.validation.rejected[static_cast<std::size_t>(FactCheck::kAct)], 2u);
