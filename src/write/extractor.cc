@@ -286,7 +286,10 @@ class Extractor {
     for (const text::Lexeme& lexeme : source_.lexemes) {
       if (lexeme.begin < begin || lexeme.end > end) continue;
       if (!first && In(lexeme.lower, stops)) break;
-      if (!first && lexeme.kind == text::LexemeKind::kPunct && In(lexeme.lower, {",", ";", ":"})) {
+      if (!first && lexeme.kind == text::LexemeKind::kPunct &&
+          (In(lexeme.lower, {",", ";", ":", "!", "?", "(", ")"}) ||
+           (In(lexeme.lower, {"-", "–", "—"}) &&
+            (lexeme.end >= source_.text.size() || source_.text[lexeme.end] == ' ')))) {
         break;
       }
       first = false;
@@ -361,7 +364,18 @@ class Extractor {
                            "i", "every", "each", "thought", "idea"})) {
               break;
             }
-            FactCandidate& fact = Add("likes", begin, end, FactKind::kPreference, act.begin);
+            // A quotation after a colon is what was said, not what is liked.
+            std::uint32_t before = begin;
+            while (before > 0 && (source_.text[before - 1] == ' ' || source_.text[before - 1] == '"')) {
+              --before;
+            }
+            if (before > 0 && source_.text[before - 1] == ':') break;
+            const auto [like_begin, like_end] = CutAt(begin, end, {});
+            const std::string liked = NormalizeFactText(Span(like_begin, like_end));
+            const std::string last = liked.substr(liked.rfind(' ') + 1);
+            if (In(last, {"them", "it", "him", "her", "this", "that"})) break;
+            FactCandidate& fact =
+                Add("likes", like_begin, like_end, FactKind::kPreference, act.begin);
             fact.negated = negative;
           }
           break;
@@ -402,7 +416,8 @@ class Extractor {
                            "feel", "apologize", "sweat", "say", "up", "happy", "calm", "ready",
                            "there", "so", "such", "good", "nice", "fun", "great", "glad", "here",
                            "a", "the", "in", "on", "at", "love", "like", "enjoy", "have", "been",
-                           "open", "down", "welcome", "grateful", "thankful", "proud"})) {
+                           "open", "down", "welcome", "grateful", "thankful", "proud", "full",
+                           "worth", "fun", "nice", "amazing", "awesome", "cool", "there's"})) {
               break;
             }
             // An instruction opens with a plain verb: not "always admired ...", "never ever ...".
@@ -467,11 +482,15 @@ class Extractor {
     // "I had a picnic / a setback / a great day": "had" is an experience far more often than a
     // possession; only "owned" (or "used to own") says the speaker had something.
     if (topic == "possession" && past) {
-      const std::string surface = NormalizeFactText(act.surface);
-      if (surface.find("owned") == std::string::npos && surface.find("own ") == std::string::npos) {
+      const std::string surface = " " + NormalizeFactText(act.surface) + " ";
+      if (surface.find(" owned ") == std::string::npos && surface.find(" own ") == std::string::npos) {
         return;
       }
     }
+    // "I have a meeting coming up": an appointment, not a possession; "I am a part of X".
+    const std::string value = NormalizeFactText(Span(begin, end));
+    if (topic == "possession" && value.find("coming up") != std::string::npos) return;
+    if (topic == "identity" && value.rfind("part ", 0) == 0) return;
     if (topic == "study" && In(NormalizeFactText(Span(begin, end)),
                                {"hard", "a lot", "late", "all night", "together", "abroad"})) {
       return;
@@ -590,8 +609,15 @@ class Extractor {
       if (words_[k].text == "my" && IsRelationWord(words_[k + 1].text)) {
         const std::size_t name_end = NameEnd(k + 2);
         if (name_end == k + 2) continue;
-        FactCandidate& fact = Add(words_[k + 1].text, words_[k + 2].begin,
-                                  words_[name_end - 1].end, FactKind::kRelation, words_[k].begin);
+        std::uint32_t name_stop = words_[name_end - 1].end;
+        // "my daughter Sara's birthday": the name without the possessive.
+        const std::string_view last = std::string_view(source_.text).substr(
+            words_[name_end - 1].begin, name_stop - words_[name_end - 1].begin);
+        if (last.ends_with("'s") || last.ends_with("\u2019s")) {
+          name_stop -= last.ends_with("'s") ? 2 : 4;
+        }
+        FactCandidate& fact = Add(words_[k + 1].text, words_[k + 2].begin, name_stop,
+                                  FactKind::kRelation, words_[k].begin);
         fact.time.reset();
       }
     }
