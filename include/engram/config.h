@@ -36,12 +36,39 @@ struct EmbedderConfig {
   // "use-lite" (built-in encoder, default), "openai" (an OpenAI-compatible /v1/embeddings
   // server), "hashing" (feature hashing; tests), "none" (no vectors, no vector route).
   std::string kind = "use-lite";
+  // use-lite: threads one Embed call spreads its texts over (DESIGN's machine has 2 cores).
+  std::size_t threads = 2;
+  // use-lite: check the model files against their SHA256SUMS when loading (about 0.1 s).
+  bool verify_checksums = true;
+  // openai: endpoint prefix (requests go to base_url + "/embeddings"), model name and vector
+  // length; model and dimension are required with kind "openai".
+  std::string base_url = "http://127.0.0.1:11434/v1";
+  std::string model;
+  std::size_t dimension = 0;
+  // openai: name of the environment variable holding the API key. "" = $ENGRAM_EMBEDDINGS_API_KEY,
+  // else $OPENAI_API_KEY, else no key. The key itself never goes in the file.
+  std::string api_key_env;
+  // openai: per-request timeout, retries after 429/5xx/timeouts, texts per request.
+  std::size_t timeout_ms = 30000;
+  std::size_t max_retries = 3;
+  std::size_t batch_size = 64;
+  // hashing: vector length.
+  std::size_t hashing_dimension = 256;
 };
+
+// The model id of the embedder `config` configures, e.g. "use-lite@0.2.0", "openai:<model>",
+// "hashing-256", or "none" (what the store records and Engine::embedder_id returns).
+std::string EmbedderModelId(const EmbedderConfig& config);
 
 // [vector]: the vector index projection (src/index/vector).
 struct VectorConfig {
   // Scopes with at most this many vectors are searched exactly; larger ones through HNSW.
   std::size_t exact_threshold = 20000;
+  // HNSW graph: links per node ("M"), candidate list while inserting ("efConstruction") and
+  // while searching ("ef"). See src/index/vector/hnsw_index.h for the measured recall.
+  std::size_t hnsw_max_neighbors = 32;
+  std::size_t hnsw_construction_expansion = 200;
+  std::size_t hnsw_search_expansion = 256;
 };
 
 // [write]: the deterministic write path after capture (DESIGN §4 steps 2-5, src/write).

@@ -16,6 +16,7 @@
 #ifndef ENGRAM_ENGINE_H_
 #define ENGRAM_ENGINE_H_
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -50,6 +51,15 @@ struct RebuildReport {
   std::size_t terms = 0;
   double seconds = 0;
   bool matched_live_index = true;  // the rebuilt index equals the incrementally maintained one
+};
+
+// What Engine::Reembed did.
+struct ReembedResult {
+  std::string previous_model_id;  // the store's embedder before ("" when none was recorded)
+  std::string model_id;           // the configured embedder, now recorded ("none": no vectors)
+  std::size_t dimension = 0;
+  std::size_t turns = 0;  // turns embedded
+  double seconds = 0;
 };
 
 class Engine {
@@ -96,6 +106,16 @@ class Engine {
 
   // Recomputes every index projection from the store and checks it against the live one.
   StatusOr<RebuildReport> RebuildIndex();
+
+  // Re-embeds every turn of the store with the configured embedder ([embedder]) and records it
+  // as the store's embedder, replacing all vectors in one transaction (all or nothing); other
+  // writes wait meanwhile. Idempotent. `progress(done, total)` is called as turns are embedded.
+  StatusOr<ReembedResult> Reembed(
+      const std::function<void(std::size_t done, std::size_t total)>& progress = {});
+
+  // Model id of the configured embedder ("use-lite@0.2.0", "openai:<model>", "hashing-256", or
+  // "none"): the vector space the store's vectors and queries are in.
+  std::string embedder_id() const;
 
   struct Impl;
 

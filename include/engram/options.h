@@ -28,6 +28,10 @@ struct EngineOptions {
   bool create_if_missing = true;
   // Time source for ingest and update times. Default: nullptr = SystemClock().
   std::shared_ptr<Clock> clock;
+  // Refuse a store whose recorded embedder differs from [embedder] (kFailedPrecondition naming
+  // both model ids and `engram reembed`). Default: true. `engram reembed` opens with false: until
+  // Engine::Reembed has run, such an engine refuses Remember and recalls without vectors.
+  bool check_embedder = true;
 };
 
 struct RememberOptions {

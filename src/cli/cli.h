@@ -115,6 +115,8 @@ void AddProposalCommands(CLI::App& app, Console& console, CommandList* commands)
 void AddBenchCommands(CLI::App& app, Console& console, CommandList* commands);
 // embed (embed_command.cc)
 void AddEmbedCommand(CLI::App& app, Console& console, CommandList* commands);
+// reembed (reembed_command.cc)
+void AddReembedCommand(CLI::App& app, Console& console, CommandList* commands);
 // facts (facts_command.cc)
 void AddFactsCommand(CLI::App& app, Console& console, CommandList* commands);
 

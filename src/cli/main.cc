@@ -62,6 +62,7 @@ int Run(int argc, char** argv) {
   AddProposalCommands(app, console, &commands);
   AddBenchCommands(app, console, &commands);
   AddEmbedCommand(app, console, &commands);
+  AddReembedCommand(app, console, &commands);
   AddFactsCommand(app, console, &commands);
   AddVersionCommand(app, console, &commands);
 

@@ -164,6 +164,34 @@ Status Config::Validate() const {
   if (write.foresight_days == 0 || write.foresight_days > 36500) {
     return Status::InvalidArgument("[write] foresight_days must be in [1, 36500]");
   }
+  if (embedder.kind == "use-lite" && (embedder.threads == 0 || embedder.threads > 64)) {
+    return Status::InvalidArgument("[embedder] threads must be in [1, 64]");
+  }
+  if (embedder.kind == "openai") {
+    if (embedder.model.empty()) {
+      return Status::InvalidArgument("[embedder] model is required with kind = \"openai\"");
+    }
+    if (embedder.dimension == 0) {
+      return Status::InvalidArgument("[embedder] dimension is required with kind = \"openai\"");
+    }
+    if (embedder.batch_size == 0) {
+      return Status::InvalidArgument("[embedder] batch_size must be positive");
+    }
+    if (embedder.timeout_ms == 0) {
+      return Status::InvalidArgument("[embedder] timeout_ms must be positive");
+    }
+  }
+  if (embedder.kind == "hashing" &&
+      (embedder.hashing_dimension == 0 || embedder.hashing_dimension > 65536)) {
+    return Status::InvalidArgument("[embedder] hashing_dimension must be in [1, 65536]");
+  }
+  if (vector.hnsw_max_neighbors < 2 || vector.hnsw_max_neighbors > 256) {
+    return Status::InvalidArgument("[vector] hnsw_max_neighbors must be in [2, 256]");
+  }
+  if (vector.hnsw_construction_expansion == 0 || vector.hnsw_search_expansion == 0) {
+    return Status::InvalidArgument(
+        "[vector] hnsw_construction_expansion and hnsw_search_expansion must be positive");
+  }
   if (limits.max_turn_bytes == 0 || limits.max_batch_turns == 0 || limits.max_query_bytes == 0) {
     return Status::InvalidArgument("[limits] values must be positive");
   }
@@ -200,10 +228,25 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     return reader.WeightMap("route_weights", &config.recall.route_weights);
   }));
   RETURN_IF_ERROR(Section(root, "embedder", source_name, [&](TableReader& reader) -> Status {
-    return reader.String("kind", &config.embedder.kind);
+    EmbedderConfig& embedder = config.embedder;
+    RETURN_IF_ERROR(reader.String("kind", &embedder.kind));
+    RETURN_IF_ERROR(reader.Size("threads", &embedder.threads));
+    RETURN_IF_ERROR(reader.Bool("verify_checksums", &embedder.verify_checksums));
+    RETURN_IF_ERROR(reader.String("base_url", &embedder.base_url));
+    RETURN_IF_ERROR(reader.String("model", &embedder.model));
+    RETURN_IF_ERROR(reader.Size("dimension", &embedder.dimension));
+    RETURN_IF_ERROR(reader.String("api_key_env", &embedder.api_key_env));
+    RETURN_IF_ERROR(reader.Size("timeout_ms", &embedder.timeout_ms));
+    RETURN_IF_ERROR(reader.Size("max_retries", &embedder.max_retries));
+    RETURN_IF_ERROR(reader.Size("batch_size", &embedder.batch_size));
+    return reader.Size("hashing_dimension", &embedder.hashing_dimension);
   }));
   RETURN_IF_ERROR(Section(root, "vector", source_name, [&](TableReader& reader) -> Status {
-    return reader.Size("exact_threshold", &config.vector.exact_threshold);
+    RETURN_IF_ERROR(reader.Size("exact_threshold", &config.vector.exact_threshold));
+    RETURN_IF_ERROR(reader.Size("hnsw_max_neighbors", &config.vector.hnsw_max_neighbors));
+    RETURN_IF_ERROR(reader.Size("hnsw_construction_expansion",
+                                &config.vector.hnsw_construction_expansion));
+    return reader.Size("hnsw_search_expansion", &config.vector.hnsw_search_expansion);
   }));
   RETURN_IF_ERROR(Section(root, "write", source_name, [&](TableReader& reader) -> Status {
     RETURN_IF_ERROR(reader.Bool("signals", &config.write.signals));

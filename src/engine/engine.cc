@@ -9,6 +9,7 @@
 #include "engram/engine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
@@ -19,6 +20,7 @@
 #include "core/paths.h"
 #include "core/utf8.h"
 #include "engine/text_projection.h"
+#include "engine/vector_projection.h"
 #include "read/query_frame.h"
 #include "read/recall.h"
 #include "store/store.h"
@@ -56,9 +58,16 @@ struct Engine::Impl {
   text::Tokenizer tokenizer;
   read::Routes routes = read::Routes::Default();
 
+  // The configured embedder's record, and the embedder itself, loaded on first use (loading
+  // USE-lite takes ~0.3 s that list/get/history need not pay). nullptr for kind "none".
+  store::EmbedderRecord embedder_record;
+  std::mutex embedder_mutex;
+  std::unique_ptr<embed::Embedder> embedder;  // guarded by embedder_mutex until loaded
+
   std::mutex write_mutex;
   std::mutex projection_mutex;
   std::unique_ptr<TextProjection> projection;  // guarded by projection_mutex
+  std::unique_ptr<VectorProjection> vectors;   // guarded by projection_mutex; null without embedder
   std::map<std::int64_t, std::string> scope_paths;  // guarded by projection_mutex
 
   StatusOr<store::ScopeRecord> RequireScope(const Scope& scope) {
@@ -122,10 +131,58 @@ struct Engine::Impl {
     return memory;
   }
 
+  bool HasEmbedder() const { return embedder_record.model_id != "none"; }
+
+  // The embedder, loading it on first use. Embed may be called on it without any lock held.
+  StatusOr<embed::Embedder*> GetEmbedder() {
+    std::lock_guard lock(embedder_mutex);
+    if (embedder == nullptr) {
+      ASSIGN_OR_RETURN(embedder,
+                       OpenEmbedder(config.embedder, core::ResolveDataDir(options.data_dir)));
+    }
+    return embedder.get();
+  }
+
+  // The texts' vectors (empty without an embedder).
+  StatusOr<std::vector<std::vector<float>>> EmbedTexts(std::span<const std::string> texts) {
+    if (!HasEmbedder() || texts.empty()) return std::vector<std::vector<float>>();
+    ASSIGN_OR_RETURN(embed::Embedder * model, GetEmbedder());
+    ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, model->Embed(texts));
+    if (vectors.size() != texts.size()) {
+      return Status::Internal("embedder " + model->model_id() + " returned " +
+                              std::to_string(vectors.size()) + " vectors for " +
+                              std::to_string(texts.size()) + " texts");
+    }
+    return vectors;
+  }
+
+  Status EmbedderMismatch(const store::EmbedderRecord& recorded) const {
+    auto describe = [](const store::EmbedderRecord& record) {
+      return "\"" + record.model_id + "\"" +
+             (record.dimension > 0 ? " (" + std::to_string(record.dimension) + "-d)" : "");
+    };
+    return Status::FailedPrecondition(
+        "store " + options.store_path + " records embedder " + describe(recorded) +
+        " but [embedder] is configured as " + describe(embedder_record) +
+        "; run `engram reembed` to re-embed the store with the configured embedder, or configure "
+        "the store's embedder");
+  }
+
+  // Inside a write transaction: records the configured embedder on a store that has none yet,
+  // and refuses to write into a store recording another one.
+  Status EnsureEmbedderRecorded(store::Transaction& txn, Timestamp now) {
+    ASSIGN_OR_RETURN(const std::optional<store::EmbedderRecord> recorded, txn.GetEmbedder());
+    if (!recorded.has_value()) return txn.SetEmbedder(embedder_record, now);
+    if (*recorded != embedder_record) return EmbedderMismatch(*recorded);
+    return Status::Ok();
+  }
+
   // Brings the projections up to the store's journal after a commit.
   Status AfterCommit() {
     std::lock_guard lock(projection_mutex);
-    return projection->CatchUp();
+    RETURN_IF_ERROR(projection->CatchUp());
+    if (vectors != nullptr) RETURN_IF_ERROR(vectors->CatchUp());
+    return Status::Ok();
   }
 
   static Status CheckId(std::string_view id) {
@@ -162,8 +219,19 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->registry = write::EdgeRegistry::WithBuiltins();
   ASSIGN_OR_RETURN(impl->deriver, write::Deriver::Open(impl->config.write,
                                                        core::ResolveDataDir(options.data_dir)));
+  impl->embedder_record = ConfiguredEmbedder(impl->config.embedder);
+  ASSIGN_OR_RETURN(const std::optional<store::EmbedderRecord> recorded,
+                   impl->store->GetEmbedder());
+  if (options.check_embedder && recorded.has_value() && *recorded != impl->embedder_record) {
+    return impl->EmbedderMismatch(*recorded);
+  }
   impl->projection = std::make_unique<TextProjection>(impl->store.get(), &impl->tokenizer);
   RETURN_IF_ERROR(impl->projection->CatchUp());
+  if (impl->HasEmbedder()) {
+    impl->vectors = std::make_unique<VectorProjection>(impl->store.get(), impl->config.vector,
+                                                       impl->embedder_record);
+    RETURN_IF_ERROR(impl->vectors->CatchUp());
+  }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -187,14 +255,26 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
     }
     metadata.push_back(std::move(canonical).value());
   }
+  // Embed before taking the write lock: the encoder is the slow part of a write.
+  std::vector<std::string> texts;
+  if (impl_->HasEmbedder()) {
+    texts.reserve(turns.size());
+    for (const Turn& turn : turns) texts.push_back(EmbeddingText(turn.speaker, turn.text));
+  }
+  ASSIGN_OR_RETURN(const std::vector<std::vector<float>> vectors, impl_->EmbedTexts(texts));
 
   std::lock_guard write_lock(impl_->write_mutex);
   const Timestamp now = impl_->clock->Now();
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+  RETURN_IF_ERROR(impl_->EnsureEmbedderRecorded(*txn, now));
   ASSIGN_OR_RETURN(store::ScopeRecord record,
                    write::EnsureScope(*txn, *impl_->registry, scope, now));
   ASSIGN_OR_RETURN(RememberResult result,
                    write::CaptureTurns(*txn, *impl_->registry, record, turns, metadata, now));
+  for (std::size_t i = 0; i < vectors.size() && i < result.ids.size(); ++i) {
+    RETURN_IF_ERROR(txn->PutVector(result.ids[i], impl_->embedder_record.model_id, vectors[i])
+                        .WithContext("turn " + std::to_string(i)));
+  }
   write::DeriveContext derive;
   derive.scope = &record;
   derive.now = now;
@@ -237,12 +317,25 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   request.load_nodes = [this](std::span<const std::int64_t> rows) {
     return impl_->store->GetNodesByRow(rows);
   };
+  // The query's embedding, when the vector route may run (computed before taking the lock).
+  const bool wants_vector =
+      impl_->vectors != nullptr &&
+      (options.routes.empty() || std::find(options.routes.begin(), options.routes.end(),
+                                           "vector") != options.routes.end());
+  if (wants_vector) {
+    const std::string texts[] = {query.text};
+    ASSIGN_OR_RETURN(std::vector<std::vector<float>> embedded, impl_->EmbedTexts(texts));
+    request.query_vector = std::move(embedded.front());
+  }
 
   std::lock_guard lock(impl_->projection_mutex);
   request.scope_path = [this](std::int64_t scope_id) {
     return impl_->ScopePathLocked(scope_id);
   };
   ASSIGN_OR_RETURN(request.text_indexes, impl_->projection->IndexesFor(scope_ids));
+  if (wants_vector) {
+    ASSIGN_OR_RETURN(request.vector_indexes, impl_->vectors->IndexesFor(scope_ids));
+  }
   ASSIGN_OR_RETURN(ReadResult result, read::RunRecall(request, impl_->routes));
   result.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
@@ -392,9 +485,11 @@ StatusOr<EraseResult> Engine::Erase(const Scope& scope) {
     std::lock_guard lock(impl_->projection_mutex);
     for (const std::int64_t scope_id : scope_ids) {
       impl_->projection->Drop(scope_id);
+      if (impl_->vectors != nullptr) impl_->vectors->Drop(scope_id);
       impl_->scope_paths.erase(scope_id);
     }
     RETURN_IF_ERROR(impl_->projection->CatchUp());
+    if (impl_->vectors != nullptr) RETURN_IF_ERROR(impl_->vectors->CatchUp());
   }
   EraseResult result;
   result.scopes = counts.scopes;
@@ -459,7 +554,84 @@ StatusOr<std::vector<std::string>> Engine::EquivalenceClass(std::string_view id)
 
 StatusOr<RebuildReport> Engine::RebuildIndex() {
   std::lock_guard lock(impl_->projection_mutex);
-  return impl_->projection->RebuildAll();
+  ASSIGN_OR_RETURN(RebuildReport report, impl_->projection->RebuildAll());
+  if (impl_->vectors != nullptr) {
+    const auto started = std::chrono::steady_clock::now();
+    ASSIGN_OR_RETURN(VectorRebuildReport vectors, impl_->vectors->RebuildAll());
+    if (!vectors.matched_live_index) report.matched_live_index = false;
+    report.seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  return report;
 }
+
+StatusOr<ReembedResult> Engine::Reembed(
+    const std::function<void(std::size_t done, std::size_t total)>& progress) {
+  const auto started = std::chrono::steady_clock::now();
+  // Other writes wait: a turn remembered meanwhile would miss the new vectors.
+  std::lock_guard write_lock(impl_->write_mutex);
+  ReembedResult result;
+  ASSIGN_OR_RETURN(const std::optional<store::EmbedderRecord> previous,
+                   impl_->store->GetEmbedder());
+  if (previous.has_value()) result.previous_model_id = previous->model_id;
+  result.model_id = impl_->embedder_record.model_id;
+  result.dimension = impl_->embedder_record.dimension;
+
+  // Every turn of the store, in scope then row order.
+  struct Pending {
+    std::string id;
+    std::string text;
+  };
+  std::vector<Pending> turns;
+  ASSIGN_OR_RETURN(std::vector<store::ScopeRecord> scopes, impl_->store->ListScopes());
+  for (const store::ScopeRecord& scope : scopes) {
+    RETURN_IF_ERROR(impl_->store->ScanNodes(scope.scope_id, NodeKind::kTurn,
+                                            [&](const store::NodeRecord& node) {
+                                              turns.push_back(
+                                                  {node.id, EmbeddingText(node.speaker, node.text)});
+                                              return true;
+                                            }));
+  }
+  result.turns = impl_->HasEmbedder() ? turns.size() : 0;
+
+  // Embed first (no store lock held), then write everything in one transaction.
+  constexpr std::size_t kBatch = 256;
+  std::vector<float> flat;
+  const std::size_t dimension = impl_->embedder_record.dimension;
+  if (impl_->HasEmbedder()) {
+    flat.reserve(turns.size() * dimension);
+    if (progress) progress(0, turns.size());
+    for (std::size_t begin = 0; begin < turns.size(); begin += kBatch) {
+      const std::size_t end = std::min(turns.size(), begin + kBatch);
+      std::vector<std::string> texts;
+      for (std::size_t i = begin; i < end; ++i) texts.push_back(std::move(turns[i].text));
+      ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, impl_->EmbedTexts(texts));
+      for (const std::vector<float>& vector : vectors) {
+        flat.insert(flat.end(), vector.begin(), vector.end());
+      }
+      if (progress) progress(end, turns.size());
+    }
+  }
+  const Timestamp now = impl_->clock->Now();
+  {
+    ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+    // A different embedder drops the old vectors; the same one keeps them until replaced below.
+    RETURN_IF_ERROR(txn->SetEmbedder(impl_->embedder_record, now));
+    if (impl_->HasEmbedder()) {
+      for (std::size_t i = 0; i < turns.size(); ++i) {
+        RETURN_IF_ERROR(txn->PutVector(
+            turns[i].id, impl_->embedder_record.model_id,
+            std::span<const float>(flat).subspan(i * dimension, dimension)));
+      }
+    }
+    RETURN_IF_ERROR(txn->Commit());
+  }
+  RETURN_IF_ERROR(impl_->AfterCommit());
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+std::string Engine::embedder_id() const { return impl_->embedder_record.model_id; }
 
 }  // namespace engram

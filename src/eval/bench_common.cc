@@ -275,7 +275,7 @@ io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
     budgets["trace"] = std::move(trace);
   }
   json["recalls"] = std::move(budgets);
-  json["embedder"] = "none";
+  json["embedder"] = EmbedderModelId(config.embedder);
   json["engine_version"] = EngineVersion();
   json["config_file"] = options.config_file;
   json["store"] = store.temporary() ? std::string("temporary") : store.store_path();

@@ -9,6 +9,9 @@ namespace engram::read {
 StatusOr<std::vector<RouteCandidate>> VectorRoute::Run(const RouteContext& context) const {
   std::vector<RouteCandidate> candidates;
   if (context.query_vector.empty() || context.vector_indexes.empty()) return candidates;
+  // A query without one content word (only stopwords, punctuation or control characters) asks
+  // nothing: its embedding would still have nearest neighbours, but they would be noise.
+  if (context.frame != nullptr && context.frame->terms.empty()) return candidates;
   // Each scope's index gives its best `limit`; the union is cut to the overall best `limit`.
   for (const index::VectorIndex* vector_index : context.vector_indexes) {
     ASSIGN_OR_RETURN(std::vector<index::VectorHit> hits,

@@ -1,6 +1,7 @@
 // The vector route: cosine similarity between the query's embedding and the stored turn
 // embeddings of the searched scopes (src/index/vector projections). Proposes nothing when the
-// store has no embedder ([embedder] kind = "none") or the query has no vector.
+// store has no embedder ([embedder] kind = "none"), the query has no vector, or the query has no
+// content word (its nearest neighbours would be noise).
 #ifndef ENGRAM_READ_VECTOR_ROUTE_H_
 #define ENGRAM_READ_VECTOR_ROUTE_H_
 

@@ -77,14 +77,16 @@ TEST(CrashTest, KillDuringIngestLosesNoAcknowledgedBatch) {
 
   // The index answers the same before and after a rebuild from the store.
   const std::string query = "crashword" + std::to_string(last_ack);
-  StatusOr<ReadResult> before = engine->Recall(scope, {.text = query}, {.k = 50});
+  StatusOr<ReadResult> before =
+      engine->Recall(scope, {.text = query}, {.k = 50, .routes = {"bm25"}});
   ASSERT_THAT(before, IsOk());
   EXPECT_EQ(before->items.size(), static_cast<std::size_t>(kBatchSize));
   StatusOr<RebuildReport> report = engine->RebuildIndex();
   ASSERT_THAT(report, IsOk());
   EXPECT_TRUE(report->matched_live_index);
   EXPECT_EQ(report->documents, memories->size());
-  StatusOr<ReadResult> after = engine->Recall(scope, {.text = query}, {.k = 50});
+  StatusOr<ReadResult> after =
+      engine->Recall(scope, {.text = query}, {.k = 50, .routes = {"bm25"}});
   ASSERT_THAT(after, IsOk());
   EXPECT_EQ(testing::ItemIds(*before), testing::ItemIds(*after));
   // The store accepts writes again.

@@ -23,7 +23,13 @@ using ::testing::SizeIs;
 
 class EngineTest : public ::testing::Test {
  protected:
-  void SetUp() override { engine_ = testing::OpenOrDie(testing::TestOptions(dir_)); }
+  // Lexical behaviour of the API, without vectors (tests/integration/vector_test.cc has those).
+  void SetUp() override {
+    EngineOptions options = testing::TestOptions(dir_);
+    options.config = Config{};
+    options.config->embedder.kind = "none";
+    engine_ = testing::OpenOrDie(options);
+  }
 
   std::vector<std::string> RememberOrDie(const Scope& scope, const std::vector<Turn>& turns) {
     StatusOr<RememberResult> result = engine_->Remember(scope, turns);

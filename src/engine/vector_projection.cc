@@ -1,0 +1,196 @@
+// The embedder factory and the vector projection (see vector_projection.h).
+#include "engine/vector_projection.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <utility>
+
+#include "embed/hashing_embedder.h"
+#include "embed/openai_embedder.h"
+#include "embed/use_lite.h"
+#include "index/vector/exact_index.h"
+#include "index/vector/hnsw_index.h"
+
+namespace engram {
+
+store::EmbedderRecord ConfiguredEmbedder(const EmbedderConfig& config) {
+  if (config.kind == "use-lite") {
+    return {std::string(embed::UseLiteEmbedder::kModelId), embed::UseLiteEmbedder::kDimension};
+  }
+  if (config.kind == "openai") return {"openai:" + config.model, config.dimension};
+  if (config.kind == "hashing") {
+    return {"hashing-" + std::to_string(config.hashing_dimension), config.hashing_dimension};
+  }
+  return {"none", 0};
+}
+
+std::string EmbedderModelId(const EmbedderConfig& config) {
+  return ConfiguredEmbedder(config).model_id;
+}
+
+StatusOr<std::unique_ptr<embed::Embedder>> OpenEmbedder(const EmbedderConfig& config,
+                                                        std::string_view data_dir) {
+  std::unique_ptr<embed::Embedder> embedder;
+  if (config.kind == "none") return embedder;
+  if (config.kind == "use-lite") {
+    embed::UseLiteOptions options;
+    options.num_threads = config.threads;
+    options.verify_checksums = config.verify_checksums;
+    ASSIGN_OR_RETURN(embedder,
+                     embed::UseLiteEmbedder::Open(embed::UseLiteModelDir(data_dir), options));
+  } else if (config.kind == "hashing") {
+    ASSIGN_OR_RETURN(embedder, embed::HashingEmbedder::Create(config.hashing_dimension));
+  } else if (config.kind == "openai") {
+    embed::OpenAiEmbedderOptions options;
+    options.base_url = config.base_url;
+    options.model = config.model;
+    options.dimension = config.dimension;
+    options.timeout = std::chrono::milliseconds(config.timeout_ms);
+    options.max_retries = config.max_retries;
+    options.batch_size = config.batch_size;
+    if (!config.api_key_env.empty()) {
+      const char* key = std::getenv(config.api_key_env.c_str());
+      if (key == nullptr || *key == '\0') {
+        return Status::InvalidArgument("[embedder] api_key_env names $" + config.api_key_env +
+                                       ", which is not set");
+      }
+      options.api_key = key;
+    }
+    ASSIGN_OR_RETURN(embedder, embed::OpenAiEmbedder::Create(std::move(options)));
+  } else {
+    return Status::InvalidArgument("[embedder] kind \"" + config.kind + "\" is not known");
+  }
+  const store::EmbedderRecord expected = ConfiguredEmbedder(config);
+  if (embedder->model_id() != expected.model_id || embedder->dimension() != expected.dimension) {
+    return Status::Internal("embedder reports " + embedder->model_id() + " (" +
+                            std::to_string(embedder->dimension()) + "-d), expected " +
+                            expected.model_id);
+  }
+  return embedder;
+}
+
+std::string EmbeddingText(std::string_view /*speaker*/, std::string_view text) {
+  return std::string(text);
+}
+
+Status VectorProjection::ReadRecordedEmbedder() {
+  ASSIGN_OR_RETURN(const std::optional<store::EmbedderRecord> recorded, store_->GetEmbedder());
+  // Nothing recorded yet: the first vectors written will be the configured embedder's.
+  usable_ = !recorded.has_value() || *recorded == expected_;
+  return Status::Ok();
+}
+
+StatusOr<VectorProjection::Loaded> VectorProjection::Build(std::int64_t scope_id) {
+  ASSIGN_OR_RETURN(const std::int64_t count, store_->CountVectors(scope_id));
+  Loaded loaded;
+  loaded.hnsw = static_cast<std::size_t>(count) > config_.exact_threshold;
+  if (loaded.hnsw) {
+    index::HnswOptions options;
+    options.dimension = expected_.dimension;
+    options.max_neighbors = config_.hnsw_max_neighbors;
+    options.construction_expansion = config_.hnsw_construction_expansion;
+    options.search_expansion = config_.hnsw_search_expansion;
+    options.initial_capacity = static_cast<std::size_t>(count) + 1024;
+    ASSIGN_OR_RETURN(loaded.index, index::HnswIndex::Create(options));
+  } else {
+    ASSIGN_OR_RETURN(loaded.index, index::ExactIndex::Create(expected_.dimension));
+  }
+  Status added = Status::Ok();
+  RETURN_IF_ERROR(store_->ScanVectors(scope_id, [&](std::int64_t row, std::span<const float> v) {
+    added = loaded.index->Add(static_cast<std::uint64_t>(row), v);
+    return added.ok();
+  }));
+  RETURN_IF_ERROR(added.WithContext("vector projection of scope " + std::to_string(scope_id)));
+  return loaded;
+}
+
+Status VectorProjection::CatchUp() {
+  if (applied_journal_seq_ < 0) {
+    ASSIGN_OR_RETURN(applied_journal_seq_, store_->LastJournalSeq());
+    return ReadRecordedEmbedder();
+  }
+  ASSIGN_OR_RETURN(std::vector<store::JournalEntry> entries,
+                   store_->ReadJournal(applied_journal_seq_, 0));
+  bool embedder_set = false;
+  std::vector<std::int64_t> rows;
+  std::map<std::int64_t, std::int64_t> scope_of_row;
+  for (const store::JournalEntry& entry : entries) {
+    applied_journal_seq_ = entry.seq;
+    if (entry.op == store::JournalOp::kEmbedderSet) {
+      // Vectors were replaced: everything loaded so far is stale, including rows gathered above.
+      indexes_.clear();
+      rows.clear();
+      scope_of_row.clear();
+      embedder_set = true;
+    } else if (entry.op == store::JournalOp::kScopeErased) {
+      indexes_.erase(entry.scope_id);
+    } else if (entry.op == store::JournalOp::kNodeInserted && indexes_.count(entry.scope_id)) {
+      rows.push_back(entry.target_row);
+      scope_of_row[entry.target_row] = entry.scope_id;
+    }
+  }
+  if (embedder_set) RETURN_IF_ERROR(ReadRecordedEmbedder());
+  if (rows.empty() || !usable_) return Status::Ok();
+  ASSIGN_OR_RETURN(std::vector<store::VectorRecord> vectors, store_->GetVectorsByRow(rows));
+  for (const store::VectorRecord& record : vectors) {
+    auto found = indexes_.find(scope_of_row[record.row]);
+    if (found == indexes_.end()) continue;
+    Loaded& loaded = found->second;
+    const auto id = static_cast<std::uint64_t>(record.row);
+    // Loaded while this write was committing: the scan already saw it.
+    if (loaded.index->Contains(id)) continue;
+    if (!loaded.hnsw && loaded.index->size() >= config_.exact_threshold) {
+      // Past the threshold: reload as an HNSW graph on next use (it reads this vector too).
+      indexes_.erase(found);
+      continue;
+    }
+    RETURN_IF_ERROR(loaded.index->Add(id, record.values));
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<const index::VectorIndex*>> VectorProjection::IndexesFor(
+    std::span<const std::int64_t> scope_ids) {
+  RETURN_IF_ERROR(CatchUp());
+  std::vector<const index::VectorIndex*> result;
+  if (!usable_) return result;
+  for (const std::int64_t scope_id : scope_ids) {
+    auto found = indexes_.find(scope_id);
+    if (found == indexes_.end()) {
+      ASSIGN_OR_RETURN(Loaded built, Build(scope_id));
+      found = indexes_.emplace(scope_id, std::move(built)).first;
+    }
+    result.push_back(found->second.index.get());
+  }
+  return result;
+}
+
+StatusOr<VectorRebuildReport> VectorProjection::RebuildAll() {
+  RETURN_IF_ERROR(CatchUp());
+  VectorRebuildReport report;
+  std::map<std::int64_t, Loaded> rebuilt;
+  for (auto& [scope_id, live] : indexes_) {
+    ASSIGN_OR_RETURN(Loaded index, Build(scope_id));
+    ++report.scopes;
+    report.vectors += index.index->size();
+    bool same = index.index->size() == live.index->size();
+    if (same) {
+      Status scanned = store_->ScanVectors(scope_id, [&](std::int64_t row, std::span<const float>) {
+        same = live.index->Contains(static_cast<std::uint64_t>(row));
+        return same;
+      });
+      RETURN_IF_ERROR(scanned);
+    }
+    if (!same) report.matched_live_index = false;
+    rebuilt.emplace(scope_id, std::move(index));
+  }
+  indexes_ = std::move(rebuilt);
+  return report;
+}
+
+bool VectorProjection::UsesHnsw(std::int64_t scope_id) const {
+  auto found = indexes_.find(scope_id);
+  return found != indexes_.end() && found->second.hnsw;
+}
+
+}  // namespace engram

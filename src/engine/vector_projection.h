@@ -1,0 +1,101 @@
+// The vector side of the engine: the embedder chosen by [embedder], and the vector projection of
+// the store (DESIGN §1.5) — one in-memory VectorIndex per scope over the stored turn embeddings,
+// built from the store on first use and kept current by following the store's journal, like
+// TextProjection. A scope with at most [vector] exact_threshold vectors is searched exactly
+// (ExactIndex); a larger one through an HNSW graph (HnswIndex).
+//
+//   ASSIGN_OR_RETURN(std::unique_ptr<embed::Embedder> embedder,
+//                    OpenEmbedder(config.embedder, core::ResolveDataDir(options.data_dir)));
+//   VectorProjection projection(store, config.vector, ConfiguredEmbedder(config.embedder));
+//   ASSIGN_OR_RETURN(auto indexes, projection.IndexesFor(scope_ids));
+#ifndef ENGRAM_ENGINE_VECTOR_PROJECTION_H_
+#define ENGRAM_ENGINE_VECTOR_PROJECTION_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "embed/embedder.h"
+#include "engram/config.h"
+#include "engram/status.h"
+#include "index/vector/vector_index.h"
+#include "store/store.h"
+
+namespace engram {
+
+// The embedder record [embedder] stands for, without loading any model: model id and dimension
+// ({"none", 0} for kind "none"). This is what the store must have recorded.
+store::EmbedderRecord ConfiguredEmbedder(const EmbedderConfig& config);
+
+// Builds the embedder of [embedder]; nullptr for kind "none". use-lite loads its model from
+// `<data_dir>/models/use-lite` (NotFound / Corruption naming the file and scripts/setup). Does
+// not contact an openai server.
+StatusOr<std::unique_ptr<embed::Embedder>> OpenEmbedder(const EmbedderConfig& config,
+                                                        std::string_view data_dir);
+
+// The text a turn is embedded by. One function for Remember and reembed, so a turn's vector never
+// depends on which of them wrote it.
+std::string EmbeddingText(std::string_view speaker, std::string_view text);
+
+struct VectorRebuildReport {
+  std::size_t scopes = 0;
+  std::size_t vectors = 0;
+  bool matched_live_index = true;  // every loaded index held the same rows as the rebuilt one
+};
+
+// Not thread-safe: the engine serialises access with its projection mutex.
+class VectorProjection {
+ public:
+  // `expected`: the configured embedder (ConfiguredEmbedder); dimension > 0.
+  VectorProjection(store::Store* store, const VectorConfig& config,
+                   store::EmbedderRecord expected)
+      : store_(store), config_(config), expected_(std::move(expected)) {}
+
+  // Applies journal entries committed since the last call to the loaded scopes: new turns' vectors
+  // are added; an erased scope is dropped; a kEmbedderSet entry (reembed, possibly by another
+  // process) drops every scope and re-reads the store's recorded embedder.
+  Status CatchUp();
+
+  // False while the store records an embedder other than `expected` (its vectors are not
+  // comparable with the query's): IndexesFor then returns no index.
+  bool usable() const { return usable_; }
+
+  // Indexes of the given scopes, loading those not yet loaded (a scope without vectors gets an
+  // empty index); empty when !usable(). Valid until the next call that changes the projection.
+  StatusOr<std::vector<const index::VectorIndex*>> IndexesFor(
+      std::span<const std::int64_t> scope_ids);
+
+  void Drop(std::int64_t scope_id) { indexes_.erase(scope_id); }
+  void DropAll() { indexes_.clear(); }
+
+  // Rebuilds every loaded scope's index from the store and checks it holds the same rows.
+  StatusOr<VectorRebuildReport> RebuildAll();
+
+  // True when the scope is loaded and searched through HNSW (tests, diagnostics).
+  bool UsesHnsw(std::int64_t scope_id) const;
+
+ private:
+  struct Loaded {
+    std::unique_ptr<index::VectorIndex> index;
+    bool hnsw = false;
+  };
+
+  StatusOr<Loaded> Build(std::int64_t scope_id);
+
+  store::Store* store_;
+  Status ReadRecordedEmbedder();
+
+  VectorConfig config_;
+  store::EmbedderRecord expected_;
+  bool usable_ = true;
+  std::map<std::int64_t, Loaded> indexes_;
+  std::int64_t applied_journal_seq_ = -1;  // -1: not initialised yet
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_ENGINE_VECTOR_PROJECTION_H_
