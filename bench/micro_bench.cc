@@ -6,6 +6,13 @@
 //   BM_Bm25Search/N        one BM25 query (top 100, the route's candidate limit) over N docs
 //   BM_RememberBatch10     Engine::Remember of a 10-turn batch (one SQLite transaction)
 //   BM_Recall600           Engine::Recall at default settings on a 600-turn scope
+//   BM_EncodeUseLite/W/T   USE-lite sentences/s for W-word sentences (8, 60) on T threads (1, 2),
+//                          64 sentences per Embed call (skipped when the model is not installed)
+//   BM_VectorSearchExact/N one k=10 query over N unit 512-d vectors, exact scan
+//   BM_VectorSearchHnsw/N  the same through HNSW with the engine's [vector] defaults
+//
+// The engine benchmarks use the default configuration, so Remember includes embedding the turns
+// with USE-lite (the model must be installed: scripts/setup).
 //
 // The end-to-end figures (ingest turns/s, recall percentiles on LoCoMo, LongMemEval and
 // synthetic stores) come from `engram bench`; docs/BENCHMARKS.md has both.
@@ -14,15 +21,21 @@
 
 #include <filesystem>
 #include <map>
+#include <random>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "core/paths.h"
+#include "embed/use_lite.h"
 #include "engram/config.h"
 #include "engram/engine.h"
 #include "eval/synthetic.h"
 #include "index/bm25/bm25_index.h"
+#include "index/vector/exact_index.h"
+#include "index/vector/hnsw_index.h"
 #include "text/tokenizer.h"
 
 namespace engram {
@@ -194,6 +207,136 @@ void BM_Recall600(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Recall600)->Unit(benchmark::kMicrosecond);
+
+// Sentences of exactly `words` words, cut from the synthetic conversation's text.
+std::vector<std::string> SentencesOfWords(std::size_t count, std::size_t words) {
+  eval::SyntheticText text(kSeed + 7);
+  std::vector<std::string> pool;
+  std::vector<std::string> sentences;
+  while (sentences.size() < count) {
+    std::istringstream in(text.Sentence());
+    std::string word;
+    while (in >> word) pool.push_back(word);
+    while (pool.size() >= words && sentences.size() < count) {
+      std::string sentence;
+      for (std::size_t word_idx = 0; word_idx < words; ++word_idx) {
+        sentence += (word_idx ? " " : "") + pool[word_idx];
+      }
+      pool.erase(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(words));
+      sentences.push_back(std::move(sentence));
+    }
+  }
+  return sentences;
+}
+
+void BM_EncodeUseLite(benchmark::State& state) {
+  const std::size_t words = static_cast<std::size_t>(state.range(0));
+  embed::UseLiteOptions options;
+  options.num_threads = static_cast<std::size_t>(state.range(1));
+  StatusOr<std::unique_ptr<embed::UseLiteEmbedder>> embedder = embed::UseLiteEmbedder::Open(
+      embed::UseLiteModelDir(core::ResolveDataDir("")), options);
+  if (!embedder.ok()) {
+    state.SkipWithError(embedder.status().ToString().c_str());
+    return;
+  }
+  const std::vector<std::string> sentences = SentencesOfWords(64, words);
+  for (auto _ : state) {
+    StatusOr<std::vector<std::vector<float>>> vectors = (*embedder)->Embed(sentences);
+    if (!vectors.ok()) {
+      state.SkipWithError(vectors.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(vectors->data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * sentences.size()));
+}
+BENCHMARK(BM_EncodeUseLite)
+    ->ArgsProduct({{8, 60}, {1, 2}})
+    ->ArgNames({"words", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+constexpr std::size_t kVectorDimension = 512;
+
+// N random unit vectors (Gaussian, normalised), the same for every run. Random vectors have no
+// cluster structure, so they are a hard case for HNSW; see hnsw_index.h for figures on real ones.
+const std::vector<std::vector<float>>& RandomVectors(std::size_t count) {
+  static std::map<std::size_t, std::vector<std::vector<float>>> cache;
+  auto& vectors = cache[count];
+  if (vectors.empty()) {
+    std::mt19937_64 random(kSeed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    vectors.resize(count, std::vector<float>(kVectorDimension));
+    for (std::vector<float>& vector : vectors) {
+      for (float& value : vector) value = normal(random);
+    }
+  }
+  return vectors;
+}
+
+template <typename Index>
+const index::VectorIndex& VectorIndexOf(std::size_t count) {
+  static std::map<std::size_t, std::unique_ptr<index::VectorIndex>> indexes;
+  auto& slot = indexes[count];
+  if (!slot) {
+    std::unique_ptr<index::VectorIndex> built;
+    if constexpr (std::is_same_v<Index, index::HnswIndex>) {
+      const VectorConfig defaults;
+      index::HnswOptions options;
+      options.dimension = kVectorDimension;
+      options.max_neighbors = defaults.hnsw_max_neighbors;
+      options.construction_expansion = defaults.hnsw_construction_expansion;
+      options.search_expansion = defaults.hnsw_search_expansion;
+      options.initial_capacity = count;
+      built = index::HnswIndex::Create(options).value();
+    } else {
+      built = index::ExactIndex::Create(kVectorDimension).value();
+    }
+    const std::vector<std::vector<float>>& vectors = RandomVectors(count);
+    for (std::size_t id = 0; id < vectors.size(); ++id) {
+      if (!built->Add(id + 1, vectors[id]).ok()) std::abort();
+    }
+    slot = std::move(built);
+  }
+  return *slot;
+}
+
+template <typename Index>
+void BM_VectorSearch(benchmark::State& state) {
+  const index::VectorIndex& vector_index =
+      VectorIndexOf<Index>(static_cast<std::size_t>(state.range(0)));
+  // Queries: stored vectors with noise, so each has a true near neighbour.
+  std::mt19937_64 random(kSeed + 3);
+  std::normal_distribution<float> normal(0.0f, 0.5f);
+  const std::vector<std::vector<float>>& stored = RandomVectors(vector_index.size());
+  std::vector<std::vector<float>> queries;
+  for (std::size_t query_idx = 0; query_idx < kQueries; ++query_idx) {
+    std::vector<float> query = stored[(query_idx * 7919) % stored.size()];
+    for (float& value : query) value += normal(random);
+    queries.push_back(std::move(query));
+  }
+  std::size_t query_idx = 0;
+  for (auto _ : state) {
+    StatusOr<std::vector<index::VectorHit>> hits =
+        vector_index.Search(queries[query_idx++ % queries.size()], 10);
+    if (!hits.ok()) {
+      state.SkipWithError(hits.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(hits->data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_VectorSearch<index::ExactIndex>)
+    ->Name("BM_VectorSearchExact")
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_VectorSearch<index::HnswIndex>)
+    ->Name("BM_VectorSearchHnsw")
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace engram
