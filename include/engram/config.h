@@ -75,6 +75,23 @@ struct VectorConfig {
 struct WriteConfig {
   bool signals = true;   // Tier-0 signal nodes and at_time edges
   bool entities = true;  // entity mentions, resolution and same_as proposals
+  // entities: pronouns, "there" and "that day" resolved to entities and times (KeyMem §3.5).
+  bool references = true;
+  // entities: a person / place / organisation mention below this confidence (text/signals.h: 0.3
+  // capitalisation alone, 0.5-0.7 a context cue, 0.8-0.9 gazetteer, title or suffix) stays a
+  // signal and makes no entity, in [0, 1].
+  double min_entity_confidence = 0.5;
+  // entities: Jaro–Winkler similarity at or above which a mention is the existing entity
+  // (WorldDB §3.1 tier 2), in (0, 1].
+  double resolve_accept = 0.95;
+  // entities: Jaro–Winkler similarity at or above which (below resolve_accept), or an equal
+  // phonetic key, makes a new entity with a pending same_as proposal to the existing one, in
+  // (0, resolve_accept].
+  double resolve_propose = 0.85;
+  // DMF content signals: entity count saturation E_cap (DMF eq. 4: min(E, E_cap) / E_cap), >= 1.
+  std::size_t entity_cap = 5;
+  // references: a binding lives this many turns after its last mention (KeyMem's TTL), >= 1.
+  std::size_t reference_ttl_turns = 3;
   bool facts = true;     // rule-based facts, validation and reconciliation
   // facts: V_support of the validator (Eywa §4.3), the least fraction of a candidate object's
   // content words that must occur in its source sentence, in [0, 1].

@@ -158,6 +158,21 @@ Status Config::Validate() const {
     return Status::InvalidArgument("[embedder] kind must be one of use-lite, openai, hashing, none (not \"" +
                                    embedder.kind + "\")");
   }
+  if (!(write.min_entity_confidence >= 0 && write.min_entity_confidence <= 1)) {
+    return Status::InvalidArgument("[write] min_entity_confidence must be in [0, 1]");
+  }
+  if (!(write.resolve_accept > 0 && write.resolve_accept <= 1)) {
+    return Status::InvalidArgument("[write] resolve_accept must be in (0, 1]");
+  }
+  if (!(write.resolve_propose > 0 && write.resolve_propose <= write.resolve_accept)) {
+    return Status::InvalidArgument("[write] resolve_propose must be in (0, resolve_accept]");
+  }
+  if (write.entity_cap == 0 || write.entity_cap > 1000) {
+    return Status::InvalidArgument("[write] entity_cap must be in [1, 1000]");
+  }
+  if (write.reference_ttl_turns == 0 || write.reference_ttl_turns > 1000) {
+    return Status::InvalidArgument("[write] reference_ttl_turns must be in [1, 1000]");
+  }
   if (!(write.fact_min_support >= 0 && write.fact_min_support <= 1)) {
     return Status::InvalidArgument("[write] fact_min_support must be in [0, 1]");
   }
@@ -251,6 +266,12 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
   RETURN_IF_ERROR(Section(root, "write", source_name, [&](TableReader& reader) -> Status {
     RETURN_IF_ERROR(reader.Bool("signals", &config.write.signals));
     RETURN_IF_ERROR(reader.Bool("entities", &config.write.entities));
+    RETURN_IF_ERROR(reader.Bool("references", &config.write.references));
+    RETURN_IF_ERROR(reader.Double("min_entity_confidence", &config.write.min_entity_confidence));
+    RETURN_IF_ERROR(reader.Double("resolve_accept", &config.write.resolve_accept));
+    RETURN_IF_ERROR(reader.Double("resolve_propose", &config.write.resolve_propose));
+    RETURN_IF_ERROR(reader.Size("entity_cap", &config.write.entity_cap));
+    RETURN_IF_ERROR(reader.Size("reference_ttl_turns", &config.write.reference_ttl_turns));
     RETURN_IF_ERROR(reader.Bool("facts", &config.write.facts));
     RETURN_IF_ERROR(reader.Double("fact_min_support", &config.write.fact_min_support));
     return reader.Size("foresight_days", &config.write.foresight_days);

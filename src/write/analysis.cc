@@ -1,16 +1,385 @@
-// Analysis stage (see analysis.h). Not implemented yet: derives nothing.
+// Analysis stage (see analysis.h).
 #include "write/analysis.h"
 
-namespace engram::write {
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
 
-StatusOr<std::shared_ptr<const AnalysisResources>> LoadAnalysisResources(
-    const WriteConfig& /*config*/, std::string_view /*data_dir*/) {
-  return std::make_shared<const AnalysisResources>();
+#include "core/ids.h"
+#include "store/journal.h"
+#include "text/normalize.h"
+#include "text/signals.h"
+#include "text/temporal.h"
+#include "write/analysis_content.h"
+#include "write/entities.h"
+#include "write/references.h"
+
+namespace engram::write {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::string_view, 10> kRoleSpeakers = {
+    "user", "assistant", "system", "tool", "human", "ai", "bot", "agent", "me", "you"};
+
+double Round4(double value) { return std::round(value * 10000.0) / 10000.0; }
+
+std::optional<text::EntityKind> EntityKindOf(text::SignalKind kind) {
+  switch (kind) {
+    case text::SignalKind::kPerson: return text::EntityKind::kPerson;
+    case text::SignalKind::kPlace: return text::EntityKind::kPlace;
+    case text::SignalKind::kOrganization: return text::EntityKind::kOrganization;
+    default: return std::nullopt;
+  }
 }
 
-Status DeriveAnalysis(store::Transaction& /*txn*/, const EdgeRegistry& /*registry*/,
-                      std::span<const std::string> /*turn_ids*/, const WriteConfig& /*config*/,
-                      const AnalysisResources* /*resources*/, const DeriveContext& /*context*/) {
+StatusOr<text::EntityKind> ParseEntityKind(std::string_view name) {
+  if (name == "person") return text::EntityKind::kPerson;
+  if (name == "place") return text::EntityKind::kPlace;
+  if (name == "organization") return text::EntityKind::kOrganization;
+  return Status::Corruption("entity roster: unknown entity kind \"" + std::string(name) + "\"");
+}
+
+Gender GenderOf(const lexicon::Lexicons& lexicons, std::string_view key) {
+  const std::uint32_t classes = lexicons.NameClasses(key.substr(0, key.find(' ')));
+  const bool male = (classes & lexicon::kMaleFirstName) != 0;
+  const bool female = (classes & lexicon::kFemaleFirstName) != 0;
+  if (male && !female) return Gender::kMale;
+  if (female && !male) return Gender::kFemale;
+  return Gender::kUnknown;
+}
+
+// The scope's entities, from the has_entity edges of its node.
+Status LoadRoster(store::Transaction& txn, const store::ScopeRecord& scope, EntityRoster& roster) {
+  ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> edges,
+                   txn.EdgesOf(scope.node_id, store::EdgeDirection::kOutgoing, kHasEntity));
+  for (const store::EdgeRecord& edge : edges) {
+    if (edge.status != store::kEdgeActive) continue;
+    const json attrs = json::parse(edge.attrs_json, nullptr, /*allow_exceptions=*/false);
+    if (!attrs.is_object() || !attrs.contains("kind") || !attrs["kind"].is_string() ||
+        !attrs.contains("key") || !attrs["key"].is_string()) {
+      return Status::Corruption("entity roster edge " + edge.id + " has no kind and key");
+    }
+    ASSIGN_OR_RETURN(const text::EntityKind kind,
+                     ParseEntityKind(attrs["kind"].get<std::string>()));
+    RosterEntry entry;
+    entry.id = edge.dst;
+    entry.kind = kind;
+    entry.key = attrs["key"].get<std::string>();
+    entry.name = attrs.value("name", entry.key);
+    roster.Add(std::move(entry));
+  }
+  return Status::Ok();
+}
+
+// Everything one derivation call shares.
+class Analyzer {
+ public:
+  Analyzer(store::Transaction& txn, const EdgeRegistry& registry, const WriteConfig& config,
+           const lexicon::Lexicons& lexicons, const DeriveContext& context)
+      : txn_(txn),
+        registry_(registry),
+        config_(config),
+        lexicons_(lexicons),
+        context_(context),
+        focus_(FocusOptions{.ttl_turns = config.reference_ttl_turns}) {
+    signal_options_.gazetteer = &lexicons.gazetteer();
+    resolver_options_.accept = config.resolve_accept;
+    resolver_options_.propose = config.resolve_propose;
+  }
+
+  Status Begin() {
+    if (config_.entities) return LoadRoster(txn_, *context_.scope, roster_);
+    return Status::Ok();
+  }
+
+  Status AnalyseTurn(const store::NodeRecord& turn);
+
+ private:
+  // A derived node of `turn` with the given content (also its metadata).
+  StatusOr<std::string> InsertDerived(const store::NodeRecord& turn, NodeKind kind,
+                                      std::string_view type, const json& content,
+                                      std::string text, bool carry_speaker);
+  Status Edge(std::string_view type, const std::string& src, const std::string& dst,
+              const json& attrs, std::int64_t scope_id = 0);
+  // The entity a mention means, creating it (and its proposal) when new.
+  StatusOr<std::pair<std::string, Resolution>> ResolveEntity(const store::NodeRecord& turn,
+                                                             text::EntityKind kind,
+                                                             std::string_view name);
+
+  store::Transaction& txn_;
+  const EdgeRegistry& registry_;
+  const WriteConfig& config_;
+  const lexicon::Lexicons& lexicons_;
+  const DeriveContext& context_;
+  text::SignalOptions signal_options_;
+  ResolverOptions resolver_options_;
+  EntityRoster roster_;
+  FocusState focus_;
+};
+
+StatusOr<std::string> Analyzer::InsertDerived(const store::NodeRecord& turn, NodeKind kind,
+                                              std::string_view type, const json& content,
+                                              std::string text, bool carry_speaker) {
+  const Timestamp event_time = turn.event_time.value_or(context_.now);
+  store::NodeRecord node;
+  node.kind = kind;
+  node.scope_id = turn.scope_id;
+  node.content_json = content.dump();
+  node.id = core::NodeId(type, node.content_json, context_.scope->node_id, event_time.micros);
+  node.text = std::move(text);
+  node.role = turn.role;
+  if (carry_speaker) {
+    node.speaker = turn.speaker;
+    node.session_id = turn.session_id;
+  }
+  node.sequence = turn.sequence;
+  node.event_time = event_time;
+  node.metadata_json = node.content_json;
+  node.status = NodeStatus::kActive;
+  node.valid_from = event_time;
+  node.ingested_at = context_.now;
+  node.updated_at = context_.now;
+  RETURN_IF_ERROR(txn_.InsertNode(node).status());
+  RETURN_IF_ERROR(Edge(kDerivedFrom, node.id, turn.id, json::object()));
+  return node.id;
+}
+
+Status Analyzer::Edge(std::string_view type, const std::string& src, const std::string& dst,
+                      const json& attrs, std::int64_t scope_id) {
+  EdgeRequest request;
+  request.type = std::string(type);
+  request.src = src;
+  request.dst = dst;
+  request.scope_id = scope_id;
+  request.attrs_json = attrs.dump();
+  request.now = context_.now;
+  return registry_.Apply(txn_, request).status();
+}
+
+StatusOr<std::pair<std::string, Resolution>> Analyzer::ResolveEntity(
+    const store::NodeRecord& turn, text::EntityKind kind, std::string_view name) {
+  const std::string key = text::NormalizeForIndex(name);
+  Resolution resolution = roster_.Resolve(kind, key, resolver_options_);
+  if (resolution.match >= 0) {
+    return std::make_pair(roster_.at(static_cast<std::size_t>(resolution.match)).id, resolution);
+  }
+  const json content = {{"kind", EntityKindName(kind)}, {"key", key}, {"name", name}};
+  ASSIGN_OR_RETURN(const std::string id,
+                   InsertDerived(turn, NodeKind::kEntity, "entity", content, std::string(name),
+                                 /*carry_speaker=*/false));
+  RETURN_IF_ERROR(Edge(kHasEntity, context_.scope->node_id, id, content,
+                       context_.scope->scope_id));
+  if (resolution.propose_to >= 0) {
+    const RosterEntry& other = roster_.at(static_cast<std::size_t>(resolution.propose_to));
+    const json attrs = {
+        {"reason", "resolver: " + std::string(ResolveTierName(resolution.propose_tier)) +
+                       " match of \"" + std::string(name) + "\" and \"" + other.name + "\""},
+        {"tier", ResolveTierName(resolution.propose_tier)},
+        {"score", Round4(resolution.propose_score)}};
+    RETURN_IF_ERROR(Edge(kSameAs, id, other.id, attrs));
+  }
+  roster_.Add(RosterEntry{.id = id, .kind = kind, .key = key, .name = std::string(name)});
+  return std::make_pair(id, resolution);
+}
+
+Status Analyzer::AnalyseTurn(const store::NodeRecord& turn) {
+  const Timestamp event_time = turn.event_time.value_or(context_.now);
+  const std::string& text = turn.text;
+  const std::vector<text::Signal> signals = text::DetectSignals(text, event_time, signal_options_);
+  const std::vector<text::Lexeme> lexemes = text::Lex(text);
+
+  // Signal nodes and at_time edges.
+  std::vector<std::string> signal_ids(signals.size());
+  if (config_.signals) {
+    std::set<std::string> seen;
+    for (std::size_t signal_idx = 0; signal_idx < signals.size(); ++signal_idx) {
+      const text::Signal& signal = signals[signal_idx];
+      json content = {{"turn", turn.id},
+                      {"kind", text::SignalKindName(signal.kind)},
+                      {"surface", signal.surface},
+                      {"begin", signal.begin},
+                      {"end", signal.end}};
+      if (!signal.value.empty()) content["value"] = signal.value;
+      if (!signal.topic.empty()) content["topic"] = signal.topic;
+      if (!signal.previous_value.empty()) content["previous_value"] = signal.previous_value;
+      if (signal.polarity != text::Polarity::kNone) {
+        content["polarity"] = text::PolarityName(signal.polarity);
+      }
+      if (signal.uncertain) content["uncertain"] = true;
+      if (signal.confidence != 1.0f) {
+        content["confidence"] = Round4(static_cast<double>(signal.confidence));
+      }
+      const bool is_time =
+          signal.kind == text::SignalKind::kDate || signal.kind == text::SignalKind::kTime;
+      if (is_time) {
+        const std::size_t slash = signal.value.find('/');
+        if (slash != std::string::npos) {
+          content["from"] = signal.value.substr(0, slash);
+          content["to"] = signal.value.substr(slash + 1);
+          content["granularity"] = signal.topic;
+        }
+      }
+      if (!seen.insert(content.dump()).second) continue;
+      ASSIGN_OR_RETURN(signal_ids[signal_idx],
+                       InsertDerived(turn, NodeKind::kSignal, "signal", content, signal.surface,
+                                     /*carry_speaker=*/true));
+      if (is_time && content.contains("from")) {
+        RETURN_IF_ERROR(Edge(kAtTime, turn.id, signal_ids[signal_idx],
+                             json{{"surface", signal.surface}}));
+      }
+    }
+  }
+
+  // Entities.
+  std::size_t entity_mentions = 0;
+  std::vector<TurnMention> focus_mentions;
+  std::string speaker_id;
+  if (config_.entities) {
+    // Per entity, in order of first mention: spans and whether it is the speaker.
+    std::vector<std::string> order;
+    std::map<std::string, json> mention_attrs;
+    auto note = [&](const std::string& id) -> json& {
+      auto [found, inserted] = mention_attrs.try_emplace(id, json::object());
+      if (inserted) order.push_back(id);
+      return found->second;
+    };
+    const std::string speaker_key = text::NormalizeForIndex(turn.speaker);
+    if (!speaker_key.empty() &&
+        std::find(kRoleSpeakers.begin(), kRoleSpeakers.end(), speaker_key) ==
+            kRoleSpeakers.end()) {
+      ASSIGN_OR_RETURN(auto resolved,
+                       ResolveEntity(turn, text::EntityKind::kPerson, turn.speaker));
+      speaker_id = resolved.first;
+      note(speaker_id)["speaker"] = true;
+    }
+    for (std::size_t signal_idx = 0; signal_idx < signals.size(); ++signal_idx) {
+      const text::Signal& signal = signals[signal_idx];
+      const std::optional<text::EntityKind> kind = EntityKindOf(signal.kind);
+      if (!kind.has_value() || signal.confidence < config_.min_entity_confidence) continue;
+      const std::string& name = signal.value.empty() ? signal.surface : signal.value;
+      if (text::NormalizeForIndex(name).empty()) continue;
+      ++entity_mentions;
+      ASSIGN_OR_RETURN(auto resolved, ResolveEntity(turn, *kind, name));
+      const auto& [entity_id, resolution] = resolved;
+      json& attrs = note(entity_id);
+      attrs["spans"].push_back(json::array({signal.begin, signal.end}));
+      if (!signal_ids[signal_idx].empty()) {
+        RETURN_IF_ERROR(Edge(kRefersTo, signal_ids[signal_idx], entity_id,
+                             json{{"tier", ResolveTierName(resolution.tier)},
+                                  {"score", Round4(resolution.score)}}));
+      }
+      if (*kind != text::EntityKind::kOrganization) {
+        focus_mentions.push_back(TurnMention{
+            .kind = *kind == text::EntityKind::kPlace ? FocusKind::kPlace : FocusKind::kPerson,
+            .target_id = entity_id,
+            .begin = signal.begin,
+            .end = signal.end,
+            .gender = *kind == text::EntityKind::kPerson
+                          ? GenderOf(lexicons_, text::NormalizeForIndex(name))
+                          : Gender::kUnknown});
+      }
+    }
+    for (const std::string& entity_id : order) {
+      RETURN_IF_ERROR(Edge(kMentions, turn.id, entity_id, mention_attrs[entity_id]));
+    }
+  }
+
+  // DMF content signals.
+  if (config_.signals) {
+    const ContentSignals content_signals =
+        ComputeContentSignals(text, lexemes, lexicons_, entity_mentions, config_.entity_cap);
+    const json content = {{"turn", turn.id},
+                          {"kind", "content"},
+                          {"information_density", content_signals.information_density},
+                          {"sentiment", content_signals.sentiment},
+                          {"sentiment_compound", content_signals.sentiment_compound},
+                          {"entity_count", content_signals.entity_count},
+                          {"entity_norm", content_signals.entity_norm},
+                          {"divergence", content_signals.divergence},
+                          {"tokens", content_signals.tokens}};
+    char summary[160];
+    std::snprintf(summary, sizeof(summary),
+                  "information_density=%.4f sentiment=%.4f entities=%zu divergence=%.4f",
+                  content_signals.information_density, content_signals.sentiment,
+                  content_signals.entity_count, content_signals.divergence);
+    RETURN_IF_ERROR(InsertDerived(turn, NodeKind::kSignal, "signal", content, summary,
+                                  /*carry_speaker=*/true)
+                        .status());
+  }
+
+  // References.
+  if (config_.entities && config_.references) {
+    for (std::size_t signal_idx = 0; signal_idx < signals.size(); ++signal_idx) {
+      const text::Signal& signal = signals[signal_idx];
+      if ((signal.kind == text::SignalKind::kDate || signal.kind == text::SignalKind::kTime) &&
+          !signal_ids[signal_idx].empty()) {
+        focus_mentions.push_back(TurnMention{.kind = FocusKind::kTime,
+                                             .target_id = signal_ids[signal_idx],
+                                             .begin = signal.begin,
+                                             .end = signal.end});
+      }
+    }
+    std::stable_sort(focus_mentions.begin(), focus_mentions.end(),
+                     [](const TurnMention& a, const TurnMention& b) { return a.begin < b.begin; });
+    focus_.BeginTurn(turn.session_id, speaker_id);
+    const std::vector<Reference> references = focus_.Resolve(text, lexemes, focus_mentions);
+    std::vector<std::string> order;
+    std::map<std::string, json> by_target;
+    std::set<std::string> time_targets;
+    for (const Reference& reference : references) {
+      if (reference.target_id == turn.id) continue;
+      auto [found, inserted] = by_target.try_emplace(reference.target_id, json::object());
+      if (inserted) order.push_back(reference.target_id);
+      found->second["references"].push_back({{"surface", reference.surface},
+                                             {"begin", reference.begin},
+                                             {"end", reference.end},
+                                             {"kind", FocusKindName(reference.kind)}});
+      if (reference.kind == FocusKind::kTime) time_targets.insert(reference.target_id);
+    }
+    for (const std::string& target : order) {
+      RETURN_IF_ERROR(Edge(kRefersTo, turn.id, target, by_target[target]));
+      if (time_targets.contains(target) &&
+          std::find(signal_ids.begin(), signal_ids.end(), target) == signal_ids.end()) {
+        RETURN_IF_ERROR(Edge(kAtTime, turn.id, target, json{{"via", "reference"}}));
+      }
+    }
+    focus_.Commit(focus_mentions);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const AnalysisResources>> LoadAnalysisResources(
+    const WriteConfig& config, std::string_view data_dir) {
+  auto resources = std::make_shared<AnalysisResources>();
+  if (config.signals || config.entities || config.facts) {
+    ASSIGN_OR_RETURN(resources->lexicons, lexicon::Lexicons::Load(data_dir));
+  }
+  return std::shared_ptr<const AnalysisResources>(std::move(resources));
+}
+
+Status DeriveAnalysis(store::Transaction& txn, const EdgeRegistry& registry,
+                      std::span<const std::string> turn_ids, const WriteConfig& config,
+                      const AnalysisResources* resources, const DeriveContext& context) {
+  if (!config.signals && !config.entities) return Status::Ok();
+  if (resources == nullptr || resources->lexicons == nullptr) {
+    return Status::FailedPrecondition("analysis: the lexicons are not loaded");
+  }
+  if (context.scope == nullptr) return Status::InvalidArgument("analysis needs a scope");
+  Analyzer analyzer(txn, registry, config, *resources->lexicons, context);
+  RETURN_IF_ERROR(analyzer.Begin());
+  for (const std::string& turn_id : turn_ids) {
+    ASSIGN_OR_RETURN(const store::NodeRecord turn, txn.GetNode(turn_id));
+    if (turn.kind != NodeKind::kTurn) {
+      return Status::InvalidArgument("analysis: node " + turn_id + " is not a turn");
+    }
+    RETURN_IF_ERROR(analyzer.AnalyseTurn(turn));
+  }
   return Status::Ok();
 }
 

@@ -1,5 +1,29 @@
 // The analysis stage of derivation (DESIGN §4 steps 2-3): Tier-0 signal nodes, resolved times
 // (at_time edges), DMF content signals, entity mentions and resolution, reference resolution.
+//
+// What one turn yields (all nodes carry the turn's scope, sequence number, event time, role,
+// speaker and session, and a `derived_from` edge to the turn; content = metadata = canonical JSON):
+//   - [write] signals: one `signal` node per detected signal (text/signals.h):
+//       {"turn", "kind", "surface", "begin", "end", "value"?, "topic"?, "previous_value"?,
+//        "polarity"?, "uncertain"?, "confidence"?, and for dates and times "from", "to",
+//        "granularity"}; node text = the surface. Each date / time signal gets an `at_time` edge
+//     from the turn ("yesterday" in a turn of 2024-05-10 -> from 2024-05-09, to 2024-05-10).
+//     One `content` signal node with DMF's content signals (write/analysis_content.h):
+//       {"turn", "kind": "content", "information_density", "sentiment", "sentiment_compound",
+//        "entity_count", "entity_norm", "divergence", "tokens"}.
+//   - [write] entities: each person / place / organisation signal with confidence at least
+//     min_entity_confidence, and the turn's speaker (unless empty or a role word such as "user"),
+//     is resolved against the scope's entities (write/entities.h). A new entity is an `entity`
+//     node {"kind", "key", "name"} with a `has_entity` edge from the scope node (the roster the
+//     resolver reads) and, when a tier matched below the accept threshold, a pending `same_as`
+//     proposal to the existing entity (attrs: reason, tier, score). The turn gets one `mentions`
+//     edge per entity (attrs: spans, speaker); each stored name signal a `refers_to` edge to its
+//     entity (attrs: tier, score).
+//   - [write] references (with entities): pronouns, "there", "that day" ... bound by the focus
+//     stacks (write/references.h) give one `refers_to` edge from the turn per target (attrs: the
+//     references with surface, span and kind); a time reference also an `at_time` edge.
+// Focus stacks live for one derivation call (one Remember batch): references do not reach into
+// turns of an earlier batch.
 #ifndef ENGRAM_WRITE_ANALYSIS_H_
 #define ENGRAM_WRITE_ANALYSIS_H_
 
@@ -8,14 +32,19 @@
 #include <string>
 #include <string_view>
 
+#include "lexicon/lexicon.h"
 #include "write/derive.h"
 
 namespace engram::write {
 
 // Lexicons and tables the analysis loads once per data directory and shares.
-struct AnalysisResources {};
+struct AnalysisResources {
+  // Loaded when any derivation stage is enabled; null otherwise.
+  std::shared_ptr<const lexicon::Lexicons> lexicons;
+};
 
-// Loads the resources the enabled stages of `config` need from `data_dir`.
+// Loads the resources the enabled stages of `config` need from `data_dir`. A missing lexicon is
+// kFailedPrecondition naming the file and scripts/setup.
 StatusOr<std::shared_ptr<const AnalysisResources>> LoadAnalysisResources(
     const WriteConfig& config, std::string_view data_dir);
 

@@ -140,6 +140,70 @@ class UnorderedPairHandler final : public EdgeHandler {
   std::string status_;
 };
 
+// An active edge whose endpoints must be of given node kinds (and, for at_time, a date or time
+// signal). A second active edge of the type between the same ordered pair is kAlreadyExists; the
+// duplicate check looks from the endpoint with few edges of the type (`check_from_dst`).
+class KindCheckedEdgeHandler final : public EdgeHandler {
+ public:
+  KindCheckedEdgeHandler(std::string_view type, std::vector<NodeKind> src_kinds,
+                         std::vector<NodeKind> dst_kinds, bool check_from_dst)
+      : type_(type),
+        src_kinds_(std::move(src_kinds)),
+        dst_kinds_(std::move(dst_kinds)),
+        check_from_dst_(check_from_dst) {}
+
+  std::string_view type() const override { return type_; }
+
+  StatusOr<store::EdgeRecord> OnInsert(EdgeContext& ctx, const EdgeRequest& request) override {
+    ASSIGN_OR_RETURN(const store::NodeRecord src, ctx.txn().GetNode(request.src));
+    ASSIGN_OR_RETURN(const store::NodeRecord dst, ctx.txn().GetNode(request.dst));
+    RETURN_IF_ERROR(CheckKind("src", src, src_kinds_));
+    RETURN_IF_ERROR(CheckKind("dst", dst, dst_kinds_));
+    if (type_ == kAtTime) {
+      const nlohmann::json content =
+          nlohmann::json::parse(dst.content_json, nullptr, /*allow_exceptions=*/false);
+      const bool is_time = content.is_object() && content.contains("kind") &&
+                           content["kind"].is_string() &&
+                           (content["kind"] == "date" || content["kind"] == "time");
+      if (!is_time) {
+        return Status::InvalidArgument("at_time edge: dst " + ShortId(request.dst) +
+                                       " is not a date or time signal");
+      }
+    }
+    ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> existing,
+                     ctx.txn().EdgesOf(check_from_dst_ ? request.dst : request.src,
+                                       check_from_dst_ ? store::EdgeDirection::kIncoming
+                                                       : store::EdgeDirection::kOutgoing,
+                                       type_));
+    for (const store::EdgeRecord& edge : existing) {
+      if (edge.src == request.src && edge.dst == request.dst && edge.status == store::kEdgeActive) {
+        return Status::AlreadyExists(type_ + " edge " + ShortId(request.src) + " -> " +
+                                     ShortId(request.dst) + " already exists (" + edge.id + ")");
+      }
+    }
+    return ctx.InsertEdge(ctx.NewRecord(request, store::kEdgeActive));
+  }
+
+ private:
+  Status CheckKind(std::string_view role, const store::NodeRecord& node,
+                   const std::vector<NodeKind>& allowed) const {
+    if (std::find(allowed.begin(), allowed.end(), node.kind) != allowed.end()) return Status::Ok();
+    std::string names;
+    for (const NodeKind kind : allowed) {
+      if (!names.empty()) names += " or ";
+      names += NodeKindName(kind);
+    }
+    return Status::InvalidArgument(type_ + " edge: " + std::string(role) + " " + ShortId(node.id) +
+                                   " is a " + std::string(NodeKindName(node.kind)) +
+                                   " node, not a " + names + " node");
+  }
+
+  std::string type_;
+  std::vector<NodeKind> src_kinds_;
+  std::vector<NodeKind> dst_kinds_;
+  bool check_from_dst_;
+};
+
 }  // namespace
 
 store::EdgeRecord EdgeContext::NewRecord(const EdgeRequest& request,
@@ -201,6 +265,21 @@ std::unique_ptr<EdgeRegistry> EdgeRegistry::WithBuiltins() {
       // corrects: the src fact is an explicit correction of the dst fact; the facts stage pairs
       // it with a supersedes edge, which does the closing.
       std::make_unique<PlainEdgeHandler>(std::string(kCorrects), /*src_must_be_scope=*/false),
+      // Analysis types (write/analysis.h): endpoints of the right kinds only.
+      std::make_unique<KindCheckedEdgeHandler>(
+          kAtTime,
+          std::vector<NodeKind>{NodeKind::kTurn, NodeKind::kFact, NodeKind::kSignal,
+                                NodeKind::kEpisode},
+          std::vector<NodeKind>{NodeKind::kSignal}, /*check_from_dst=*/false),
+      std::make_unique<KindCheckedEdgeHandler>(
+          kMentions, std::vector<NodeKind>{NodeKind::kTurn, NodeKind::kFact, NodeKind::kEpisode},
+          std::vector<NodeKind>{NodeKind::kEntity}, /*check_from_dst=*/false),
+      std::make_unique<KindCheckedEdgeHandler>(
+          kRefersTo, std::vector<NodeKind>{NodeKind::kTurn, NodeKind::kSignal, NodeKind::kFact},
+          std::vector<NodeKind>{NodeKind::kEntity, NodeKind::kSignal}, /*check_from_dst=*/false),
+      std::make_unique<KindCheckedEdgeHandler>(
+          kHasEntity, std::vector<NodeKind>{NodeKind::kScope},
+          std::vector<NodeKind>{NodeKind::kEntity}, /*check_from_dst=*/true),
   };
   for (std::unique_ptr<EdgeHandler>& handler : builtins) {
     // Distinct built-in types: registration cannot fail.

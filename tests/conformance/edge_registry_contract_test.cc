@@ -343,13 +343,13 @@ TEST_P(EdgeRegistryContractTest, CustomTypesRegisterOnce) {
   EXPECT_THAT(edges.registry().Register(write::MakePlainEdgeHandler("supersedes")),
               StatusIs(StatusCode::kAlreadyExists));
   EXPECT_THAT(edges.registry().Register(nullptr), StatusIs(StatusCode::kInvalidArgument));
-  ASSERT_THAT(edges.registry().Register(write::MakePlainEdgeHandler("mentions")), IsOk());
-  EXPECT_TRUE(edges.registry().HasType("mentions"));
+  ASSERT_THAT(edges.registry().Register(write::MakePlainEdgeHandler("cites")), IsOk());
+  EXPECT_TRUE(edges.registry().HasType("cites"));
   const ScopeRecord scope = MakeScope("user:alice");
   const NodeRecord a = AddFact(*store_, scope.scope_id, "a", std::nullopt, std::nullopt);
   const NodeRecord b = AddFact(*store_, scope.scope_id, "b", std::nullopt, std::nullopt);
-  EXPECT_THAT(edges.Apply({.type = "mentions", .src = a.id, .dst = b.id, .now = At(1)}),
-              IsOkAndHolds(Field(&EdgeRecord::type, "mentions")));
+  EXPECT_THAT(edges.Apply({.type = "cites", .src = a.id, .dst = b.id, .now = At(1)}),
+              IsOkAndHolds(Field(&EdgeRecord::type, "cites")));
 }
 
 }  // namespace
