@@ -46,6 +46,15 @@ inline constexpr std::string_view kDerivedFrom = "derived_from";
 inline constexpr std::string_view kSupersedes = "supersedes";
 inline constexpr std::string_view kContradicts = "contradicts";
 inline constexpr std::string_view kSameAs = "same_as";
+// Analysis edge types (write/analysis.h), each checking the kinds of its endpoints:
+//   at_time     turn / fact / signal / episode -> a date or time signal node (the resolved interval)
+//   mentions    turn / fact / episode -> entity (attrs: spans, speaker)
+//   refers_to   turn / signal / fact -> entity or signal (a resolved name or reference)
+//   has_entity  scope node -> entity (the scope's entity roster, read by the resolver)
+inline constexpr std::string_view kAtTime = "at_time";
+inline constexpr std::string_view kMentions = "mentions";
+inline constexpr std::string_view kRefersTo = "refers_to";
+inline constexpr std::string_view kHasEntity = "has_entity";
 inline constexpr std::string_view kCorrects = "corrects";
 
 struct EdgeRequest {
@@ -120,7 +129,8 @@ class EdgeRegistry {
   EdgeRegistry(const EdgeRegistry&) = delete;
   EdgeRegistry& operator=(const EdgeRegistry&) = delete;
 
-  // A registry with contains, derived_from, supersedes, contradicts, same_as and corrects.
+  // A registry with contains, derived_from, supersedes, contradicts, same_as and corrects, and
+  // the analysis types at_time, mentions, refers_to and has_entity.
   static std::unique_ptr<EdgeRegistry> WithBuiltins();
 
   // kAlreadyExists for a type that already has a handler; kInvalidArgument for a null handler or
