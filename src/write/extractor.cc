@@ -173,9 +173,13 @@ class Extractor {
         !InTime(words_[k + 1].begin) && !In(At(k + 1), {"for", "with", "to", "and"})) {
       ++k;
     }
-    // "your recommendation", "your turtles": the listener's, out of context here.
-    if (Is(k, "your")) return {0, 0};
+    // "your recommendation", "your turtles": the listener's, out of context here; "met him":
+    // a pronoun this stage cannot resolve; "made sure", "a week later": not objects.
     while (k < words_.size() && In(words_[k].text, {"a", "an", "the", "some"})) ++k;
+    if (In(At(k), {"your", "him", "her", "them", "it", "me", "us", "you", "this", "that", "sure",
+                   "week", "day", "month", "year", "time", "while"})) {
+      return {0, 0};
+    }
     std::size_t stop = k;
     std::size_t count = 0;
     while (stop < words_.size() && count < options_.max_object_words) {
@@ -206,6 +210,7 @@ class Extractor {
     // Trailing prepositions and fillers.
     while (stop > k && (words_[stop - 1].punct ||
                         In(words_[stop - 1].text, {"the", "a", "an", "of", "to", "with", "for",
+                                                   "like", "some", "any", "more",
                                                    "in", "at", "on", "by", "from", "my", "very",
                                                    "really", "so", "much", "about", "into"}))) {
       --stop;
@@ -361,7 +366,16 @@ class Extractor {
             const std::string first = value.substr(0, value.find(' '));
             if (In(first, {"was", "is", "are", "were", "be", "been", "that", "how", "when",
                            "what", "it", "to", "you", "him", "her", "them", "this", "your",
-                           "i", "every", "each", "thought", "idea"})) {
+                           "i", "every", "each", "thought", "idea", "those", "these", "at", "in",
+                           "on", "call", "with", "for", "so", "how", "where", "why"})) {
+              break;
+            }
+            // Replies to the listener's output ("I like those suggestions", "I love the list").
+            if (In(value, {"list", "suggestions", "suggestion", "idea", "ideas", "tips", "tip",
+                           "advice", "recommendation", "recommendations", "playing", "one",
+                           "help", "option", "options", "part", "answer", "sound", "way", "plan",
+                           "breakdown", "question", "info", "information", "format", "approach",
+                           "response", "explanation", "detail", "details", "look", "name"})) {
               break;
             }
             // A quotation after a colon is what was said, not what is liked.
