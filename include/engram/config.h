@@ -26,8 +26,47 @@ struct RecallConfig {
   std::size_t max_items = 10;       // default number of items returned
   double rrf_k = 20;                // "k" of weighted reciprocal rank fusion (Eywa eq. 2)
   std::size_t route_candidates = 100;  // candidates each route passes to fusion
-  // Weight of each route in fusion, by route name ("bm25", ...). Missing routes weigh 1.0.
-  std::map<std::string, double> route_weights = {{"bm25", 1.0}};
+  // Weight of each route in fusion, by route name ("bm25", ...). Missing routes weigh 1.0; a
+  // route of weight 0 is not run (ablations). The planner may replace them per question shape.
+  // "vector" 0.5: measured in docs/BENCHMARKS.md (hybrid section).
+  std::map<std::string, double> route_weights = {
+      {"bm25", 1.0}, {"fragment", 1.0}, {"session", 0.5}, {"temporal", 1.0}, {"vector", 0.5}};
+  // fragment route: consecutive turns of a session scored together as one window (KeyMem Path C).
+  std::size_t fragment_window = 3;
+  // fragment route: a turn's score is its best window's score + this × its own BM25 score, so
+  // the turns that match rank first within a window and the others still come in.
+  double fragment_own_weight = 0.3;
+  // session route: turns proposed per session at most (0 = all of them).
+  std::size_t session_turns = 0;
+  // Neighbour expansion after fusion: each of the best `neighbour_seeds` fused candidates gives
+  // the turns within `neighbour_radius` of it in its session a bonus of
+  //   neighbour_weight × neighbour_decay^(distance - 1) × the seed's fused score
+  // (the largest such bonus counts), added to their score; turns no route found join the list.
+  // neighbour_weight = 0 switches the stage off.
+  std::size_t neighbour_seeds = 10;
+  std::size_t neighbour_radius = 2;
+  double neighbour_weight = 0.2;
+  double neighbour_decay = 0.5;
+  // Person adjustment: turns spoken by a speaker the question names are multiplied by this
+  // (1 = off). Eywa demotes facts about someone else (×0.05); for raw turns the other speaker
+  // often holds the evidence, so engram only lifts the asked person's turns a little.
+  double person_boost = 1.0;
+};
+
+// [planner]: the rule table from the query frame's shape to route weights and the context
+// budget (DESIGN §5.2, Eywa Table 3). Each shape's entries replace [recall.route_weights] for the
+// routes they name; "budget_scale" multiplies the token budget of questions of that shape.
+struct PlannerConfig {
+  bool enabled = true;  // false: every question uses [recall] as it is
+  // shape name (query_frame.h: factoid, list, count, ...) -> key -> value.
+  std::map<std::string, std::map<std::string, double>> shapes = {
+      {"list", {{"fragment", 1.5}, {"session", 1.0}}},
+      {"count", {{"fragment", 1.5}, {"session", 1.0}}},
+      {"summary", {{"fragment", 1.5}, {"session", 1.5}, {"budget_scale", 1.5}}},
+      {"inference", {{"fragment", 1.5}, {"session", 1.0}}},
+      {"when", {{"temporal", 2.0}}},
+      {"current_state", {{"temporal", 2.0}}},
+  };
 };
 
 // [embedder]: which sentence embedder writes and reads vectors (src/embed). The store records the
@@ -110,6 +149,7 @@ struct LimitsConfig {
 struct Config {
   Bm25Config bm25;
   RecallConfig recall;
+  PlannerConfig planner;
   EmbedderConfig embedder;
   VectorConfig vector;
   WriteConfig write;

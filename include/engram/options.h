@@ -3,6 +3,7 @@
 #define ENGRAM_OPTIONS_H_
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +63,11 @@ struct RecallOptions {
   std::size_t token_budget = 0;
   // Routes to run, by name ("bm25", ...). Default: empty = every route the planner picks.
   std::vector<std::string> routes;
+  // Route weights that replace both [recall.route_weights] and the planner's for this call, by
+  // route name; weight 0 switches a route off. Default: empty = the planner decides.
+  std::map<std::string, double> route_weights;
+  // Apply the planner's rule table ([planner]). Default: true (if the config enables it).
+  bool use_planner = true;
   // Return retired and superseded memories too. Default: false (they are hidden).
   bool include_retired = false;
   // Search scopes nested inside the given one too. Default: true.

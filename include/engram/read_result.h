@@ -22,11 +22,13 @@ struct RouteScore {
   std::string explanation;  // e.g. "bm25: lisbon(tf 1, idf 1.39) + moved(tf 1, idf 0.98)"
 };
 
-// One adjustment applied after fusion (filter, demotion, floor, ...).
+// One adjustment applied after fusion (filter, demotion, floor, neighbour bonus, ...): the score
+// before it, s, becomes s × factor + bonus.
 struct Adjustment {
-  std::string name;
+  std::string name;  // "person", "neighbour", ...
   double factor = 1.0;
   std::string detail;
+  double bonus = 0;
 };
 
 struct RecallItem {
@@ -62,8 +64,11 @@ struct RouteDiagnostics {
 };
 
 struct Diagnostics {
+  std::string frame;  // the query frame, one line: shape, names, time constraints, keywords
+  std::string plan;   // the planner's decision: rule used, route weights, budget
   std::vector<RouteDiagnostics> routes;
   std::size_t fused_candidates = 0;
+  std::size_t neighbours_added = 0;   // turns only the neighbour expansion brought in
   std::size_t filtered_out = 0;       // hidden by status, validity or scope filters
   std::size_t dropped_by_budget = 0;  // ranked items that did not fit the token budget
   std::size_t token_budget = 0;

@@ -27,6 +27,7 @@ struct RecallArgs {
   bool include_retired = false;
   std::string at;
   bool context_only = false;
+  bool explain = false;
   std::vector<std::string> query_words;
 };
 
@@ -36,7 +37,8 @@ std::string Score(double value) {
   return buffer;
 }
 
-void PrintItems(const ReadResult& result, std::string_view scope, Console& console) {
+void PrintItems(const ReadResult& result, std::string_view scope, bool explain,
+                Console& console) {
   std::ostream& out = console.out();
   if (!console.quiet()) {
     char latency[32];
@@ -45,6 +47,21 @@ void PrintItems(const ReadResult& result, std::string_view scope, Console& conso
         << Printable(scope) << " for \"" << Excerpt(Printable(result.query), 120) << "\" (policy "
         << result.policy << ", " << result.diagnostics.context_tokens << " context tokens, "
         << latency << " ms)\n";
+  }
+  if (explain) {
+    const Diagnostics& diagnostics = result.diagnostics;
+    out << "frame: " << Printable(diagnostics.frame) << "\n";
+    out << "plan: " << Printable(diagnostics.plan) << "\n";
+    for (const RouteDiagnostics& route : diagnostics.routes) {
+      out << "route " << Printable(route.route) << ": weight " << Score(route.weight) << ", "
+          << route.candidates << " candidates";
+      if (!route.error.empty()) out << ", error: " << Printable(route.error);
+      out << "\n";
+    }
+    out << "fusion: weighted RRF, " << diagnostics.fused_candidates << " candidates; "
+        << diagnostics.neighbours_added << " added as neighbours; " << diagnostics.filtered_out
+        << " filtered out; " << diagnostics.dropped_by_budget << " dropped by the budget of "
+        << diagnostics.token_budget << " tokens\n";
   }
   std::size_t rank = 0;
   for (const RecallItem& item : result.items) {
@@ -65,8 +82,15 @@ void PrintItems(const ReadResult& result, std::string_view scope, Console& conso
           << ")";
     }
     out << "  fused " << Score(item.fused_score) << "\n";
+    if (explain) {
+      for (const RouteScore& route : item.routes) {
+        out << "     " << Printable(route.route) << " #" << route.rank << " "
+            << Printable(route.explanation) << "\n";
+      }
+    }
     for (const Adjustment& adjustment : item.adjustments) {
       out << "   adjusted: " << Printable(adjustment.name) << " x" << Score(adjustment.factor);
+      if (adjustment.bonus != 0) out << " +" << Score(adjustment.bonus);
       if (!adjustment.detail.empty()) out << " (" << Printable(adjustment.detail) << ")";
       out << "\n";
     }
@@ -135,7 +159,7 @@ int RunRecall(const RecallArgs& args, Console& console) {
   } else if (console.json()) {
     console.PrintJson(io::ToJson(*result));
   } else {
-    PrintItems(*result, scope->ToString(), console);
+    PrintItems(*result, scope->ToString(), args.explain, console);
   }
   return ToInt(ExitCode::kOk);
 }
@@ -166,6 +190,9 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
   command->add_option("--at", args->at,
                       "The question's \"now\", ISO-8601 (e.g. 2023-06-01T10:00:00Z)");
   command->add_flag("--context", args->context_only, "Print only the packed context");
+  command->add_flag("--explain", args->explain,
+                    "Also print the query frame, the plan, and per item every route's rank, "
+                    "score and explanation");
   command->add_option("QUERY", args->query_words, "The question (several words are joined)")
       ->required();
   commands->push_back({command, [args, &console] { return RunRecall(*args, console); }});

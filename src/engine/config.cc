@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,6 +95,36 @@ class TableReader {
     return Status::Ok();
   }
 
+  // Every other key of the section must be a table named in `allowed`, holding numbers; they
+  // are merged into (*out)[name] (planner rule tables).
+  Status NumberTables(std::span<const std::string_view> allowed,
+                      std::map<std::string, std::map<std::string, double>>* out) {
+    for (const auto& [key, node] : table_) {
+      bool seen = false;
+      for (const std::string& name : seen_) seen = seen || name == key.str();
+      if (seen) continue;
+      bool known = false;
+      for (const std::string_view name : allowed) known = known || name == key.str();
+      const toml::table* values = node.as_table();
+      if (!known || values == nullptr) {
+        std::string names;
+        for (const std::string_view name : allowed) names += (names.empty() ? "" : ", ") + std::string(name);
+        return Status::InvalidArgument(Where(node, source_) + ": unknown key " +
+                                       Key(key.str()) + " (a table per shape: " + names + ")");
+      }
+      seen_.emplace_back(key.str());
+      for (const auto& [entry, value_node] : *values) {
+        auto value = value_node.value<double>();
+        if (!value) {
+          return Status::InvalidArgument(Where(value_node, source_) + ": " + Key(key.str()) +
+                                         "." + std::string(entry.str()) + " must be a number");
+        }
+        (*out)[std::string(key.str())][std::string(entry.str())] = *value;
+      }
+    }
+    return Status::Ok();
+  }
+
   // Call after reading every known key.
   Status NoUnknownKeys() const {
     for (const auto& [key, node] : table_) {
@@ -151,6 +182,28 @@ Status Config::Validate() const {
     if (!(weight >= 0 && std::isfinite(weight))) {
       return Status::InvalidArgument("[recall.route_weights] " + route +
                                      " must be a non-negative number");
+    }
+  }
+  if (!(recall.fragment_own_weight >= 0 && recall.fragment_own_weight <= 10)) {
+    return Status::InvalidArgument("[recall] fragment_own_weight must be in [0, 10]");
+  }
+  if (recall.fragment_window == 0) {
+    return Status::InvalidArgument("[recall] fragment_window must be positive");
+  }
+  for (const double value : {recall.neighbour_weight, recall.neighbour_decay}) {
+    if (!(value >= 0 && value <= 1)) {
+      return Status::InvalidArgument(
+          "[recall] neighbour_weight and neighbour_decay must be in [0, 1]");
+    }
+  }
+  if (!(recall.person_boost > 0 && recall.person_boost <= 10)) {
+    return Status::InvalidArgument("[recall] person_boost must be in (0, 10]");
+  }
+  for (const auto& [shape, values] : planner.shapes) {    for (const auto& [key, value] : values) {
+      if (!(value >= 0 && std::isfinite(value)) || (key == "budget_scale" && value == 0)) {
+        return Status::InvalidArgument("[planner." + shape + "] " + key +
+                                       " must be a non-negative number (budget_scale positive)");
+      }
     }
   }
   if (embedder.kind != "use-lite" && embedder.kind != "openai" && embedder.kind != "hashing" &&
@@ -225,7 +278,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
   Config config;
   for (const auto& [key, node] : root) {
     const std::string_view name = key.str();
-    if (name != "bm25" && name != "recall" && name != "embedder" && name != "vector" &&
+    if (name != "bm25" && name != "recall" && name != "planner" && name != "embedder" && name != "vector" &&
         name != "write" && name != "limits") {
       return Status::InvalidArgument(Where(node, source_name) + ": unknown section [" +
                                      std::string(name) + "] (see docs/CONFIG.md)");
@@ -240,7 +293,22 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Size("max_items", &config.recall.max_items));
     RETURN_IF_ERROR(reader.Double("rrf_k", &config.recall.rrf_k));
     RETURN_IF_ERROR(reader.Size("route_candidates", &config.recall.route_candidates));
+    RETURN_IF_ERROR(reader.Size("fragment_window", &config.recall.fragment_window));
+    RETURN_IF_ERROR(reader.Double("fragment_own_weight", &config.recall.fragment_own_weight));
+    RETURN_IF_ERROR(reader.Size("session_turns", &config.recall.session_turns));
+    RETURN_IF_ERROR(reader.Size("neighbour_seeds", &config.recall.neighbour_seeds));
+    RETURN_IF_ERROR(reader.Size("neighbour_radius", &config.recall.neighbour_radius));
+    RETURN_IF_ERROR(reader.Double("neighbour_weight", &config.recall.neighbour_weight));
+    RETURN_IF_ERROR(reader.Double("neighbour_decay", &config.recall.neighbour_decay));
+    RETURN_IF_ERROR(reader.Double("person_boost", &config.recall.person_boost));
     return reader.WeightMap("route_weights", &config.recall.route_weights);
+  }));
+  RETURN_IF_ERROR(Section(root, "planner", source_name, [&](TableReader& reader) -> Status {
+    RETURN_IF_ERROR(reader.Bool("enabled", &config.planner.enabled));
+    static constexpr std::string_view kShapes[] = {
+        "factoid",   "list",    "count",     "boolean", "when",
+        "ordering",  "recommendation", "inference", "summary", "current_state"};
+    return reader.NumberTables(kShapes, &config.planner.shapes);
   }));
   RETURN_IF_ERROR(Section(root, "embedder", source_name, [&](TableReader& reader) -> Status {
     EmbedderConfig& embedder = config.embedder;

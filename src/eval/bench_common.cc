@@ -236,17 +236,40 @@ io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
   const Config& config = store.config();
   Json json = Json::object();
   Json routes = Json::array();
+  // Base weights ([recall.route_weights]; unnamed routes weigh 1) of the routes that ran; the
+  // planner may replace them per question shape (the "planner" record), and each trace line
+  // has the weights its question used.
   Json weights = Json::object();
   if (first != nullptr) {
     for (const RouteDiagnostics& route : first->diagnostics.routes) {
       routes.push_back(route.route);
-      weights[route.route] = route.weight;
+      const auto base = config.recall.route_weights.find(route.route);
+      weights[route.route] = base == config.recall.route_weights.end() ? 1.0 : base->second;
     }
   }
   json["routes"] = std::move(routes);
   json["routes_requested"] =
       options.routes.empty() ? Json("planner default") : StringsJson(options.routes);
   json["route_weights"] = std::move(weights);
+  Json planner = Json::object();
+  planner["enabled"] = config.planner.enabled;
+  Json shapes = Json::object();
+  for (const auto& [shape, values] : config.planner.shapes) {
+    Json entries = Json::object();
+    for (const auto& [key, value] : values) entries[key] = value;
+    shapes[shape] = std::move(entries);
+  }
+  planner["shapes"] = std::move(shapes);
+  json["planner"] = std::move(planner);
+  Json stages = Json::object();
+  stages["fragment_window"] = config.recall.fragment_window;
+  stages["session_turns"] = config.recall.session_turns;
+  stages["neighbour_seeds"] = config.recall.neighbour_seeds;
+  stages["neighbour_radius"] = config.recall.neighbour_radius;
+  stages["neighbour_weight"] = config.recall.neighbour_weight;
+  stages["neighbour_decay"] = config.recall.neighbour_decay;
+  stages["person_boost"] = config.recall.person_boost;
+  json["stages"] = std::move(stages);
   json["rrf_k"] = config.recall.rrf_k;
   json["route_candidates"] = config.recall.route_candidates;
   Json bm25 = Json::object();
@@ -260,6 +283,7 @@ io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
   Json user = Json::object();
   user["k"] = config.recall.max_items;
   user["token_budget"] = config.recall.token_budget;
+  user["token_budget_note"] = "times the planner's budget_scale of the question's shape";
   user["purpose"] = "context_tokens and latency_ms: what a user gets at default settings";
   budgets["user"] = std::move(user);
   Json evaluation = Json::object();
@@ -295,6 +319,9 @@ io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
   Json plan = Json::object();
   plan["query"] = widest.query;
   plan["policy"] = widest.policy;
+  plan["frame"] = widest.diagnostics.frame;
+  plan["planner"] = widest.diagnostics.plan;
+  plan["neighbours_added"] = widest.diagnostics.neighbours_added;
   Json plan_routes = Json::array();
   for (const RouteDiagnostics& route : widest.diagnostics.routes) {
     Json entry = Json::object();
@@ -325,6 +352,18 @@ io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
     fused_entry["turns"] = StringsJson(keys);
     fused_entry["fused_score"] = item.fused_score;
     fused_entry["score"] = item.score;
+    if (!item.adjustments.empty()) {
+      Json adjustments = Json::array();
+      for (const Adjustment& adjustment : item.adjustments) {
+        Json entry = Json::object();
+        entry["name"] = adjustment.name;
+        entry["factor"] = adjustment.factor;
+        entry["bonus"] = adjustment.bonus;
+        entry["detail"] = adjustment.detail;
+        adjustments.push_back(std::move(entry));
+      }
+      fused_entry["adjustments"] = std::move(adjustments);
+    }
     fused.push_back(std::move(fused_entry));
     for (const RouteScore& route : item.routes) {
       Json entry = Json::object();

@@ -109,6 +109,7 @@ Json ToJson(const Adjustment& adjustment) {
   Json json = Json::object();
   json["name"] = adjustment.name;
   json["factor"] = Number(adjustment.factor);
+  json["bonus"] = Number(adjustment.bonus);
   json["detail"] = adjustment.detail;
   return json;
 }
@@ -153,8 +154,11 @@ Json ToJson(const Diagnostics& diagnostics) {
     timings.push_back(std::move(entry));
   }
   Json json = Json::object();
+  json["frame"] = diagnostics.frame;
+  json["plan"] = diagnostics.plan;
   json["routes"] = std::move(routes);
   json["fused_candidates"] = diagnostics.fused_candidates;
+  json["neighbours_added"] = diagnostics.neighbours_added;
   json["filtered_out"] = diagnostics.filtered_out;
   json["dropped_by_budget"] = diagnostics.dropped_by_budget;
   json["token_budget"] = diagnostics.token_budget;

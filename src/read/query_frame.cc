@@ -1,7 +1,137 @@
 // Query frame construction (see query_frame.h).
 #include "read/query_frame.h"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <set>
+#include <span>
+
+#include "text/temporal.h"
+
 namespace engram::read {
+namespace {
+
+// A word of the question: its text as written and lower-cased (ASCII folding only: the cues are
+// English words).
+struct Word {
+  std::string raw;
+  std::string lower;
+};
+
+bool WordByte(unsigned char c) { return std::isalnum(c) || c == '\'' || c >= 0x80; }
+
+std::vector<Word> SplitWords(std::string_view text) {
+  std::vector<Word> words;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && !WordByte(static_cast<unsigned char>(text[i]))) ++i;
+    const std::size_t begin = i;
+    while (i < text.size() && WordByte(static_cast<unsigned char>(text[i]))) ++i;
+    if (i == begin) continue;
+    Word word;
+    word.raw = std::string(text.substr(begin, i - begin));
+    // Strip a possessive or a trailing apostrophe: "Caroline's" -> "Caroline".
+    if (word.raw.size() > 2 && (word.raw.ends_with("'s") || word.raw.ends_with("'S"))) {
+      word.raw.resize(word.raw.size() - 2);
+    }
+    while (!word.raw.empty() && word.raw.back() == '\'') word.raw.pop_back();
+    if (word.raw.empty()) continue;
+    for (const char c : word.raw) {
+      word.lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    words.push_back(std::move(word));
+  }
+  return words;
+}
+
+// True if the words starting at `at` are `phrase` (space-separated, lower case).
+bool PhraseAt(const std::vector<Word>& words, std::size_t at, std::string_view phrase) {
+  std::size_t index = at;
+  std::size_t pos = 0;
+  while (pos <= phrase.size()) {
+    const std::size_t space = phrase.find(' ', pos);
+    const std::string_view part =
+        phrase.substr(pos, space == std::string_view::npos ? std::string_view::npos : space - pos);
+    if (index >= words.size() || words[index].lower != part) return false;
+    ++index;
+    if (space == std::string_view::npos) break;
+    pos = space + 1;
+  }
+  return true;
+}
+
+// The first of `phrases` found anywhere in the question, or "".
+std::string FindPhrase(const std::vector<Word>& words, std::span<const std::string_view> phrases) {
+  for (std::size_t at = 0; at < words.size(); ++at) {
+    for (const std::string_view phrase : phrases) {
+      if (PhraseAt(words, at, phrase)) return std::string(phrase);
+    }
+  }
+  return "";
+}
+
+constexpr std::array<std::string_view, 6> kCountCues = {"how many", "how much", "how often",
+                                                        "number of", "count", "how frequently"};
+constexpr std::array<std::string_view, 11> kWhenCues = {
+    "when",          "what year",  "what month",     "what day", "what date",
+    "what time",     "which year", "which month",    "how long ago", "since when",
+    "what period"};
+constexpr std::array<std::string_view, 11> kRecommendationCues = {
+    "recommend",   "recommendation", "recommendations", "suggest",  "suggestions",
+    "any tips",    "any ideas",      "any advice",      "what should", "should i",
+    "suggestion"};
+constexpr std::array<std::string_view, 7> kSummaryCues = {
+    "summarize", "summarise", "summary", "recap", "overview", "tell me about", "been up to"};
+constexpr std::array<std::string_view, 7> kOrderingCues = {
+    "first", "earlier", "before or after", "in what order", "which came", "sooner", "order"};
+constexpr std::array<std::string_view, 9> kCurrentCues = {
+    "currently", "current", "now", "still", "latest", "most recent", "these days", "anymore",
+    "nowadays"};
+constexpr std::array<std::string_view, 8> kInferenceCues = {
+    "would", "could", "might", "likely", "probably", "why", "what if", "considered"};
+constexpr std::array<std::string_view, 14> kAuxiliaries = {
+    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "will",
+    "should", "am"};
+constexpr std::array<std::string_view, 11> kListCues = {
+    "what are",   "what were",  "which",      "what kinds", "what kind",  "what types",
+    "what things", "what activities", "list", "all", "what books"};
+constexpr std::array<std::string_view, 7> kNegations = {"not", "never", "no", "without",
+                                                        "nothing", "none", "nobody"};
+// Capitalised words that are no names.
+constexpr std::array<std::string_view, 40> kNotNames = {
+    "i",        "i'm",     "i've",     "i'd",      "what",     "when",      "where",
+    "who",      "whom",    "whose",    "why",      "how",      "which",     "january",
+    "february", "march",   "april",    "may",      "june",     "july",      "august",
+    "september", "october", "november", "december", "monday",  "tuesday",   "wednesday",
+    "thursday", "friday",  "saturday", "sunday",   "is",       "are",       "was",
+    "did",      "does",    "do",       "can",      "the"};
+
+bool Contains(std::span<const std::string_view> list, std::string_view word) {
+  return std::find(list.begin(), list.end(), word) != list.end();
+}
+
+bool Capitalised(const std::string& raw) {
+  return !raw.empty() && std::isupper(static_cast<unsigned char>(raw[0]));
+}
+
+}  // namespace
+
+std::string_view QueryShapeName(QueryShape shape) {
+  switch (shape) {
+    case QueryShape::kFactoid: return "factoid";
+    case QueryShape::kList: return "list";
+    case QueryShape::kCount: return "count";
+    case QueryShape::kBoolean: return "boolean";
+    case QueryShape::kWhen: return "when";
+    case QueryShape::kOrdering: return "ordering";
+    case QueryShape::kRecommendation: return "recommendation";
+    case QueryShape::kInference: return "inference";
+    case QueryShape::kSummary: return "summary";
+    case QueryShape::kCurrentState: return "current_state";
+  }
+  return "factoid";
+}
 
 QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view query,
                            Timestamp query_time) {
@@ -9,7 +139,92 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
   frame.text = std::string(query);
   frame.terms = tokenizer.Terms(query);
   frame.query_time = query_time;
+
+  const std::vector<Word> words = SplitWords(query);
+  const auto decide = [&](QueryShape shape, std::string_view cue) {
+    frame.shape = shape;
+    frame.shape_reason = "\"" + std::string(cue) + "\"";
+  };
+  std::string cue;
+  const std::string current_cue = FindPhrase(words, kCurrentCues);
+  frame.current = !current_cue.empty();
+  if (!(cue = FindPhrase(words, kCountCues)).empty()) {
+    decide(QueryShape::kCount, cue);
+  } else if (!(cue = FindPhrase(words, kWhenCues)).empty()) {
+    decide(QueryShape::kWhen, cue);
+  } else if (!(cue = FindPhrase(words, kRecommendationCues)).empty()) {
+    decide(QueryShape::kRecommendation, cue);
+  } else if (!(cue = FindPhrase(words, kSummaryCues)).empty()) {
+    decide(QueryShape::kSummary, cue);
+  } else if (!(cue = FindPhrase(words, kOrderingCues)).empty()) {
+    decide(QueryShape::kOrdering, cue);
+  } else if (frame.current) {
+    decide(QueryShape::kCurrentState, current_cue);
+  } else if (!(cue = FindPhrase(words, kInferenceCues)).empty()) {
+    decide(QueryShape::kInference, cue);
+  } else if (!words.empty() && Contains(kAuxiliaries, words.front().lower)) {
+    decide(QueryShape::kBoolean, words.front().lower + " ...?");
+  } else if (!(cue = FindPhrase(words, kListCues)).empty()) {
+    decide(QueryShape::kList, cue);
+  } else {
+    frame.shape = QueryShape::kFactoid;
+    frame.shape_reason = "no cue";
+  }
+
+  for (const Word& word : words) {
+    if (Contains(kNegations, word.lower) || word.lower.ends_with("n't")) {
+      frame.negated = true;
+      break;
+    }
+  }
+
+  // Names: capitalised words; the first word only when it is no question or auxiliary word.
+  std::set<std::string> seen_names;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const Word& word = words[i];
+    if (!Capitalised(word.raw) || Contains(kNotNames, word.lower)) continue;
+    if (i == 0 && (Contains(kAuxiliaries, word.lower))) continue;
+    if (seen_names.insert(word.lower).second) frame.names.push_back(word.raw);
+  }
+
+  for (const text::TimeMention& mention : text::FindTimeExpressions(query, query_time)) {
+    frame.time_constraints.push_back({mention.surface, mention.from, mention.to,
+                                      std::string(text::GranularityName(mention.granularity))});
+  }
+
+  std::set<std::string> seen_terms;
+  for (const text::Token& token : tokenizer.Tokenize(query)) {
+    if (seen_terms.insert(token.term).second) frame.keywords.push_back({token.word, token.term});
+  }
   return frame;
+}
+
+std::string DescribeFrame(const QueryFrame& frame) {
+  std::string out = "shape=" + std::string(QueryShapeName(frame.shape)) + " (" +
+                    frame.shape_reason + ")";
+  if (!frame.names.empty()) {
+    out += " names=";
+    for (std::size_t i = 0; i < frame.names.size(); ++i) {
+      out += (i ? "," : "") + frame.names[i];
+    }
+  }
+  if (!frame.asked_speakers.empty()) {
+    out += " speakers=";
+    for (std::size_t i = 0; i < frame.asked_speakers.size(); ++i) {
+      out += (i ? "," : "") + frame.asked_speakers[i];
+    }
+  }
+  for (const TimeConstraint& constraint : frame.time_constraints) {
+    out += " time=\"" + constraint.surface + "\"[" +
+           text::FormatInterval(constraint.from, constraint.to) + "]";
+  }
+  if (frame.current) out += " current";
+  if (frame.negated) out += " negated";
+  out += " keywords=";
+  for (std::size_t i = 0; i < frame.keywords.size(); ++i) {
+    out += (i ? "," : "") + frame.keywords[i].term;
+  }
+  return out;
 }
 
 }  // namespace engram::read

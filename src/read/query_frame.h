@@ -1,10 +1,31 @@
-// The query frame (DESIGN §5.1): what the read path understood of a question. This first version
-// holds the analysed terms and the query time; shape, asked entities and time constraints come
-// with the read-path issue.
+// The query frame (DESIGN §5.1, DMF QueryFrame): what the read path understood of a question,
+// by rules only. The planner (planner.h) turns it into route weights and budgets.
+//
+//   QueryFrame frame = BuildQueryFrame(tokenizer, "How many times did Caroline go hiking "
+//                                      "last year?", *ParseTimestamp("2024-05-10T12:00:00Z"));
+//   // frame.shape == QueryShape::kCount, frame.names == {"Caroline"},
+//   // frame.time_constraints[0]: "last year" = [2023-01-01, 2024-01-01)
+//
+// Shape rules, first match wins (the reason is kept in shape_reason):
+//   count          "how many", "how much", "how often", "number of", "count"
+//   when           "when", "what year/month/day/date/time", "how long ago", "since when"
+//   recommendation "recommend", "suggest", "any tips/ideas/advice", "what should", "should I"
+//   summary        "summarize", "summary", "recap", "overview", "tell me about", "been up to"
+//   ordering       "first", "earlier", "before or after", "in what order", "which came", "sooner"
+//   current state  "currently", "current", "now", "still", "latest", "most recent", "these days"
+//   inference      "would", "could", "might", "likely", "probably", "why", "what if"
+//   boolean        starts with an auxiliary verb: is, are, was, were, do, does, did, has, have,
+//                  had, can, will, should
+//   list           "what are", "what were", "which", "what kinds/types/things/activities", "list",
+//                  "all", "what ... do ... like"
+//   factoid        everything else
+// Currentness (`current`) is set by the current-state cues whatever the shape. Polarity is
+// negative when the question holds a negation ("not", "never", "no", "n't", "without").
 #ifndef ENGRAM_READ_QUERY_FRAME_H_
 #define ENGRAM_READ_QUERY_FRAME_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/types.h"
@@ -12,14 +33,64 @@
 
 namespace engram::read {
 
+enum class QueryShape {
+  kFactoid,
+  kList,
+  kCount,
+  kBoolean,
+  kWhen,
+  kOrdering,
+  kRecommendation,
+  kInference,
+  kSummary,
+  kCurrentState,
+};
+inline constexpr QueryShape kAllShapes[] = {
+    QueryShape::kFactoid,  QueryShape::kList,           QueryShape::kCount,
+    QueryShape::kBoolean,  QueryShape::kWhen,           QueryShape::kOrdering,
+    QueryShape::kRecommendation, QueryShape::kInference, QueryShape::kSummary,
+    QueryShape::kCurrentState};
+// "factoid", "list", "count", "boolean", "when", "ordering", "recommendation", "inference",
+// "summary", "current_state".
+std::string_view QueryShapeName(QueryShape shape);
+
+// A time expression of the question, resolved against the query time (text/temporal.h).
+struct TimeConstraint {
+  std::string surface;  // "last year"
+  Timestamp from;       // half-open [from, to) in UTC
+  Timestamp to;
+  std::string granularity;  // text::GranularityName
+};
+
+// A content word of the question.
+struct Keyword {
+  std::string word;  // normalised, not stemmed
+  std::string term;  // the index term (stemmed)
+};
+
 struct QueryFrame {
   std::string text;                // the question as asked
   std::vector<std::string> terms;  // normalised, stemmed, stopwords removed, in query order
   Timestamp query_time;            // "now" for the question
+  QueryShape shape = QueryShape::kFactoid;
+  std::string shape_reason;  // the cue that decided the shape, e.g. "\"how many\""
+  // Capitalised words that look like names (not the first word unless it is no question or
+  // auxiliary word; not months, weekdays or "I"), in order, without repeats.
+  std::vector<std::string> names;
+  // Speakers of the searched scopes that the question names (filled by the recall pipeline,
+  // which knows the speakers), in order of first mention.
+  std::vector<std::string> asked_speakers;
+  std::vector<TimeConstraint> time_constraints;
+  bool current = false;   // the question asks about the present state
+  bool negated = false;   // polarity: the question holds a negation
+  std::vector<Keyword> keywords;  // content words in order, without repeats
 };
 
 QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view query,
                            Timestamp query_time);
+
+// One line for diagnostics: "shape=count (\"how many\") names=Caroline time=last year[...]".
+std::string DescribeFrame(const QueryFrame& frame);
 
 }  // namespace engram::read
 

@@ -1,10 +1,19 @@
 // The recall pipeline (see recall.h).
 #include "read/recall.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdio>
+#include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "read/bm25_route.h"
+#include "read/context_routes.h"
+#include "read/adjust.h"
+#include "read/planner.h"
+#include "read/turn_layout.h"
 #include "read/fusion.h"
 #include "read/packing.h"
 #include "read/vector_route.h"
@@ -41,6 +50,9 @@ Routes Routes::Default() {
   Routes routes;
   routes.routes_.push_back(std::make_unique<Bm25Route>());
   routes.routes_.push_back(std::make_unique<VectorRoute>());
+  routes.routes_.push_back(std::make_unique<FragmentRoute>());
+  routes.routes_.push_back(std::make_unique<SessionRoute>());
+  routes.routes_.push_back(std::make_unique<TemporalRoute>());
   return routes;
 }
 
@@ -74,6 +86,37 @@ RecallItem ItemFromNode(const store::NodeRecord& node, std::string scope_path) {
   return item;
 }
 
+namespace {
+
+bool SameName(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Speakers the question names: a name equal to a speaker or to its first word.
+std::vector<std::string> AskedSpeakers(const QueryFrame& frame, const TurnLayout& layout) {
+  std::vector<std::string> asked;
+  const std::vector<std::string> speakers = layout.Speakers();
+  for (const std::string& name : frame.names) {
+    for (const std::string& speaker : speakers) {
+      const std::string_view first = std::string_view(speaker).substr(0, speaker.find(' '));
+      if ((SameName(name, speaker) || SameName(name, first)) &&
+          std::find(asked.begin(), asked.end(), speaker) == asked.end()) {
+        asked.push_back(speaker);
+      }
+    }
+  }
+  return asked;
+}
+
+}  // namespace
+
 StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& routes) {
   const auto started = std::chrono::steady_clock::now();
   ReadResult result;
@@ -81,20 +124,40 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   result.policy = std::string(AnswerPolicyName(request.options.policy));
   result.answer_instructions = AnswerInstructions(request.options.policy);
   Diagnostics& diagnostics = result.diagnostics;
-  diagnostics.token_budget = request.options.token_budget;
   StageTimer timer(&diagnostics);
+  const Config& config = *request.config;
 
-  // Plan: the asked routes, or every known route; weights from the config.
-  std::vector<std::string> route_names = request.options.routes;
-  if (route_names.empty()) route_names = routes.Names();
+  // The conversation's layout: sessions, neighbours, speakers.
+  std::optional<TurnLayout> layout;
+  if (request.store != nullptr && !request.scope_ids.empty()) {
+    ASSIGN_OR_RETURN(layout, TurnLayout::Load(*request.store, request.scope_ids));
+  }
+  QueryFrame frame = request.frame;
+  if (layout) frame.asked_speakers = AskedSpeakers(frame, *layout);
+  diagnostics.frame = DescribeFrame(frame);
+  timer.Mark("frame");
+
+  // Plan: route weights and budget from the frame.
+  const Plan plan = MakePlan(frame, config, request.options);
+  diagnostics.plan = plan.Describe();
+  const std::size_t token_budget = std::max<std::size_t>(
+      1, static_cast<std::size_t>(static_cast<double>(request.options.token_budget) *
+                                  plan.budget_scale));
+  diagnostics.token_budget = token_budget;
+
+  // The asked routes, or every known route the plan weighs above 0.
+  const bool explicit_routes = !request.options.routes.empty();
+  const std::vector<std::string> route_names =
+      explicit_routes ? request.options.routes : routes.Names();
   std::vector<RouteRun> runs;
   RouteContext context;
-  context.frame = &request.frame;
+  context.frame = &frame;
   context.config = request.config;
   context.text_indexes = request.text_indexes;
   context.vector_indexes = request.vector_indexes;
   context.query_vector = request.query_vector;
-  context.limit = request.config->recall.route_candidates;
+  context.layout = layout ? &*layout : nullptr;
+  context.limit = config.recall.route_candidates;
   for (const std::string& name : route_names) {
     const Route* route = routes.Find(name);
     if (route == nullptr) {
@@ -105,9 +168,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
       return Status::InvalidArgument("unknown route \"" + name.substr(0, 64) +
                                      "\" (known: " + known + ")");
     }
-    const auto weight_it = request.config->recall.route_weights.find(name);
-    const double weight =
-        weight_it == request.config->recall.route_weights.end() ? 1.0 : weight_it->second;
+    const double weight = plan.WeightOf(name);
+    if (!explicit_routes && weight <= 0) continue;
     RouteDiagnostics route_diagnostics{name, 0, weight, ""};
     StatusOr<std::vector<RouteCandidate>> candidates = route->Run(context);
     if (!candidates.ok()) {
@@ -121,36 +183,50 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     timer.Mark("route:" + name);
   }
 
-  std::vector<FusedCandidate> fused = FuseWeightedRrf(runs, request.config->recall.rrf_k);
+  std::vector<FusedCandidate> fused = FuseWeightedRrf(runs, config.recall.rrf_k);
   diagnostics.fused_candidates = fused.size();
+  std::vector<Ranked> ranked;
+  ranked.reserve(fused.size());
+  for (FusedCandidate& candidate : fused) {
+    const double score = candidate.fused_score;
+    ranked.push_back({std::move(candidate), score, {}});
+  }
   timer.Mark("fusion");
 
+  if (layout) {
+    ApplyPersonBoost(ranked, *layout, frame.asked_speakers, config.recall.person_boost);
+    SortRanked(ranked);
+    diagnostics.neighbours_added = ExpandNeighbours(ranked, *layout, config.recall);
+    SortRanked(ranked);
+  }
+  timer.Mark("adjust");
+
   std::vector<std::int64_t> rows;
-  rows.reserve(fused.size());
-  for (const FusedCandidate& candidate : fused) rows.push_back(candidate.row);
+  rows.reserve(ranked.size());
+  for (const Ranked& candidate : ranked) rows.push_back(candidate.fused.row);
   ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, request.load_nodes(rows));
   std::unordered_map<std::int64_t, const store::NodeRecord*> node_by_row;
   for (const store::NodeRecord& node : nodes) node_by_row[node.row] = &node;
 
-  std::vector<RecallItem> ranked;
-  ranked.reserve(fused.size());
-  for (FusedCandidate& candidate : fused) {
-    const auto found = node_by_row.find(candidate.row);
+  std::vector<RecallItem> items;
+  items.reserve(ranked.size());
+  for (Ranked& candidate : ranked) {
+    const auto found = node_by_row.find(candidate.fused.row);
     if (found == node_by_row.end() ||
-        !Visible(*found->second, request.options, request.frame.query_time)) {
+        !Visible(*found->second, request.options, frame.query_time)) {
       ++diagnostics.filtered_out;
       continue;
     }
     RecallItem item = ItemFromNode(*found->second, request.scope_path(found->second->scope_id));
-    item.fused_score = candidate.fused_score;
-    item.score = candidate.fused_score;
-    item.routes = std::move(candidate.routes);
-    ranked.push_back(std::move(item));
+    item.fused_score = candidate.fused.fused_score;
+    item.score = candidate.score;
+    item.routes = std::move(candidate.fused.routes);
+    item.adjustments = std::move(candidate.adjustments);
+    items.push_back(std::move(item));
   }
   timer.Mark("filter");
 
-  PackResult packed =
-      Pack(std::move(ranked), request.options.token_budget, request.options.k);
+  PackResult packed = Pack(std::move(items), token_budget, request.options.k);
   result.items = std::move(packed.items);
   result.context = std::move(packed.context);
   diagnostics.context_tokens = packed.context_tokens;

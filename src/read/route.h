@@ -14,6 +14,7 @@
 #include "index/bm25/bm25_index.h"
 #include "index/vector/vector_index.h"
 #include "read/query_frame.h"
+#include "read/turn_layout.h"
 
 namespace engram::read {
 
@@ -34,6 +35,9 @@ struct RouteContext {
   // query's embedding (empty when there is none).
   std::span<const index::VectorIndex* const> vector_indexes;
   std::span<const float> query_vector;
+  // The searched scopes' turns in conversation order (sessions, neighbours); null when the
+  // request has no store.
+  const TurnLayout* layout = nullptr;
   // Candidates a route may return at most.
   std::size_t limit = 100;
 };

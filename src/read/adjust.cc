@@ -1,0 +1,102 @@
+// Adjustments after fusion (see adjust.h).
+#include "read/adjust.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace engram::read {
+namespace {
+
+std::string Fixed(double value, int digits = 4) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+}  // namespace
+
+void SortRanked(std::vector<Ranked>& ranked) {
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.fused.row < b.fused.row;
+  });
+}
+
+void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
+                      std::span<const std::string> asked_speakers, double boost) {
+  if (boost == 1.0 || asked_speakers.empty()) return;
+  for (Ranked& candidate : ranked) {
+    const auto at = layout.IndexOf(candidate.fused.row);
+    if (!at) continue;
+    const std::string& speaker = layout.turns()[*at].speaker;
+    if (std::find(asked_speakers.begin(), asked_speakers.end(), speaker) == asked_speakers.end()) {
+      continue;
+    }
+    candidate.score *= boost;
+    candidate.adjustments.push_back(
+        {"person", boost, "spoken by " + speaker + ", whom the question names", 0});
+  }
+}
+
+std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layout,
+                             const RecallConfig& config) {
+  if (config.neighbour_weight <= 0 || config.neighbour_radius == 0 ||
+      config.neighbour_seeds == 0) {
+    return 0;
+  }
+  const auto& turns = layout.turns();
+  struct Bonus {
+    double value = 0;
+    std::size_t seed = 0;  // layout index of the seed
+    std::size_t distance = 0;
+    double seed_score = 0;
+  };
+  std::map<std::size_t, Bonus> bonuses;  // layout index -> best bonus
+  std::size_t seeds = 0;
+  for (const Ranked& candidate : ranked) {
+    if (seeds >= config.neighbour_seeds) break;
+    const auto at = layout.IndexOf(candidate.fused.row);
+    if (!at) continue;
+    ++seeds;
+    const LayoutSession& session = layout.sessions()[turns[*at].session];
+    double factor = config.neighbour_weight;
+    for (std::size_t distance = 1; distance <= config.neighbour_radius; ++distance) {
+      const double value = factor * candidate.score;
+      for (const long side : {-1L, 1L}) {
+        const long j = static_cast<long>(*at) + side * static_cast<long>(distance);
+        if (j < static_cast<long>(session.begin) || j >= static_cast<long>(session.end)) continue;
+        Bonus& bonus = bonuses[static_cast<std::size_t>(j)];
+        if (value > bonus.value) bonus = {value, *at, distance, candidate.score};
+      }
+      factor *= config.neighbour_decay;
+    }
+  }
+  std::map<std::int64_t, std::size_t> position_of_row;
+  for (std::size_t i = 0; i < ranked.size(); ++i) position_of_row[ranked[i].fused.row] = i;
+  std::size_t added = 0;
+  for (const auto& [index, bonus] : bonuses) {
+    if (bonus.value <= 0) continue;
+    const std::int64_t row = turns[index].row;
+    const auto found = position_of_row.find(row);
+    Ranked* target = nullptr;
+    if (found == position_of_row.end()) {
+      ranked.push_back({});
+      target = &ranked.back();
+      target->fused.row = row;
+      ++added;
+    } else {
+      target = &ranked[found->second];
+    }
+    target->score += bonus.value;
+    target->adjustments.push_back(
+        {"neighbour", 1.0,
+         std::to_string(bonus.distance) + " turn" + (bonus.distance == 1 ? "" : "s") +
+             " from seq " + std::to_string(turns[bonus.seed].sequence) + " (score " +
+             Fixed(bonus.seed_score) + ") in its session: +" + Fixed(bonus.value),
+         bonus.value});
+  }
+  return added;
+}
+
+}  // namespace engram::read

@@ -1,0 +1,34 @@
+// The planner (DESIGN §5.2, Eywa Table 3): a rule table from the query frame's shape to route
+// weights and the context budget. The table is [planner] in the config (config.h has its
+// defaults); RecallOptions::route_weights overrides the result for one call.
+//
+//   weights = [recall.route_weights], then the entries of [planner.<shape>] (when the planner is
+//             enabled in the config and in the options), then RecallOptions::route_weights;
+//   budget  = the request's token budget × [planner.<shape>] budget_scale (default 1).
+#ifndef ENGRAM_READ_PLANNER_H_
+#define ENGRAM_READ_PLANNER_H_
+
+#include <map>
+#include <string>
+
+#include "engram/config.h"
+#include "engram/options.h"
+#include "read/query_frame.h"
+
+namespace engram::read {
+
+struct Plan {
+  std::map<std::string, double> weights;  // route -> weight (routes not named weigh 1.0)
+  double budget_scale = 1.0;
+  std::string rule;  // "list" when a shape rule applied, "default" otherwise
+
+  double WeightOf(const std::string& route) const;
+  // "rule=list weights bm25=1,fragment=1.5,... budget x1"
+  std::string Describe() const;
+};
+
+Plan MakePlan(const QueryFrame& frame, const Config& config, const RecallOptions& options);
+
+}  // namespace engram::read
+
+#endif  // ENGRAM_READ_PLANNER_H_

@@ -1,0 +1,288 @@
+// Tests for the read path's parts that need no engine: the query frame, the planner, the turn
+// layout and its unit scoring, the fragment / session / temporal routes on a hand-built
+// conversation, and the adjustments after fusion with their exact scores.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "read/adjust.h"
+#include "read/context_routes.h"
+#include "read/planner.h"
+#include "read/query_frame.h"
+#include "read/turn_layout.h"
+
+namespace engram::read {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+Timestamp At(std::string_view iso) {
+  StatusOr<Timestamp> parsed = ParseTimestamp(iso);
+  EXPECT_TRUE(parsed.ok()) << iso;
+  return parsed.ok() ? *parsed : Timestamp{};
+}
+
+QueryFrame Frame(std::string_view question, std::string_view now = "2024-05-10T12:00:00Z") {
+  static const text::Tokenizer tokenizer;
+  return BuildQueryFrame(tokenizer, question, At(now));
+}
+
+TEST(QueryFrameTest, ShapesFollowTheCueTable) {
+  EXPECT_EQ(Frame("How many times did Caroline go hiking?").shape, QueryShape::kCount);
+  EXPECT_EQ(Frame("When did Melanie paint a sunrise?").shape, QueryShape::kWhen);
+  EXPECT_EQ(Frame("What year did John start surfing?").shape, QueryShape::kWhen);
+  EXPECT_EQ(Frame("Can you recommend a book for my trip?").shape, QueryShape::kRecommendation);
+  EXPECT_EQ(Frame("Give me a summary of our talks about work").shape, QueryShape::kSummary);
+  EXPECT_EQ(Frame("Which did I buy first, the bike or the car?").shape, QueryShape::kOrdering);
+  EXPECT_EQ(Frame("Where do I currently live?").shape, QueryShape::kCurrentState);
+  EXPECT_EQ(Frame("Would Caroline enjoy a pottery class?").shape, QueryShape::kInference);
+  EXPECT_EQ(Frame("Did Caroline go to the parade?").shape, QueryShape::kBoolean);
+  EXPECT_EQ(Frame("What are Melanie's hobbies?").shape, QueryShape::kList);
+  EXPECT_EQ(Frame("Where did Caroline move from?").shape, QueryShape::kFactoid);
+  EXPECT_EQ(Frame("How many times did Caroline go hiking?").shape_reason, "\"how many\"");
+}
+
+TEST(QueryFrameTest, NamesSkipQuestionWordsMonthsAndI) {
+  const QueryFrame frame = Frame("What did Caroline and Melanie's dog do in May 2023, as I recall?");
+  EXPECT_THAT(frame.names, ElementsAre("Caroline", "Melanie"));
+  EXPECT_THAT(Frame("Jon went where?").names, ElementsAre("Jon"));
+  EXPECT_THAT(Frame("Did Gina open the store?").names, ElementsAre("Gina"));
+}
+
+TEST(QueryFrameTest, TimeConstraintsResolveAgainstTheQueryTime) {
+  const QueryFrame frame = Frame("How many times did I go hiking last year?");
+  ASSERT_EQ(frame.time_constraints.size(), 1u);
+  EXPECT_EQ(frame.time_constraints[0].surface, "last year");
+  EXPECT_EQ(frame.time_constraints[0].from, At("2023-01-01T00:00:00Z"));
+  EXPECT_EQ(frame.time_constraints[0].to, At("2024-01-01T00:00:00Z"));
+  EXPECT_EQ(frame.time_constraints[0].granularity, "year");
+  EXPECT_THAT(Frame("Where did Caroline move from?").time_constraints, IsEmpty());
+}
+
+TEST(QueryFrameTest, CurrentnessPolarityAndKeywords) {
+  const QueryFrame current = Frame("What car do I drive now?");
+  EXPECT_TRUE(current.current);
+  EXPECT_FALSE(current.negated);
+  EXPECT_TRUE(Frame("What did Caroline not like about camping?").negated);
+  EXPECT_TRUE(Frame("Why didn't Jon go?").negated);
+  const QueryFrame frame = Frame("Which paintings did Melanie paint, paintings of lakes?");
+  std::vector<std::string> terms;
+  for (const Keyword& keyword : frame.keywords) terms.push_back(keyword.term + "/" + keyword.word);
+  EXPECT_THAT(terms, ElementsAre("paint/paintings", "melani/melanie", "lake/lakes"));
+  EXPECT_THAT(DescribeFrame(Frame("How many trips last year?")),
+              ::testing::HasSubstr("shape=count (\"how many\") time=\"last year\""));
+}
+
+TEST(PlannerTest, ShapeRulesReplaceWeightsAndOptionsWin) {
+  Config config;
+  config.recall.route_weights = {{"bm25", 1.0}, {"fragment", 1.0}};
+  config.planner.shapes = {{"count", {{"fragment", 1.5}, {"budget_scale", 2.0}}}};
+  RecallOptions options;
+  const Plan count = MakePlan(Frame("How many dogs?"), config, options);
+  EXPECT_EQ(count.rule, "count");
+  EXPECT_EQ(count.WeightOf("fragment"), 1.5);
+  EXPECT_EQ(count.WeightOf("bm25"), 1.0);
+  EXPECT_EQ(count.WeightOf("never-named"), 1.0);
+  EXPECT_EQ(count.budget_scale, 2.0);
+  EXPECT_EQ(count.Describe(), "rule=count weights bm25=1,fragment=1.5 budget x2");
+  const Plan factoid = MakePlan(Frame("Where is the dog?"), config, options);
+  EXPECT_EQ(factoid.rule, "default");
+  EXPECT_EQ(factoid.WeightOf("fragment"), 1.0);
+  options.route_weights = {{"fragment", 0.0}};
+  EXPECT_EQ(MakePlan(Frame("How many dogs?"), config, options).WeightOf("fragment"), 0.0);
+  options.use_planner = false;
+  options.route_weights.clear();
+  EXPECT_EQ(MakePlan(Frame("How many dogs?"), config, options).rule, "default");
+}
+
+// Two sessions: s1 = rows 1-5 (2023-05-08), s2 = rows 6-9 (2023-06-10).
+struct Conversation {
+  Conversation() {
+    const std::array<std::vector<std::string>, 9> docs = {{{"hello"},
+                                                            {"guitar"},
+                                                            {"weather"},
+                                                            {"lesson"},
+                                                            {"bye"},
+                                                            {"guitar", "lesson"},
+                                                            {"x"},
+                                                            {"y"},
+                                                            {"z"}}};
+    std::vector<LayoutTurn> turns;
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+      const auto row = static_cast<std::int64_t>(i + 1);
+      index.Add(static_cast<std::uint64_t>(row), docs[i]);
+      LayoutTurn turn;
+      turn.row = row;
+      turn.scope_id = 1;
+      turn.sequence = row;
+      turn.session_id = row <= 5 ? "s1" : "s2";
+      turn.speaker = row % 2 == 1 ? "Caroline" : "Melanie";
+      turn.event_time = At(row <= 5 ? "2023-05-08T10:00:00Z" : "2023-06-10T10:00:00Z");
+      turns.push_back(turn);
+    }
+    layout = TurnLayout::FromTurns(std::move(turns));
+    indexes = {&index};
+  }
+
+  std::vector<std::int64_t> Rows(const Route& route, QueryFrame frame) const {
+    RouteContext context;
+    context.frame = &frame;
+    context.config = &config;
+    context.text_indexes = indexes;
+    context.layout = &layout;
+    context.limit = 100;
+    StatusOr<std::vector<RouteCandidate>> candidates = route.Run(context);
+    EXPECT_TRUE(candidates.ok());
+    std::vector<std::int64_t> rows;
+    if (candidates.ok()) {
+      for (const RouteCandidate& candidate : *candidates) rows.push_back(candidate.row);
+    }
+    return rows;
+  }
+
+  index::Bm25Index index;
+  std::vector<const index::Bm25Index*> indexes;
+  TurnLayout layout;
+  Config config;
+};
+
+QueryFrame Terms(std::vector<std::string> terms) {
+  QueryFrame frame;
+  frame.terms = std::move(terms);
+  return frame;
+}
+
+TEST(TurnLayoutTest, SessionsAreRunsOfOneSessionId) {
+  const Conversation conversation;
+  ASSERT_EQ(conversation.layout.sessions().size(), 2u);
+  EXPECT_EQ(conversation.layout.sessions()[0].begin, 0u);
+  EXPECT_EQ(conversation.layout.sessions()[0].end, 5u);
+  EXPECT_EQ(conversation.layout.sessions()[1].session_id, "s2");
+  EXPECT_EQ(conversation.layout.IndexOf(7), 6u);
+  EXPECT_EQ(conversation.layout.IndexOf(70), std::nullopt);
+  EXPECT_THAT(conversation.layout.Speakers(), ElementsAre("Caroline", "Melanie"));
+}
+
+TEST(TurnLayoutTest, UnitScoresEqualBm25OfTheConcatenatedTurns) {
+  const Conversation conversation;
+  const std::vector<std::string> query = {"guitar", "lesson"};
+  const TermMatrix matrix(conversation.layout, conversation.indexes, query);
+  // Each turn alone: the same as the index's own BM25.
+  const std::vector<UnitScore> own = matrix.ScoreTurns(conversation.config.bm25);
+  const auto hits = conversation.index.Search(query, conversation.config.bm25, 10);
+  ASSERT_EQ(hits.size(), 3u);
+  for (const auto& hit : hits) EXPECT_DOUBLE_EQ(own[hit.doc - 1].score, hit.score) << hit.doc;
+  // Rows 2-4 as one document against an index of the two windows it is compared with.
+  const std::array<Unit, 2> units = {Unit{1, 4}, Unit{5, 9}};
+  const std::vector<UnitScore> windows = matrix.Score(units, conversation.config.bm25);
+  index::Bm25Index joined;
+  joined.Add(1, std::vector<std::string>{"guitar", "weather", "lesson"});
+  joined.Add(2, std::vector<std::string>{"guitar", "lesson", "x", "y", "z"});
+  const auto joined_hits = joined.Search(query, conversation.config.bm25, 10);
+  ASSERT_EQ(joined_hits.size(), 2u);
+  EXPECT_EQ(joined_hits[0].doc, 1u);
+  EXPECT_DOUBLE_EQ(windows[0].score, joined_hits[0].score);
+  EXPECT_DOUBLE_EQ(windows[1].score, joined_hits[1].score);
+  EXPECT_THAT(ExplainUnit(windows[0]),
+              ::testing::MatchesRegex("bm25 [0-9.]+ = guitar\\(tf 1, [0-9.]+\\) \\+ lesson\\(tf 1, [0-9.]+\\)"));
+}
+
+TEST(ContextRoutesTest, FragmentWindowsBringInTurnsThatMatchNothingAlone) {
+  Conversation conversation;
+  conversation.config.recall.fragment_window = 3;
+  conversation.config.recall.fragment_own_weight = 0;
+  // Window rows 2-4 (3 terms) beats rows 6-8 (4 terms); in a window, own BM25 then row decide;
+  // rows 1 and 5 have only one-term windows; row 9's windows match nothing.
+  EXPECT_THAT(conversation.Rows(FragmentRoute(), Terms({"guitar", "lesson"})),
+              ElementsAre(2, 4, 3, 6, 7, 8, 1, 5));
+  // With the turn's own score added, row 6 (both terms) passes row 3 (neither).
+  conversation.config.recall.fragment_own_weight = 1;
+  EXPECT_THAT(conversation.Rows(FragmentRoute(), Terms({"guitar", "lesson"})),
+              ElementsAre(6, 2, 4, 3, 7, 8, 1, 5));
+  EXPECT_THAT(conversation.Rows(FragmentRoute(), Terms({"absent"})), IsEmpty());
+}
+
+TEST(ContextRoutesTest, SessionRouteListsTheBestSessionsTurns) {
+  Conversation conversation;
+  // Only s2 holds "x": its turns come, own matches first, then in order.
+  EXPECT_THAT(conversation.Rows(SessionRoute(), Terms({"x"})), ElementsAre(7, 6, 8, 9));
+  conversation.config.recall.session_turns = 2;
+  // Equal session scores: s1 first; two turns per session.
+  EXPECT_THAT(conversation.Rows(SessionRoute(), Terms({"guitar", "lesson"})),
+              ElementsAre(2, 4, 6, 7));
+}
+
+TEST(ContextRoutesTest, TemporalRouteNeedsATimeConstraint) {
+  const Conversation conversation;
+  QueryFrame frame = Terms({"lesson"});
+  EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), IsEmpty());
+  frame.time_constraints.push_back(
+      {"June 2023", At("2023-06-01T00:00:00Z"), At("2023-07-01T00:00:00Z"), "month"});
+  EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), ElementsAre(6, 7, 8, 9));
+}
+
+Ranked Candidate(std::int64_t row, double score) {
+  Ranked ranked;
+  ranked.fused.row = row;
+  ranked.fused.fused_score = score;
+  ranked.score = score;
+  return ranked;
+}
+
+TEST(AdjustTest, NeighbourBonusesHaveExactScores) {
+  const Conversation conversation;
+  RecallConfig config;
+  config.neighbour_seeds = 1;
+  config.neighbour_radius = 2;
+  config.neighbour_weight = 0.5;
+  config.neighbour_decay = 0.5;
+  std::vector<Ranked> ranked = {Candidate(3, 0.05), Candidate(4, 0.02), Candidate(8, 0.01)};
+  EXPECT_EQ(ExpandNeighbours(ranked, conversation.layout, config), 3u);
+  SortRanked(ranked);
+  std::vector<std::pair<std::int64_t, double>> scores;
+  for (const Ranked& candidate : ranked) scores.emplace_back(candidate.fused.row, candidate.score);
+  ASSERT_EQ(scores.size(), 6u);
+  EXPECT_EQ(scores[0], std::make_pair(std::int64_t{3}, 0.05));
+  EXPECT_EQ(scores[1].first, 4);
+  EXPECT_DOUBLE_EQ(scores[1].second, 0.045);
+  EXPECT_EQ(scores[2].first, 2);
+  EXPECT_DOUBLE_EQ(scores[2].second, 0.025);
+  EXPECT_EQ(scores[3].first, 1);
+  EXPECT_DOUBLE_EQ(scores[3].second, 0.0125);
+  EXPECT_EQ(scores[4].first, 5);
+  EXPECT_EQ(scores[5], std::make_pair(std::int64_t{8}, 0.01));
+  ASSERT_EQ(ranked[1].adjustments.size(), 1u);
+  EXPECT_EQ(ranked[1].adjustments[0].name, "neighbour");
+  EXPECT_DOUBLE_EQ(ranked[1].adjustments[0].bonus, 0.025);
+  EXPECT_EQ(ranked[1].adjustments[0].detail,
+            "1 turn from seq 3 (score 0.0500) in its session: +0.0250");
+  // Row 5 is in session s1 and row 6 in s2: the seed at row 5 gives nothing across the border.
+  std::vector<Ranked> border = {Candidate(5, 0.04)};
+  config.neighbour_radius = 1;
+  EXPECT_EQ(ExpandNeighbours(border, conversation.layout, config), 1u);
+  EXPECT_EQ(border.back().fused.row, 4);
+  config.neighbour_weight = 0;
+  std::vector<Ranked> off = {Candidate(3, 0.05)};
+  EXPECT_EQ(ExpandNeighbours(off, conversation.layout, config), 0u);
+  EXPECT_EQ(off.size(), 1u);
+}
+
+TEST(AdjustTest, PersonBoostMultipliesTheAskedSpeakersTurns) {
+  const Conversation conversation;
+  std::vector<Ranked> ranked = {Candidate(1, 0.04), Candidate(2, 0.05)};
+  const std::vector<std::string> asked = {"Caroline"};
+  ApplyPersonBoost(ranked, conversation.layout, asked, 1.5);
+  SortRanked(ranked);
+  EXPECT_EQ(ranked[0].fused.row, 1);
+  EXPECT_DOUBLE_EQ(ranked[0].score, 0.06);
+  ASSERT_EQ(ranked[0].adjustments.size(), 1u);
+  EXPECT_EQ(ranked[0].adjustments[0].factor, 1.5);
+  EXPECT_THAT(ranked[1].adjustments, IsEmpty());
+}
+
+}  // namespace
+}  // namespace engram::read

@@ -1,0 +1,164 @@
+// Turn layout and unit scoring (see turn_layout.h).
+#include "read/turn_layout.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "index/bm25/bm25.h"
+
+namespace engram::read {
+
+StatusOr<TurnLayout> TurnLayout::Load(store::Store& store,
+                                      std::span<const std::int64_t> scope_ids) {
+  TurnLayout layout;
+  store::NodeFilter filter;
+  filter.kind = NodeKind::kTurn;
+  filter.include_inactive = true;
+  for (const std::int64_t scope_id : scope_ids) {
+    ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store.ListNodes(scope_id, filter));
+    for (store::NodeRecord& node : nodes) {
+      LayoutTurn turn;
+      turn.row = node.row;
+      turn.scope_id = node.scope_id;
+      turn.sequence = node.sequence;
+      turn.session_id = std::move(node.session_id);
+      turn.speaker = std::move(node.speaker);
+      turn.event_time = node.event_time;
+      layout.turns_.push_back(std::move(turn));
+    }
+  }
+  layout.Group();
+  return layout;
+}
+
+TurnLayout TurnLayout::FromTurns(std::vector<LayoutTurn> turns) {
+  TurnLayout layout;
+  layout.turns_ = std::move(turns);
+  layout.Group();
+  return layout;
+}
+
+void TurnLayout::Group() {
+  sessions_.clear();
+  index_of_row_.clear();
+  index_of_row_.reserve(turns_.size());
+  for (std::size_t i = 0; i < turns_.size(); ++i) {
+    LayoutTurn& turn = turns_[i];
+    index_of_row_.emplace(turn.row, i);
+    const bool continues = i > 0 && turns_[i - 1].scope_id == turn.scope_id &&
+                           turns_[i - 1].session_id == turn.session_id;
+    if (!continues) sessions_.push_back({i, i, turn.session_id});
+    sessions_.back().end = i + 1;
+    turn.session = sessions_.size() - 1;
+  }
+}
+
+std::optional<std::size_t> TurnLayout::IndexOf(std::int64_t row) const {
+  const auto found = index_of_row_.find(row);
+  if (found == index_of_row_.end()) return std::nullopt;
+  return found->second;
+}
+
+std::vector<std::string> TurnLayout::Speakers() const {
+  std::vector<std::string> speakers;
+  for (const LayoutTurn& turn : turns_) {
+    if (!turn.speaker.empty()) speakers.push_back(turn.speaker);
+  }
+  std::sort(speakers.begin(), speakers.end());
+  speakers.erase(std::unique(speakers.begin(), speakers.end()), speakers.end());
+  return speakers;
+}
+
+TermMatrix::TermMatrix(const TurnLayout& layout,
+                       std::span<const index::Bm25Index* const> indexes,
+                       std::span<const std::string> query_terms)
+    : turn_count_(layout.turns().size()) {
+  const std::vector<LayoutTurn>& turns = layout.turns();
+  prefix_length_.assign(turn_count_ + 1, 0);
+  for (std::size_t i = 0; i < turn_count_; ++i) {
+    std::uint32_t length = 0;
+    for (const index::Bm25Index* index : indexes) {
+      if (index == nullptr) continue;
+      if (auto found = index->DocLength(static_cast<std::uint64_t>(turns[i].row))) {
+        length = *found;
+        break;
+      }
+    }
+    prefix_length_[i + 1] = prefix_length_[i] + length;
+  }
+  for (const std::string& query_term : query_terms) {
+    auto existing = std::find_if(terms_.begin(), terms_.end(),
+                                 [&](const Term& term) { return term.term == query_term; });
+    if (existing != terms_.end()) {
+      ++existing->query_count;
+      continue;
+    }
+    Term term;
+    term.term = query_term;
+    term.query_count = 1;
+    std::vector<std::uint32_t> tf(turn_count_, 0);
+    bool any = false;
+    for (const index::Bm25Index* index : indexes) {
+      if (index == nullptr) continue;
+      for (const index::Bm25Posting& posting : index->Postings(query_term)) {
+        if (auto at = layout.IndexOf(static_cast<std::int64_t>(posting.doc))) {
+          tf[*at] = posting.term_frequency;
+          any = true;
+        }
+      }
+    }
+    if (!any) continue;
+    term.prefix_tf.assign(turn_count_ + 1, 0);
+    for (std::size_t i = 0; i < turn_count_; ++i) term.prefix_tf[i + 1] = term.prefix_tf[i] + tf[i];
+    terms_.push_back(std::move(term));
+  }
+}
+
+std::vector<UnitScore> TermMatrix::Score(std::span<const Unit> units,
+                                         const Bm25Config& config) const {
+  std::vector<UnitScore> scores(units.size());
+  if (units.empty() || terms_.empty()) return scores;
+  std::uint64_t total_length = 0;
+  for (const Unit& unit : units) total_length += prefix_length_[unit.end] - prefix_length_[unit.begin];
+  const double average_length =
+      static_cast<double>(total_length) / static_cast<double>(units.size());
+  for (const Term& term : terms_) {
+    std::uint64_t df = 0;
+    for (const Unit& unit : units) {
+      if (term.prefix_tf[unit.end] != term.prefix_tf[unit.begin]) ++df;
+    }
+    if (df == 0) continue;
+    const index::Bm25TermWeight weight(index::Bm25Idf(units.size(), df), term.query_count,
+                                       average_length, config);
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      const std::uint32_t tf = term.prefix_tf[units[u].end] - term.prefix_tf[units[u].begin];
+      if (tf == 0) continue;
+      const auto length = static_cast<std::uint32_t>(prefix_length_[units[u].end] -
+                                                     prefix_length_[units[u].begin]);
+      const double contribution = weight.Score(tf, length);
+      scores[u].score += contribution;
+      scores[u].terms.push_back({term.term, tf, contribution});
+    }
+  }
+  return scores;
+}
+
+std::vector<UnitScore> TermMatrix::ScoreTurns(const Bm25Config& config) const {
+  std::vector<Unit> units(turn_count_);
+  for (std::size_t i = 0; i < turn_count_; ++i) units[i] = {i, i + 1};
+  return Score(units, config);
+}
+
+std::string ExplainUnit(const UnitScore& score) {
+  char buffer[96];
+  std::snprintf(buffer, sizeof buffer, "bm25 %.2f =", score.score);
+  std::string out = buffer;
+  for (std::size_t i = 0; i < score.terms.size(); ++i) {
+    std::snprintf(buffer, sizeof buffer, "(tf %u, %.2f)", score.terms[i].term_frequency,
+                  score.terms[i].contribution);
+    out += (i ? " + " : " ") + score.terms[i].term + buffer;
+  }
+  return out;
+}
+
+}  // namespace engram::read

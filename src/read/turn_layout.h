@@ -1,0 +1,114 @@
+// TurnLayout: the turns of the searched scopes in conversation order, grouped into sessions, so
+// the read path can reason about neighbours, windows (fragments) and sessions. Built once per
+// recall from the store (turn nodes only: every store has them, whatever the write path derived).
+//
+// Sessions are maximal runs of consecutive turns (by sequence, within one scope) that share a
+// session id; turns without a session id form runs of their own the same way.
+//
+// TermMatrix: the term frequencies of a query's terms in every turn of a layout, read from the
+// BM25 projections' posting lists, so that any grouping of consecutive turns (a window, a
+// session) can be scored as one BM25 document ("unit"): its term frequencies and length are the
+// sums over its turns, and N, avgdl and df are counted over the units of the grouping.
+#ifndef ENGRAM_READ_TURN_LAYOUT_H_
+#define ENGRAM_READ_TURN_LAYOUT_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engram/config.h"
+#include "engram/status.h"
+#include "engram/types.h"
+#include "index/bm25/bm25_index.h"
+#include "store/store.h"
+
+namespace engram::read {
+
+struct LayoutTurn {
+  std::int64_t row = 0;
+  std::int64_t scope_id = 0;
+  std::int64_t sequence = 0;
+  std::string session_id;
+  std::string speaker;
+  std::optional<Timestamp> event_time;
+  std::size_t session = 0;  // index into TurnLayout::sessions()
+};
+
+struct LayoutSession {
+  std::size_t begin = 0;  // turns [begin, end) of TurnLayout::turns()
+  std::size_t end = 0;
+  std::string session_id;
+};
+
+class TurnLayout {
+ public:
+  // Turns of `scope_ids` (every status: the visibility filter decides later), ordered by scope id
+  // (as given) then sequence.
+  static StatusOr<TurnLayout> Load(store::Store& store, std::span<const std::int64_t> scope_ids);
+  // For tests: turns given in conversation order.
+  static TurnLayout FromTurns(std::vector<LayoutTurn> turns);
+
+  const std::vector<LayoutTurn>& turns() const { return turns_; }
+  const std::vector<LayoutSession>& sessions() const { return sessions_; }
+  // Index of the turn with this store row, or nullopt when it is no turn of the layout.
+  std::optional<std::size_t> IndexOf(std::int64_t row) const;
+  // Distinct speakers, sorted.
+  std::vector<std::string> Speakers() const;
+
+ private:
+  void Group();
+
+  std::vector<LayoutTurn> turns_;
+  std::vector<LayoutSession> sessions_;
+  std::unordered_map<std::int64_t, std::size_t> index_of_row_;  // lookups only, never iterated
+};
+
+// A unit: the consecutive turns [begin, end) of a layout scored as one document.
+struct Unit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+struct UnitTermScore {
+  std::string term;
+  std::uint32_t term_frequency = 0;
+  double contribution = 0;
+};
+
+struct UnitScore {
+  double score = 0;
+  std::vector<UnitTermScore> terms;  // matched terms, in query order
+};
+
+class TermMatrix {
+ public:
+  TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
+             std::span<const std::string> query_terms);
+
+  // BM25 of every unit with collection statistics over `units` (N = units, avgdl = mean unit
+  // length, df = units holding the term). Units need not cover the layout.
+  std::vector<UnitScore> Score(std::span<const Unit> units, const Bm25Config& config) const;
+  // Like Score(), each turn as its own unit.
+  std::vector<UnitScore> ScoreTurns(const Bm25Config& config) const;
+  bool empty() const { return terms_.empty(); }
+
+ private:
+  struct Term {
+    std::string term;
+    std::uint32_t query_count = 0;
+    std::vector<std::uint32_t> prefix_tf;  // prefix sums over the layout's turns (size n + 1)
+  };
+  std::vector<Term> terms_;
+  std::vector<std::uint64_t> prefix_length_;  // prefix sums of turn lengths (size n + 1)
+  std::size_t turn_count_ = 0;
+};
+
+// "bm25 5.21 = lisbon(tf 2, 3.10) + moved(tf 1, 2.11)".
+std::string ExplainUnit(const UnitScore& score);
+
+}  // namespace engram::read
+
+#endif  // ENGRAM_READ_TURN_LAYOUT_H_
