@@ -137,6 +137,15 @@ struct WriteConfig {
   double fact_min_support = 0.6;
   // facts: validity of a plan or temporary state whose turn gives no end, in days (>= 1).
   std::size_t foresight_days = 30;
+  // facts: the optional LLM extractor (an OpenAI-compatible /chat/completions endpoint), off by
+  // default; its candidates pass the same validator. llm_model is required when it is on;
+  // llm_api_key_env names the environment variable holding the key ("" = no key). A turn whose
+  // request fails keeps its rule facts (the failure is counted, the write goes on).
+  bool llm_facts = false;
+  std::string llm_base_url = "http://127.0.0.1:11434/v1";
+  std::string llm_model;
+  std::string llm_api_key_env;
+  std::size_t llm_timeout_ms = 60000;
 };
 
 struct LimitsConfig {

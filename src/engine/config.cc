@@ -232,6 +232,12 @@ Status Config::Validate() const {
   if (write.foresight_days == 0 || write.foresight_days > 36500) {
     return Status::InvalidArgument("[write] foresight_days must be in [1, 36500]");
   }
+  if (write.llm_facts && write.llm_model.empty()) {
+    return Status::InvalidArgument("[write] llm_model is required when llm_facts = true");
+  }
+  if (write.llm_facts && write.llm_timeout_ms == 0) {
+    return Status::InvalidArgument("[write] llm_timeout_ms must be positive");
+  }
   if (embedder.kind == "use-lite" && (embedder.threads == 0 || embedder.threads > 64)) {
     return Status::InvalidArgument("[embedder] threads must be in [1, 64]");
   }
@@ -342,7 +348,12 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Size("reference_ttl_turns", &config.write.reference_ttl_turns));
     RETURN_IF_ERROR(reader.Bool("facts", &config.write.facts));
     RETURN_IF_ERROR(reader.Double("fact_min_support", &config.write.fact_min_support));
-    return reader.Size("foresight_days", &config.write.foresight_days);
+    RETURN_IF_ERROR(reader.Size("foresight_days", &config.write.foresight_days));
+    RETURN_IF_ERROR(reader.Bool("llm_facts", &config.write.llm_facts));
+    RETURN_IF_ERROR(reader.String("llm_base_url", &config.write.llm_base_url));
+    RETURN_IF_ERROR(reader.String("llm_model", &config.write.llm_model));
+    RETURN_IF_ERROR(reader.String("llm_api_key_env", &config.write.llm_api_key_env));
+    return reader.Size("llm_timeout_ms", &config.write.llm_timeout_ms);
   }));
   RETURN_IF_ERROR(Section(root, "limits", source_name, [&](TableReader& reader) -> Status {
     RETURN_IF_ERROR(reader.Size("max_turn_bytes", &config.limits.max_turn_bytes));

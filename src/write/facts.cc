@@ -1,6 +1,11 @@
 // Facts stage (see facts.h).
 #include "write/facts.h"
 
+#include <cstdlib>
+#include <memory>
+
+#include "write/extractor_llm.h"
+
 #include <nlohmann/json.hpp>
 
 namespace engram::write {
@@ -59,13 +64,38 @@ Status DeriveFacts(store::Transaction& txn, const EdgeRegistry& registry,
   FactReconciler reconciler(txn, registry, *context.scope, context.now);
   ValidatorOptions validator;
   validator.min_support = config.fact_min_support;
+  std::unique_ptr<LlmFactExtractor> llm;
+  if (config.llm_facts) {
+    LlmExtractorOptions options;
+    options.base_url = config.llm_base_url;
+    options.model = config.llm_model;
+    options.timeout = std::chrono::milliseconds(config.llm_timeout_ms);
+    if (!config.llm_api_key_env.empty()) {
+      if (const char* key = std::getenv(config.llm_api_key_env.c_str()); key != nullptr) {
+        options.api_key = key;
+      }
+    }
+    ASSIGN_OR_RETURN(llm, LlmFactExtractor::Create(options));
+  }
   for (const std::string& turn_id : turn_ids) {
     ASSIGN_OR_RETURN(const store::NodeRecord turn, txn.GetNode(turn_id));
     if (turn.kind != NodeKind::kTurn || turn.role != Role::kUser) continue;
     ++local.turns;
     const FactSource source = AnalyzeFactSource(turn.text, turn.speaker, turn.role,
                                                 turn.event_time.value_or(context.now));
-    for (const FactCandidate& candidate : ExtractRuleFacts(source)) {
+    std::vector<FactCandidate> candidates = ExtractRuleFacts(source);
+    if (llm != nullptr) {
+      StatusOr<LlmExtraction> proposed = llm->Extract(source);
+      if (proposed.ok()) {
+        local.llm_skipped += proposed->skipped;
+        for (FactCandidate& candidate : proposed->candidates) {
+          candidates.push_back(std::move(candidate));
+        }
+      } else {
+        ++local.llm_errors;
+      }
+    }
+    for (const FactCandidate& candidate : candidates) {
       const Verdict verdict = ValidateFact(candidate, source, validator);
       local.validation.Add(verdict);
       if (!verdict.accepted) continue;
@@ -77,6 +107,8 @@ Status DeriveFacts(store::Transaction& txn, const EdgeRegistry& registry,
   if (stats != nullptr) {
     stats->turns += local.turns;
     stats->validation += local.validation;
+    stats->llm_errors += local.llm_errors;
+    stats->llm_skipped += local.llm_skipped;
     for (std::size_t outcome_idx = 0; outcome_idx < local.outcomes.size(); ++outcome_idx) {
       stats->outcomes[outcome_idx] += local.outcomes[outcome_idx];
     }

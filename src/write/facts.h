@@ -12,6 +12,9 @@
 // not stored; FactStats counts them per check.
 //
 // Only user turns are read: what an assistant, system or tool says is not a fact about the user.
+// With [write] llm_facts the LLM extractor (extractor_llm.h) proposes candidates too, after the
+// rules' and through the same validator; a failed request is counted and the turn keeps its rule
+// facts.
 #ifndef ENGRAM_WRITE_FACTS_H_
 #define ENGRAM_WRITE_FACTS_H_
 
@@ -31,6 +34,8 @@ struct FactStats {
   std::size_t turns = 0;  // turns read (user turns)
   ValidationCounts validation;
   std::array<std::size_t, 6> outcomes = {};  // indexed by ReconcileOutcome
+  std::size_t llm_errors = 0;   // turns whose LLM request failed ([write] llm_facts)
+  std::size_t llm_skipped = 0;  // malformed entries in LLM replies
 };
 
 // The validity a fact gets (see above), given the turn's event time.
