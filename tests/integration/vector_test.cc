@@ -119,7 +119,9 @@ TEST(VectorTest, DefaultRecallFusesBm25AndVectorRoutes) {
   for (const RouteDiagnostics& route : result->diagnostics.routes) routes.push_back(route.route);
   EXPECT_THAT(routes, ::testing::IsSupersetOf({"bm25", "vector"}));
   for (const RouteDiagnostics& route : result->diagnostics.routes) {
-    if (route.route == "vector") EXPECT_EQ(route.candidates, 4u);
+    if (route.route == "vector") {
+      EXPECT_EQ(route.candidates, 4u);
+    }
   }
 }
 
@@ -288,7 +290,9 @@ TEST(VectorTest, ScopesPastTheExactThresholdAreSearchedThroughHnswWithTheSameAns
     }
     StatusOr<RebuildReport> rebuilt = engine->RebuildIndex();
     EXPECT_THAT(rebuilt, IsOk());
-    if (rebuilt.ok()) EXPECT_TRUE(rebuilt->matched_live_index);
+    if (rebuilt.ok()) {
+      EXPECT_TRUE(rebuilt->matched_live_index);
+    }
     return tops;
   };
   const std::vector<std::string> exact = top_ids(1000);
