@@ -254,7 +254,6 @@ Status Analyzer::AnalyseTurn(const store::NodeRecord& turn) {
       ASSIGN_OR_RETURN(auto resolved,
                        ResolveEntity(turn, text::EntityKind::kPerson, turn.speaker));
       speaker_id = resolved.first;
-      note(speaker_id)["speaker"] = true;
     }
     for (std::size_t signal_idx = 0; signal_idx < signals.size(); ++signal_idx) {
       const text::Signal& signal = signals[signal_idx];
@@ -266,12 +265,11 @@ Status Analyzer::AnalyseTurn(const store::NodeRecord& turn) {
       ASSIGN_OR_RETURN(auto resolved, ResolveEntity(turn, *kind, name));
       const auto& [entity_id, resolution] = resolved;
       json& attrs = note(entity_id);
-      attrs["spans"].push_back(json::array({signal.begin, signal.end}));
-      if (!signal_ids[signal_idx].empty()) {
-        RETURN_IF_ERROR(Edge(kRefersTo, signal_ids[signal_idx], entity_id,
-                             json{{"tier", ResolveTierName(resolution.tier)},
-                                  {"score", Round4(resolution.score)}}));
+      if (attrs.empty()) {
+        attrs["tier"] = ResolveTierName(resolution.tier);
+        attrs["score"] = Round4(resolution.score);
       }
+      attrs["spans"].push_back(json::array({signal.begin, signal.end}));
       if (*kind != text::EntityKind::kOrganization) {
         focus_mentions.push_back(TurnMention{
             .kind = *kind == text::EntityKind::kPlace ? FocusKind::kPlace : FocusKind::kPerson,

@@ -17,8 +17,10 @@
 //     node {"kind", "key", "name"} with a `has_entity` edge from the scope node (the roster the
 //     resolver reads) and, when a tier matched below the accept threshold, a pending `same_as`
 //     proposal to the existing entity (attrs: reason, tier, score). The turn gets one `mentions`
-//     edge per entity (attrs: spans, speaker); each stored name signal a `refers_to` edge to its
-//     entity (attrs: tier, score).
+//     edge per named entity (attrs: spans, and the tier and score of the first span's
+//     resolution; the name signal with that span is the mention). The speaker's entity is not
+//     linked from every turn (the turn's speaker field names it, and its key is the normalised
+//     name); it takes part in reference resolution ("you" -> the other speaker).
 //   - [write] references (with entities): pronouns, "there", "that day" ... bound by the focus
 //     stacks (write/references.h) give one `refers_to` edge from the turn per target (attrs: the
 //     references with surface, span and kind); a time reference also an `at_time` edge.

@@ -155,8 +155,8 @@ class KindCheckedEdgeHandler final : public EdgeHandler {
   std::string_view type() const override { return type_; }
 
   StatusOr<store::EdgeRecord> OnInsert(EdgeContext& ctx, const EdgeRequest& request) override {
-    ASSIGN_OR_RETURN(const store::NodeRecord src, ctx.txn().GetNode(request.src));
-    ASSIGN_OR_RETURN(const store::NodeRecord dst, ctx.txn().GetNode(request.dst));
+    const store::NodeRecord& src = ctx.src_node();
+    const store::NodeRecord& dst = ctx.dst_node();
     RETURN_IF_ERROR(CheckKind("src", src, src_kinds_));
     RETURN_IF_ERROR(CheckKind("dst", dst, dst_kinds_));
     if (type_ == kAtTime) {
@@ -320,7 +320,9 @@ StatusOr<store::EdgeRecord> EdgeRegistry::Apply(store::Transaction& txn,
   std::int64_t scope_id = request.scope_id;
   const std::pair<std::string_view, const std::string*> endpoints[] = {{"src", &request.src},
                                                                        {"dst", &request.dst}};
-  for (const auto& [role, node_id] : endpoints) {
+  store::NodeRecord endpoint_nodes[2];
+  for (std::size_t endpoint_idx = 0; endpoint_idx < 2; ++endpoint_idx) {
+    const auto& [role, node_id] = endpoints[endpoint_idx];
     StatusOr<store::NodeRecord> node = txn.GetNode(*node_id);
     if (!node.ok()) {
       if (node.status().code() == StatusCode::kNotFound) {
@@ -330,6 +332,7 @@ StatusOr<store::EdgeRecord> EdgeRegistry::Apply(store::Transaction& txn,
       return node.status();
     }
     if (role == "src" && scope_id == 0) scope_id = node->scope_id;
+    endpoint_nodes[endpoint_idx] = std::move(node).value();
   }
   const nlohmann::json attrs = nlohmann::json::parse(request.attrs_json, nullptr,
                                                      /*allow_exceptions=*/false);
@@ -338,6 +341,8 @@ StatusOr<store::EdgeRecord> EdgeRegistry::Apply(store::Transaction& txn,
   }
   const store::EdgeWriteKey key;
   EdgeContext ctx(txn, key, request.type, scope_id);
+  ctx.src_node_ = &endpoint_nodes[0];
+  ctx.dst_node_ = &endpoint_nodes[1];
   ASSIGN_OR_RETURN(store::EdgeRecord inserted, handler->second->OnInsert(ctx, request));
   if (inserted.type != request.type) {
     return Status::Internal("edge handler for \"" + request.type + "\" returned a \"" +

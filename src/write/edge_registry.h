@@ -94,6 +94,10 @@ class EdgeContext {
       std::string_view a, std::string_view b, std::string_view type,
       std::initializer_list<std::string_view> statuses);
 
+  // The endpoints as Apply read them before calling the handler (saves handlers a second read).
+  const store::NodeRecord& src_node() const { return *src_node_; }
+  const store::NodeRecord& dst_node() const { return *dst_node_; }
+
  private:
   friend class EdgeRegistry;
   EdgeContext(store::Transaction& txn, const store::EdgeWriteKey& key, std::string_view type,
@@ -104,6 +108,8 @@ class EdgeContext {
   const store::EdgeWriteKey& key_;
   std::string type_;       // the type being applied; the only type InsertEdge accepts
   std::int64_t scope_id_;  // resolved scope of the edge being applied
+  const store::NodeRecord* src_node_ = nullptr;  // set by Apply
+  const store::NodeRecord* dst_node_ = nullptr;
 };
 
 // The semantics of one edge type. OnInsert runs after the registry's common checks, inside the
