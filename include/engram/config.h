@@ -50,7 +50,7 @@ struct RecallConfig {
   // Person adjustment: turns spoken by a speaker the question names are multiplied by this
   // (1 = off). Eywa demotes facts about someone else (×0.05); for raw turns the other speaker
   // often holds the evidence, so engram only lifts the asked person's turns a little.
-  double person_boost = 1.0;
+  double person_boost = 1.3;
 };
 
 // [planner]: the rule table from the query frame's shape to route weights and the context

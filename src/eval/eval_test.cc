@@ -320,7 +320,11 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
   EXPECT_EQ(json["ingest"]["turns"], 6);
   EXPECT_GT(json["context_tokens"]["mean"].get<double>(), 0);
   EXPECT_GT(json["latency_ms"]["p50"].get<double>(), 0);
-  EXPECT_EQ(json["config"]["routes"], io::Json::parse(R"(["bm25","vector"])"));
+  EXPECT_EQ(json["config"]["routes"],
+            io::Json::parse(R"(["bm25","vector","fragment","session","temporal"])"));
+  EXPECT_EQ(json["config"]["route_weights"]["session"], 0.5);
+  EXPECT_EQ(json["config"]["planner"]["shapes"]["count"]["fragment"], 1.5);
+  EXPECT_EQ(json["config"]["stages"]["neighbour_radius"], 2);
   EXPECT_EQ(json["config"]["embedder"], "none");
   EXPECT_EQ(json["config"]["engine_version"], std::string(EngineVersion()));
   EXPECT_EQ(json["config"]["recalls"]["eval"]["k"], 30);
@@ -432,6 +436,8 @@ TEST(LongMemEvalBenchTest, TinyFileExactMetricsUnderTheOfficialFilter) {
   BenchOptions options;
   options.data_path = dir.File("tiny_lme.json", kLongMemEvalFile);
   options.trace_path = dir.Path("trace.jsonl");
+  // The lexical and structural routes: the vector route would rank every turn, s2's included.
+  options.routes = {"bm25", "fragment", "session", "temporal"};
   const StatusOr<io::Json> report = RunLongMemEvalBench(options);
   ASSERT_THAT(report, IsOk());
   const io::Json& json = *report;

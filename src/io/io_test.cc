@@ -570,10 +570,11 @@ TEST(ApiJsonTest, ReadResultGolden) {
       R"("event_time":"2024-05-01T10:00:00Z","text":"My sister Maya lives in Porto.",)"
       R"("metadata":{"b":1,"a":{"c":"d"}},"score":0.5,"fused_score":0.25,)"
       R"j("routes":[{"route":"bm25","rank":1,"score":2.5,"explanation":"bm25: maya(tf 1, idf 1.5)"}],)j"
-      R"("adjustments":[{"name":"person","factor":1.0,"detail":"asked about Maya"}],)"
+      R"("adjustments":[{"name":"person","factor":1.0,"bonus":0.0,"detail":"asked about Maya"}],)"
       R"("provenance":["0123456789abcdef0123456789abcdef"],"tokens":9}],)"
-      R"("diagnostics":{"routes":[{"route":"bm25","candidates":4,"weight":1.0,"error":""}],)"
-      R"("fused_candidates":4,"filtered_out":0,"dropped_by_budget":0,"token_budget":2000,)"
+      R"("diagnostics":{"frame":"","plan":"",)"
+      R"("routes":[{"route":"bm25","candidates":4,"weight":1.0,"error":""}],)"
+      R"("fused_candidates":4,"neighbours_added":0,"filtered_out":0,"dropped_by_budget":0,"token_budget":2000,)"
       R"("context_tokens":9,"timings":[{"stage":"route:bm25","ms":0.125}]},"latency_ms":1.5})");
 }
 

@@ -89,9 +89,11 @@ TEST_F(EngineTest, RememberAssignsSequenceNumbersAndContentAddresses) {
 TEST_F(EngineTest, RecallRanksByBm25WithProvenanceAndExplanations) {
   const Scope scope = testing::S("user:alice");
   const std::vector<std::string> ids = RememberOrDie(scope, SampleTurns());
-  ReadResult result = RecallOrDie(scope, "When did Caroline go to the LGBTQ support group?");
-  ASSERT_THAT(result.items, Not(IsEmpty()));
-  const RecallItem& top = result.items[0];
+  // The BM25 route alone: its rank and score are the whole fused score.
+  ReadResult bm25 =
+      RecallOrDie(scope, "When did Caroline go to the LGBTQ support group?", {.routes = {"bm25"}});
+  ASSERT_THAT(bm25.items, Not(IsEmpty()));
+  const RecallItem& top = bm25.items[0];
   EXPECT_EQ(top.id, ids[0]);
   EXPECT_THAT(top.provenance, ElementsAre(ids[0]));
   ASSERT_THAT(top.routes, SizeIs(1));
@@ -101,17 +103,28 @@ TEST_F(EngineTest, RecallRanksByBm25WithProvenanceAndExplanations) {
   EXPECT_THAT(top.routes[0].explanation, HasSubstr("lgbtq"));
   // RRF with k = 20 and weight 1: rank 1 scores 1/21.
   EXPECT_DOUBLE_EQ(top.fused_score, 1.0 / 21.0);
+  ReadResult result = RecallOrDie(scope, "When did Caroline go to the LGBTQ support group?");
+  ASSERT_THAT(result.items, Not(IsEmpty()));
+  EXPECT_EQ(result.items[0].id, ids[0]);
   EXPECT_THAT(result.context, HasSubstr("Caroline: I went to the LGBTQ support group"));
   EXPECT_THAT(result.context, HasSubstr("2023-05-08"));
   EXPECT_THAT(result.answer_instructions, Not(IsEmpty()));
   EXPECT_THAT(result.context, Not(HasSubstr(result.answer_instructions)));
   EXPECT_EQ(result.policy, "balanced");
-  // Every known route runs by default; this store has no embedder, so the vector route is empty.
-  ASSERT_THAT(result.diagnostics.routes, SizeIs(2));
+  // Every known route runs by default; this store has no embedder, so the vector route is empty,
+  // and the question has no time expression, so the temporal route is too.
+  ASSERT_THAT(result.diagnostics.routes, SizeIs(5));
   EXPECT_EQ(result.diagnostics.routes[0].route, "bm25");
   EXPECT_GT(result.diagnostics.routes[0].candidates, 0u);
   EXPECT_EQ(result.diagnostics.routes[1].route, "vector");
   EXPECT_EQ(result.diagnostics.routes[1].candidates, 0u);
+  EXPECT_EQ(result.diagnostics.routes[2].route, "fragment");
+  EXPECT_GT(result.diagnostics.routes[2].candidates, 0u);
+  EXPECT_EQ(result.diagnostics.routes[3].route, "session");
+  EXPECT_EQ(result.diagnostics.routes[4].route, "temporal");
+  EXPECT_EQ(result.diagnostics.routes[4].candidates, 0u);
+  EXPECT_THAT(result.diagnostics.frame, HasSubstr("shape=when"));
+  EXPECT_THAT(result.diagnostics.frame, HasSubstr("speakers=Caroline"));
   EXPECT_EQ(result.diagnostics.context_tokens, CountTokens(result.context));
   EXPECT_GT(result.latency_ms, 0);
 }
