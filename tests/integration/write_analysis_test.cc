@@ -1,0 +1,180 @@
+// The analysis stage through Engine::Remember: signal nodes and resolved times are listed with
+// the turn's sequence and provenance, entity proposals reach ListProposals, a batch that fails
+// validation derives nothing, the same turns give the same store bytes, and a data directory
+// without lexicons is a clear error at open.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engram/engine.h"
+#include "engram/testing/status_matchers.h"
+#include "store/store.h"
+#include "test_util.h"
+
+namespace engram {
+namespace {
+
+using ::engram::testing::IsOk;
+using ::engram::testing::StatusIs;
+using ::testing::HasSubstr;
+using testing::MakeTurn;
+using testing::OpenOrDie;
+using testing::S;
+using testing::TempDir;
+using testing::TestOptions;
+
+std::vector<Turn> Conversation() {
+  return {MakeTurn("Caroline", "I moved to Berlin last March. Shipping cost $1,250!", "s1",
+                   "2024-05-10T12:00:00Z"),
+          MakeTurn("Melanie", "I was there yesterday with my friend Anna.", "s1",
+                   "2024-05-10T12:01:00Z"),
+          MakeTurn("Melania", "Ok thanks", "s1", "2024-05-10T12:02:00Z")};
+}
+
+EngineOptions NoFacts(const TempDir& dir, const std::string& name = "engram.db") {
+  EngineOptions options = TestOptions(dir, name);
+  Config config;
+  config.write.facts = false;
+  config.embedder.kind = "none";
+  options.config = config;
+  return options;
+}
+
+// The signal memory of `kind` with `surface` (content is in its metadata), or nullptr.
+const Memory* FindSignal(const std::vector<Memory>& signals, const std::string& kind,
+                         const std::string& surface) {
+  for (const Memory& memory : signals) {
+    const nlohmann::json content = nlohmann::json::parse(memory.metadata_json);
+    if (content.value("kind", "") == kind && content.value("surface", "") == surface) {
+      return &memory;
+    }
+  }
+  return nullptr;
+}
+
+TEST(WriteAnalysisTest, SignalsAndTimesAreListedWithTheirTurn) {
+  TempDir dir;
+  auto engine = OpenOrDie(NoFacts(dir));
+  auto remembered = engine->Remember(S("user:alice"), Conversation());
+  ASSERT_THAT(remembered, IsOk());
+  ListOptions options;
+  options.kind = NodeKind::kSignal;
+  options.limit = 1000;
+  auto signals = engine->List(S("user:alice"), options);
+  ASSERT_THAT(signals, IsOk());
+
+  const Memory* money = FindSignal(*signals, "money", "$1,250");
+  ASSERT_NE(money, nullptr);
+  EXPECT_EQ(nlohmann::json::parse(money->metadata_json)["value"], "1250 USD");
+  EXPECT_EQ(money->sequence, remembered->first_sequence);
+  EXPECT_THAT(money->provenance, ::testing::ElementsAre(remembered->ids[0]));
+
+  const Memory* yesterday = FindSignal(*signals, "date", "yesterday");
+  ASSERT_NE(yesterday, nullptr);
+  const nlohmann::json interval = nlohmann::json::parse(yesterday->metadata_json);
+  EXPECT_EQ(interval["from"], "2024-05-09");
+  EXPECT_EQ(interval["to"], "2024-05-10");
+  EXPECT_EQ(interval["granularity"], "day");
+  EXPECT_EQ(yesterday->sequence, remembered->first_sequence + 1);
+  EXPECT_THAT(yesterday->provenance, ::testing::ElementsAre(remembered->ids[1]));
+
+  // Every turn has its DMF content signals.
+  std::size_t content_nodes = 0;
+  for (const Memory& memory : *signals) {
+    if (nlohmann::json::parse(memory.metadata_json).value("kind", "") == "content") {
+      ++content_nodes;
+    }
+  }
+  EXPECT_EQ(content_nodes, 3u);
+
+  options.kind = NodeKind::kEntity;
+  auto entities = engine->List(S("user:alice"), options);
+  ASSERT_THAT(entities, IsOk());
+  std::vector<std::string> names;
+  for (const Memory& entity : *entities) names.push_back(entity.text);
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("Caroline", "Berlin", "Melanie", "Anna",
+                                                      "Melania"));
+}
+
+TEST(WriteAnalysisTest, CloseNamesBecomePendingProposals) {
+  TempDir dir;
+  auto engine = OpenOrDie(NoFacts(dir));
+  ASSERT_THAT(engine->Remember(S("user:alice"), Conversation()), IsOk());
+  auto proposals = engine->ListProposals(S("user:alice"));
+  ASSERT_THAT(proposals, IsOk());
+  ASSERT_EQ(proposals->size(), 1u);
+  EXPECT_EQ((*proposals)[0].status, "pending");
+  EXPECT_THAT((*proposals)[0].reason, HasSubstr("\"Melania\" and \"Melanie\""));
+  EXPECT_THAT(engine->AcceptProposal((*proposals)[0].id), IsOk());
+}
+
+TEST(WriteAnalysisTest, EntitiesResolveAcrossBatches) {
+  TempDir dir;
+  auto engine = OpenOrDie(NoFacts(dir));
+  ASSERT_THAT(engine->Remember(S("user:alice"), Conversation()), IsOk());
+  ASSERT_THAT(engine->Remember(S("user:alice"),
+                               std::vector<Turn>{MakeTurn("Caroline", "Anna loved Berlin.", "s2",
+                                         "2024-05-11T09:00:00Z")}),
+              IsOk());
+  ListOptions options;
+  options.kind = NodeKind::kEntity;
+  auto entities = engine->List(S("user:alice"), options);
+  ASSERT_THAT(entities, IsOk());
+  EXPECT_EQ(entities->size(), 5u);  // no second Anna, Berlin or Caroline
+}
+
+TEST(WriteAnalysisTest, FailedBatchDerivesNothing) {
+  TempDir dir;
+  auto engine = OpenOrDie(NoFacts(dir));
+  std::vector<Turn> turns = Conversation();
+  turns.push_back(MakeTurn("Caroline", "   ", "s1", "2024-05-10T12:03:00Z"));
+  EXPECT_THAT(engine->Remember(S("user:alice"), turns), StatusIs(StatusCode::kInvalidArgument));
+  ListOptions options;
+  options.kind = std::nullopt;
+  auto everything = engine->List(S("user:alice"), options);
+  // The scope was never created, or holds nothing.
+  if (everything.ok()) EXPECT_TRUE(everything->empty());
+}
+
+TEST(WriteAnalysisTest, SameTurnsGiveTheSameStore) {
+  std::string dumps[2];
+  for (std::string& dump : dumps) {
+    TempDir dir;
+    {
+      auto engine = OpenOrDie(NoFacts(dir));
+      ASSERT_THAT(engine->Remember(S("user:alice"), Conversation()), IsOk());
+      ASSERT_THAT(engine->Remember(S("user:alice"),
+                                   std::vector<Turn>{MakeTurn("Caroline", "She said it was great there.", "s1",
+                                             "2024-05-10T12:05:00Z")}),
+                  IsOk());
+    }
+    auto store = store::OpenSqliteStore(dir.File("engram.db"));
+    ASSERT_THAT(store, IsOk());
+    auto canonical = (*store)->DumpCanonical();
+    ASSERT_THAT(canonical, IsOk());
+    dump = *canonical;
+  }
+  EXPECT_THAT(dumps[0], HasSubstr("1250 USD"));
+  EXPECT_EQ(dumps[0], dumps[1]);
+}
+
+TEST(WriteAnalysisTest, MissingLexiconsAreAClearErrorAtOpen) {
+  TempDir dir;
+  TempDir empty_data;
+  EngineOptions options = NoFacts(dir);
+  options.data_dir = empty_data.path();
+  auto engine = Engine::Open(options);
+  EXPECT_THAT(engine, StatusIs(StatusCode::kFailedPrecondition));
+  EXPECT_THAT(engine.status().message(), HasSubstr("lexicons/"));
+  EXPECT_THAT(engine.status().message(), HasSubstr("scripts/setup"));
+  // With every derivation stage off, no lexicon is needed.
+  Config config = *options.config;
+  config.write.signals = false;
+  config.write.entities = false;
+  options.config = config;
+  EXPECT_THAT(Engine::Open(options), IsOk());
+}
+
+}  // namespace
+}  // namespace engram
