@@ -199,7 +199,8 @@ Status Config::Validate() const {
   if (!(recall.person_boost > 0 && recall.person_boost <= 10)) {
     return Status::InvalidArgument("[recall] person_boost must be in (0, 10]");
   }
-  for (const auto& [shape, values] : planner.shapes) {    for (const auto& [key, value] : values) {
+  for (const auto& [shape, values] : planner.shapes) {
+    for (const auto& [key, value] : values) {
       if (!(value >= 0 && std::isfinite(value)) || (key == "budget_scale" && value == 0)) {
         return Status::InvalidArgument("[planner." + shape + "] " + key +
                                        " must be a non-negative number (budget_scale positive)");
