@@ -2,6 +2,7 @@
 #include "read/vector_route.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace engram::read {
@@ -9,9 +10,20 @@ namespace engram::read {
 StatusOr<std::vector<RouteCandidate>> VectorRoute::Run(const RouteContext& context) const {
   std::vector<RouteCandidate> candidates;
   if (context.query_vector.empty() || context.vector_indexes.empty()) return candidates;
-  // A query without one content word (only stopwords, punctuation or control characters) asks
-  // nothing: its embedding would still have nearest neighbours, but they would be noise.
-  if (context.frame != nullptr && context.frame->terms.empty()) return candidates;
+  // A query without one content word of two or more characters (only stopwords, punctuation,
+  // control characters or lone letters) asks nothing: its embedding would still have nearest
+  // neighbours, but they would be noise.
+  if (context.frame != nullptr) {
+    bool has_word = false;
+    for (const std::string& term : context.frame->terms) {
+      if (term.size() < 2) continue;  // a lone letter or digit means nothing to embed
+      for (const char c : term) {
+        const auto byte = static_cast<unsigned char>(c);
+        has_word = has_word || byte >= 0x80 || std::isalnum(byte);
+      }
+    }
+    if (!has_word) return candidates;
+  }
   // Each scope's index gives its best `limit`; the union is cut to the overall best `limit`.
   for (const index::VectorIndex* vector_index : context.vector_indexes) {
     ASSIGN_OR_RETURN(std::vector<index::VectorHit> hits,

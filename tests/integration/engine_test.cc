@@ -24,11 +24,14 @@ using ::testing::SizeIs;
 class EngineTest : public ::testing::Test {
  protected:
   // Lexical behaviour of the API, without vectors (tests/integration/vector_test.cc has those).
-  void SetUp() override {
+  void SetUp() override { engine_ = testing::OpenOrDie(Options()); }
+
+  // Every engine of these tests opens the store alike (the store records its embedder).
+  EngineOptions Options() {
     EngineOptions options = testing::TestOptions(dir_);
     options.config = Config{};
     options.config->embedder.kind = "none";
-    engine_ = testing::OpenOrDie(options);
+    return options;
   }
 
   std::vector<std::string> RememberOrDie(const Scope& scope, const std::vector<Turn>& turns) {
@@ -253,7 +256,7 @@ TEST_F(EngineTest, EraseRemovesEverythingOfTheScopeAndWipesTheFile) {
 
   // Reopening shows the same: nothing of the erased scope comes back.
   engine_.reset();
-  engine_ = testing::OpenOrDie(testing::TestOptions(dir_));
+  engine_ = testing::OpenOrDie(Options());
   EXPECT_THAT(engine_->Get(ids[0]), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(RecallOrDie(testing::S("user:other"), "locker").items, SizeIs(1));
   // The scope can be used afresh.
@@ -321,7 +324,7 @@ TEST_F(EngineTest, WritesFromAnotherEngineOnTheSameStoreAreSeen) {
   const Scope scope = testing::S("user:shared");
   RememberOrDie(scope, {testing::MakeTurn("A", "first note about violins")});
   ASSERT_THAT(RecallOrDie(scope, "violins").items, SizeIs(1));
-  std::unique_ptr<Engine> other = testing::OpenOrDie(testing::TestOptions(dir_));
+  std::unique_ptr<Engine> other = testing::OpenOrDie(Options());
   ASSERT_THAT(other->Remember(scope, std::vector<Turn>{testing::MakeTurn("B", "second note about violins")}),
               IsOk());
   EXPECT_THAT(RecallOrDie(scope, "violins").items, SizeIs(2));
@@ -331,7 +334,7 @@ TEST_F(EngineTest, StoreSurvivesReopen) {
   const Scope scope = testing::S("user:alice");
   const std::vector<std::string> ids = RememberOrDie(scope, SampleTurns());
   engine_.reset();
-  engine_ = testing::OpenOrDie(testing::TestOptions(dir_));
+  engine_ = testing::OpenOrDie(Options());
   ReadResult result = RecallOrDie(scope, "adoption agencies");
   ASSERT_THAT(result.items, Not(IsEmpty()));
   EXPECT_EQ(result.items[0].id, ids[2]);
