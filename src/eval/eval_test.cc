@@ -325,7 +325,7 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
   EXPECT_EQ(json["config"]["route_weights"]["session"], 0.5);
   EXPECT_EQ(json["config"]["planner"]["shapes"]["count"]["fragment"], 1.5);
   EXPECT_EQ(json["config"]["stages"]["neighbour_radius"], 2);
-  EXPECT_EQ(json["config"]["embedder"], "none");
+  EXPECT_EQ(json["config"]["embedder"], "use-lite@0.2.0");  // the default [embedder]
   EXPECT_EQ(json["config"]["engine_version"], std::string(EngineVersion()));
   EXPECT_EQ(json["config"]["recalls"]["eval"]["k"], 30);
   EXPECT_EQ(json["config"]["recalls"]["eval"]["token_budget"], kEvalTokenBudget);
