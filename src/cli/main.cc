@@ -64,6 +64,7 @@ int Run(int argc, char** argv) {
   AddEmbedCommand(app, console, &commands);
   AddReembedCommand(app, console, &commands);
   AddFactsCommand(app, console, &commands);
+  AddEntitiesCommand(app, console, &commands);
   AddVersionCommand(app, console, &commands);
 
   try {

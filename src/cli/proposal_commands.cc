@@ -85,7 +85,9 @@ int RunProposeSame(const ProposalArgs& args, Console& console) {
 void AddProposalCommands(CLI::App& app, Console& console, CommandList* commands) {
   auto args = std::make_shared<ProposalArgs>();
 
-  CLI::App* proposals = app.add_subcommand("proposals", "List the merge proposals of a scope");
+  CLI::App* proposals = app.add_subcommand(
+      "proposals", "List the merge proposals of a scope (alias: merges)");
+  proposals->alias("merges");
   proposals->add_option("--scope", args->scope, "Scope")->required();
   commands->push_back({proposals, [args, &console] { return RunProposals(*args, console); }});
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -109,7 +110,40 @@ TEST_F(FactsCliTest, AllShowsTheSupersededFactWithItsTurnAndChain) {
   EXPECT_THAT(turn.out, ::testing::HasSubstr("I moved to Berlin last March."));
 }
 
+TEST_F(FactsCliTest, EntitiesListsSpeakerAndPlacesWithMentionCounts) {
+  const Output listed = RunCli(store_ + "--json entities --scope user:mia");
+  ASSERT_EQ(listed.exit_code, 0) << listed.out;
+  const nlohmann::json json = nlohmann::json::parse(listed.out);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const nlohmann::json& entity : json["entities"]) by_name[entity["name"]] = entity;
+  EXPECT_EQ(json["count"], by_name.size());
+  ASSERT_TRUE(by_name.count("Berlin"));
+  ASSERT_TRUE(by_name.count("Munich"));
+  EXPECT_EQ(by_name["Berlin"]["kind"], "place");
+  EXPECT_EQ(by_name["Berlin"]["mentions"], 1);
+  EXPECT_EQ(by_name["Munich"]["kind"], "place");
+  EXPECT_EQ(by_name["Munich"]["first_seen"], "2024-07-20T09:00:00Z");
+  ASSERT_TRUE(by_name.count("Mia"));
+  EXPECT_EQ(by_name["Mia"]["kind"], "person");
+
+  const Output human = RunCli(store_ + "entities --scope user:mia");
+  ASSERT_EQ(human.exit_code, 0);
+  EXPECT_THAT(human.out, ::testing::HasSubstr(json["count"].dump() + " entities in user:mia"));
+  EXPECT_THAT(human.out, ::testing::HasSubstr("place  Munich  mentions 1"));
+}
+
+TEST_F(FactsCliTest, MergesIsAnAliasOfProposals) {
+  const Output merges = RunCli(store_ + "--json merges --scope user:mia");
+  const Output proposals = RunCli(store_ + "--json proposals --scope user:mia");
+  ASSERT_EQ(merges.exit_code, 0) << merges.out;
+  EXPECT_EQ(merges.out, proposals.out);
+  EXPECT_EQ(RunCli(store_ + "merges --scope user:nobody 2>/dev/null").exit_code, 3);
+}
+
 TEST_F(FactsCliTest, UnknownScopeIsNotFoundAndBadScopeIsUsage) {
+  EXPECT_EQ(RunCli(store_ + "entities --scope user:nobody 2>/dev/null").exit_code, 3);
+  EXPECT_EQ(RunCli(store_ + "entities --scope 'not a scope' 2>/dev/null").exit_code, 2);
+  EXPECT_EQ(RunCli(store_ + "entities 2>/dev/null").exit_code, 2);
   EXPECT_EQ(RunCli(store_ + "facts --scope user:nobody 2>/dev/null").exit_code, 3);
   EXPECT_EQ(RunCli(store_ + "facts --scope 'not a scope' 2>/dev/null").exit_code, 2);
 }
