@@ -2,44 +2,23 @@
 // list current facts and, with --all, the superseded one with its turns and chain.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#ifndef ENGRAM_CLI_PATH
-#error "ENGRAM_CLI_PATH must name the engram binary"
-#endif
+#include "shell_runner.h"
 
 namespace engram {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int exit_code = -1;
-  std::string out;
-};
-
-// Runs `engram <args>` through the shell (arguments are quoted by the caller) and captures
-// stdout; stderr goes to the test log.
-Output RunCli(const std::string& args) {
-  Output output;
-  const std::string command = std::string("'") + ENGRAM_CLI_PATH + "' " + args;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return output;
-  char buffer[4096];
-  std::size_t read = 0;
-  while ((read = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.out.append(buffer, read);
-  const int status = ::pclose(pipe);
-  if (WIFEXITED(status)) output.exit_code = WEXITSTATUS(status);
-  return output;
-}
+using Output = testing::ShellOutput;
+using testing::RunCli;
 
 class FactsCliTest : public ::testing::Test {
  protected:

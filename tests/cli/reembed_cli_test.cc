@@ -3,18 +3,14 @@
 // no-op with the same outcome, and the store then opens normally.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#ifndef ENGRAM_CLI_PATH
-#error "ENGRAM_CLI_PATH must name the engram binary"
-#endif
+#include "shell_runner.h"
 
 namespace engram {
 namespace {
@@ -22,26 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct Output {
-  int exit_code = -1;
-  std::string out;  // stdout, then stderr when asked
-};
-
-// Runs `engram <args>` through the shell (the caller quotes arguments) and captures stdout, plus
-// stderr when `with_stderr`.
-Output RunCli(const std::string& args, bool with_stderr = false) {
-  Output output;
-  std::string command = std::string("'") + ENGRAM_CLI_PATH + "' " + args;
-  if (with_stderr) command += " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return output;
-  char buffer[4096];
-  std::size_t read = 0;
-  while ((read = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.out.append(buffer, read);
-  const int status = ::pclose(pipe);
-  if (WIFEXITED(status)) output.exit_code = WEXITSTATUS(status);
-  return output;
-}
+using Output = testing::ShellOutput;
+using testing::RunCli;
 
 class ReembedCliTest : public ::testing::Test {
  protected:
