@@ -213,6 +213,27 @@ StatusOr<std::vector<EdgeRecord>> QueryEdgesOf(Connection& conn, std::string_vie
   return CollectRows<EdgeRecord>(stmt, ReadEdge);
 }
 
+// Nodes of one scope ordered by (sequence, row), filtered as NodeFilter says; shared by the store
+// and its transactions.
+StatusOr<std::vector<NodeRecord>> QueryListNodes(Connection& conn, std::int64_t scope_id,
+                                                 const NodeFilter& filter) {
+  static const std::string kSql =
+      Sql("SELECT ", kNodeColumns,
+          " FROM nodes WHERE scope_id = ?1 AND sequence > ?2 AND (?3 IS NULL OR kind = ?3) "
+          "AND (?4 = 1 OR status = 'active') ORDER BY sequence, row_id LIMIT ?5");
+  ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "list nodes"));
+  stmt.BindInt(1, scope_id);
+  stmt.BindInt(2, filter.after_sequence);
+  if (filter.kind.has_value()) {
+    stmt.BindText(3, NodeKindName(*filter.kind));
+  } else {
+    stmt.BindNull(3);
+  }
+  stmt.BindInt(4, filter.include_inactive ? 1 : 0);
+  stmt.BindInt(5, filter.limit == 0 ? -1 : static_cast<std::int64_t>(filter.limit));
+  return CollectRows<NodeRecord>(stmt, ReadNode);
+}
+
 StatusOr<std::int64_t> QueryInt(Connection& conn, std::string_view sql, std::string_view operation,
                                 std::int64_t bind_value) {
   ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(sql, operation));
@@ -576,24 +597,7 @@ class SqliteTransaction final : public Transaction {
   StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
                                               const NodeFilter& filter) override {
     RETURN_IF_ERROR(CheckOpen());
-    // The same query as SqliteStore::ListNodes, on the transaction's connection.
-    ASSIGN_OR_RETURN(
-        Statement stmt,
-        conn_.Prepare(Sql("SELECT ", kNodeColumns,
-                          " FROM nodes WHERE scope_id = ?1 AND sequence > ?2 AND (?3 IS NULL OR "
-                          "kind = ?3) AND (?4 = 1 OR status = 'active') ORDER BY sequence, row_id "
-                          "LIMIT ?5"),
-                      "list nodes in transaction"));
-    stmt.BindInt(1, scope_id);
-    stmt.BindInt(2, filter.after_sequence);
-    if (filter.kind.has_value()) {
-      stmt.BindText(3, NodeKindName(*filter.kind));
-    } else {
-      stmt.BindNull(3);
-    }
-    stmt.BindInt(4, filter.include_inactive ? 1 : 0);
-    stmt.BindInt(5, filter.limit == 0 ? -1 : static_cast<std::int64_t>(filter.limit));
-    return CollectRows<NodeRecord>(stmt, ReadNode);
+    return QueryListNodes(conn_, scope_id, filter);
   }
 
   Status SetEmbedder(const EmbedderRecord& embedder, Timestamp at) override {
@@ -802,23 +806,7 @@ class SqliteStore final : public Store {
 
   StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
                                               const NodeFilter& filter) override {
-    return WithReader([&](Connection& conn) -> StatusOr<std::vector<NodeRecord>> {
-      static const std::string kSql =
-          Sql("SELECT ", kNodeColumns,
-              " FROM nodes WHERE scope_id = ?1 AND sequence > ?2 AND (?3 IS NULL OR kind = ?3) "
-              "AND (?4 = 1 OR status = 'active') ORDER BY sequence, row_id LIMIT ?5");
-      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "list nodes"));
-      stmt.BindInt(1, scope_id);
-      stmt.BindInt(2, filter.after_sequence);
-      if (filter.kind.has_value()) {
-        stmt.BindText(3, NodeKindName(*filter.kind));
-      } else {
-        stmt.BindNull(3);
-      }
-      stmt.BindInt(4, filter.include_inactive ? 1 : 0);
-      stmt.BindInt(5, filter.limit == 0 ? -1 : static_cast<std::int64_t>(filter.limit));
-      return CollectRows<NodeRecord>(stmt, ReadNode);
-    });
+    return WithReader([&](Connection& conn) { return QueryListNodes(conn, scope_id, filter); });
   }
 
   Status ScanNodes(std::int64_t scope_id, std::optional<NodeKind> kind,
