@@ -157,6 +157,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   context.vector_indexes = request.vector_indexes;
   context.query_vector = request.query_vector;
   context.layout = layout ? &*layout : nullptr;
+  context.store = request.store;
+  context.scope_ids = request.scope_ids;
   context.limit = config.recall.route_candidates;
   for (const std::string& name : route_names) {
     const Route* route = routes.Find(name);

@@ -15,6 +15,7 @@
 #include "index/vector/vector_index.h"
 #include "read/query_frame.h"
 #include "read/turn_layout.h"
+#include "store/store.h"
 
 namespace engram::read {
 
@@ -38,6 +39,10 @@ struct RouteContext {
   // The searched scopes' turns in conversation order (sessions, neighbours); null when the
   // request has no store.
   const TurnLayout* layout = nullptr;
+  // The store and the searched scope ids, for routes that read nodes or edges (entity graph,
+  // facts); null / empty when the request has none.
+  store::Store* store = nullptr;
+  std::span<const std::int64_t> scope_ids;
   // Candidates a route may return at most.
   std::size_t limit = 100;
 };
