@@ -19,6 +19,10 @@ namespace engram {
 struct Bm25Config {
   double k1 = 1.2;  // "k1" in Robertson's Okapi BM25: term-frequency saturation
   double b = 0.75;  // "b": document-length normalisation
+  // Stem index and query terms with Snowball english (Porter2). false: both the turns' terms and
+  // the question's terms are the normalised words as written (the flat baseline of `engram bench
+  // --flat`). Default: true.
+  bool stem = true;
 };
 
 struct RecallConfig {

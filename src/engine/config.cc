@@ -293,7 +293,8 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
   }
   RETURN_IF_ERROR(Section(root, "bm25", source_name, [&](TableReader& reader) -> Status {
     RETURN_IF_ERROR(reader.Double("k1", &config.bm25.k1));
-    return reader.Double("b", &config.bm25.b);
+    RETURN_IF_ERROR(reader.Double("b", &config.bm25.b));
+    return reader.Bool("stem", &config.bm25.stem);
   }));
   RETURN_IF_ERROR(Section(root, "recall", source_name, [&](TableReader& reader) -> Status {
     RETURN_IF_ERROR(reader.Size("token_budget", &config.recall.token_budget));

@@ -210,6 +210,8 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
     ASSIGN_OR_RETURN(impl->config, LoadConfigFile(options.config_file));
   }
   impl->clock = options.clock ? options.clock : SystemClock();
+  // One tokenizer for the BM25 documents and the query frame, so their terms always match.
+  impl->tokenizer = text::Tokenizer({.stem = impl->config.bm25.stem});
   if (options.store_path.empty()) {
     return Status::InvalidArgument("store path is empty (EngineOptions::store_path)");
   }

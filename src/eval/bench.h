@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engram/config.h"
 #include "engram/status.h"
 #include "io/api_json.h"
 
@@ -56,6 +57,9 @@ struct BenchOptions {
   std::vector<std::size_t> ks;
   // Routes to run, by name. Default: empty = every route the planner picks.
   std::vector<std::string> routes;
+  // The flat BM25 baseline (docs/BENCHMARKS.md): FlatBaseline() applied over the configuration
+  // and only the "bm25" route. Must not be combined with `routes`. Default: false.
+  bool flat = false;
   // Store to ingest into; its scopes must not exist yet. Default: "" = a temporary store in a
   // new directory under $TMPDIR, deleted at the end.
   std::string store_path;
@@ -75,6 +79,16 @@ struct BenchOptions {
 
 // engram's version as recorded in reports ("0.1.0").
 std::string_view EngineVersion();
+
+// The flat baseline's configuration: `config` with everything beyond plain BM25 over single
+// turns switched off — no planner ([planner] enabled = false), no neighbour expansion
+// (neighbour_weight 0), no person boost (1), no stemming ([bm25] stem = false) and no embedder
+// (kind "none"). The BM25 constants, limits and write settings are left as they are. What it
+// leaves is BM25 (k1, b) over one document per turn: speaker name plus text, lowercase word
+// tokens, stopwords dropped.
+Config FlatBaseline(Config config);
+// The route the flat baseline runs.
+inline constexpr std::string_view kFlatRoute = "bm25";
 
 // The LoCoMo run. Errors: the file's (kNotFound, kInvalidArgument naming the field), the store's,
 // kAlreadyExists when a conversation's scope already exists in store_path, kInvalidArgument for a

@@ -18,6 +18,16 @@ namespace engram::eval {
 
 std::string_view EngineVersion() { return ENGRAM_VERSION; }
 
+Config FlatBaseline(Config config) {
+  config.planner.enabled = false;
+  config.recall.neighbour_weight = 0;
+  config.recall.person_boost = 1;
+  config.bm25.stem = false;
+  config.embedder = EmbedderConfig{};
+  config.embedder.kind = "none";
+  return config;
+}
+
 namespace internal {
 namespace {
 
@@ -62,11 +72,25 @@ double ThreadCpuMillis() {
   return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
 }
 
+Status CheckOptions(const BenchOptions& options) {
+  if (options.flat && !options.routes.empty()) {
+    return Status::InvalidArgument(
+        "--flat runs only the bm25 route and cannot be combined with --routes");
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> RoutesToRun(const BenchOptions& options) {
+  if (options.flat) return {std::string(kFlatRoute)};
+  return options.routes;
+}
+
 StatusOr<std::unique_ptr<BenchStore>> BenchStore::Open(const BenchOptions& options) {
   std::unique_ptr<BenchStore> bench(new BenchStore());
   if (!options.config_file.empty()) {
     ASSIGN_OR_RETURN(bench->config_, LoadConfigFile(options.config_file));
   }
+  if (options.flat) bench->config_ = FlatBaseline(std::move(bench->config_));
   if (options.store_path.empty()) {
     std::error_code error;
     std::filesystem::path base = std::filesystem::temp_directory_path(error);
@@ -248,8 +272,16 @@ io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
     }
   }
   json["routes"] = std::move(routes);
-  json["routes_requested"] =
-      options.routes.empty() ? Json("planner default") : StringsJson(options.routes);
+  json["routes_requested"] = options.flat             ? Json("flat baseline")
+                             : options.routes.empty() ? Json("planner default")
+                                                      : StringsJson(options.routes);
+  json["flat"] = options.flat;
+  if (options.flat) {
+    json["flat_baseline"] =
+        "only the bm25 route; planner off, neighbour expansion off (neighbour_weight 0), person "
+        "boost off (1), stemming off (bm25.stem false), no embedder; one document per turn "
+        "(speaker name + text, lowercase word tokens, stopwords dropped)";
+  }
   json["route_weights"] = std::move(weights);
   Json planner = Json::object();
   planner["enabled"] = config.planner.enabled;
@@ -275,6 +307,7 @@ io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
   Json bm25 = Json::object();
   bm25["k1"] = config.bm25.k1;
   bm25["b"] = config.bm25.b;
+  bm25["stem"] = config.bm25.stem;
   json["bm25"] = std::move(bm25);
   Json cutoffs = Json::array();
   for (const std::size_t k : ks) cutoffs.push_back(k);

@@ -30,8 +30,14 @@ double MillisSince(std::chrono::steady_clock::time_point start);
 // own work, free of the waits a loaded machine adds to wall time.
 double ThreadCpuMillis();
 
+// kInvalidArgument for contradictory options (--flat with --routes).
+Status CheckOptions(const BenchOptions& options);
+// The routes every recall of the run asks for: kFlatRoute under `flat`, else options.routes.
+std::vector<std::string> RoutesToRun(const BenchOptions& options);
+
 // The store of one run: options.store_path, or a new temporary directory removed by the
-// destructor. Holds the engine and the configuration it was opened with.
+// destructor. Holds the engine and the configuration it was opened with (FlatBaseline() of the
+// file's under options.flat).
 class BenchStore {
  public:
   static StatusOr<std::unique_ptr<BenchStore>> Open(const BenchOptions& options);

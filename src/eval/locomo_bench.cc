@@ -80,6 +80,7 @@ Json ValuesJson(const std::vector<std::pair<std::string, double>>& values) {
 }  // namespace
 
 StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
+  RETURN_IF_ERROR(internal::CheckOptions(options));
   ASSIGN_OR_RETURN(const std::vector<std::size_t> ks,
                    internal::NormalizeKs(options.ks, {5, 10, 30}));
   const std::size_t eval_k = std::max(ks.back(), kLocomoMrrCutoff);
@@ -104,7 +105,7 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
   Progress progress(options.progress, options.progress_interactive, "locomo", "conversations",
                     conversations.size(), evaluable);
   internal::AskSettings settings;
-  settings.routes = options.routes;
+  settings.routes = internal::RoutesToRun(options);
   settings.eval_k = eval_k;
   settings.trace = !options.trace_path.empty();
 

@@ -83,6 +83,7 @@ struct TypeSums {
 }  // namespace
 
 StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
+  RETURN_IF_ERROR(internal::CheckOptions(options));
   ASSIGN_OR_RETURN(const std::vector<std::size_t> ks, internal::NormalizeKs(options.ks, {10, 50}));
   const std::size_t max_session_k =
       *std::max_element(std::begin(kLongMemEvalSessionKs), std::end(kLongMemEvalSessionKs));
@@ -98,7 +99,7 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
   Progress progress(options.progress, options.progress_interactive, "longmemeval", "haystacks",
                     expected, expected);
   internal::AskSettings settings;
-  settings.routes = options.routes;
+  settings.routes = internal::RoutesToRun(options);
   settings.eval_k = eval_k;
   settings.trace = !options.trace_path.empty();
 
