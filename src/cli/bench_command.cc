@@ -1,7 +1,7 @@
 // bench_command.cc: `engram bench` — the benchmark harness (src/eval, docs/BENCHMARKS.md):
 //
-//   engram bench locomo --data locomo10.json [--k 5,10,30] [--routes bm25] [--json OUT]
-//                       [--trace OUT.jsonl] [--store PATH] [--limit N]
+//   engram bench locomo --data locomo10.json [--k 5,10,30] [--routes bm25 | --flat]
+//                       [--json OUT] [--trace OUT.jsonl] [--store PATH] [--limit N]
 //   engram bench longmemeval --data longmemeval_s.json.zst [same flags; --k = turn cut-offs]
 //   engram bench perf --memories 10000 [--scopes 10] [--queries 500] [--json OUT]
 //   engram bench explain TRACE QUESTION_ID      (--json: the raw trace line)
@@ -30,6 +30,7 @@ struct DatasetArgs {
   std::string data;
   std::vector<std::size_t> ks;
   std::vector<std::string> routes;
+  bool flat = false;
   std::string json_out;
   std::string trace;
   std::string store;
@@ -123,7 +124,8 @@ void PrintDatasetReport(const io::Json& report, std::ostream& out) {
   }
   const bool locomo = report["dataset"] == "locomo";
   out << (locomo ? "LoCoMo" : "LongMemEval") << ": " << report["questions"].dump()
-      << " questions evaluated, routes " << (routes.empty() ? "-" : routes) << ", engram "
+      << " questions evaluated, routes " << (routes.empty() ? "-" : routes)
+      << (config.value("flat", false) ? " (flat baseline)" : "") << ", engram "
       << config["engine_version"].get<std::string>() << ", eval k "
       << config["recalls"]["eval"]["k"].dump() << "\n\n";
   const std::size_t total = report["questions"].get<std::size_t>();
@@ -158,10 +160,15 @@ void PrintDatasetReport(const io::Json& report, std::ostream& out) {
 bool Interactive(const Console& console) { return !console.quiet() && isatty(STDERR_FILENO); }
 
 int RunDataset(std::string_view command, const DatasetArgs& args, Console& console, bool locomo) {
+  if (args.flat && !args.routes.empty()) {
+    return console.UsageError(
+        command, "--flat runs only the bm25 route and cannot be combined with --routes");
+  }
   eval::BenchOptions options;
   options.data_path = args.data;
   options.ks = args.ks;
   options.routes = args.routes;
+  options.flat = args.flat;
   options.store_path = args.store;
   options.config_file = console.global().config;
   options.data_dir = console.global().data_dir;
@@ -226,6 +233,18 @@ int RunPerfCommand(const PerfArgs& args, Console& console) {
       << Fixed(Number(cpu, "p95"), 3) << " ms  p99 " << Fixed(Number(cpu, "p99"), 3) << " ms\n";
   out << "store on disk: " << Fixed(Number(*report, "store_bytes") / (1024.0 * 1024.0), 1)
       << " MiB\n";
+  for (const char* name : {"fts5", "hnswlib"}) {
+    const io::Json& primitive = (*report)["primitives"][name];
+    const io::Json& ratio = (*report)["ratios"][name];
+    out << "raw " << name << " (k " << primitive["k"].dump() << "): p50 "
+        << Fixed(Number(primitive["latency_ms"], "p50"), 3) << " ms  p95 "
+        << Fixed(Number(primitive["latency_ms"], "p95"), 3) << " ms; engram / " << name << ": p50 x"
+        << Fixed(Number(ratio, "latency_p50"), 1) << "  p95 x"
+        << Fixed(Number(ratio, "latency_p95"), 1) << " (CPU p50 x"
+        << Fixed(Number(ratio, "cpu_p50"), 1) << ")\n";
+  }
+  out << "hnswlib vectors: " << (*report)["primitives"]["hnswlib"]["vectors"].get<std::string>()
+      << "\n";
   return ToInt(ExitCode::kOk);
 }
 
@@ -240,6 +259,9 @@ void AddDatasetCommand(CLI::App& bench, std::string name, std::string descriptio
       ->add_option("--routes", args->routes,
                    "Routes to run, comma-separated (default: the planner's choice)")
       ->delimiter(',');
+  command->add_flag("--flat", args->flat,
+                    "The flat BM25 baseline: only the bm25 route, no planner, no neighbour "
+                    "expansion, no person boost, no stemming, no embedder (not with --routes)");
   command->add_option("--json", args->json_out, "Also write the report JSON to this file");
   command->add_option("--trace", args->trace, "Write a per-question trace (JSON lines) here");
   command->add_option("--store", args->store,

@@ -18,6 +18,7 @@
 #include "eval/bench_internal.h"
 #include "eval/metrics.h"
 #include "eval/perf.h"
+#include "eval/primitives.h"
 #include "eval/progress.h"
 #include "eval/synthetic.h"
 #include "eval/trace_explain.h"
@@ -26,6 +27,7 @@ namespace engram::eval {
 namespace {
 
 using ::engram::testing::IsOk;
+using ::engram::testing::IsOkAndHolds;
 using ::engram::testing::StatusIs;
 using ::testing::DoubleNear;
 using ::testing::ElementsAre;
@@ -320,8 +322,9 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
   EXPECT_EQ(json["ingest"]["turns"], 6);
   EXPECT_GT(json["context_tokens"]["mean"].get<double>(), 0);
   EXPECT_GT(json["latency_ms"]["p50"].get<double>(), 0);
-  EXPECT_EQ(json["config"]["routes"],
-            io::Json::parse(R"(["bm25","vector","fragment","session","temporal"])"));
+  // Every route the planner picks for the question shape; at least these five.
+  EXPECT_THAT(json["config"]["routes"].get<std::vector<std::string>>(),
+              ::testing::IsSupersetOf({"bm25", "vector", "fragment", "session", "temporal"}));
   EXPECT_EQ(json["config"]["route_weights"]["session"], 0.5);
   EXPECT_EQ(json["config"]["planner"]["shapes"]["count"]["fragment"], 1.5);
   EXPECT_EQ(json["config"]["stages"]["neighbour_radius"], 2);
@@ -395,6 +398,76 @@ TEST(LocomoBenchTest, BadInputsAreReported) {
   options.ks = {};
   options.routes = {"no-such-route"};
   EXPECT_THAT(RunLocomoBench(options), StatusIs(StatusCode::kInvalidArgument));
+}
+
+// The flat baseline: [bm25] stem, FlatBaseline() and `--flat` on the tiny file.
+
+TEST(FlatBaselineTest, StemKeyParsesAndDefaultsToTrue) {
+  EXPECT_TRUE(Config{}.bm25.stem);
+  StatusOr<Config> parsed = ParseConfig("[bm25]\nk1 = 0.9\nstem = false\n", "flat.toml");
+  ASSERT_THAT(parsed, IsOk());
+  EXPECT_FALSE(parsed->bm25.stem);
+  EXPECT_EQ(parsed->bm25.k1, 0.9);
+  EXPECT_TRUE((*ParseConfig("[bm25]\nb = 0.5\n", "b.toml")).bm25.stem);
+  EXPECT_THAT(ParseConfig("[bm25]\nstem = \"no\"\n", "bad.toml"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("stem")));
+}
+
+TEST(FlatBaselineTest, SwitchesOffEverythingButBm25AndKeepsTheBm25Constants) {
+  Config config;
+  config.bm25.k1 = 0.9;
+  config.recall.max_items = 7;
+  const Config flat = FlatBaseline(config);
+  EXPECT_FALSE(flat.planner.enabled);
+  EXPECT_EQ(flat.recall.neighbour_weight, 0.0);
+  EXPECT_EQ(flat.recall.person_boost, 1.0);
+  EXPECT_FALSE(flat.bm25.stem);
+  EXPECT_EQ(flat.embedder.kind, "none");
+  EXPECT_EQ(EmbedderModelId(flat.embedder), "none");
+  EXPECT_EQ(flat.bm25.k1, 0.9);
+  EXPECT_EQ(flat.bm25.b, 0.75);
+  EXPECT_EQ(flat.recall.max_items, 7u);
+  EXPECT_THAT(flat.Validate(), IsOk());
+}
+
+TEST(FlatBaselineTest, TinyConversationRunsUnstemmedBm25Only) {
+  TempDir dir;
+  BenchOptions options;
+  options.data_path = dir.File("tiny_locomo.json", kLocomoFile);
+  options.ks = {1, 5};
+  options.flat = true;
+  options.trace_path = dir.Path("trace.jsonl");
+  const StatusOr<io::Json> report = RunLocomoBench(options);
+  ASSERT_THAT(report, IsOk());
+  const io::Json& config = (*report)["config"];
+  EXPECT_EQ(config["flat"], true);
+  EXPECT_EQ(config["routes"], io::Json::parse(R"(["bm25"])"));
+  EXPECT_EQ(config["routes_requested"], "flat baseline");
+  EXPECT_EQ(config["planner"]["enabled"], false);
+  EXPECT_EQ(config["stages"]["neighbour_weight"], 0.0);
+  EXPECT_EQ(config["stages"]["person_boost"], 1.0);
+  EXPECT_EQ(config["bm25"]["stem"], false);
+  EXPECT_EQ(config["embedder"], "none");
+  EXPECT_THAT(config["flat_baseline"].get<std::string>(), HasSubstr("stemming off"));
+  // Without stemming "name" no longer matches "named": q1 "What is the name of the puppy?"
+  // matches D1:1 (ann adopted puppy named biscuit, 5 terms) and D1:2 (bob congratulations new
+  // puppy, 4 terms) on "puppy" alone, and the shorter D1:2 ranks first. Stemmed, D1:1 was first.
+  // q2 and q3 rank as in TinyConversationExactMetrics (their words need no stemming).
+  const io::Json& metrics = (*report)["metrics"];
+  EXPECT_NEAR(metrics["recall@1"].get<double>(), (0 + 1.0 / 3 + 0) / 3, kEps);
+  EXPECT_NEAR(metrics["mrr@30"].get<double>(), (0.5 + 1 + 0.5) / 3, kEps);
+  std::ifstream trace(options.trace_path);
+  std::string line;
+  ASSERT_TRUE(std::getline(trace, line));
+  const io::Json first = io::Json::parse(line);
+  EXPECT_EQ(first["ranking"][0], "D1:2");
+  EXPECT_EQ(first["ranking"][1], "D1:1");
+  EXPECT_TRUE(first["candidates"].contains("bm25"));
+  EXPECT_EQ(first["candidates"].size(), 1u);
+
+  options.routes = {"bm25"};
+  EXPECT_THAT(RunLocomoBench(options), StatusIs(StatusCode::kInvalidArgument, HasSubstr("--flat")));
+  EXPECT_THAT(RunLongMemEvalBench(options), StatusIs(StatusCode::kInvalidArgument));
 }
 
 // Three questions: an abstention question and one whose only has_answer turn is the
@@ -531,9 +604,89 @@ TEST(PerfTest, SmallWorkloadReportsEveryFigure) {
             (*report)["latency_ms"]["p50"].get<double>());
   EXPECT_GT((*report)["store_bytes"].get<std::uint64_t>(), 0u);
   EXPECT_GT((*report)["cpu_ms"]["p50"].get<double>(), 0);
+  EXPECT_EQ((*report)["config"]["embedder"], "use-lite@0.2.0");
+  // The primitives underneath, on the same turns and questions.
+  const io::Json& fts5 = (*report)["primitives"]["fts5"];
+  EXPECT_EQ(fts5["k"], 100);  // [recall] route_candidates
+  EXPECT_GT(fts5["latency_ms"]["p50"].get<double>(), 0);
+  EXPECT_GT(fts5["rows_mean"].get<double>(), 0);
+  const io::Json& hnswlib = (*report)["primitives"]["hnswlib"];
+  EXPECT_EQ(hnswlib["vectors_indexed"], 150);  // every stored turn vector
+  EXPECT_EQ(hnswlib["dimension"], 512);
+  EXPECT_EQ(hnswlib["max_neighbors"], 32);
+  EXPECT_THAT(hnswlib["vectors"].get<std::string>(), HasSubstr("use-lite@0.2.0"));
+  EXPECT_THAT(hnswlib["engram_vector_index"].get<std::string>(), HasSubstr("exact"));
+  EXPECT_GT(hnswlib["latency_ms"]["p50"].get<double>(), 0);
+  for (const char* name : {"fts5", "hnswlib"}) {
+    EXPECT_GT((*report)["ratios"][name]["latency_p50"].get<double>(), 0) << name;
+    EXPECT_NEAR((*report)["ratios"][name]["latency_p50"].get<double>(),
+                (*report)["latency_ms"]["p50"].get<double>() /
+                    (*report)["primitives"][name]["latency_ms"]["p50"].get<double>(),
+                1e-9)
+        << name;
+  }
 
   options.queries = 0;
   EXPECT_THAT(RunPerf(options), StatusIs(StatusCode::kInvalidArgument));
+}
+
+TEST(PerfTest, WithoutStoredVectorsHnswlibUsesHashingVectorsAndSaysSo) {
+  TempDir dir;
+  PerfOptions options;
+  options.memories = 60;
+  options.scopes = 2;
+  options.queries = 5;
+  options.config_file = dir.File("none.toml", "[embedder]\nkind = \"none\"\n");
+  const StatusOr<io::Json> report = RunPerf(options);
+  ASSERT_THAT(report, IsOk());
+  EXPECT_EQ((*report)["config"]["embedder"], "none");
+  const io::Json& hnswlib = (*report)["primitives"]["hnswlib"];
+  EXPECT_EQ(hnswlib["vectors_indexed"], 60);
+  EXPECT_EQ(hnswlib["dimension"], 256);
+  EXPECT_THAT(hnswlib["vectors"].get<std::string>(), HasSubstr("store holds no vectors"));
+  EXPECT_THAT(hnswlib["vectors"].get<std::string>(), HasSubstr("hashing-256"));
+  EXPECT_EQ(hnswlib["engram_vector_index"], "none");
+}
+
+TEST(PrimitivesTest, Fts5MatchesTheQuestionsContentWordsRankedByBm25) {
+  EXPECT_EQ(Fts5Primitive::MatchExpression("Where did Maya's \"dog\" go hiking?"),
+            "\"maya\" OR \"dog\" OR \"go\" OR \"hiking\"");
+  EXPECT_EQ(Fts5Primitive::MatchExpression("Who is it?"), "");
+  StatusOr<std::unique_ptr<Fts5Primitive>> fts = Fts5Primitive::Create(2);
+  ASSERT_THAT(fts, IsOk());
+  ASSERT_THAT((*fts)->Add(0, "Maya", "I went hiking in Porto."), IsOk());
+  ASSERT_THAT((*fts)->Add(0, "Leo", "The dog barked all night."), IsOk());
+  ASSERT_THAT((*fts)->Add(0, "Leo", "We cooked pasta."), IsOk());
+  ASSERT_THAT((*fts)->Add(1, "Maya", "Hiking again tomorrow."), IsOk());
+  ASSERT_THAT((*fts)->Finish(), IsOk());
+  // Porter stemming on FTS5's side: "hikes" finds "hiking"; scope 1's turn is not in scope 0.
+  EXPECT_THAT((*fts)->Search(0, "Who hikes?", 10), IsOkAndHolds(1u));
+  EXPECT_THAT((*fts)->Search(0, "Where did Maya's dog go hiking?", 10), IsOkAndHolds(2u));
+  EXPECT_THAT((*fts)->Search(0, "Where did Maya's dog go hiking?", 1), IsOkAndHolds(1u));
+  EXPECT_THAT((*fts)->Search(1, "hiking", 10), IsOkAndHolds(1u));
+  EXPECT_THAT((*fts)->Search(0, "Who is it?", 10), IsOkAndHolds(0u));
+  EXPECT_THAT((*fts)->Search(2, "hiking", 10), StatusIs(StatusCode::kInvalidArgument));
+}
+
+TEST(PrimitivesTest, HnswlibFindsTheNearestVectorsPerScope) {
+  EXPECT_THAT(HnswPrimitive::Create({.dimension = 0}, 1), StatusIs(StatusCode::kInvalidArgument));
+  StatusOr<std::unique_ptr<HnswPrimitive>> hnsw = HnswPrimitive::Create({.dimension = 2}, 2);
+  ASSERT_THAT(hnsw, IsOk());
+  // More than the initial capacity of 1024, so the graph has to grow.
+  for (std::uint64_t label = 0; label < 1500; ++label) {
+    const float angle = static_cast<float>(label) * 0.001F;
+    const std::vector<float> unit = {std::cos(angle), std::sin(angle)};
+    ASSERT_THAT((*hnsw)->Add(0, label, unit), IsOk());
+  }
+  ASSERT_THAT((*hnsw)->Add(1, 7, std::vector<float>{1, 0}), IsOk());
+  EXPECT_EQ((*hnsw)->size(0), 1500u);
+  EXPECT_EQ((*hnsw)->size(1), 1u);
+  const std::vector<float> query = {1, 0};
+  EXPECT_THAT((*hnsw)->Search(0, query, 10), IsOkAndHolds(10u));
+  EXPECT_THAT((*hnsw)->Search(1, query, 10), IsOkAndHolds(1u));
+  EXPECT_THAT((*hnsw)->Add(0, 9999, std::vector<float>{1, 0, 0}),
+              StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT((*hnsw)->Search(5, query, 1), StatusIs(StatusCode::kInvalidArgument));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,10 +7,14 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/paths.h"
+#include "engine/vector_projection.h"
 #include "eval/bench_internal.h"
 #include "eval/metrics.h"
+#include "eval/primitives.h"
 #include "eval/progress.h"
 #include "eval/synthetic.h"
+#include "store/store.h"
 
 namespace engram::eval {
 namespace {
@@ -25,6 +29,190 @@ std::uintmax_t FileBytes(const std::filesystem::path& path) {
   std::error_code error;
   const std::uintmax_t size = std::filesystem::file_size(path, error);
   return error ? 0 : size;
+}
+
+// Wall and thread-CPU milliseconds of a sample of calls.
+struct Timings {
+  std::vector<double> wall_ms;
+  std::vector<double> cpu_ms;
+
+  template <typename Call>
+  Status Time(Call&& call) {
+    const double cpu_started = internal::ThreadCpuMillis();
+    const auto started = std::chrono::steady_clock::now();
+    Status status = call();
+    wall_ms.push_back(internal::MillisSince(started));
+    cpu_ms.push_back(internal::ThreadCpuMillis() - cpu_started);
+    return status;
+  }
+
+  Json ToJson() const {
+    Json json = Json::object();
+    Json wall = Json::object();
+    wall["p50"] = Percentile(wall_ms, 50);
+    wall["p95"] = Percentile(wall_ms, 95);
+    wall["p99"] = Percentile(wall_ms, 99);
+    wall["mean"] = Mean(wall_ms);
+    json["latency_ms"] = std::move(wall);
+    Json cpu = Json::object();
+    cpu["p50"] = Percentile(cpu_ms, 50);
+    cpu["p95"] = Percentile(cpu_ms, 95);
+    cpu["p99"] = Percentile(cpu_ms, 99);
+    json["cpu_ms"] = std::move(cpu);
+    return json;
+  }
+};
+
+// engram's figure divided by the primitive's (0 when the primitive took no measurable time).
+double Ratio(double engram, double primitive) { return primitive > 0 ? engram / primitive : 0.0; }
+
+// One timed question: the scope it asks and its text.
+struct PerfQuestion {
+  std::size_t scope_idx = 0;
+  std::string text;
+};
+
+// The raw SQLite FTS5 search over the same turns and questions (eval/primitives.h).
+StatusOr<Json> TimeFts5(const std::vector<std::vector<Turn>>& scope_turns,
+                        const std::vector<PerfQuestion>& questions, std::size_t limit) {
+  const auto build_started = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::unique_ptr<Fts5Primitive> fts, Fts5Primitive::Create(scope_turns.size()));
+  for (std::size_t scope_idx = 0; scope_idx < scope_turns.size(); ++scope_idx) {
+    for (const Turn& turn : scope_turns[scope_idx]) {
+      RETURN_IF_ERROR(fts->Add(scope_idx, turn.speaker, turn.text));
+    }
+  }
+  RETURN_IF_ERROR(fts->Finish());
+  const double build_seconds = internal::MillisSince(build_started) / 1000.0;
+  Timings timings;
+  std::size_t rows = 0;
+  for (const PerfQuestion& question : questions) {
+    RETURN_IF_ERROR(timings.Time([&]() -> Status {
+      ASSIGN_OR_RETURN(const std::size_t found,
+                       fts->Search(question.scope_idx, question.text, limit));
+      rows += found;
+      return Status::Ok();
+    }));
+  }
+  Json json = timings.ToJson();
+  json["what"] =
+      "in-memory SQLite FTS5, one table per scope (speaker, text; tokenize 'porter unicode61'), "
+      "the question's words minus stopwords ORed, ORDER BY bm25() LIMIT k, prepared once per "
+      "scope, every row's rowid, text and score read";
+  json["k"] = limit;
+  json["rows_mean"] = questions.empty() ? 0.0 : static_cast<double>(rows) / questions.size();
+  json["build_seconds"] = build_seconds;
+  return json;
+}
+
+// The raw hnswlib search over the vectors engram's store holds (or, when the store holds none,
+// hashing vectors of the same turns), queried with the same questions' vectors.
+StatusOr<Json> TimeHnswlib(const std::string& store_path, const Config& config,
+                           const std::string& data_dir, const std::vector<Scope>& scopes,
+                           const std::vector<std::vector<Turn>>& scope_turns,
+                           const std::vector<PerfQuestion>& questions) {
+  Json json = Json::object();
+  EmbedderConfig embedder_config = config.embedder;
+  const bool stored_vectors = embedder_config.kind != "none";
+  if (!stored_vectors) {
+    embedder_config = EmbedderConfig{};
+    embedder_config.kind = "hashing";
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<embed::Embedder> embedder,
+                   OpenEmbedder(embedder_config, core::ResolveDataDir(data_dir)));
+  if (embedder == nullptr) return Status::Internal("perf: no embedder for the hnswlib timing");
+  json["vectors"] = stored_vectors
+                        ? "the vectors engram's store holds (" + embedder->model_id() +
+                              "), read back from the store; questions embedded by the same model"
+                        : "the store holds no vectors ([embedder] kind \"none\"; engram's recall "
+                          "ran no vector search): " +
+                              embedder->model_id() +
+                              " vectors of the same turns (speaker + text) and questions";
+  HnswPrimitiveOptions options;
+  options.dimension = embedder->dimension();
+  options.max_neighbors = config.vector.hnsw_max_neighbors;
+  options.construction_expansion = config.vector.hnsw_construction_expansion;
+  options.search_expansion = config.vector.hnsw_search_expansion;
+  ASSIGN_OR_RETURN(std::unique_ptr<HnswPrimitive> hnsw,
+                   HnswPrimitive::Create(options, scopes.size()));
+
+  const auto build_started = std::chrono::steady_clock::now();
+  std::size_t vectors = 0;
+  if (stored_vectors) {
+    store::SqliteOptions store_options;
+    store_options.create_if_missing = false;
+    ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store,
+                     store::OpenSqliteStore(store_path, store_options));
+    for (std::size_t scope_idx = 0; scope_idx < scopes.size(); ++scope_idx) {
+      ASSIGN_OR_RETURN(const std::optional<store::ScopeRecord> record,
+                       store->FindScope(scopes[scope_idx].ToString()));
+      if (!record.has_value()) continue;
+      Status added = Status::Ok();
+      RETURN_IF_ERROR(store->ScanVectors(
+          record->scope_id, [&](std::int64_t row, std::span<const float> values) {
+            added = hnsw->Add(scope_idx, static_cast<std::uint64_t>(row), values);
+            ++vectors;
+            return added.ok();
+          }));
+      RETURN_IF_ERROR(added);
+    }
+  } else {
+    for (std::size_t scope_idx = 0; scope_idx < scope_turns.size(); ++scope_idx) {
+      std::vector<std::string> texts;
+      for (const Turn& turn : scope_turns[scope_idx]) {
+        texts.push_back(EmbeddingText(turn.speaker, turn.text));
+      }
+      ASSIGN_OR_RETURN(const std::vector<std::vector<float>> embedded, embedder->Embed(texts));
+      for (std::size_t turn_idx = 0; turn_idx < embedded.size(); ++turn_idx) {
+        RETURN_IF_ERROR(hnsw->Add(scope_idx, turn_idx, embedded[turn_idx]));
+        ++vectors;
+      }
+    }
+  }
+  json["build_seconds"] = internal::MillisSince(build_started) / 1000.0;
+  json["vectors_indexed"] = vectors;
+
+  // Question vectors, embedded one at a time (what a recall does), timed apart from the search.
+  Timings embedding;
+  std::vector<std::vector<float>> query_vectors;
+  for (const PerfQuestion& question : questions) {
+    RETURN_IF_ERROR(embedding.Time([&]() -> Status {
+      const std::string text = question.text;
+      ASSIGN_OR_RETURN(std::vector<std::vector<float>> embedded,
+                       embedder->Embed(std::span<const std::string>(&text, 1)));
+      query_vectors.push_back(std::move(embedded.front()));
+      return Status::Ok();
+    }));
+  }
+  Timings timings;
+  const std::size_t k = config.recall.route_candidates;
+  for (std::size_t question_idx = 0; question_idx < questions.size(); ++question_idx) {
+    RETURN_IF_ERROR(timings.Time([&]() -> Status {
+      return hnsw->Search(questions[question_idx].scope_idx, query_vectors[question_idx], k)
+          .status();
+    }));
+  }
+  Json timed = timings.ToJson();
+  for (auto field = timed.begin(); field != timed.end(); ++field) json[field.key()] = field.value();
+  json["what"] =
+      "hnswlib HierarchicalNSW<float>, inner-product space, one graph per scope, searchKnn(k) "
+      "with engram's [vector] M, efConstruction and ef; the question's embedding is not included";
+  json["k"] = k;
+  json["dimension"] = options.dimension;
+  json["max_neighbors"] = options.max_neighbors;
+  json["construction_expansion"] = options.construction_expansion;
+  json["search_expansion"] = options.search_expansion;
+  json["query_embedding"] = embedding.ToJson();
+  std::size_t largest_scope = 0;
+  for (std::size_t scope_idx = 0; scope_idx < scopes.size(); ++scope_idx) {
+    largest_scope = std::max(largest_scope, hnsw->size(scope_idx));
+  }
+  json["engram_vector_index"] =
+      !stored_vectors ? "none"
+      : largest_scope <= config.vector.exact_threshold
+          ? "exact (every scope holds at most [vector] exact_threshold vectors)"
+          : "hnsw for scopes above [vector] exact_threshold vectors";
+  return json;
 }
 
 }  // namespace
@@ -59,6 +247,8 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
                     options.queries);
   SyntheticText text(options.seed);
   internal::IngestStats ingest;
+  // The turns each scope got, for the raw primitives.
+  std::vector<std::vector<Turn>> scope_turns(scopes.size());
   std::size_t remaining = options.memories;
   for (std::size_t session_idx = 0; session_idx < sessions; ++session_idx) {
     const std::size_t turns = std::min(remaining, options.session_turns);
@@ -76,6 +266,8 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
     ingest.seconds += internal::MillisSince(started) / 1000.0;
     if (!remembered.ok()) return remembered.status().WithContext("perf: remembering");
     ingest.turns += turns;
+    std::vector<Turn>& kept = scope_turns[session_idx % scopes.size()];
+    kept.insert(kept.end(), session.begin(), session.end());
   }
 
   const Timestamp query_time{kStart.micros + static_cast<std::int64_t>(sessions) * kDayMicros};
@@ -93,8 +285,10 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
     if (!warm_up.ok()) return warm_up.status().WithContext("perf: first recall");
   }
   internal::CostStats cost;
+  std::vector<PerfQuestion> asked;
   for (std::size_t query_idx = 0; query_idx < options.queries; ++query_idx) {
     RecallQuery query{.text = questions.Question(), .query_time = query_time};
+    asked.push_back({query_idx % used_scopes, query.text});
     internal::Recalls recalls;
     const double cpu_started = internal::ThreadCpuMillis();
     const auto started = std::chrono::steady_clock::now();
@@ -124,7 +318,7 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
   config["engine_version"] = EngineVersion();
   config["config_file"] = options.config_file;
   config["recall"] = "default k and token budget, every route the planner picks";
-  config["embedder"] = "none";
+  config["embedder"] = EmbedderModelId(store->config().embedder);
   report["config"] = std::move(config);
   report["ingest"] = internal::IngestJson(ingest);
   Json latency = internal::LatencyJson(cost);
@@ -150,6 +344,29 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
   report["open_ms"] = internal::MillisSince(open_started);
   if (!reopened.ok()) return reopened.status().WithContext("perf: reopening the store");
   reopened->reset();
+
+  // The primitives underneath, on the same turns and questions, and engram's ratio to them.
+  if (options.progress != nullptr) options.progress->flush();
+  ASSIGN_OR_RETURN(Json fts5,
+                   TimeFts5(scope_turns, asked, store->config().recall.route_candidates));
+  ASSIGN_OR_RETURN(Json hnswlib, TimeHnswlib(path.string(), store->config(), options.data_dir,
+                                             scopes, scope_turns, asked));
+  Json primitives = Json::object();
+  primitives["fts5"] = std::move(fts5);
+  primitives["hnswlib"] = std::move(hnswlib);
+  report["primitives"] = std::move(primitives);
+  // engram's recall percentile divided by the primitive's, wall and CPU time.
+  Json ratios = Json::object();
+  for (const char* name : {"fts5", "hnswlib"}) {
+    const Json& timed = report["primitives"][name];
+    Json entry = Json::object();
+    entry["latency_p50"] = Ratio(Percentile(cost.latency_ms, 50), timed["latency_ms"]["p50"]);
+    entry["latency_p95"] = Ratio(Percentile(cost.latency_ms, 95), timed["latency_ms"]["p95"]);
+    entry["cpu_p50"] = Ratio(Percentile(cost.cpu_ms, 50), timed["cpu_ms"]["p50"]);
+    entry["cpu_p95"] = Ratio(Percentile(cost.cpu_ms, 95), timed["cpu_ms"]["p95"]);
+    ratios[name] = std::move(entry);
+  }
+  report["ratios"] = std::move(ratios);
 
   // Peak resident memory of the whole process (getrusage reports KiB on Linux).
   struct rusage usage {};

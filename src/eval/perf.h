@@ -1,7 +1,9 @@
 // perf: `engram bench perf --memories N` — the synthetic performance workload. Builds a
 // deterministic store of N turns (eval/synthetic.h) spread over several scopes, then asks a fixed
 // set of questions, and reports ingest throughput, recall latency percentiles and the store's
-// size on disk.
+// size on disk; then times the primitives underneath on the same turns and questions (a raw
+// SQLite FTS5 query and a raw hnswlib search, eval/primitives.h) and reports engram's recall
+// latency as a ratio to each.
 //
 //   PerfOptions options;
 //   options.memories = 10'000;
@@ -47,7 +49,14 @@ struct PerfOptions {
 // {"workload": {...}, "config": {...}, "ingest": {turns, seconds, turns_per_s},
 //  "latency_ms": {p50, p95, p99, mean} (wall time), "cpu_ms": {p50, p95, p99} (the recalling
 //  thread's CPU time, robust to a loaded machine), "context_tokens": {mean, p50, p95},
-//  "store_bytes": N}. kInvalidArgument for zero memories, scopes, session_turns or queries;
+//  "store_bytes": N, "open_ms", "peak_rss_bytes",
+//  "primitives": {"fts5": {...}, "hnswlib": {...}} (each: what, k, latency_ms {p50, p95, p99,
+//  mean}, cpu_ms, build_seconds; hnswlib also the vectors it holds, their dimension, M, ef and
+//  the question embedding's time), "ratios": {"fts5"|"hnswlib": {latency_p50, latency_p95,
+//  cpu_p50, cpu_p95}} (engram's percentile / the primitive's)}.
+// The hnswlib graphs hold the vectors engram's store holds; with [embedder] kind "none" the store
+// has none and the graphs hold hashing-embedder vectors of the same turns instead (the report's
+// "vectors" says which). kInvalidArgument for zero memories, scopes, session_turns or queries;
 // kAlreadyExists when a perf scope exists in store_path.
 StatusOr<io::Json> RunPerf(const PerfOptions& options);
 
