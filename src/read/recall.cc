@@ -11,6 +11,8 @@
 
 #include "read/bm25_route.h"
 #include "read/context_routes.h"
+#include "read/entity_route.h"
+#include "read/fact_route.h"
 #include "read/adjust.h"
 #include "read/planner.h"
 #include "read/turn_layout.h"
@@ -53,6 +55,9 @@ Routes Routes::Default() {
   routes.routes_.push_back(std::make_unique<FragmentRoute>());
   routes.routes_.push_back(std::make_unique<SessionRoute>());
   routes.routes_.push_back(std::make_unique<TemporalRoute>());
+  auto graphs = std::make_shared<ScopeGraphCache>();  // entity and fact routes share it
+  routes.routes_.push_back(std::make_unique<EntityRoute>(graphs));
+  routes.routes_.push_back(std::make_unique<FactRoute>(graphs));
   return routes;
 }
 
@@ -226,6 +231,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     item.adjustments = std::move(candidate.adjustments);
     items.push_back(std::move(item));
   }
+  if (request.store != nullptr) RETURN_IF_ERROR(ExpandFactProvenance(*request.store, items));
   timer.Mark("filter");
 
   PackResult packed = Pack(std::move(items), token_budget, request.options.k);

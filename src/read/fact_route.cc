@@ -1,0 +1,192 @@
+// The fact-symbolic route and fact provenance (see fact_route.h).
+#include "read/fact_route.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+
+namespace engram::read {
+namespace {
+
+// Words that ask about change or history (superseded facts are then proposed too).
+constexpr std::array<std::string_view, 12> kHistoryWords = {
+    "change",   "changed", "changes", "previous", "previously", "former",
+    "formerly", "anymore", "history", "switched", "originally", "before"};
+
+std::vector<std::string> LowerWords(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '\'') {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+bool AsksHistory(const QueryFrame& frame) {
+  if (frame.shape == QueryShape::kOrdering) return true;
+  const std::vector<std::string> words = LowerWords(frame.text);
+  for (std::size_t index = 0; index < words.size(); ++index) {
+    if (std::find(kHistoryWords.begin(), kHistoryWords.end(), words[index]) !=
+        kHistoryWords.end()) {
+      return true;
+    }
+    if (words[index] == "used" && index + 1 < words.size() && words[index + 1] == "to") {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view FirstWord(std::string_view key) { return key.substr(0, key.find(' ')); }
+
+}  // namespace
+
+StatusOr<std::vector<RouteCandidate>> FactRoute::Run(const RouteContext& context) const {
+  std::vector<RouteCandidate> candidates;
+  const QueryFrame& frame = *context.frame;
+  if (context.store == nullptr || context.scope_ids.empty() || frame.terms.empty()) {
+    return candidates;
+  }
+  ASSIGN_OR_RETURN(std::vector<std::shared_ptr<const ScopeGraph>> graphs,
+                   cache_->Get(*context.store, context.scope_ids, context.config->bm25.stem));
+
+  // Query terms (distinct, in query order) with their BM25 idf over the searched turns.
+  struct QueryTerm {
+    std::string term;
+    double idf = 0;
+  };
+  std::uint64_t doc_count = 0;
+  for (const index::Bm25Index* text_index : context.text_indexes) {
+    if (text_index != nullptr) doc_count += text_index->doc_count();
+  }
+  std::vector<QueryTerm> terms;
+  for (const std::string& term : frame.terms) {
+    if (std::any_of(terms.begin(), terms.end(),
+                    [&](const QueryTerm& known) { return known.term == term; })) {
+      continue;
+    }
+    std::uint64_t df = 0;
+    for (const index::Bm25Index* text_index : context.text_indexes) {
+      if (text_index != nullptr) df += text_index->DocumentFrequency(term);
+    }
+    const double n = static_cast<double>(std::max(doc_count, df));
+    const double d = static_cast<double>(df);
+    terms.push_back({term, std::log(1.0 + (n - d + 0.5) / (d + 0.5))});
+  }
+
+  // The persons asked about: the names of the question and the speakers it names (each also by
+  // its first word), and "user" for a question in the first person.
+  std::vector<std::string> asked;
+  for (const std::string& name : frame.names) asked.push_back(NameKey(name));
+  for (const std::string& speaker : frame.asked_speakers) {
+    const std::string key = NameKey(speaker);
+    asked.push_back(key);
+    asked.emplace_back(FirstWord(key));
+  }
+  if (frame.first_person) asked.emplace_back("user");
+  const bool names_someone = !frame.names.empty() || !frame.asked_speakers.empty();
+  const bool history = AsksHistory(frame);
+  const bool when = frame.shape == QueryShape::kWhen;
+
+  struct Scored {
+    std::int64_t row;
+    double score;
+    std::string explanation;
+  };
+  std::vector<Scored> scored;
+  for (const auto& graph : graphs) {
+    for (const GraphFact& fact : graph->facts) {
+      if (fact.status == NodeStatus::kSuperseded) {
+        if (!history) continue;
+      } else if (fact.status != NodeStatus::kActive) {
+        continue;
+      }
+      if (frame.current && (fact.status != NodeStatus::kActive ||
+                            (fact.valid_to && *fact.valid_to <= frame.query_time) ||
+                            (fact.valid_from && frame.query_time < *fact.valid_from))) {
+        continue;
+      }
+      double overlap = 0;
+      std::string matched;
+      for (const QueryTerm& term : terms) {
+        if (!std::binary_search(fact.terms.begin(), fact.terms.end(), term.term)) continue;
+        overlap += term.idf;
+        char part[96];
+        std::snprintf(part, sizeof part, "%s%s(idf %.2f)", matched.empty() ? "" : " + ",
+                      term.term.c_str(), term.idf);
+        matched += part;
+      }
+      if (overlap <= 0) continue;
+      double subject = 1.0;
+      std::string subject_note;
+      const bool subject_asked =
+          std::find(asked.begin(), asked.end(), fact.subject_key) != asked.end() ||
+          std::find(asked.begin(), asked.end(), FirstWord(fact.subject_key)) != asked.end();
+      if (subject_asked) {
+        subject = kAskedSubject;
+        subject_note = "; subject asked";
+      } else if (names_someone || frame.first_person) {
+        subject = kOtherSubject;
+        subject_note = "; subject not asked";
+      }
+      double fit = 1.0;
+      std::string fit_note;
+      if (when && !fact.has_time) {
+        fit = kUntimedWhen;
+        fit_note = "; when without a time";
+      }
+      if (fact.status == NodeStatus::kSuperseded) fit_note += "; superseded (history asked)";
+      const double score = overlap * subject * fit;
+      char head[64];
+      std::snprintf(head, sizeof head, "%.2f = (", score);
+      char factors[64];
+      std::snprintf(factors, sizeof factors, ") x %g x %g", subject, fit);
+      scored.push_back({fact.row, score,
+                        "fact " + fact.subject + " " + fact.predicate + " \"" + fact.object +
+                            "\": " + head + matched + factors + subject_note + fit_note});
+    }
+  }
+  std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.row < b.row;
+  });
+  if (scored.size() > context.limit) scored.resize(context.limit);
+  candidates.reserve(scored.size());
+  for (Scored& entry : scored) {
+    candidates.push_back({entry.row, entry.score, std::move(entry.explanation)});
+  }
+  return candidates;
+}
+
+Status ExpandFactProvenance(store::Store& store, std::vector<RecallItem>& items) {
+  for (RecallItem& item : items) {
+    if (item.kind != NodeKind::kFact || !item.provenance.empty()) continue;
+    ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> edges,
+                     store.EdgesOf(item.id, store::EdgeDirection::kOutgoing, "derived_from"));
+    std::vector<std::pair<std::int64_t, std::string>> turns;  // (sequence, id)
+    for (const store::EdgeRecord& edge : edges) {
+      if (edge.status != "active" || edge.src != item.id) continue;
+      StatusOr<store::NodeRecord> node = store.GetNode(edge.dst);
+      if (!node.ok()) {
+        if (node.status().code() == StatusCode::kNotFound) continue;
+        return node.status();
+      }
+      if (node->kind == NodeKind::kTurn) turns.emplace_back(node->sequence, node->id);
+    }
+    std::sort(turns.begin(), turns.end());
+    turns.erase(std::unique(turns.begin(), turns.end()), turns.end());
+    for (auto& [sequence, id] : turns) item.provenance.push_back(std::move(id));
+  }
+  return Status::Ok();
+}
+
+}  // namespace engram::read
