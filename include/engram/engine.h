@@ -53,6 +53,17 @@ struct RebuildReport {
   bool matched_live_index = true;  // the rebuilt index equals the incrementally maintained one
 };
 
+// One edge of a memory as Links returns it: a typed, directed relation to another memory
+// (derived_from, at_time, mentions, refers_to, supersedes, corrects, contradicts, same_as, ...).
+struct Link {
+  std::string id;  // the edge id
+  std::string type;
+  std::string src;     // memory id
+  std::string dst;     // memory id
+  std::string status;  // "active", "pending", "rejected", "superseded", "retired"
+  std::string attrs_json = "{}";  // the edge's attributes (reason, spans, references, ...)
+};
+
 // What Engine::Reembed did.
 struct ReembedResult {
   std::string previous_model_id;  // the store's embedder before ("" when none was recorded)
@@ -84,6 +95,10 @@ class Engine {
   StatusOr<std::vector<Memory>> List(const Scope& scope, const ListOptions& options = {});
   // The memory's changes, oldest first, starting with its creation.
   StatusOr<std::vector<HistoryEvent>> History(std::string_view id);
+  // Every edge from or to the memory, in the order the store wrote them (its derived signals and
+  // facts point at a turn through derived_from; a turn points at its times, entities and
+  // references). An unknown id is kNotFound.
+  StatusOr<std::vector<Link>> Links(std::string_view id);
   StatusOr<std::vector<ScopeInfo>> ListScopes();
 
   // Closes the memory's validity now (kept, visible in History and List, hidden from Recall).

@@ -227,6 +227,9 @@ Status Config::Validate() const {
   if (write.reference_ttl_turns == 0 || write.reference_ttl_turns > 1000) {
     return Status::InvalidArgument("[write] reference_ttl_turns must be in [1, 1000]");
   }
+  if (write.divergence_window == 0 || write.divergence_window > 1000) {
+    return Status::InvalidArgument("[write] divergence_window must be in [1, 1000]");
+  }
   if (!(write.fact_min_support >= 0 && write.fact_min_support <= 1)) {
     return Status::InvalidArgument("[write] fact_min_support must be in [0, 1]");
   }
@@ -351,6 +354,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Bool("facts", &config.write.facts));
     RETURN_IF_ERROR(reader.Double("fact_min_support", &config.write.fact_min_support));
     RETURN_IF_ERROR(reader.Size("foresight_days", &config.write.foresight_days));
+    RETURN_IF_ERROR(reader.Size("divergence_window", &config.write.divergence_window));
     RETURN_IF_ERROR(reader.Bool("llm_facts", &config.write.llm_facts));
     RETURN_IF_ERROR(reader.String("llm_base_url", &config.write.llm_base_url));
     RETURN_IF_ERROR(reader.String("llm_model", &config.write.llm_model));

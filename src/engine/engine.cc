@@ -280,6 +280,8 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
   write::DeriveContext derive;
   derive.scope = &record;
   derive.now = now;
+  derive.turn_vectors = vectors;  // DMF divergence; earlier turns' vectors come from the store
+  derive.store = impl_->store.get();
   RETURN_IF_ERROR(impl_->deriver->Derive(*txn, *impl_->registry, result.ids, derive));
   RETURN_IF_ERROR(txn->Commit());
   RETURN_IF_ERROR(impl_->AfterCommit());
@@ -413,6 +415,25 @@ StatusOr<std::vector<HistoryEvent>> Engine::History(std::string_view id) {
                    [](const HistoryEvent& a, const HistoryEvent& b) { return a.at < b.at; });
   if (!events.empty()) events.back().valid_to = node.valid_to;
   return events;
+}
+
+StatusOr<std::vector<Link>> Engine::Links(std::string_view id) {
+  ASSIGN_OR_RETURN(store::NodeRecord node, impl_->RequireNode(id));
+  ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> edges,
+                   impl_->store->EdgesOf(node.id, store::EdgeDirection::kBoth, ""));
+  std::sort(edges.begin(), edges.end(),
+            [](const store::EdgeRecord& a, const store::EdgeRecord& b) { return a.row < b.row; });
+  std::vector<Link> links;
+  links.reserve(edges.size());
+  for (store::EdgeRecord& edge : edges) {
+    links.push_back(Link{.id = std::move(edge.id),
+                         .type = std::move(edge.type),
+                         .src = std::move(edge.src),
+                         .dst = std::move(edge.dst),
+                         .status = std::move(edge.status),
+                         .attrs_json = std::move(edge.attrs_json)});
+  }
+  return links;
 }
 
 StatusOr<std::vector<ScopeInfo>> Engine::ListScopes() {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -27,12 +28,29 @@ constexpr std::array<std::string_view, 10> kRoleSpeakers = {
 
 double Round4(double value) { return std::round(value * 10000.0) / 10000.0; }
 
+bool IsTime(const text::Signal& signal) {
+  return signal.kind == text::SignalKind::kDate || signal.kind == text::SignalKind::kTime;
+}
+
+// The speaker's normalised name when it names someone (not empty, not a role word), else "".
+std::string SpeakerKey(std::string_view speaker) {
+  std::string key = text::NormalizeForIndex(speaker);
+  if (std::find(kRoleSpeakers.begin(), kRoleSpeakers.end(), key) != kRoleSpeakers.end()) {
+    return "";
+  }
+  return key;
+}
+
 std::optional<text::EntityKind> EntityKindOf(text::SignalKind kind) {
   switch (kind) {
-    case text::SignalKind::kPerson: return text::EntityKind::kPerson;
-    case text::SignalKind::kPlace: return text::EntityKind::kPlace;
-    case text::SignalKind::kOrganization: return text::EntityKind::kOrganization;
-    default: return std::nullopt;
+    case text::SignalKind::kPerson:
+      return text::EntityKind::kPerson;
+    case text::SignalKind::kPlace:
+      return text::EntityKind::kPlace;
+    case text::SignalKind::kOrganization:
+      return text::EntityKind::kOrganization;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -50,6 +68,63 @@ Gender GenderOf(const lexicon::Lexicons& lexicons, std::string_view key) {
   if (male && !female) return Gender::kMale;
   if (female && !male) return Gender::kFemale;
   return Gender::kUnknown;
+}
+
+// A signal node's content (also its metadata); see analysis.h.
+json SignalContent(const store::NodeRecord& turn, const text::Signal& signal) {
+  json content = {{"turn", turn.id},
+                  {"kind", text::SignalKindName(signal.kind)},
+                  {"surface", signal.surface},
+                  {"begin", signal.begin},
+                  {"end", signal.end}};
+  if (!signal.value.empty()) content["value"] = signal.value;
+  if (!signal.topic.empty()) content["topic"] = signal.topic;
+  if (!signal.previous_value.empty()) content["previous_value"] = signal.previous_value;
+  if (signal.polarity != text::Polarity::kNone) {
+    content["polarity"] = text::PolarityName(signal.polarity);
+  }
+  if (signal.uncertain) content["uncertain"] = true;
+  if (signal.confidence != 1.0f) {
+    content["confidence"] = Round4(static_cast<double>(signal.confidence));
+  }
+  if (IsTime(signal)) {
+    const std::size_t slash = signal.value.find('/');
+    if (slash != std::string::npos) {
+      content["from"] = signal.value.substr(0, slash);
+      content["to"] = signal.value.substr(slash + 1);
+      content["granularity"] = signal.topic;
+    }
+  }
+  return content;
+}
+
+// The time a derived node of `turn` is stamped with: its event time, else when it was ingested
+// (the batch's `now`, which InsertDerived used).
+Timestamp TurnTime(const store::NodeRecord& turn) {
+  return turn.event_time.value_or(turn.ingested_at);
+}
+
+// DMF eq. 7: 1 - cos(v, mean of `window`), 0 when v or the window has no vector.
+double Divergence(const std::vector<float>* vector, const std::deque<std::vector<float>>& window) {
+  if (vector == nullptr || vector->empty()) return 0.0;
+  std::vector<double> centroid(vector->size(), 0.0);
+  std::size_t count = 0;
+  for (const std::vector<float>& past : window) {
+    if (past.size() != vector->size()) continue;
+    for (std::size_t dim = 0; dim < past.size(); ++dim) centroid[dim] += past[dim];
+    ++count;
+  }
+  if (count == 0) return 0.0;
+  double dot = 0.0, norm_v = 0.0, norm_c = 0.0;
+  for (std::size_t dim = 0; dim < vector->size(); ++dim) {
+    const double c = centroid[dim] / static_cast<double>(count);
+    dot += (*vector)[dim] * c;
+    norm_v += static_cast<double>((*vector)[dim]) * (*vector)[dim];
+    norm_c += c * c;
+  }
+  if (norm_v <= 0.0 || norm_c <= 0.0) return 0.0;
+  const double cosine = dot / (std::sqrt(norm_v) * std::sqrt(norm_c));
+  return Round4(std::clamp(1.0 - cosine, 0.0, 2.0));
 }
 
 // The scope's entities, from the has_entity edges of its node.
@@ -91,24 +166,37 @@ class Analyzer {
     resolver_options_.propose = config.resolve_propose;
   }
 
-  Status Begin() {
-    if (config_.entities) return LoadRoster(txn_, *context_.scope, roster_);
+  // Loads the scope's roster and rebuilds the state earlier turns left (focus stacks, the
+  // divergence window) from the turns stored before `first`, so that batching changes nothing.
+  Status Begin(const store::NodeRecord& first) {
+    if (config_.entities) RETURN_IF_ERROR(LoadRoster(txn_, *context_.scope, roster_));
+    if (config_.entities && config_.references) RETURN_IF_ERROR(ReplayFocus(first));
+    if (config_.signals && !context_.turn_vectors.empty()) RETURN_IF_ERROR(LoadWindow(first));
     return Status::Ok();
   }
 
-  Status AnalyseTurn(const store::NodeRecord& turn);
+  // `vector`: the turn's embedding, or null.
+  Status AnalyseTurn(const store::NodeRecord& turn, const std::vector<float>* vector);
 
  private:
   // A derived node of `turn` with the given content (also its metadata).
   StatusOr<std::string> InsertDerived(const store::NodeRecord& turn, NodeKind kind,
-                                      std::string_view type, const json& content,
-                                      std::string text, bool carry_speaker);
+                                      std::string_view type, const json& content, std::string text,
+                                      bool carry_speaker);
   Status Edge(std::string_view type, const std::string& src, const std::string& dst,
               const json& attrs, std::int64_t scope_id = 0);
   // The entity a mention means, creating it (and its proposal) when new.
   StatusOr<std::pair<std::string, Resolution>> ResolveEntity(const store::NodeRecord& turn,
                                                              text::EntityKind kind,
                                                              std::string_view name);
+  // The last `count` turns stored before `first` (fewer at the start of the scope).
+  StatusOr<std::vector<store::NodeRecord>> TurnsBefore(const store::NodeRecord& first,
+                                                       std::size_t count);
+  // Replays the focus stacks over the reference_ttl_turns turns before `first` (older items
+  // have expired): their mentions as AnalyseTurn built them, from the stored mentions edges.
+  Status ReplayFocus(const store::NodeRecord& first);
+  // The embeddings of the divergence_window turns before `first`.
+  Status LoadWindow(const store::NodeRecord& first);
 
   store::Transaction& txn_;
   const EdgeRegistry& registry_;
@@ -119,7 +207,112 @@ class Analyzer {
   ResolverOptions resolver_options_;
   EntityRoster roster_;
   FocusState focus_;
+  // Embeddings of the last divergence_window turns (empty: a turn without one), oldest first.
+  std::deque<std::vector<float>> window_;
 };
+
+StatusOr<std::vector<store::NodeRecord>> Analyzer::TurnsBefore(const store::NodeRecord& first,
+                                                               std::size_t count) {
+  const auto wanted = static_cast<std::int64_t>(count);
+  if (first.sequence <= 1 || wanted == 0) return std::vector<store::NodeRecord>();
+  store::NodeFilter filter;
+  filter.kind = NodeKind::kTurn;
+  filter.after_sequence = std::max<std::int64_t>(0, first.sequence - 1 - wanted);
+  filter.limit = count;
+  ASSIGN_OR_RETURN(std::vector<store::NodeRecord> turns,
+                   txn_.ListNodes(context_.scope->scope_id, filter));
+  std::erase_if(turns,
+                [&](const store::NodeRecord& turn) { return turn.sequence >= first.sequence; });
+  return turns;
+}
+
+Status Analyzer::ReplayFocus(const store::NodeRecord& first) {
+  ASSIGN_OR_RETURN(const std::vector<store::NodeRecord> turns,
+                   TurnsBefore(first, config_.reference_ttl_turns));
+  for (const store::NodeRecord& turn : turns) {
+    std::string speaker_id;
+    if (const std::string key = SpeakerKey(turn.speaker); !key.empty()) {
+      const Resolution resolution =
+          roster_.Resolve(text::EntityKind::kPerson, key, resolver_options_);
+      if (resolution.match >= 0) {
+        speaker_id = roster_.at(static_cast<std::size_t>(resolution.match)).id;
+      }
+    }
+    // The entity each mention span resolved to.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> entity_at;
+    ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> mentions,
+                     txn_.EdgesOf(turn.id, store::EdgeDirection::kOutgoing, kMentions));
+    for (const store::EdgeRecord& edge : mentions) {
+      const json attrs = json::parse(edge.attrs_json, nullptr, /*allow_exceptions=*/false);
+      if (!attrs.is_object() || !attrs.contains("spans") || !attrs["spans"].is_array()) continue;
+      for (const json& span : attrs["spans"]) {
+        if (!span.is_array() || span.size() != 2 || !span[0].is_number_unsigned() ||
+            !span[1].is_number_unsigned()) {
+          continue;
+        }
+        entity_at[{span[0].get<std::uint32_t>(), span[1].get<std::uint32_t>()}] = edge.dst;
+      }
+    }
+    const Timestamp event_time = TurnTime(turn);
+    const std::vector<text::Signal> signals =
+        text::DetectSignals(turn.text, event_time, signal_options_);
+    std::vector<TurnMention> focus_mentions;
+    for (const text::Signal& signal : signals) {
+      const std::optional<text::EntityKind> kind = EntityKindOf(signal.kind);
+      if (!kind.has_value() || *kind == text::EntityKind::kOrganization ||
+          signal.confidence < config_.min_entity_confidence) {
+        continue;
+      }
+      const std::string& name = signal.value.empty() ? signal.surface : signal.value;
+      const auto found = entity_at.find({signal.begin, signal.end});
+      if (text::NormalizeForIndex(name).empty() || found == entity_at.end()) continue;
+      focus_mentions.push_back(TurnMention{
+          .kind = *kind == text::EntityKind::kPlace ? FocusKind::kPlace : FocusKind::kPerson,
+          .target_id = found->second,
+          .begin = signal.begin,
+          .end = signal.end,
+          .gender = *kind == text::EntityKind::kPerson
+                        ? GenderOf(lexicons_, text::NormalizeForIndex(name))
+                        : Gender::kUnknown});
+    }
+    if (config_.signals) {
+      std::set<std::string> seen;
+      for (const text::Signal& signal : signals) {
+        const std::string content = SignalContent(turn, signal).dump();
+        if (!seen.insert(content).second || !IsTime(signal)) continue;
+        focus_mentions.push_back(TurnMention{
+            .kind = FocusKind::kTime,
+            .target_id =
+                core::NodeId("signal", content, context_.scope->node_id, event_time.micros),
+            .begin = signal.begin,
+            .end = signal.end});
+      }
+    }
+    std::stable_sort(focus_mentions.begin(), focus_mentions.end(),
+                     [](const TurnMention& a, const TurnMention& b) { return a.begin < b.begin; });
+    focus_.BeginTurn(turn.session_id, speaker_id);
+    focus_.Commit(focus_mentions);
+  }
+  return Status::Ok();
+}
+
+Status Analyzer::LoadWindow(const store::NodeRecord& first) {
+  ASSIGN_OR_RETURN(const std::vector<store::NodeRecord> turns,
+                   TurnsBefore(first, config_.divergence_window));
+  std::vector<std::int64_t> rows;
+  for (const store::NodeRecord& turn : turns) rows.push_back(turn.row);
+  std::map<std::int64_t, std::vector<float>> by_row;
+  if (context_.store != nullptr && !rows.empty()) {
+    ASSIGN_OR_RETURN(std::vector<store::VectorRecord> vectors,
+                     context_.store->GetVectorsByRow(rows));
+    for (store::VectorRecord& vector : vectors) by_row[vector.row] = std::move(vector.values);
+  }
+  for (const std::int64_t row : rows) {
+    auto found = by_row.find(row);
+    window_.push_back(found == by_row.end() ? std::vector<float>() : std::move(found->second));
+  }
+  return Status::Ok();
+}
 
 StatusOr<std::string> Analyzer::InsertDerived(const store::NodeRecord& turn, NodeKind kind,
                                               std::string_view type, const json& content,
@@ -160,8 +353,9 @@ Status Analyzer::Edge(std::string_view type, const std::string& src, const std::
   return registry_.Apply(txn_, request).status();
 }
 
-StatusOr<std::pair<std::string, Resolution>> Analyzer::ResolveEntity(
-    const store::NodeRecord& turn, text::EntityKind kind, std::string_view name) {
+StatusOr<std::pair<std::string, Resolution>> Analyzer::ResolveEntity(const store::NodeRecord& turn,
+                                                                     text::EntityKind kind,
+                                                                     std::string_view name) {
   const std::string key = text::NormalizeForIndex(name);
   Resolution resolution = roster_.Resolve(kind, key, resolver_options_);
   if (resolution.match >= 0) {
@@ -171,8 +365,7 @@ StatusOr<std::pair<std::string, Resolution>> Analyzer::ResolveEntity(
   ASSIGN_OR_RETURN(const std::string id,
                    InsertDerived(turn, NodeKind::kEntity, "entity", content, std::string(name),
                                  /*carry_speaker=*/false));
-  RETURN_IF_ERROR(Edge(kHasEntity, context_.scope->node_id, id, content,
-                       context_.scope->scope_id));
+  RETURN_IF_ERROR(Edge(kHasEntity, context_.scope->node_id, id, content, context_.scope->scope_id));
   if (resolution.propose_to >= 0) {
     const RosterEntry& other = roster_.at(static_cast<std::size_t>(resolution.propose_to));
     const json attrs = {
@@ -186,7 +379,7 @@ StatusOr<std::pair<std::string, Resolution>> Analyzer::ResolveEntity(
   return std::make_pair(id, resolution);
 }
 
-Status Analyzer::AnalyseTurn(const store::NodeRecord& turn) {
+Status Analyzer::AnalyseTurn(const store::NodeRecord& turn, const std::vector<float>* vector) {
   const Timestamp event_time = turn.event_time.value_or(context_.now);
   const std::string& text = turn.text;
   const std::vector<text::Signal> signals = text::DetectSignals(text, event_time, signal_options_);
@@ -198,38 +391,15 @@ Status Analyzer::AnalyseTurn(const store::NodeRecord& turn) {
     std::set<std::string> seen;
     for (std::size_t signal_idx = 0; signal_idx < signals.size(); ++signal_idx) {
       const text::Signal& signal = signals[signal_idx];
-      json content = {{"turn", turn.id},
-                      {"kind", text::SignalKindName(signal.kind)},
-                      {"surface", signal.surface},
-                      {"begin", signal.begin},
-                      {"end", signal.end}};
-      if (!signal.value.empty()) content["value"] = signal.value;
-      if (!signal.topic.empty()) content["topic"] = signal.topic;
-      if (!signal.previous_value.empty()) content["previous_value"] = signal.previous_value;
-      if (signal.polarity != text::Polarity::kNone) {
-        content["polarity"] = text::PolarityName(signal.polarity);
-      }
-      if (signal.uncertain) content["uncertain"] = true;
-      if (signal.confidence != 1.0f) {
-        content["confidence"] = Round4(static_cast<double>(signal.confidence));
-      }
-      const bool is_time =
-          signal.kind == text::SignalKind::kDate || signal.kind == text::SignalKind::kTime;
-      if (is_time) {
-        const std::size_t slash = signal.value.find('/');
-        if (slash != std::string::npos) {
-          content["from"] = signal.value.substr(0, slash);
-          content["to"] = signal.value.substr(slash + 1);
-          content["granularity"] = signal.topic;
-        }
-      }
+      const json content = SignalContent(turn, signal);
+      const bool is_time = IsTime(signal);
       if (!seen.insert(content.dump()).second) continue;
       ASSIGN_OR_RETURN(signal_ids[signal_idx],
                        InsertDerived(turn, NodeKind::kSignal, "signal", content, signal.surface,
                                      /*carry_speaker=*/true));
       if (is_time && content.contains("from")) {
-        RETURN_IF_ERROR(Edge(kAtTime, turn.id, signal_ids[signal_idx],
-                             json{{"surface", signal.surface}}));
+        RETURN_IF_ERROR(
+            Edge(kAtTime, turn.id, signal_ids[signal_idx], json{{"surface", signal.surface}}));
       }
     }
   }
@@ -247,12 +417,8 @@ Status Analyzer::AnalyseTurn(const store::NodeRecord& turn) {
       if (inserted) order.push_back(id);
       return found->second;
     };
-    const std::string speaker_key = text::NormalizeForIndex(turn.speaker);
-    if (!speaker_key.empty() &&
-        std::find(kRoleSpeakers.begin(), kRoleSpeakers.end(), speaker_key) ==
-            kRoleSpeakers.end()) {
-      ASSIGN_OR_RETURN(auto resolved,
-                       ResolveEntity(turn, text::EntityKind::kPerson, turn.speaker));
+    if (!SpeakerKey(turn.speaker).empty()) {
+      ASSIGN_OR_RETURN(auto resolved, ResolveEntity(turn, text::EntityKind::kPerson, turn.speaker));
       speaker_id = resolved.first;
     }
     for (std::size_t signal_idx = 0; signal_idx < signals.size(); ++signal_idx) {
@@ -288,8 +454,11 @@ Status Analyzer::AnalyseTurn(const store::NodeRecord& turn) {
 
   // DMF content signals.
   if (config_.signals) {
-    const ContentSignals content_signals =
+    ContentSignals content_signals =
         ComputeContentSignals(text, lexemes, lexicons_, entity_mentions, config_.entity_cap);
+    content_signals.divergence = Divergence(vector, window_);
+    window_.push_back(vector != nullptr ? *vector : std::vector<float>());
+    while (window_.size() > config_.divergence_window) window_.pop_front();
     const json content = {{"turn", turn.id},
                           {"kind", "content"},
                           {"information_density", content_signals.information_density},
@@ -370,13 +539,16 @@ Status DeriveAnalysis(store::Transaction& txn, const EdgeRegistry& registry,
   }
   if (context.scope == nullptr) return Status::InvalidArgument("analysis needs a scope");
   Analyzer analyzer(txn, registry, config, *resources->lexicons, context);
-  RETURN_IF_ERROR(analyzer.Begin());
-  for (const std::string& turn_id : turn_ids) {
+  for (std::size_t turn_idx = 0; turn_idx < turn_ids.size(); ++turn_idx) {
+    const std::string& turn_id = turn_ids[turn_idx];
     ASSIGN_OR_RETURN(const store::NodeRecord turn, txn.GetNode(turn_id));
     if (turn.kind != NodeKind::kTurn) {
       return Status::InvalidArgument("analysis: node " + turn_id + " is not a turn");
     }
-    RETURN_IF_ERROR(analyzer.AnalyseTurn(turn));
+    if (turn_idx == 0) RETURN_IF_ERROR(analyzer.Begin(turn));
+    const std::vector<float>* vector =
+        turn_idx < context.turn_vectors.size() ? &context.turn_vectors[turn_idx] : nullptr;
+    RETURN_IF_ERROR(analyzer.AnalyseTurn(turn, vector));
   }
   return Status::Ok();
 }

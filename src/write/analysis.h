@@ -10,7 +10,7 @@
 //     from the turn ("yesterday" in a turn of 2024-05-10 -> from 2024-05-09, to 2024-05-10).
 //     One `content` signal node with DMF's content signals (write/analysis_content.h):
 //       {"turn", "kind": "content", "information_density", "sentiment", "sentiment_compound",
-//        "entity_count", "entity_norm", "divergence", "tokens"}.
+//        "entity_count", "entity_norm", "divergence", "tokens"} (divergence: see below).
 //   - [write] entities: each person / place / organisation signal with confidence at least
 //     min_entity_confidence, and the turn's speaker (unless empty or a role word such as "user"),
 //     is resolved against the scope's entities (write/entities.h). A new entity is an `entity`
@@ -24,8 +24,13 @@
 //   - [write] references (with entities): pronouns, "there", "that day" ... bound by the focus
 //     stacks (write/references.h) give one `refers_to` edge from the turn per target (attrs: the
 //     references with surface, span and kind); a time reference also an `at_time` edge.
-// Focus stacks live for one derivation call (one Remember batch): references do not reach into
-// turns of an earlier batch.
+// Batching changes nothing: at the start of a derivation call the focus stacks are rebuilt by
+// replaying the reference_ttl_turns turns stored before the batch (older bindings have expired),
+// from their text and their stored mentions edges, and the divergence window is filled with the
+// stored embeddings of the divergence_window turns before it. So one batch and one Remember call
+// per turn give the same nodes and edges.
+//   - divergence (DMF eq. 7): 1 - cos(turn embedding, centroid of the previous W turns'
+//     embeddings), rounded to 4 digits; 0 when the turn or all of those turns have none.
 #ifndef ENGRAM_WRITE_ANALYSIS_H_
 #define ENGRAM_WRITE_ANALYSIS_H_
 
@@ -47,8 +52,8 @@ struct AnalysisResources {
 
 // Loads the resources the enabled stages of `config` need from `data_dir`. A missing lexicon is
 // kFailedPrecondition naming the file and scripts/setup.
-StatusOr<std::shared_ptr<const AnalysisResources>> LoadAnalysisResources(
-    const WriteConfig& config, std::string_view data_dir);
+StatusOr<std::shared_ptr<const AnalysisResources>> LoadAnalysisResources(const WriteConfig& config,
+                                                                         std::string_view data_dir);
 
 // Analyses the captured turns and writes the derived nodes and edges.
 Status DeriveAnalysis(store::Transaction& txn, const EdgeRegistry& registry,

@@ -15,7 +15,8 @@
 //   sentiment_compound   VADER compound (lexicon/sentiment.h); sentiment = |compound|.
 //   entity_norm          E_norm = min(E, E_cap) / E_cap (DMF eq. 4).
 //   divergence           cosine distance to the centroid of the last W turn embeddings (DMF
-//                        eq. 7); 0 when the store has no embedder (always, for now).
+//                        eq. 7); not computed here (0): the analysis stage (analysis.h), which
+//                        has the embeddings, sets it.
 //
 // Thread-safety: pure functions.
 #ifndef ENGRAM_WRITE_ANALYSIS_CONTENT_H_

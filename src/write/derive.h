@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engram/config.h"
 #include "engram/status.h"
@@ -33,6 +34,11 @@ struct DeriveContext {
   const store::ScopeRecord* scope = nullptr;  // the scope the turns were captured into
   embed::Embedder* embedder = nullptr;        // optional; null when the store has no vectors
   Timestamp now;                              // ingestion time of the batch
+  // The turns' embeddings, aligned with the turn ids given to Derive; empty without an embedder.
+  std::span<const std::vector<float>> turn_vectors;
+  // Committed reads (the embeddings of the scope's earlier turns, for DMF divergence); may be
+  // null, and then earlier batches' turns have no embeddings here.
+  store::Store* store = nullptr;
 };
 
 // Thread-safety: Derive is const and may run concurrently on different transactions.

@@ -56,9 +56,10 @@ class PlainEdgeHandler final : public EdgeHandler {
   bool src_must_be_scope_;
 };
 
-// supersedes: src (new) replaces dst (old). Closes the old node's validity at the new node's
-// valid_from (or `now`), only ever tightening it, and marks the old node superseded (a retired or
-// rejected node keeps its stronger status). Refuses cycles.
+// supersedes: src (new) replaces dst (old). Closes the old node's validity at the request's
+// valid_from when given (a past-state fact "I used to live in Paris" ends the current one at its
+// turn's time), else at the new node's valid_from (or `now`), only ever tightening it, and marks
+// the old node superseded (a retired or rejected node keeps its stronger status). Refuses cycles.
 class SupersedesHandler final : public EdgeHandler {
  public:
   std::string_view type() const override { return kSupersedes; }
@@ -95,7 +96,8 @@ class SupersedesHandler final : public EdgeHandler {
 
     ASSIGN_OR_RETURN(const store::NodeRecord new_node, txn.GetNode(request.src));
     ASSIGN_OR_RETURN(const store::NodeRecord old_node, txn.GetNode(request.dst));
-    const Timestamp close_at = new_node.valid_from.value_or(request.now);
+    const Timestamp close_at =
+        request.valid_from.value_or(new_node.valid_from.value_or(request.now));
     // Only tighten: an earlier end stays.
     const Timestamp valid_to =
         old_node.valid_to.has_value() ? std::min(*old_node.valid_to, close_at) : close_at;

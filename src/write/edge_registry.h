@@ -65,7 +65,7 @@ struct EdgeRequest {
   std::int64_t scope_id = 0;
   std::string attrs_json = "{}";  // a JSON object, stored as given
   // When the relation starts to hold in the world; unset = unknown (supersedes sets it to the
-  // time it closes the old node at).
+  // time it closes the old node at; when set, supersedes closes the old node at it).
   std::optional<Timestamp> valid_from = std::nullopt;
   Timestamp now = {};  // transaction time: ingested_at / updated_at, and part of the edge id
 };

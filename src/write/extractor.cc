@@ -106,6 +106,25 @@ std::string Snake(std::string_view normalized) {
   return out;
 }
 
+// State topics of the memory acts and the predicates of their current and past facts.
+struct Mapping {
+  std::string_view topic;
+  std::string_view current;
+  std::string_view past;
+  FactKind kind;
+  bool single;
+};
+constexpr std::array<Mapping, 8> kMappings = {{
+    {"residence", "lives_in", "lived_in", FactKind::kState, true},
+    {"employer", "works_at", "worked_at", FactKind::kState, true},
+    {"occupation", "works_as", "worked_as", FactKind::kState, true},
+    {"study", "studies", "studied", FactKind::kState, true},
+    {"possession", "owns", "owned", FactKind::kState, false},
+    {"identity", "is_a", "was_a", FactKind::kProfile, false},
+    {"origin", "from", "from", FactKind::kProfile, true},
+    {"habit", "habit", "used_to", FactKind::kState, false},
+}};
+
 class Extractor {
  public:
   Extractor(const FactSource& source, const RuleExtractorOptions& options)
@@ -472,23 +491,6 @@ class Extractor {
         NormalizeFactText(act.surface).find(" got ") != std::string::npos) {
       return;
     }
-    struct Mapping {
-      std::string_view topic;
-      std::string_view current;
-      std::string_view past;
-      FactKind kind;
-      bool single;
-    };
-    static constexpr std::array<Mapping, 8> kMappings = {{
-        {"residence", "lives_in", "lived_in", FactKind::kState, true},
-        {"employer", "works_at", "worked_at", FactKind::kState, true},
-        {"occupation", "works_as", "worked_as", FactKind::kState, true},
-        {"study", "studies", "studied", FactKind::kState, true},
-        {"possession", "owns", "owned", FactKind::kState, false},
-        {"identity", "is_a", "was_a", FactKind::kProfile, false},
-        {"origin", "from", "from", FactKind::kProfile, true},
-        {"habit", "habit", "used_to", FactKind::kState, false},
-    }};
     if (In(topic, {"residence", "employer", "origin", "occupation", "study"})) {
       std::tie(begin, end) = CutAt(begin, end, {"with", "for", "since", "because", "near", "as",
                                                 "and", "until", "during", "but", "where"});
@@ -977,6 +979,20 @@ StatusOr<FactKind> ParseFactKind(std::string_view name) {
   return Status::InvalidArgument("unknown fact kind \"" + std::string(name.substr(0, 32)) +
                                  "\" (profile, preference, constraint, state, event, relation, "
                                  "technical, foresight)");
+}
+
+std::optional<std::string> SingleValuedCurrentOf(std::string_view past_predicate) {
+  for (const Mapping& mapping : kMappings) {
+    if (mapping.single && mapping.past == past_predicate && mapping.past != mapping.current) {
+      return std::string(mapping.current);
+    }
+  }
+  // "was_relationship_status", "was_employment_status", "was_<profile attribute>".
+  if (past_predicate.starts_with("was_") && past_predicate.size() > 4 &&
+      past_predicate != "was_a" && past_predicate != "was_status") {
+    return std::string(past_predicate.substr(4));
+  }
+  return std::nullopt;
 }
 
 std::string NormalizeFactText(std::string_view text) {

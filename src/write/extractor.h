@@ -119,6 +119,11 @@ struct RuleExtractorOptions {
 std::vector<FactCandidate> ExtractRuleFacts(const FactSource& source,
                                             const RuleExtractorOptions& options = {});
 
+// The single-valued current predicate a past-state predicate speaks about ("lived_in" ->
+// "lives_in", "worked_at" -> "works_at", "was_relationship_status" -> "relationship_status");
+// unset for predicates without one ("owned", "used_to", "went_to").
+std::optional<std::string> SingleValuedCurrentOf(std::string_view past_predicate);
+
 // Lower-cased, accent-free, single-spaced form used to compare subjects and objects.
 std::string NormalizeFactText(std::string_view text);
 

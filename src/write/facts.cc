@@ -1,17 +1,44 @@
 // Facts stage (see facts.h).
 #include "write/facts.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "write/extractor_llm.h"
-
-#include <nlohmann/json.hpp>
 
 namespace engram::write {
 namespace {
 
 constexpr std::int64_t kMicrosPerDay = 86'400'000'000;
+
+// The span of a correction signal's value as written in the turn: the longest tail of the
+// signal's span that normalises to the value ("No, I meant Munich" -> "Munich").
+std::optional<std::pair<std::uint32_t, std::uint32_t>> WrittenValueSpan(
+    const FactSource& source, const text::Signal& signal) {
+  const std::string wanted = NormalizeFactText(signal.value);
+  if (wanted.empty() || signal.end > source.text.size()) return std::nullopt;
+  for (const text::Lexeme& lexeme : source.lexemes) {
+    if (lexeme.begin < signal.begin || lexeme.begin >= signal.end) continue;
+    if (lexeme.kind != text::LexemeKind::kWord && lexeme.kind != text::LexemeKind::kNumber &&
+        lexeme.kind != text::LexemeKind::kAlnum) {
+      continue;
+    }
+    const std::string_view tail =
+        std::string_view(source.text).substr(lexeme.begin, signal.end - lexeme.begin);
+    if (NormalizeFactText(tail) == wanted) {
+      std::uint32_t end = signal.end;
+      while (end > lexeme.begin && std::ispunct(static_cast<unsigned char>(source.text[end - 1]))) {
+        --end;
+      }
+      return std::make_pair(lexeme.begin, end);
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -30,11 +57,11 @@ FactToStore PrepareFact(const FactCandidate& candidate, const FactSource& source
       break;
     case FactKind::kForesight:
       fact.valid_from = turn_time;
-      fact.valid_to = time.has_value() && time->to > turn_time
-                          ? time->to
-                          : Timestamp{turn_time.micros +
-                                      static_cast<std::int64_t>(config.foresight_days) *
-                                          kMicrosPerDay};
+      fact.valid_to =
+          time.has_value() && time->to > turn_time
+              ? time->to
+              : Timestamp{turn_time.micros +
+                          static_cast<std::int64_t>(config.foresight_days) * kMicrosPerDay};
       break;
     default:
       if (candidate.past) {
@@ -95,13 +122,52 @@ Status DeriveFacts(store::Transaction& txn, const EdgeRegistry& registry,
         ++local.llm_errors;
       }
     }
+    // Sentences with an accepted fact of their own.
+    std::vector<bool> has_fact(source.sentences.size(), false);
     for (const FactCandidate& candidate : candidates) {
       const Verdict verdict = ValidateFact(candidate, source, validator);
       local.validation.Add(verdict);
-      if (!verdict.accepted) continue;
+      if (!verdict.accepted) {
+        RETURN_IF_ERROR(
+            reconciler.AddRejected(turn, PrepareFact(candidate, source, config), verdict));
+        continue;
+      }
+      if (!source.sentences.empty() && candidate.end > candidate.begin) {
+        has_fact[source.SentenceAt(candidate.begin)] = true;
+      }
       ASSIGN_OR_RETURN(const ReconcileOutcome outcome,
                        reconciler.Add(turn, PrepareFact(candidate, source, config)));
       ++local.outcomes[static_cast<std::size_t>(outcome)];
+    }
+    // An explicit correction without a fact of its own ("No, I meant Munich") inherits the slot
+    // of the speaker's latest fact it validates against, within the reference TTL.
+    for (const text::Signal& signal : source.signals) {
+      if (signal.kind != text::SignalKind::kCorrection || signal.value.empty()) continue;
+      if (!source.sentences.empty() && has_fact[source.SentenceAt(signal.begin)]) continue;
+      const auto span = WrittenValueSpan(source, signal);
+      if (!span.has_value()) continue;
+      ASSIGN_OR_RETURN(const std::vector<CorrectionTarget> targets,
+                       reconciler.CorrectionTargets(turn, config.reference_ttl_turns));
+      for (const CorrectionTarget& target : targets) {
+        FactCandidate candidate = target.slot;
+        candidate.object = source.text.substr(span->first, span->second - span->first);
+        candidate.begin = span->first;
+        candidate.end = span->second;
+        candidate.negated = false;
+        candidate.past = false;
+        candidate.uncertain = signal.uncertain;
+        candidate.time.reset();
+        candidate.extractor = "rule";
+        const Verdict verdict = ValidateFact(candidate, source, validator);
+        if (!verdict.accepted) continue;  // not this slot's kind of value: try an older fact
+        local.validation.Add(verdict);
+        FactToStore fact = PrepareFact(candidate, source, config);
+        fact.from_correction = true;
+        fact.corrects_id = target.id;
+        ASSIGN_OR_RETURN(const ReconcileOutcome outcome, reconciler.Add(turn, fact));
+        ++local.outcomes[static_cast<std::size_t>(outcome)];
+        break;
+      }
     }
   }
   if (stats != nullptr) {

@@ -69,9 +69,9 @@ class ReconcileTest : public ::testing::Test {
     DeriveContext context;
     context.scope = &*record;
     context.now = now;
-    EXPECT_THAT(DeriveFacts(**txn, *registry_, captured->ids, WriteConfig{}, nullptr, context,
-                            &stats),
-                IsOk());
+    EXPECT_THAT(
+        DeriveFacts(**txn, *registry_, captured->ids, WriteConfig{}, nullptr, context, &stats),
+        IsOk());
     EXPECT_THAT((*txn)->Commit(), IsOk());
     return stats;
   }
@@ -273,13 +273,157 @@ TEST_F(ReconcileTest, InvariantOverAHistory) {
   EXPECT_EQ(active_residences, 1u);
 }
 
-TEST_F(ReconcileTest, NonUserTurnsAndRejectedCandidatesStoreNothing) {
+TEST_F(ReconcileTest, RejectedCandidatesAreKeptRejectedWithTheReason) {
   auto stats = Say({{"Do you live in Berlin?", "2024-01-10T12:00:00Z"},
                     {"Imagine I lived in Rome.", "2024-01-10T12:01:00Z"},
                     {"I heard Tom moved to Paris.", "2024-01-10T12:02:00Z"}});
-  EXPECT_TRUE(Facts().empty());
   EXPECT_GE(stats.validation.rejected[static_cast<std::size_t>(FactCheck::kAct)], 2u);
   EXPECT_EQ(stats.validation.accepted, 0u);
+  const std::vector<store::NodeRecord> facts = Facts();
+  ASSERT_EQ(facts.size(), stats.validation.candidates);
+  for (const store::NodeRecord& node : facts) {
+    EXPECT_EQ(node.status, NodeStatus::kRejected) << node.text;
+    const nlohmann::json content = Content(node);
+    ASSERT_TRUE(content.contains("rejected")) << node.text;
+    EXPECT_FALSE(content["rejected"]["reason"].get<std::string>().empty());
+    ASSERT_EQ(Edges(node.id, "derived_from").size(), 1u);
+  }
+  const store::NodeRecord* rome = Find(facts, "lived_in", "Rome");
+  ASSERT_NE(rome, nullptr);
+  EXPECT_EQ(Content(*rome)["rejected"]["check"], "act");
+  // A rejected candidate takes no part in reconciliation: a real fact of its slot is current.
+  Say({{"I live in Rome.", "2024-02-10T12:00:00Z"}});
+  const store::NodeRecord* lives = Find(Facts(), "lives_in", "Rome");
+  ASSERT_NE(lives, nullptr);
+  EXPECT_EQ(lives->status, NodeStatus::kActive);
+  EXPECT_TRUE(Edges(lives->id, "supersedes").empty());
+  ExpectSlotInvariant();
+}
+
+TEST_F(ReconcileTest, PastStateAboutTheCurrentValueEndsIt) {
+  for (const bool one_batch : {true, false}) {
+    const std::string scope = one_batch ? "user:mia" : "user:split";
+    const std::vector<Said> said = {{"I live in Paris.", "2024-01-10T12:00:00Z"},
+                                    {"I used to live in Paris.", "2024-05-10T12:00:00Z"}};
+    if (one_batch) {
+      Say(said, scope);
+    } else {
+      Say({said[0]}, scope);
+      Say({said[1]}, scope);
+    }
+    const std::vector<store::NodeRecord> facts = Facts(scope);
+    const store::NodeRecord* current = Find(facts, "lives_in", "Paris");
+    const store::NodeRecord* past = Find(facts, "lived_in", "Paris");
+    ASSERT_NE(current, nullptr);
+    ASSERT_NE(past, nullptr);
+    EXPECT_EQ(current->status, NodeStatus::kSuperseded);
+    EXPECT_EQ(current->valid_from, T("2024-01-10T12:00:00Z"));
+    EXPECT_EQ(current->valid_to, T("2024-05-10T12:00:00Z"));
+    EXPECT_EQ(past->status, NodeStatus::kActive);
+    EXPECT_EQ(past->valid_to, T("2024-05-10T12:00:00Z"));
+    ASSERT_EQ(Edges(past->id, "supersedes").size(), 1u);
+    EXPECT_EQ(Edges(past->id, "supersedes")[0].dst, current->id);
+    ExpectSlotInvariant(scope);
+  }
+}
+
+TEST_F(ReconcileTest, PastStateAboutAnotherValueIsRecordedAsHistory) {
+  Say({{"I live in Berlin.", "2024-01-10T12:00:00Z"},
+       {"I used to live in Paris.", "2024-05-10T12:00:00Z"}});
+  const std::vector<store::NodeRecord> facts = Facts();
+  const store::NodeRecord* berlin = Find(facts, "lives_in", "Berlin");
+  const store::NodeRecord* paris = Find(facts, "lived_in", "Paris");
+  ASSERT_NE(berlin, nullptr);
+  ASSERT_NE(paris, nullptr);
+  EXPECT_EQ(berlin->status, NodeStatus::kActive);
+  EXPECT_FALSE(berlin->valid_to.has_value());
+  EXPECT_EQ(paris->status, NodeStatus::kActive);
+  EXPECT_EQ(paris->valid_to, T("2024-05-10T12:00:00Z"));
+  EXPECT_TRUE(Edges(paris->id, "supersedes").empty());
+  ExpectSlotInvariant();
+}
+
+TEST_F(ReconcileTest, BareCorrectionInheritsTheLatestSlot) {
+  for (const bool one_batch : {true, false}) {
+    const std::string scope = one_batch ? "user:mia" : "user:split";
+    const std::vector<Said> said = {{"I moved to Berlin.", "2024-05-10T12:00:00Z"},
+                                    {"No, I meant Munich.", "2024-05-10T12:01:00Z"}};
+    FactStats stats;
+    if (one_batch) {
+      stats = Say(said, scope);
+    } else {
+      Say({said[0]}, scope);
+      stats = Say({said[1]}, scope);
+    }
+    EXPECT_EQ(stats.outcomes[static_cast<std::size_t>(ReconcileOutcome::kCorrected)], 1u);
+    const std::vector<store::NodeRecord> facts = Facts(scope);
+    const store::NodeRecord* berlin = Find(facts, "lives_in", "Berlin");
+    const store::NodeRecord* munich = Find(facts, "lives_in", "Munich");
+    ASSERT_NE(berlin, nullptr);
+    ASSERT_NE(munich, nullptr) << scope;
+    EXPECT_EQ(munich->status, NodeStatus::kActive);
+    EXPECT_EQ(Content(*munich)["subject"], "Mia");
+    EXPECT_EQ(Content(*munich)["correction"], true);
+    EXPECT_EQ(berlin->status, NodeStatus::kSuperseded);
+    EXPECT_EQ(berlin->valid_to, T("2024-05-10T12:01:00Z"));
+    ASSERT_EQ(Edges(munich->id, "corrects").size(), 1u);
+    EXPECT_EQ(Edges(munich->id, "corrects")[0].dst, berlin->id);
+    ASSERT_EQ(Edges(munich->id, "supersedes").size(), 1u);
+    EXPECT_EQ(Edges(munich->id, "supersedes")[0].dst, berlin->id);
+    ExpectSlotInvariant(scope);
+  }
+}
+
+TEST_F(ReconcileTest, BareCorrectionOfAPreferenceSupersedesIt) {
+  Say({{"I like olives.", "2024-05-10T12:00:00Z"},
+       {"No, I meant capers.", "2024-05-10T12:01:00Z"}});
+  const std::vector<store::NodeRecord> facts = Facts();
+  const store::NodeRecord* olives = Find(facts, "likes", "olives");
+  const store::NodeRecord* capers = Find(facts, "likes", "capers");
+  ASSERT_NE(olives, nullptr);
+  ASSERT_NE(capers, nullptr);
+  EXPECT_EQ(olives->status, NodeStatus::kSuperseded);
+  EXPECT_EQ(capers->status, NodeStatus::kActive);
+  ASSERT_EQ(Edges(capers->id, "corrects").size(), 1u);
+  EXPECT_EQ(Edges(capers->id, "corrects")[0].dst, olives->id);
+}
+
+TEST_F(ReconcileTest, BareCorrectionNeedsARecentFactOfTheSameSpeaker) {
+  Say({{"I moved to Berlin.", "2024-05-10T12:00:00Z"},
+       {"No, I meant Munich.", "2024-05-10T12:01:00Z", "Leo"},
+       {"Nice weather.", "2024-05-10T12:02:00Z"},
+       {"Lovely.", "2024-05-10T12:03:00Z"},
+       {"Sunny.", "2024-05-10T12:04:00Z"},
+       {"No, I meant Hamburg.", "2024-05-10T12:05:00Z"}});
+  const std::vector<store::NodeRecord> facts = Facts();
+  // Leo corrects nothing of Mia's; Mia's correction comes too late (beyond the TTL).
+  EXPECT_EQ(Find(facts, "lives_in", "Munich"), nullptr);
+  EXPECT_EQ(Find(facts, "lives_in", "Hamburg"), nullptr);
+  ASSERT_NE(Find(facts, "lives_in", "Berlin"), nullptr);
+  EXPECT_EQ(Find(facts, "lives_in", "Berlin")->status, NodeStatus::kActive);
+}
+
+TEST_F(ReconcileTest, InvariantWithPastStatesAndCorrections) {
+  Say({{"I live in Berlin.", "2024-01-10T12:00:00Z"},
+       {"No, I meant Bonn.", "2024-01-10T12:01:00Z"},
+       {"I used to live in Bonn.", "2024-03-10T12:00:00Z"}});
+  Say({{"I moved to Kiel.", "2024-04-10T12:00:00Z"},
+       {"I used to live in Berlin.", "2024-04-11T12:00:00Z"},
+       {"No, I meant Lübeck.", "2024-04-11T12:01:00Z"},
+       {"I live in Lübeck.", "2024-05-10T12:00:00Z"}});
+  ExpectSlotInvariant();
+  std::vector<std::string> open_residences;
+  for (const store::NodeRecord& node : Facts()) {
+    const nlohmann::json content = Content(node);
+    if (content["predicate"] == "lives_in" && node.status == NodeStatus::kActive &&
+        !node.valid_to.has_value()) {
+      open_residences.push_back(content["object"]);
+    }
+  }
+  EXPECT_THAT(open_residences, ::testing::ElementsAre("Lübeck"));
+  const store::NodeRecord* bonn = Find(Facts(), "lives_in", "Bonn");
+  ASSERT_NE(bonn, nullptr);
+  EXPECT_EQ(bonn->valid_to, T("2024-03-10T12:00:00Z"));
 }
 
 }  // namespace

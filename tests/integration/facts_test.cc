@@ -88,7 +88,7 @@ TEST(FactsIntegrationTest, MoveThenCorrectionLeavesOneCurrentResidence) {
   EXPECT_EQ(turns->size(), 3u);
 }
 
-TEST(FactsIntegrationTest, AssistantTurnsAndQuestionsYieldNoFacts) {
+TEST(FactsIntegrationTest, AssistantTurnsAndQuestionsYieldNoActiveFacts) {
   testing::TempDir dir;
   std::unique_ptr<Engine> engine = testing::OpenOrDie(testing::TestOptions(dir));
   Turn assistant = testing::MakeTurn("", "I live in the cloud and I love helping.");
@@ -98,7 +98,17 @@ TEST(FactsIntegrationTest, AssistantTurnsAndQuestionsYieldNoFacts) {
   ASSERT_THAT(
       engine->Remember(testing::S("user:mia"), std::vector<Turn>{assistant, question, hearsay}),
       IsOk());
-  EXPECT_TRUE(Facts(*engine, "user:mia").empty());
+  // The user's candidates are kept, rejected with the validator's reason; none is active.
+  const std::vector<Memory> facts = Facts(*engine, "user:mia");
+  EXPECT_FALSE(facts.empty());
+  for (const Memory& fact : facts) {
+    EXPECT_EQ(fact.status, NodeStatus::kRejected) << fact.text;
+    EXPECT_EQ(Fields(fact)["rejected"]["check"], "act") << fact.text;
+  }
+  const Memory* google = FindFact(facts, "works_at", "Google");
+  ASSERT_NE(google, nullptr);
+  EXPECT_THAT(Fields(*google)["rejected"]["reason"].get<std::string>(),
+              ::testing::HasSubstr("hearsay"));
 }
 
 TEST(FactsIntegrationTest, BadBatchStoresNoFacts) {
