@@ -1,8 +1,9 @@
 // facts_command.cc: `engram facts --scope S [--all]` — the facts the write path derived in a
 // scope: by default the current ones (status active), with --all also superseded, contradicted
-// (pending) and retired ones. Each fact shows its subject, predicate and object, its validity,
-// the turns it stands on and its supersession chain (what it replaced, what replaced it, what it
-// corrects or contradicts).
+// (pending), retired and rejected ones, with --rejected only the candidates the validator
+// rejected (each with the failed check and the reason). Each fact shows its subject, predicate and
+// object, its validity, the turns it stands on and its supersession chain (what it replaced, what
+// replaced it, what it corrects or contradicts).
 //
 // Reads through the public API only: Engine::List (kind fact; a fact's metadata holds its
 // fields) and Engine::History (the supersedes / corrects / contradicts edges).
@@ -18,6 +19,7 @@ namespace {
 struct FactsArgs {
   std::string scope;
   bool all = false;
+  bool rejected = false;
 };
 
 struct FactLine {
@@ -65,8 +67,8 @@ io::Json ToJson(const FactLine& line) {
   json["uncertain"] = line.fields.value("uncertain", false);
   json["time"] = line.fields.contains("time") ? line.fields["time"] : io::Json(nullptr);
   json["text"] = memory.text;
-  json["valid_from"] = memory.valid_from ? io::Json(FormatTimestamp(*memory.valid_from))
-                                         : io::Json(nullptr);
+  json["valid_from"] =
+      memory.valid_from ? io::Json(FormatTimestamp(*memory.valid_from)) : io::Json(nullptr);
   json["valid_to"] =
       memory.valid_to ? io::Json(FormatTimestamp(*memory.valid_to)) : io::Json(nullptr);
   json["provenance"] = memory.provenance;
@@ -75,6 +77,9 @@ io::Json ToJson(const FactLine& line) {
   json["corrects"] = line.corrects;
   json["corrected_by"] = line.corrected_by;
   json["contradicts"] = line.contradicts;
+  json["rejected"] = line.fields.contains("rejected") && line.fields["rejected"].is_object()
+                         ? line.fields["rejected"]
+                         : io::Json(nullptr);
   return json;
 }
 
@@ -88,9 +93,8 @@ void Print(const FactLine& line, Console& console) {
   const Memory& memory = line.memory;
   std::ostream& out = console.out();
   out << memory.id << "  " << NodeStatusName(memory.status) << "  "
-      << Printable(Field(line.fields, "kind")) << "  "
-      << Printable(Field(line.fields, "subject")) << " | "
-      << Printable(Field(line.fields, "predicate"))
+      << Printable(Field(line.fields, "kind")) << "  " << Printable(Field(line.fields, "subject"))
+      << " | " << Printable(Field(line.fields, "predicate"))
       << (Field(line.fields, "polarity") == "-" ? " (not)" : "") << " | "
       << Printable(Field(line.fields, "object"));
   if (line.fields.value("uncertain", false)) out << "  (uncertain)";
@@ -100,6 +104,10 @@ void Print(const FactLine& line, Console& console) {
     out << "  time \"" << Printable(Field(line.fields["time"], "text")) << "\"";
   }
   out << "  turns " << Join(memory.provenance) << "\n";
+  if (line.fields.contains("rejected") && line.fields["rejected"].is_object()) {
+    out << "    rejected (" << Printable(Field(line.fields["rejected"], "check"))
+        << "): " << Printable(Field(line.fields["rejected"], "reason")) << "\n";
+  }
   const std::pair<const char*, const std::vector<std::string>*> chains[] = {
       {"supersedes", &line.supersedes},   {"superseded by", &line.superseded_by},
       {"corrects", &line.corrects},       {"corrected by", &line.corrected_by},
@@ -123,7 +131,8 @@ int RunFacts(const FactsArgs& args, Console& console) {
   if (!memories.ok()) return console.Fail("facts", memories.status());
   std::vector<FactLine> lines;
   for (Memory& memory : *memories) {
-    if (!args.all && memory.status != NodeStatus::kActive) continue;
+    if (args.rejected && memory.status != NodeStatus::kRejected) continue;
+    if (!args.all && !args.rejected && memory.status != NodeStatus::kActive) continue;
     StatusOr<FactLine> line = Load(**engine, std::move(memory));
     if (!line.ok()) return console.Fail("facts", line.status());
     lines.push_back(*std::move(line));
@@ -132,6 +141,7 @@ int RunFacts(const FactsArgs& args, Console& console) {
     io::Json json = io::Json::object();
     json["scope"] = scope->ToString();
     json["all"] = args.all;
+    json["rejected"] = args.rejected;
     json["count"] = lines.size();
     io::Json list = io::Json::array();
     for (const FactLine& line : lines) list.push_back(ToJson(line));
@@ -140,7 +150,10 @@ int RunFacts(const FactsArgs& args, Console& console) {
     return ToInt(ExitCode::kOk);
   }
   if (!console.quiet()) {
-    console.out() << lines.size() << (args.all ? "" : " current")
+    console.out() << lines.size()
+                  << (args.rejected ? " rejected"
+                      : args.all    ? ""
+                                    : " current")
                   << (lines.size() == 1 ? " fact" : " facts") << " in "
                   << Printable(scope->ToString()) << "\n";
   }
@@ -156,7 +169,9 @@ void AddFactsCommand(CLI::App& app, Console& console, CommandList* commands) {
       "facts", "List the facts derived in a scope (current ones; --all adds replaced ones)");
   facts->add_option("--scope", args->scope, "Scope path, e.g. user:alice")->required();
   facts->add_flag("--all", args->all,
-                  "Also superseded, contradicted (pending) and retired facts");
+                  "Also superseded, contradicted (pending), retired and rejected facts");
+  facts->add_flag("--rejected", args->rejected,
+                  "Only the candidates the validator rejected, with the reason");
   commands->push_back({facts, [args, &console] { return RunFacts(*args, console); }});
 }
 

@@ -1,8 +1,11 @@
-// memory_commands.cc: inspecting and forgetting — `show`, `list`, `history`, `scopes`,
+// memory_commands.cc: inspecting and forgetting — `show` (a turn with the signals, times,
+// entities, references and facts the write path derived from it), `list`, `history`, `scopes`,
 // `retire` (one memory, or --all of a scope), `erase` (hard delete, needs --yes) and
 // `rebuild-index`.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,16 +66,210 @@ void PrintMemory(const Memory& memory, Console& console) {
   for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
 }
 
+io::Json ParseObject(std::string_view text) {
+  io::Json json = io::Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return json.is_object() ? json : io::Json::object();
+}
+
+std::string Field(const io::Json& fields, const char* name) {
+  const auto found = fields.find(name);
+  if (found == fields.end()) return "";
+  if (found->is_string()) return found->get<std::string>();
+  if (found->is_null()) return "";
+  return found->dump();
+}
+
+io::Json TimeJson(const std::optional<Timestamp>& time) {
+  return time.has_value() ? io::Json(FormatTimestamp(*time)) : io::Json(nullptr);
+}
+
+// What the write path derived from one turn, gathered through its edges (Engine::Links):
+// signals and facts point at the turn through derived_from; the turn points at its times
+// (at_time), entities (mentions) and resolved references (refers_to).
+struct TurnDetail {
+  io::Json signals = io::Json::array();     // {id, kind, text, begin, end, value}
+  io::Json content = nullptr;               // the DMF content signals
+  io::Json times = io::Json::array();       // {id, text, from, to, granularity, via}
+  io::Json entities = io::Json::array();    // {id, name, kind, spans, tier, score}
+  io::Json references = io::Json::array();  // {surface, begin, end, kind, target, target_text}
+  io::Json facts = io::Json::array();       // {id, status, subject, predicate, object, ...}
+};
+
+StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
+  TurnDetail detail;
+  ASSIGN_OR_RETURN(const std::vector<Link> links, engine.Links(turn.id));
+  for (const Link& link : links) {
+    const bool outgoing = link.src == turn.id;
+    const std::string& other_id = outgoing ? link.dst : link.src;
+    if (link.type == "derived_from" && !outgoing) {
+      ASSIGN_OR_RETURN(const Memory derived, engine.Get(other_id));
+      const io::Json fields = ParseObject(derived.metadata_json);
+      if (derived.kind == NodeKind::kSignal && Field(fields, "kind") == "content") {
+        detail.content = fields;
+        detail.content.erase("turn");
+        detail.content.erase("kind");
+      } else if (derived.kind == NodeKind::kSignal) {
+        io::Json signal = io::Json::object();
+        signal["id"] = derived.id;
+        signal["kind"] = Field(fields, "kind");
+        signal["text"] = Field(fields, "surface");
+        signal["begin"] = fields.value("begin", 0);
+        signal["end"] = fields.value("end", 0);
+        signal["value"] = fields.contains("value") ? fields["value"] : io::Json(nullptr);
+        detail.signals.push_back(std::move(signal));
+      } else if (derived.kind == NodeKind::kFact) {
+        io::Json fact = io::Json::object();
+        fact["id"] = derived.id;
+        fact["status"] = NodeStatusName(derived.status);
+        for (const char* name : {"kind", "subject", "predicate", "object", "polarity"}) {
+          fact[name] = Field(fields, name);
+        }
+        fact["valid_from"] = TimeJson(derived.valid_from);
+        fact["valid_to"] = TimeJson(derived.valid_to);
+        fact["text"] = derived.text;
+        if (fields.contains("rejected") && fields["rejected"].is_object()) {
+          fact["rejected"] = fields["rejected"];
+        }
+        detail.facts.push_back(std::move(fact));
+      }
+    } else if (link.type == "at_time" && outgoing) {
+      ASSIGN_OR_RETURN(const Memory time, engine.Get(other_id));
+      const io::Json fields = ParseObject(time.metadata_json);
+      const io::Json attrs = ParseObject(link.attrs_json);
+      io::Json entry = io::Json::object();
+      entry["id"] = time.id;
+      entry["text"] = Field(fields, "surface");
+      entry["from"] = Field(fields, "from");
+      entry["to"] = Field(fields, "to");
+      entry["granularity"] = Field(fields, "granularity");
+      entry["via"] = attrs.contains("via") ? attrs["via"] : io::Json("signal");
+      detail.times.push_back(std::move(entry));
+    } else if (link.type == "mentions" && outgoing) {
+      ASSIGN_OR_RETURN(const Memory entity, engine.Get(other_id));
+      const io::Json fields = ParseObject(entity.metadata_json);
+      const io::Json attrs = ParseObject(link.attrs_json);
+      io::Json entry = io::Json::object();
+      entry["id"] = entity.id;
+      entry["name"] = fields.contains("name") ? Field(fields, "name") : entity.text;
+      entry["kind"] = Field(fields, "kind");
+      entry["spans"] = attrs.contains("spans") ? attrs["spans"] : io::Json::array();
+      entry["tier"] = Field(attrs, "tier");
+      entry["score"] = attrs.contains("score") ? attrs["score"] : io::Json(nullptr);
+      detail.entities.push_back(std::move(entry));
+    } else if (link.type == "refers_to" && outgoing) {
+      ASSIGN_OR_RETURN(const Memory target, engine.Get(other_id));
+      const io::Json attrs = ParseObject(link.attrs_json);
+      if (!attrs.contains("references") || !attrs["references"].is_array()) continue;
+      for (const io::Json& reference : attrs["references"]) {
+        if (!reference.is_object()) continue;
+        io::Json entry = io::Json::object();
+        entry["surface"] = Field(reference, "surface");
+        entry["begin"] = reference.value("begin", 0);
+        entry["end"] = reference.value("end", 0);
+        entry["kind"] = Field(reference, "kind");
+        entry["target"] = target.id;
+        entry["target_kind"] = NodeKindName(target.kind);
+        entry["target_text"] = target.text;
+        detail.references.push_back(std::move(entry));
+      }
+    }
+  }
+  std::stable_sort(detail.references.begin(), detail.references.end(),
+                   [](const io::Json& a, const io::Json& b) {
+                     return a.value("begin", 0) < b.value("begin", 0);
+                   });
+  return detail;
+}
+
+std::string Span(const io::Json& entry) {
+  return "[" + std::to_string(entry.value("begin", 0)) + ", " +
+         std::to_string(entry.value("end", 0)) + ")";
+}
+
+void PrintTurnDetail(const TurnDetail& detail, Console& console) {
+  std::ostream& out = console.out();
+  out << "signals (" << detail.signals.size() << ")\n";
+  for (const io::Json& signal : detail.signals) {
+    std::string kind = Field(signal, "kind");
+    kind.resize(std::max<std::size_t>(kind.size(), 14), ' ');
+    out << "  " << Printable(kind) << "\"" << Printable(Field(signal, "text")) << "\"  "
+        << Span(signal);
+    if (!signal["value"].is_null()) out << "  " << Printable(Field(signal, "value"));
+    out << "\n";
+  }
+  out << "times (" << detail.times.size() << ")\n";
+  for (const io::Json& time : detail.times) {
+    out << "  \"" << Printable(Field(time, "text")) << "\"  " << Printable(Field(time, "from"))
+        << " .. " << Printable(Field(time, "to")) << "  " << Printable(Field(time, "granularity"));
+    if (Field(time, "via") != "signal") out << "  (via " << Printable(Field(time, "via")) << ")";
+    out << "\n";
+  }
+  out << "entities (" << detail.entities.size() << ")\n";
+  for (const io::Json& entity : detail.entities) {
+    out << "  " << Printable(Field(entity, "kind")) << "  " << Printable(Field(entity, "name"))
+        << "  " << Field(entity, "id");
+    if (!Field(entity, "tier").empty()) out << "  (" << Printable(Field(entity, "tier")) << ")";
+    out << "\n";
+  }
+  out << "references (" << detail.references.size() << ")\n";
+  for (const io::Json& reference : detail.references) {
+    out << "  \"" << Printable(Field(reference, "surface")) << "\"  " << Span(reference) << "  "
+        << Printable(Field(reference, "kind")) << " -> "
+        << Printable(Excerpt(Field(reference, "target_text"), 60)) << "  "
+        << Field(reference, "target") << "\n";
+  }
+  out << "facts (" << detail.facts.size() << ")\n";
+  for (const io::Json& fact : detail.facts) {
+    out << "  " << Field(fact, "id") << "  " << Printable(Field(fact, "status")) << "  "
+        << Printable(Field(fact, "subject")) << " | " << Printable(Field(fact, "predicate"))
+        << (Field(fact, "polarity") == "-" ? " (not)" : "") << " | "
+        << Printable(Field(fact, "object")) << "  valid "
+        << (fact["valid_from"].is_null() ? "-" : Field(fact, "valid_from")) << " .. "
+        << (fact["valid_to"].is_null() ? "(open)" : Field(fact, "valid_to"));
+    if (fact.contains("rejected")) {
+      out << "  rejected (" << Printable(Field(fact["rejected"], "check"))
+          << "): " << Printable(Field(fact["rejected"], "reason"));
+    }
+    out << "\n";
+  }
+  if (!detail.content.is_null()) {
+    out << "content     ";
+    bool first = true;
+    for (const char* name : {"information_density", "sentiment", "entity_norm", "divergence"}) {
+      if (!detail.content.contains(name)) continue;
+      out << (first ? "" : " ") << name << "=" << detail.content[name].dump();
+      first = false;
+    }
+    out << "\n";
+  }
+}
+
 int RunShow(const MemoryArgs& args, Console& console) {
   int exit_code = 0;
   std::unique_ptr<Engine> engine = Open(console, "show", &exit_code);
   if (!engine) return exit_code;
   StatusOr<Memory> memory = engine->Get(args.id);
   if (!memory.ok()) return console.Fail("show", memory.status());
+  std::optional<TurnDetail> detail;
+  if (memory->kind == NodeKind::kTurn) {
+    StatusOr<TurnDetail> loaded = LoadTurnDetail(*engine, *memory);
+    if (!loaded.ok()) return console.Fail("show", loaded.status());
+    detail = *std::move(loaded);
+  }
   if (console.json()) {
-    console.PrintJson(io::ToJson(*memory));
+    io::Json json = io::ToJson(*memory);
+    if (detail.has_value()) {
+      json["signals"] = detail->signals;
+      json["content_signals"] = detail->content;
+      json["times"] = detail->times;
+      json["entities"] = detail->entities;
+      json["references"] = detail->references;
+      json["facts"] = detail->facts;
+    }
+    console.PrintJson(json);
   } else {
     PrintMemory(*memory, console);
+    if (detail.has_value()) PrintTurnDetail(*detail, console);
   }
   return ToInt(ExitCode::kOk);
 }
@@ -276,7 +473,9 @@ int RunRebuildIndex(Console& console) {
 void AddMemoryCommands(CLI::App& app, Console& console, CommandList* commands) {
   auto args = std::make_shared<MemoryArgs>();
 
-  CLI::App* show = app.add_subcommand("show", "Show one memory by id");
+  CLI::App* show = app.add_subcommand(
+      "show",
+      "Show one memory by id (a turn with its signals, times, entities, references, facts)");
   show->add_option("ID", args->id, "Memory id (32 hex digits)")->required()->check(IdValidator());
   commands->push_back({show, [args, &console] { return RunShow(*args, console); }});
 
