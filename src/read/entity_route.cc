@@ -144,10 +144,25 @@ StatusOr<ScopeGraph> ScopeGraph::Load(store::Store& store, std::int64_t scope_id
     return true;
   }));
 
+  // Speakers: by key, then through pending same_as proposals to a speaker's entity.
+  for (GraphEntity& entity : graph.entities) {
+    entity.speaker = Has(graph.speaker_keys, entity.key);
+  }
+  ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> same_as, store.EdgesInScope(scope_id, "same_as"));
+  for (const store::EdgeRecord& edge : same_as) {
+    if (edge.status != "pending") continue;
+    const auto a = entity_of_id.find(edge.src);
+    const auto b = entity_of_id.find(edge.dst);
+    if (a == entity_of_id.end() || b == entity_of_id.end()) continue;
+    GraphEntity& first = graph.entities[a->second];
+    GraphEntity& second = graph.entities[b->second];
+    if (Has(graph.speaker_keys, first.key)) second.speaker = true;
+    if (Has(graph.speaker_keys, second.key)) first.speaker = true;
+  }
+
   // Equivalence classes: accepted same_as edges (status active).
   std::vector<std::size_t> parent(graph.entities.size());
   std::iota(parent.begin(), parent.end(), 0);
-  ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> same_as, store.EdgesInScope(scope_id, "same_as"));
   for (const store::EdgeRecord& edge : same_as) {
     if (edge.status != "active") continue;
     const auto a = entity_of_id.find(edge.src);
@@ -313,7 +328,7 @@ StatusOr<std::vector<RouteCandidate>> EntityRoute::Run(const RouteContext& conte
       for (const std::size_t member : entity_class.members) {
         const GraphEntity& entity = graph->entities[member];
         if (matched == nullptr && EntityMatches(entity, asked)) matched = &entity;
-        if (Has(graph->speaker_keys, entity.key)) speaker = true;
+        if (entity.speaker) speaker = true;
       }
       if (matched == nullptr || entity_class.links.empty()) continue;
       const double df = static_cast<double>(entity_class.links.size());

@@ -22,10 +22,11 @@
 //   3. A turn's score is the sum of w over the asked classes that link it ("turns matching several
 //      asked entities rank first") + kLexicalWeight × the turn's own BM25 for the question's
 //      terms other than the names (which orders the turns of one entity).
-//   4. Speakers: an entity whose key is a speaker's name (or its first word) is linked to nearly
-//      every turn of the other speaker ("you", "Mel"), and the speaker's own turns are lifted by
-//      the person adjustment already. A speaker's class therefore only adds its weight to turns
-//      that an asked non-speaker entity links too; a turn linked to asked speakers alone is not
+//   4. Speakers: an entity whose key is a speaker's name (or its first word), or that a pending
+//      same_as proposal joins to one ("Mel" -> "Melanie"), is linked to nearly every turn of the
+//      other speaker ("you", "Mel"), and the speaker's own turns are lifted by the person
+//      adjustment already. A speaker's class therefore only adds its weight to turns that an
+//      asked non-speaker entity links too; a turn linked to asked speakers alone is not
 //      proposed. (Measured: proposing those turns when they also match a query term, i.e. BM25
 //      restricted to the turns that address the speaker, lost 1-2 points of LoCoMo R@10 and MRR,
 //      docs/BENCHMARKS.md.)
@@ -58,6 +59,9 @@ struct GraphEntity {
   std::string key;              // normalised name ("caroline")
   std::string kind;             // "person", "place", "organization"
   std::size_t class_index = 0;  // index into ScopeGraph::classes
+  // The entity is a speaker of the scope: its key is a speaker's name or first name, or a
+  // pending same_as proposal joins it to such an entity ("Mel" -> "Melanie"; not merged).
+  bool speaker = false;
 };
 
 // A turn linked to an entity class.

@@ -283,6 +283,12 @@ TEST_F(GraphRoutesTest, GraphHoldsClassesLinksAndFactSupport) {
   std::vector<std::int64_t> oliver_rows;
   for (const GraphLink& link : class_of("Oliver").links) oliver_rows.push_back(link.turn_row);
   EXPECT_THAT(oliver_rows, ElementsAre(Row(1), Row(2), Row(3), Row(6)));
+  // Speakers: Caroline and Melanie by name, Mel through its pending proposal to Melanie.
+  std::vector<std::string> speakers;
+  for (const GraphEntity& entity : graph.entities) {
+    if (entity.speaker) speakers.push_back(entity.name);
+  }
+  EXPECT_THAT(speakers, ElementsAre("Caroline", "Melanie", "Mel"));
   ASSERT_EQ(class_of("Melanie").links.size(), 2u);
   EXPECT_TRUE(class_of("Melanie").links[0].referred);
   EXPECT_FALSE(class_of("Melanie").links[0].mentioned);
@@ -351,6 +357,7 @@ TEST_F(GraphRoutesTest, TurnsMatchingSeveralRareEntitiesRankFirst) {
 TEST_F(GraphRoutesTest, ASpeakerOnlyAddsToTurnsOfAnotherAskedEntity) {
   // Melanie is a speaker (linked to turns 5 and 7): asked alone, the route proposes nothing.
   EXPECT_THAT(Run(EntityRoute(cache_), Frame("What did Melanie paint?")), IsEmpty());
+  EXPECT_THAT(Run(EntityRoute(cache_), Frame("What did Mel say?")), IsEmpty());
   // With Oliver: Oliver's turns only; Melanie links none of them, so the speaker adds nothing
   // and "Mel" (a pending proposal, turn 7) is not Melanie.
   const std::vector<RouteCandidate> candidates =
