@@ -55,6 +55,10 @@ struct RecallConfig {
   // (1 = off). Eywa demotes facts about someone else (×0.05); for raw turns the other speaker
   // often holds the evidence, so engram only lifts the asked person's turns a little.
   double person_boost = 1.3;
+  // The same adjustment for a question in the first person ("what did I buy?"), on the user's
+  // turns when the memory also holds turns of other roles (an assistant's answers); 1 = off.
+  // 2.0: measured on the LongMemEval dev file (docs/BENCHMARKS.md, read path).
+  double first_person_boost = 2.0;
 };
 
 // [planner]: the rule table from the query frame's shape to route weights and the context

@@ -199,6 +199,9 @@ Status Config::Validate() const {
   if (!(recall.person_boost > 0 && recall.person_boost <= 10)) {
     return Status::InvalidArgument("[recall] person_boost must be in (0, 10]");
   }
+  if (!(recall.first_person_boost > 0 && recall.first_person_boost <= 10)) {
+    return Status::InvalidArgument("[recall] first_person_boost must be in (0, 10]");
+  }
   for (const auto& [shape, values] : planner.shapes) {
     for (const auto& [key, value] : values) {
       if (!(value >= 0 && std::isfinite(value)) || (key == "budget_scale" && value == 0)) {
@@ -312,6 +315,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Double("neighbour_weight", &config.recall.neighbour_weight));
     RETURN_IF_ERROR(reader.Double("neighbour_decay", &config.recall.neighbour_decay));
     RETURN_IF_ERROR(reader.Double("person_boost", &config.recall.person_boost));
+    RETURN_IF_ERROR(reader.Double("first_person_boost", &config.recall.first_person_boost));
     return reader.WeightMap("route_weights", &config.recall.route_weights);
   }));
   RETURN_IF_ERROR(Section(root, "planner", source_name, [&](TableReader& reader) -> Status {

@@ -24,18 +24,39 @@ void SortRanked(std::vector<Ranked>& ranked) {
 }
 
 void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
-                      std::span<const std::string> asked_speakers, double boost) {
-  if (boost == 1.0 || asked_speakers.empty()) return;
+                      std::span<const std::string> asked_speakers, bool first_person,
+                      double boost, double first_person_boost) {
+  if (!asked_speakers.empty()) {
+    if (boost == 1.0) return;
+    for (Ranked& candidate : ranked) {
+      const auto at = layout.IndexOf(candidate.fused.row);
+      if (!at) continue;
+      const std::string& speaker = layout.turns()[*at].speaker;
+      if (std::find(asked_speakers.begin(), asked_speakers.end(), speaker) ==
+          asked_speakers.end()) {
+        continue;
+      }
+      candidate.score *= boost;
+      candidate.adjustments.push_back(
+          {"person", boost, "spoken by " + speaker + ", whom the question names", 0});
+    }
+    return;
+  }
+  // A first-person question is about the user asking: lift the user's turns, when the memory
+  // also holds turns of other roles (an assistant's answers) to tell them apart from.
+  if (!first_person || first_person_boost == 1.0) return;
+  bool has_user = false;
+  bool has_other = false;
+  for (const LayoutTurn& turn : layout.turns()) {
+    (turn.role == Role::kUser ? has_user : has_other) = true;
+  }
+  if (!has_user || !has_other) return;
   for (Ranked& candidate : ranked) {
     const auto at = layout.IndexOf(candidate.fused.row);
-    if (!at) continue;
-    const std::string& speaker = layout.turns()[*at].speaker;
-    if (std::find(asked_speakers.begin(), asked_speakers.end(), speaker) == asked_speakers.end()) {
-      continue;
-    }
-    candidate.score *= boost;
+    if (!at || layout.turns()[*at].role != Role::kUser) continue;
+    candidate.score *= first_person_boost;
     candidate.adjustments.push_back(
-        {"person", boost, "spoken by " + speaker + ", whom the question names", 0});
+        {"person", first_person_boost, "said by the user, whom the first-person question is about", 0});
   }
 }
 

@@ -31,8 +31,12 @@ struct Ranked {
 // Best first, ties by row ascending.
 void SortRanked(std::vector<Ranked>& ranked);
 
+// Person adjustment: multiplies by `boost` the turns spoken by a speaker the question names,
+// or, when it names none and speaks in the first person, by `first_person_boost` the turns of
+// role user (if the memory holds turns of other roles too).
 void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
-                      std::span<const std::string> asked_speakers, double boost);
+                      std::span<const std::string> asked_speakers, bool first_person,
+                      double boost, double first_person_boost);
 
 // `ranked` must be sorted (seeds are its first turns). Returns the number of turns added.
 // Leaves the list unsorted.

@@ -98,6 +98,15 @@ constexpr std::array<std::string_view, 11> kListCues = {
     "what things", "what activities", "list", "all", "what books"};
 constexpr std::array<std::string_view, 7> kNegations = {"not", "never", "no", "without",
                                                         "nothing", "none", "nobody"};
+// First-person words ("I'm" with a straight or a typographic apostrophe).
+constexpr std::array<std::string_view, 17> kFirstPerson = {
+    "i",      "me",         "my",         "mine",       "myself",     "i'm",
+    "i've",   "i'd",        "i'll",       "i\u2019m",  "i\u2019ve", "i\u2019d",
+    "i\u2019ll", "we",     "us",         "our",        "ourselves"};
+// Irregular past tenses after "you" that make a question about what the other party said or did.
+constexpr std::array<std::string_view, 14> kIrregularPast = {
+    "said", "told", "gave", "wrote", "made", "sent", "found", "thought", "taught", "showed",
+    "shown", "put",  "got",  "did"};
 // Capitalised words that are no names.
 constexpr std::array<std::string_view, 40> kNotNames = {
     "i",        "i'm",     "i've",     "i'd",      "what",     "when",      "where",
@@ -178,6 +187,23 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
     }
   }
 
+  for (const Word& word : words) {
+    if (Contains(kFirstPerson, word.lower)) {
+      frame.first_person = true;
+      break;
+    }
+  }
+  // "... the restaurant you recommended", "you told me": the question is about what the other
+  // party (the assistant) said, so it is not only about the user's own turns.
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i].lower != "you") continue;
+    const std::string& verb = words[i + 1].lower;
+    if ((verb.size() > 3 && verb.ends_with("ed")) || Contains(kIrregularPast, verb)) {
+      frame.about_other_party = true;
+      break;
+    }
+  }
+
   // Names: capitalised words; the first word only when it is no question or auxiliary word.
   std::set<std::string> seen_names;
   for (std::size_t i = 0; i < words.size(); ++i) {
@@ -220,6 +246,8 @@ std::string DescribeFrame(const QueryFrame& frame) {
   }
   if (frame.current) out += " current";
   if (frame.negated) out += " negated";
+  if (frame.first_person) out += " first_person";
+  if (frame.about_other_party) out += " about_other_party";
   out += " keywords=";
   for (std::size_t i = 0; i < frame.keywords.size(); ++i) {
     out += (i ? "," : "") + frame.keywords[i].term;

@@ -83,6 +83,12 @@ struct QueryFrame {
   std::vector<TimeConstraint> time_constraints;
   bool current = false;   // the question asks about the present state
   bool negated = false;   // polarity: the question holds a negation
+  // The question speaks in the first person ("I", "my", "me", "I've", ...): the person asked
+  // about is the user asking, i.e. the memory's user turns.
+  bool first_person = false;
+  // The question asks what "you" said or did ("the hotel you recommended"): the other party's
+  // (an assistant's) turns are evidence too, so the first-person adjustment does not apply.
+  bool about_other_party = false;
   std::vector<Keyword> keywords;  // content words in order, without repeats
 };
 

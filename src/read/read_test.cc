@@ -77,6 +77,22 @@ TEST(QueryFrameTest, CurrentnessPolarityAndKeywords) {
               ::testing::HasSubstr("shape=count (\"how many\") time=\"last year\""));
 }
 
+TEST(QueryFrameTest, FirstPersonAndTheOtherPartysWords) {
+  EXPECT_TRUE(Frame("How many doctor's appointments did I go to in March?").first_person);
+  EXPECT_TRUE(Frame("What is the name of my dog?").first_person);
+  EXPECT_TRUE(Frame("I\u2019m anxious about Tokyo, any tips?").first_person);
+  EXPECT_FALSE(Frame("What did Caroline paint?").first_person);
+  EXPECT_FALSE(Frame("Where did Jon go in May?").about_other_party);
+  // "you" followed by a past tense: the question is about what the other party said.
+  const QueryFrame recommended = Frame("What was the hotel you recommended to me?");
+  EXPECT_TRUE(recommended.first_person);
+  EXPECT_TRUE(recommended.about_other_party);
+  EXPECT_TRUE(Frame("Remind me what you told me about Rome").about_other_party);
+  // A polite "can you" is no reference to what the other party said.
+  EXPECT_FALSE(Frame("Can you suggest some accessories for my camera?").about_other_party);
+  EXPECT_THAT(DescribeFrame(recommended), ::testing::HasSubstr("first_person about_other_party"));
+}
+
 TEST(PlannerTest, ShapeRulesReplaceWeightsAndOptionsWin) {
   Config config;
   config.recall.route_weights = {{"bm25", 1.0}, {"fragment", 1.0}};
@@ -275,13 +291,47 @@ TEST(AdjustTest, PersonBoostMultipliesTheAskedSpeakersTurns) {
   const Conversation conversation;
   std::vector<Ranked> ranked = {Candidate(1, 0.04), Candidate(2, 0.05)};
   const std::vector<std::string> asked = {"Caroline"};
-  ApplyPersonBoost(ranked, conversation.layout, asked, 1.5);
+  ApplyPersonBoost(ranked, conversation.layout, asked, false, 1.5, 1.0);
   SortRanked(ranked);
   EXPECT_EQ(ranked[0].fused.row, 1);
   EXPECT_DOUBLE_EQ(ranked[0].score, 0.06);
   ASSERT_EQ(ranked[0].adjustments.size(), 1u);
   EXPECT_EQ(ranked[0].adjustments[0].factor, 1.5);
   EXPECT_THAT(ranked[1].adjustments, IsEmpty());
+}
+
+TEST(AdjustTest, FirstPersonBoostLiftsTheUsersTurnsWhenOtherRolesExist) {
+  std::vector<LayoutTurn> turns;
+  for (std::int64_t row = 1; row <= 4; ++row) {
+    LayoutTurn turn;
+    turn.row = row;
+    turn.scope_id = 1;
+    turn.sequence = row;
+    turn.session_id = "s";
+    turn.role = row % 2 == 1 ? Role::kUser : Role::kAssistant;
+    turns.push_back(turn);
+  }
+  const TurnLayout dialog = TurnLayout::FromTurns(turns);
+  std::vector<Ranked> ranked = {Candidate(1, 0.03), Candidate(2, 0.05)};
+  ApplyPersonBoost(ranked, dialog, {}, true, 1.3, 2.0);
+  SortRanked(ranked);
+  EXPECT_EQ(ranked[0].fused.row, 1);
+  EXPECT_DOUBLE_EQ(ranked[0].score, 0.06);
+  ASSERT_EQ(ranked[0].adjustments.size(), 1u);
+  EXPECT_EQ(ranked[0].adjustments[0].detail,
+            "said by the user, whom the first-person question is about");
+  EXPECT_THAT(ranked[1].adjustments, IsEmpty());
+  // Not in the first person: nothing changes.
+  std::vector<Ranked> third = {Candidate(1, 0.03), Candidate(2, 0.05)};
+  ApplyPersonBoost(third, dialog, {}, false, 1.3, 2.0);
+  EXPECT_DOUBLE_EQ(third[0].score, 0.03);
+  // Every turn is the user's (two people chatting, both stored as users): nothing to tell apart.
+  for (LayoutTurn& turn : turns) turn.role = Role::kUser;
+  const TurnLayout users = TurnLayout::FromTurns(turns);
+  std::vector<Ranked> same = {Candidate(1, 0.03)};
+  ApplyPersonBoost(same, users, {}, true, 1.3, 2.0);
+  EXPECT_DOUBLE_EQ(same[0].score, 0.03);
+  EXPECT_THAT(same[0].adjustments, IsEmpty());
 }
 
 }  // namespace

@@ -201,7 +201,9 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   timer.Mark("fusion");
 
   if (layout) {
-    ApplyPersonBoost(ranked, *layout, frame.asked_speakers, config.recall.person_boost);
+    ApplyPersonBoost(ranked, *layout, frame.asked_speakers,
+                     frame.first_person && !frame.about_other_party,
+                     config.recall.person_boost, config.recall.first_person_boost);
     SortRanked(ranked);
     diagnostics.neighbours_added = ExpandNeighbours(ranked, *layout, config.recall);
     SortRanked(ranked);

@@ -23,6 +23,7 @@ StatusOr<TurnLayout> TurnLayout::Load(store::Store& store,
       turn.sequence = node.sequence;
       turn.session_id = std::move(node.session_id);
       turn.speaker = std::move(node.speaker);
+      turn.role = node.role;
       turn.event_time = node.event_time;
       layout.turns_.push_back(std::move(turn));
     }

@@ -33,6 +33,7 @@ struct LayoutTurn {
   std::int64_t sequence = 0;
   std::string session_id;
   std::string speaker;
+  Role role = Role::kUser;
   std::optional<Timestamp> event_time;
   std::size_t session = 0;  // index into TurnLayout::sessions()
 };
