@@ -116,7 +116,7 @@ TEST_F(EngineTest, RecallRanksByBm25WithProvenanceAndExplanations) {
   EXPECT_EQ(result.policy, "balanced");
   // Every known route runs by default; this store has no embedder, so the vector route is empty,
   // and the question has no time expression, so the temporal route is too.
-  ASSERT_THAT(result.diagnostics.routes, SizeIs(5));
+  ASSERT_THAT(result.diagnostics.routes, SizeIs(7));
   EXPECT_EQ(result.diagnostics.routes[0].route, "bm25");
   EXPECT_GT(result.diagnostics.routes[0].candidates, 0u);
   EXPECT_EQ(result.diagnostics.routes[1].route, "vector");
@@ -126,6 +126,8 @@ TEST_F(EngineTest, RecallRanksByBm25WithProvenanceAndExplanations) {
   EXPECT_EQ(result.diagnostics.routes[3].route, "session");
   EXPECT_EQ(result.diagnostics.routes[4].route, "temporal");
   EXPECT_EQ(result.diagnostics.routes[4].candidates, 0u);
+  EXPECT_EQ(result.diagnostics.routes[5].route, "entity");
+  EXPECT_EQ(result.diagnostics.routes[6].route, "facts");
   EXPECT_THAT(result.diagnostics.frame, HasSubstr("shape=when"));
   EXPECT_THAT(result.diagnostics.frame, HasSubstr("speakers=Caroline"));
   EXPECT_EQ(result.diagnostics.context_tokens, CountTokens(result.context));
