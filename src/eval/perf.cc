@@ -346,9 +346,13 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
   reopened->reset();
 
   // The primitives underneath, on the same turns and questions, and engram's ratio to them.
-  if (options.progress != nullptr) options.progress->flush();
+  const auto note = [&options](const char* line) {
+    if (options.progress != nullptr) *options.progress << "perf: " << line << std::endl;
+  };
+  note("raw SQLite FTS5: building the tables and timing the same questions");
   ASSIGN_OR_RETURN(Json fts5,
                    TimeFts5(scope_turns, asked, store->config().recall.route_candidates));
+  note("raw hnswlib: building the graphs from the same vectors and timing the same questions");
   ASSIGN_OR_RETURN(Json hnswlib, TimeHnswlib(path.string(), store->config(), options.data_dir,
                                              scopes, scope_turns, asked));
   Json primitives = Json::object();
