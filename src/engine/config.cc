@@ -190,6 +190,12 @@ Status Config::Validate() const {
   if (recall.fragment_window == 0) {
     return Status::InvalidArgument("[recall] fragment_window must be positive");
   }
+  if (!(recall.question_penalty >= 0 && recall.question_penalty <= 1)) {
+    return Status::InvalidArgument("[recall] question_penalty must be in [0, 1]");
+  }
+  if (!(recall.neighbour_answer_weight >= 0 && recall.neighbour_answer_weight <= 1)) {
+    return Status::InvalidArgument("[recall] neighbour_answer_weight must be in [0, 1]");
+  }
   for (const double value : {recall.neighbour_weight, recall.neighbour_decay}) {
     if (!(value >= 0 && value <= 1)) {
       return Status::InvalidArgument(
@@ -314,6 +320,9 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Size("neighbour_radius", &config.recall.neighbour_radius));
     RETURN_IF_ERROR(reader.Double("neighbour_weight", &config.recall.neighbour_weight));
     RETURN_IF_ERROR(reader.Double("neighbour_decay", &config.recall.neighbour_decay));
+    RETURN_IF_ERROR(reader.Double("question_penalty", &config.recall.question_penalty));
+    RETURN_IF_ERROR(
+        reader.Double("neighbour_answer_weight", &config.recall.neighbour_answer_weight));
     RETURN_IF_ERROR(reader.Double("person_boost", &config.recall.person_boost));
     RETURN_IF_ERROR(reader.Double("first_person_boost", &config.recall.first_person_boost));
     return reader.WeightMap("route_weights", &config.recall.route_weights);

@@ -14,6 +14,16 @@ std::string Fixed(double value, int digits = 4) {
   return buffer;
 }
 
+
+// True when the turn after `index` in its session has the same role: a question between peers.
+// A user's question to an assistant is a request that often carries the user's own facts ("can
+// you suggest ...? By the way, I ..."), and the assistant's reply is advice, not evidence.
+bool AddressedToPeer(const TurnLayout& layout, std::size_t index) {
+  const auto& turns = layout.turns();
+  const LayoutSession& session = layout.sessions()[turns[index].session];
+  return index + 1 < session.end && turns[index + 1].role == turns[index].role;
+}
+
 }  // namespace
 
 void SortRanked(std::vector<Ranked>& ranked) {
@@ -60,6 +70,22 @@ void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
   }
 }
 
+void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
+                        const RecallConfig& config) {
+  if (config.question_penalty <= 0) return;
+  for (Ranked& candidate : ranked) {
+    const auto at = layout.IndexOf(candidate.fused.row);
+    if (!at) continue;
+    const double share = layout.turns()[*at].question_share;
+    if (share <= 0 || !AddressedToPeer(layout, *at)) continue;
+    const double factor = 1.0 - config.question_penalty * share;
+    candidate.score *= factor;
+    candidate.adjustments.push_back(
+        {"answerability", factor,
+         Fixed(100 * share, 0) + "% of its words ask a question: x " + Fixed(factor), 0});
+  }
+}
+
 std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layout,
                              const RecallConfig& config) {
   if (config.neighbour_weight <= 0 || config.neighbour_radius == 0 ||
@@ -72,6 +98,7 @@ std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layo
     std::size_t seed = 0;  // layout index of the seed
     std::size_t distance = 0;
     double seed_score = 0;
+    bool reply = false;  // the seed mostly asks and this is the next turn
   };
   std::map<std::size_t, Bonus> bonuses;  // layout index -> best bonus
   std::size_t seeds = 0;
@@ -83,12 +110,16 @@ std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layo
     const LayoutSession& session = layout.sessions()[turns[*at].session];
     double factor = config.neighbour_weight;
     for (std::size_t distance = 1; distance <= config.neighbour_radius; ++distance) {
-      const double value = factor * candidate.score;
       for (const long side : {-1L, 1L}) {
         const long j = static_cast<long>(*at) + side * static_cast<long>(distance);
         if (j < static_cast<long>(session.begin) || j >= static_cast<long>(session.end)) continue;
+        // The reply to a seed that mostly asks is where its answer is.
+        const bool reply = distance == 1 && side == 1 && turns[*at].question_share >= 0.5 &&
+                           AddressedToPeer(layout, *at);
+        const double value =
+            (reply ? std::max(factor, config.neighbour_answer_weight) : factor) * candidate.score;
         Bonus& bonus = bonuses[static_cast<std::size_t>(j)];
-        if (value > bonus.value) bonus = {value, *at, distance, candidate.score};
+        if (value > bonus.value) bonus = {value, *at, distance, candidate.score, reply};
       }
       factor *= config.neighbour_decay;
     }
@@ -113,7 +144,8 @@ std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layo
     target->adjustments.push_back(
         {"neighbour", 1.0,
          std::to_string(bonus.distance) + " turn" + (bonus.distance == 1 ? "" : "s") +
-             " from seq " + std::to_string(turns[bonus.seed].sequence) + " (score " +
+             (bonus.reply ? " after the question at seq " : " from seq ") +
+             std::to_string(turns[bonus.seed].sequence) + " (score " +
              Fixed(bonus.seed_score) + ") in its session: +" + Fixed(bonus.value),
          bonus.value});
   }

@@ -6,7 +6,9 @@
 //              in the same session, get + neighbour_weight × neighbour_decay^(distance-1) × the
 //              seed's score (the largest bonus over seeds; bonuses are computed from the scores
 //              before any of them is added, so they never chain). Turns no route proposed join
-//              the list with that bonus as their score.
+//              the list with that bonus as their score. The reply right after a seed that
+//              mostly asks (question share >= 0.5) gets neighbour_answer_weight instead.
+//   answerability  turns that ask: × (1 - question_penalty × question share).
 #ifndef ENGRAM_READ_ADJUST_H_
 #define ENGRAM_READ_ADJUST_H_
 
@@ -37,6 +39,10 @@ void SortRanked(std::vector<Ranked>& ranked);
 void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
                       std::span<const std::string> asked_speakers, bool first_person,
                       double boost, double first_person_boost);
+
+// Answerability: × (1 - config.question_penalty × question share) on turns that ask.
+void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
+                        const RecallConfig& config);
 
 // `ranked` must be sorted (seeds are its first turns). Returns the number of turns added.
 // Leaves the list unsorted.

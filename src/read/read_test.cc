@@ -334,5 +334,67 @@ TEST(AdjustTest, FirstPersonBoostLiftsTheUsersTurnsWhenOtherRolesExist) {
   EXPECT_THAT(same[0].adjustments, IsEmpty());
 }
 
+TEST(TurnLayoutTest, QuestionShareCountsTheWordsOfAskingSentences) {
+  EXPECT_FLOAT_EQ(QuestionShare(""), 0.0f);
+  EXPECT_FLOAT_EQ(QuestionShare("I went to Paris."), 0.0f);
+  EXPECT_FLOAT_EQ(QuestionShare("Any advice on that?"), 1.0f);
+  // 2 of 5 words ask; an unterminated last sentence asks nothing.
+  EXPECT_FLOAT_EQ(QuestionShare("Wow, so cool! How come?"), 2.0f / 5.0f);
+  EXPECT_FLOAT_EQ(QuestionShare("How was it? I loved the show"), 3.0f / 7.0f);
+  EXPECT_FLOAT_EQ(QuestionShare("Where?\nThere."), 0.5f);
+}
+
+// Peers: every turn is role user. Turn 2 mostly asks; turn 3 replies.
+TEST(AdjustTest, AnswerabilityDemotesQuestionsAndLiftsTheirReplies) {
+  std::vector<LayoutTurn> turns;
+  for (std::int64_t row = 1; row <= 4; ++row) {
+    LayoutTurn turn;
+    turn.row = row;
+    turn.scope_id = 1;
+    turn.sequence = row;
+    turn.session_id = "s";
+    turn.question_share = row == 2 ? 1.0f : 0.0f;
+    turns.push_back(turn);
+  }
+  const TurnLayout peers = TurnLayout::FromTurns(turns);
+  RecallConfig config;
+  config.question_penalty = 0.3;
+  config.neighbour_weight = 0.2;
+  config.neighbour_answer_weight = 0.5;
+  config.neighbour_radius = 1;
+  config.neighbour_seeds = 1;
+  std::vector<Ranked> ranked = {Candidate(2, 0.1)};
+  ApplyAnswerability(ranked, peers, config);
+  EXPECT_DOUBLE_EQ(ranked[0].score, 0.07);
+  ASSERT_EQ(ranked[0].adjustments.size(), 1u);
+  EXPECT_EQ(ranked[0].adjustments[0].name, "answerability");
+  EXPECT_EQ(ranked[0].adjustments[0].detail, "100% of its words ask a question: x 0.7000");
+  EXPECT_EQ(ExpandNeighbours(ranked, peers, config), 2u);
+  SortRanked(ranked);
+  // The reply (row 3) gets 0.5 x 0.07; the turn before (row 1) the usual 0.2 x 0.07.
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(ranked[0].fused.row, 2);
+  EXPECT_EQ(ranked[1].fused.row, 3);
+  EXPECT_DOUBLE_EQ(ranked[1].score, 0.035);
+  EXPECT_EQ(ranked[1].adjustments[0].detail,
+            "1 turn after the question at seq 2 (score 0.0700) in its session: +0.0350");
+  EXPECT_EQ(ranked[2].fused.row, 1);
+  EXPECT_DOUBLE_EQ(ranked[2].score, 0.2 * 0.07);
+
+  // A user asking an assistant: neither adjustment applies.
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    turns[i].role = i % 2 == 0 ? Role::kAssistant : Role::kUser;
+  }
+  const TurnLayout dialog = TurnLayout::FromTurns(turns);
+  std::vector<Ranked> asked = {Candidate(2, 0.1)};
+  ApplyAnswerability(asked, dialog, config);
+  EXPECT_DOUBLE_EQ(asked[0].score, 0.1);
+  ExpandNeighbours(asked, dialog, config);
+  SortRanked(asked);
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_DOUBLE_EQ(asked[1].score, 0.02);
+  EXPECT_DOUBLE_EQ(asked[2].score, 0.02);
+}
+
 }  // namespace
 }  // namespace engram::read

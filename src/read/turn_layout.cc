@@ -2,11 +2,32 @@
 #include "read/turn_layout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "index/bm25/bm25.h"
 
 namespace engram::read {
+
+float QuestionShare(std::string_view text) {
+  std::size_t words = 0;
+  std::size_t asking = 0;
+  std::size_t sentence_words = 0;
+  bool in_word = false;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool word_byte = std::isalnum(byte) || byte >= 0x80 || c == '\'';
+    if (word_byte && !in_word) ++sentence_words;
+    in_word = word_byte;
+    if (c == '?' || c == '.' || c == '!' || c == '\n') {
+      words += sentence_words;
+      if (c == '?') asking += sentence_words;
+      sentence_words = 0;
+    }
+  }
+  words += sentence_words;  // an unterminated last sentence asks nothing
+  return words == 0 ? 0.0f : static_cast<float>(asking) / static_cast<float>(words);
+}
 
 StatusOr<TurnLayout> TurnLayout::Load(store::Store& store,
                                       std::span<const std::int64_t> scope_ids) {
@@ -24,6 +45,7 @@ StatusOr<TurnLayout> TurnLayout::Load(store::Store& store,
       turn.session_id = std::move(node.session_id);
       turn.speaker = std::move(node.speaker);
       turn.role = node.role;
+      turn.question_share = QuestionShare(node.text);
       turn.event_time = node.event_time;
       layout.turns_.push_back(std::move(turn));
     }

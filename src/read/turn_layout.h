@@ -34,6 +34,9 @@ struct LayoutTurn {
   std::string session_id;
   std::string speaker;
   Role role = Role::kUser;
+  // Share of the turn's words in sentences that end with "?" (0 = no question, 1 = only
+  // questions): DMF's query-like cue, for the answerability adjustment (adjust.h).
+  float question_share = 0;
   std::optional<Timestamp> event_time;
   std::size_t session = 0;  // index into TurnLayout::sessions()
 };
@@ -43,6 +46,10 @@ struct LayoutSession {
   std::size_t end = 0;
   std::string session_id;
 };
+
+// Share of the words of `text` in sentences ending with "?" (sentences end at . ! ? or a line
+// break); 0 for an empty text.
+float QuestionShare(std::string_view text);
 
 class TurnLayout {
  public:
