@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "write/analysis.h"
 #include "write/extractor_llm.h"
 
 namespace engram::write {
@@ -38,6 +39,34 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> WrittenValueSpan(
     }
   }
   return std::nullopt;
+}
+
+// Whether a bare correction's value can stand in for the target fact's object: no negation ("not
+// that simple" corrects nothing); a name for a name ("Munich" for "Berlin"); otherwise a noun
+// phrase, its last word a noun and never an adjective by the POS lexicon ("capers" for "olives",
+// not "great" or "fine").
+// Without lexicons only a capitalised value passes.
+bool CanReplace(std::string_view value, std::string_view target_object,
+                const lexicon::Lexicons* lexicons) {
+  const std::vector<text::Lexeme> words = text::Lex(value);
+  if (words.empty()) return false;
+  for (const text::Lexeme& word : words) {
+    if (word.lower == "not" || word.lower == "no" || word.lower == "never" ||
+        word.lower == "nothing" || word.lower == "none" || word.lower.ends_with("n't")) {
+      return false;
+    }
+  }
+  const std::vector<text::Lexeme> target = text::Lex(target_object);
+  const bool target_is_name = !target.empty() && target.front().capitalized;
+  if (target_is_name || lexicons == nullptr) return words.front().capitalized;
+  const text::Lexeme& last = words.back();
+  if (last.kind != text::LexemeKind::kWord) return false;
+  const lexicon::PosInfo pos = lexicons->Pos(last.lower);
+  if (!pos.found) return last.capitalized;
+  // A word that can also be an adjective ("fine", "cool") is too often an assessment.
+  return (pos.primary == lexicon::WordClass::kNoun ||
+          pos.primary == lexicon::WordClass::kProperNoun) &&
+         !pos.Has(lexicon::WordClass::kAdjective);
 }
 
 }  // namespace
@@ -84,7 +113,7 @@ FactToStore PrepareFact(const FactCandidate& candidate, const FactSource& source
 
 Status DeriveFacts(store::Transaction& txn, const EdgeRegistry& registry,
                    std::span<const std::string> turn_ids, const WriteConfig& config,
-                   const AnalysisResources* /*resources*/, const DeriveContext& context,
+                   const AnalysisResources* resources, const DeriveContext& context,
                    FactStats* stats) {
   if (context.scope == nullptr) return Status::InvalidArgument("facts: no scope");
   FactStats local;
@@ -148,9 +177,14 @@ Status DeriveFacts(store::Transaction& txn, const EdgeRegistry& registry,
       if (!span.has_value()) continue;
       ASSIGN_OR_RETURN(const std::vector<CorrectionTarget> targets,
                        reconciler.CorrectionTargets(turn, config.reference_ttl_turns));
+      const std::string value = source.text.substr(span->first, span->second - span->first);
       for (const CorrectionTarget& target : targets) {
+        if (!CanReplace(value, target.object,
+                        resources != nullptr ? resources->lexicons.get() : nullptr)) {
+          continue;
+        }
         FactCandidate candidate = target.slot;
-        candidate.object = source.text.substr(span->first, span->second - span->first);
+        candidate.object = value;
         candidate.begin = span->first;
         candidate.end = span->second;
         candidate.negated = false;

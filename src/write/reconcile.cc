@@ -124,7 +124,8 @@ Status FactReconciler::Load() {
     current.slot.past = content.value("past", false);
     current.speaker = node.speaker;
     current.order = next_order_++;
-    current.object = NormalizeFactText(content.value("object", std::string()));
+    current.written_object = content.value("object", std::string());
+    current.object = NormalizeFactText(current.written_object);
     current.negated = content.value("polarity", std::string("+")) == "-";
     current.has_time = content.contains("time") && !content["time"].is_null();
     current.sequence = node.sequence;
@@ -239,7 +240,9 @@ StatusOr<std::vector<CorrectionTarget>> FactReconciler::CorrectionTargets(
     return a->order > b->order;
   });
   std::vector<CorrectionTarget> targets;
-  for (const Current* entry : found) targets.push_back(CorrectionTarget{entry->id, entry->slot});
+  for (const Current* entry : found) {
+    targets.push_back(CorrectionTarget{entry->id, entry->slot, entry->written_object});
+  }
   return targets;
 }
 
@@ -394,6 +397,7 @@ StatusOr<ReconcileOutcome> FactReconciler::Add(const store::NodeRecord& turn,
     current.id = node.id;
     current.slot = c;
     current.slot.object.clear();
+    current.written_object = c.object;
     current.speaker = turn.speaker;
     current.order = next_order_++;
     current.object = object;

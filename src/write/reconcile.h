@@ -74,6 +74,7 @@ struct FactToStore {
 struct CorrectionTarget {
   std::string id;
   FactCandidate slot;  // subject, predicate, kind, single_valued of the target (object cleared)
+  std::string object;  // the target's object as written
 };
 
 // The slot key: "<subject>|<predicate>" or "<subject>|<predicate>|<object>" (normalised).
@@ -112,10 +113,11 @@ class FactReconciler {
  private:
   struct Current {
     std::string id;
-    FactCandidate slot;     // subject, predicate, kind, single_valued, past (object cleared)
-    std::string speaker;    // the fact's turn's speaker
-    std::size_t order = 0;  // load / insertion order
-    std::string object;     // normalised
+    FactCandidate slot;          // subject, predicate, kind, single_valued, past (object cleared)
+    std::string written_object;  // the object as written
+    std::string speaker;         // the fact's turn's speaker
+    std::size_t order = 0;       // load / insertion order
+    std::string object;          // normalised
     bool negated = false;
     bool has_time = false;
     std::int64_t sequence = 0;

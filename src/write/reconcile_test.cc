@@ -375,17 +375,27 @@ TEST_F(ReconcileTest, BareCorrectionInheritsTheLatestSlot) {
 }
 
 TEST_F(ReconcileTest, BareCorrectionOfAPreferenceSupersedesIt) {
-  Say({{"I like olives.", "2024-05-10T12:00:00Z"},
-       {"No, I meant capers.", "2024-05-10T12:01:00Z"}});
+  Say({{"I like Miles Davis.", "2024-05-10T12:00:00Z"},
+       {"No, I meant Coltrane.", "2024-05-10T12:01:00Z"}});
   const std::vector<store::NodeRecord> facts = Facts();
-  const store::NodeRecord* olives = Find(facts, "likes", "olives");
-  const store::NodeRecord* capers = Find(facts, "likes", "capers");
-  ASSERT_NE(olives, nullptr);
-  ASSERT_NE(capers, nullptr);
-  EXPECT_EQ(olives->status, NodeStatus::kSuperseded);
-  EXPECT_EQ(capers->status, NodeStatus::kActive);
-  ASSERT_EQ(Edges(capers->id, "corrects").size(), 1u);
-  EXPECT_EQ(Edges(capers->id, "corrects")[0].dst, olives->id);
+  const store::NodeRecord* davis = Find(facts, "likes", "Miles Davis");
+  const store::NodeRecord* coltrane = Find(facts, "likes", "Coltrane");
+  ASSERT_NE(davis, nullptr);
+  ASSERT_NE(coltrane, nullptr);
+  EXPECT_EQ(davis->status, NodeStatus::kSuperseded);
+  EXPECT_EQ(coltrane->status, NodeStatus::kActive);
+  ASSERT_EQ(Edges(coltrane->id, "corrects").size(), 1u);
+  EXPECT_EQ(Edges(coltrane->id, "corrects")[0].dst, davis->id);
+}
+
+TEST_F(ReconcileTest, HedgesAndNegationsAreNotBareCorrections) {
+  Say({{"I work at Acme.", "2024-05-10T12:00:00Z"},
+       {"Actually it's not that simple.", "2024-05-10T12:01:00Z"},
+       {"I mean, it was great.", "2024-05-10T12:02:00Z"}});
+  const std::vector<store::NodeRecord> facts = Facts();
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(Content(facts[0])["object"], "Acme");
+  EXPECT_EQ(facts[0].status, NodeStatus::kActive);
 }
 
 TEST_F(ReconcileTest, BareCorrectionNeedsARecentFactOfTheSameSpeaker) {

@@ -193,5 +193,32 @@ TEST(WriteBatchingTest, FactsLinkToTheTimesTheyMention) {
   EXPECT_THAT(times, ::testing::ElementsAre("last March 2024-03-01"));
 }
 
+TEST(WriteBatchingTest, BareCorrectionsNeedANounForACommonNoun) {
+  TempDir dir;
+  auto engine = OpenOrDie(Options(dir, "none"));
+  ASSERT_THAT(
+      engine->Remember(S("user:m"), std::vector<Turn>{MakeTurn("Mia", "I like olives."),
+                                                      MakeTurn("Mia", "No, I meant capers."),
+                                                      MakeTurn("Mia", "I love painting."),
+                                                      MakeTurn("Mia", "I mean, it was great."),
+                                                      MakeTurn("Mia", "Actually, that's fine.")}),
+      IsOk());
+  ListOptions options;
+  options.kind = NodeKind::kFact;
+  options.limit = 0;
+  auto facts = engine->List(S("user:m"), options);
+  ASSERT_THAT(facts, IsOk());
+  std::vector<std::string> current;
+  for (const Memory& fact : *facts) {
+    const nlohmann::json fields = nlohmann::json::parse(fact.metadata_json);
+    if (fact.status == NodeStatus::kActive) {
+      current.push_back(fields["predicate"].get<std::string>() + " " +
+                        fields["object"].get<std::string>());
+    }
+  }
+  // "capers" (a noun) corrects "olives"; "great" and "fine" (adjectives) correct nothing.
+  EXPECT_THAT(current, ::testing::UnorderedElementsAre("likes capers", "likes painting"));
+}
+
 }  // namespace
 }  // namespace engram
