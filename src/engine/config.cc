@@ -364,10 +364,10 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Double("resolve_propose", &config.write.resolve_propose));
     RETURN_IF_ERROR(reader.Size("entity_cap", &config.write.entity_cap));
     RETURN_IF_ERROR(reader.Size("reference_ttl_turns", &config.write.reference_ttl_turns));
+    RETURN_IF_ERROR(reader.Size("divergence_window", &config.write.divergence_window));
     RETURN_IF_ERROR(reader.Bool("facts", &config.write.facts));
     RETURN_IF_ERROR(reader.Double("fact_min_support", &config.write.fact_min_support));
     RETURN_IF_ERROR(reader.Size("foresight_days", &config.write.foresight_days));
-    RETURN_IF_ERROR(reader.Size("divergence_window", &config.write.divergence_window));
     RETURN_IF_ERROR(reader.Bool("llm_facts", &config.write.llm_facts));
     RETURN_IF_ERROR(reader.String("llm_base_url", &config.write.llm_base_url));
     RETURN_IF_ERROR(reader.String("llm_model", &config.write.llm_model));
