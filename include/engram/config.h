@@ -152,6 +152,10 @@ struct WriteConfig {
   std::size_t entity_cap = 5;
   // references: a binding lives this many turns after its last mention (KeyMem's TTL), >= 1.
   std::size_t reference_ttl_turns = 3;
+  // DMF content signals: semantic divergence is 1 - cosine between a turn's embedding and the
+  // centroid of the scope's previous W turns' embeddings ("W" in DMF eq. 7), whatever batch they
+  // came in; 0 without an embedder. In [1, 1000].
+  std::size_t divergence_window = 5;
   bool facts = true;     // rule-based facts, validation and reconciliation
   // facts: V_support of the validator (Eywa §4.3), the least fraction of a candidate object's
   // content words that must occur in its source sentence, in [0, 1].
@@ -159,10 +163,6 @@ struct WriteConfig {
   // facts: validity of a plan or temporary state whose turn gives no end, in days (>= 1).
   std::size_t foresight_days = 30;
   // facts: the optional LLM extractor (an OpenAI-compatible /chat/completions endpoint), off by
-  // DMF content signals: semantic divergence is 1 - cosine between a turn's embedding and the
-  // centroid of the scope's previous W turns' embeddings ("W" in DMF eq. 7), whatever batch they
-  // came in; 0 without an embedder. In [1, 1000].
-  std::size_t divergence_window = 5;
   // default; its candidates pass the same validator. llm_model is required when it is on;
   // llm_api_key_env names the environment variable holding the key ("" = no key). A turn whose
   // request fails keeps its rule facts (the failure is counted, the write goes on).
