@@ -14,7 +14,6 @@ std::string Fixed(double value, int digits = 4) {
   return buffer;
 }
 
-
 // True when the turn after `index` in its session has the same role: a question between peers.
 // A user's question to an assistant is a request that often carries the user's own facts ("can
 // you suggest ...? By the way, I ..."), and the assistant's reply is advice, not evidence.
@@ -34,8 +33,8 @@ void SortRanked(std::vector<Ranked>& ranked) {
 }
 
 void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
-                      std::span<const std::string> asked_speakers, bool first_person,
-                      double boost, double first_person_boost) {
+                      std::span<const std::string> asked_speakers, bool first_person, double boost,
+                      double first_person_boost) {
   if (!asked_speakers.empty()) {
     if (boost == 1.0) return;
     for (Ranked& candidate : ranked) {
@@ -65,8 +64,9 @@ void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
     const auto at = layout.IndexOf(candidate.fused.row);
     if (!at || layout.turns()[*at].role != Role::kUser) continue;
     candidate.score *= first_person_boost;
-    candidate.adjustments.push_back(
-        {"person", first_person_boost, "said by the user, whom the first-person question is about", 0});
+    candidate.adjustments.push_back({"person", first_person_boost,
+                                     "said by the user, whom the first-person question is about",
+                                     0});
   }
 }
 
@@ -88,8 +88,7 @@ void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
 
 std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layout,
                              const RecallConfig& config) {
-  if (config.neighbour_weight <= 0 || config.neighbour_radius == 0 ||
-      config.neighbour_seeds == 0) {
+  if (config.neighbour_weight <= 0 || config.neighbour_radius == 0 || config.neighbour_seeds == 0) {
     return 0;
   }
   const auto& turns = layout.turns();
@@ -145,8 +144,8 @@ std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layo
         {"neighbour", 1.0,
          std::to_string(bonus.distance) + " turn" + (bonus.distance == 1 ? "" : "s") +
              (bonus.reply ? " after the question at seq " : " from seq ") +
-             std::to_string(turns[bonus.seed].sequence) + " (score " +
-             Fixed(bonus.seed_score) + ") in its session: +" + Fixed(bonus.value),
+             std::to_string(turns[bonus.seed].sequence) + " (score " + Fixed(bonus.seed_score) +
+             ") in its session: +" + Fixed(bonus.value),
          bonus.value});
   }
   return added;

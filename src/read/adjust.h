@@ -37,8 +37,8 @@ void SortRanked(std::vector<Ranked>& ranked);
 // or, when it names none and speaks in the first person, by `first_person_boost` the turns of
 // role user (if the memory holds turns of other roles too).
 void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
-                      std::span<const std::string> asked_speakers, bool first_person,
-                      double boost, double first_person_boost);
+                      std::span<const std::string> asked_speakers, bool first_person, double boost,
+                      double first_person_boost);
 
 // Answerability: × (1 - config.question_penalty × question share) on turns that ask.
 void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,

@@ -198,7 +198,8 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
     if (words[i].lower != "you") continue;
     const std::string& verb = words[i + 1].lower;
-    if ((verb.size() > 3 && verb.ends_with("ed")) || Contains(kIrregularPast, verb)) {
+    const bool regular_past = verb.size() > 3 && verb.ends_with("ed") && !verb.ends_with("eed");
+    if (regular_past || Contains(kIrregularPast, verb)) {
       frame.about_other_party = true;
       break;
     }

@@ -88,7 +88,8 @@ TEST(QueryFrameTest, FirstPersonAndTheOtherPartysWords) {
   EXPECT_TRUE(recommended.first_person);
   EXPECT_TRUE(recommended.about_other_party);
   EXPECT_TRUE(Frame("Remind me what you told me about Rome").about_other_party);
-  // A polite "can you" is no reference to what the other party said.
+  // "need" is no past tense; a polite "can you" is no reference to what the other party said.
+  EXPECT_FALSE(Frame("Do you need my address for the delivery?").about_other_party);
   EXPECT_FALSE(Frame("Can you suggest some accessories for my camera?").about_other_party);
   EXPECT_THAT(DescribeFrame(recommended), ::testing::HasSubstr("first_person about_other_party"));
 }
