@@ -193,12 +193,12 @@ Status FactReconciler::LinkTimes(const std::string& fact_id, const store::NodeRe
   return Status::Ok();
 }
 
-Status FactReconciler::AddRejected(const store::NodeRecord& turn, const FactToStore& fact,
-                                   const Verdict& verdict) {
+store::NodeRecord FactReconciler::FactNode(const store::NodeRecord& turn, const FactToStore& fact,
+                                           const Verdict* rejected, NodeStatus status) const {
   store::NodeRecord node;
   node.kind = NodeKind::kFact;
   node.scope_id = scope_.scope_id;
-  node.content_json = FactContentJson(fact, turn.id, &verdict);
+  node.content_json = FactContentJson(fact, turn.id, rejected);
   node.id = core::NodeId("fact", node.content_json, scope_.node_id,
                          turn.event_time.value_or(now_).micros);
   node.text = RenderFact(fact.candidate);
@@ -207,12 +207,20 @@ Status FactReconciler::AddRejected(const store::NodeRecord& turn, const FactToSt
   node.session_id = turn.session_id;
   node.sequence = turn.sequence;
   node.event_time = turn.event_time;
+  // The API's Memory carries metadata, not content: the fact's fields go there too, so
+  // Engine::List / Get show what the fact says.
   node.metadata_json = node.content_json;
-  node.status = NodeStatus::kRejected;
+  node.status = status;
   node.valid_from = fact.valid_from;
   node.valid_to = fact.valid_to;
   node.ingested_at = now_;
   node.updated_at = now_;
+  return node;
+}
+
+Status FactReconciler::AddRejected(const store::NodeRecord& turn, const FactToStore& fact,
+                                   const Verdict& verdict) {
+  const store::NodeRecord node = FactNode(turn, fact, &verdict, NodeStatus::kRejected);
   StatusOr<std::int64_t> inserted = txn_.InsertNode(node);
   if (!inserted.ok()) {
     if (inserted.status().code() == StatusCode::kAlreadyExists) return Status::Ok();
@@ -338,26 +346,8 @@ StatusOr<ReconcileOutcome> FactReconciler::Add(const store::NodeRecord& turn,
     return step.second == Action::kContradict;
   });
 
-  store::NodeRecord node;
-  node.kind = NodeKind::kFact;
-  node.scope_id = scope_.scope_id;
-  node.content_json = FactContentJson(fact, turn.id);
-  node.id = core::NodeId("fact", node.content_json, scope_.node_id,
-                         turn.event_time.value_or(now_).micros);
-  node.text = RenderFact(c);
-  node.role = turn.role;
-  node.speaker = turn.speaker;
-  node.session_id = turn.session_id;
-  node.sequence = turn.sequence;
-  node.event_time = turn.event_time;
-  // The API's Memory carries metadata, not content: the fact's fields go there too, so
-  // Engine::List / Get show what the fact says.
-  node.metadata_json = node.content_json;
-  node.status = contradicted ? NodeStatus::kPending : NodeStatus::kActive;
-  node.valid_from = fact.valid_from;
-  node.valid_to = fact.valid_to;
-  node.ingested_at = now_;
-  node.updated_at = now_;
+  const store::NodeRecord node =
+      FactNode(turn, fact, nullptr, contradicted ? NodeStatus::kPending : NodeStatus::kActive);
   StatusOr<std::int64_t> inserted = txn_.InsertNode(node);
   if (!inserted.ok()) {
     // The same candidate from the same turn (a repeated sentence): nothing new.

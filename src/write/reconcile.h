@@ -125,6 +125,9 @@ class FactReconciler {
     bool open = true;  // validity not closed
   };
 
+  // The fact node `fact` from `turn` becomes (with the verdict kept in its content when rejected).
+  store::NodeRecord FactNode(const store::NodeRecord& turn, const FactToStore& fact,
+                             const Verdict* rejected, NodeStatus status) const;
   Status Load();
   Status Link(std::string_view type, std::string_view src, std::string_view dst,
               std::string_view reason, std::optional<Timestamp> valid_from = std::nullopt);
