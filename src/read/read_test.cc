@@ -47,7 +47,8 @@ TEST(QueryFrameTest, ShapesFollowTheCueTable) {
 }
 
 TEST(QueryFrameTest, NamesSkipQuestionWordsMonthsAndI) {
-  const QueryFrame frame = Frame("What did Caroline and Melanie's dog do in May 2023, as I recall?");
+  const QueryFrame frame =
+      Frame("What did Caroline and Melanie's dog do in May 2023, as I recall?");
   EXPECT_THAT(frame.names, ElementsAre("Caroline", "Melanie"));
   EXPECT_THAT(Frame("Jon went where?").names, ElementsAre("Jon"));
   EXPECT_THAT(Frame("Did Gina open the store?").names, ElementsAre("Gina"));
@@ -120,14 +121,14 @@ TEST(PlannerTest, ShapeRulesReplaceWeightsAndOptionsWin) {
 struct Conversation {
   Conversation() {
     const std::array<std::vector<std::string>, 9> docs = {{{"hello"},
-                                                            {"guitar"},
-                                                            {"weather"},
-                                                            {"lesson"},
-                                                            {"bye"},
-                                                            {"guitar", "lesson"},
-                                                            {"x"},
-                                                            {"y"},
-                                                            {"z"}}};
+                                                           {"guitar"},
+                                                           {"weather"},
+                                                           {"lesson"},
+                                                           {"bye"},
+                                                           {"guitar", "lesson"},
+                                                           {"x"},
+                                                           {"y"},
+                                                           {"z"}}};
     std::vector<LayoutTurn> turns;
     for (std::size_t i = 0; i < docs.size(); ++i) {
       const auto row = static_cast<std::int64_t>(i + 1);
@@ -205,7 +206,8 @@ TEST(TurnLayoutTest, UnitScoresEqualBm25OfTheConcatenatedTurns) {
   EXPECT_DOUBLE_EQ(windows[0].score, joined_hits[0].score);
   EXPECT_DOUBLE_EQ(windows[1].score, joined_hits[1].score);
   EXPECT_THAT(ExplainUnit(windows[0]),
-              ::testing::MatchesRegex("bm25 [0-9.]+ = guitar\\(tf 1, [0-9.]+\\) \\+ lesson\\(tf 1, [0-9.]+\\)"));
+              ::testing::MatchesRegex(
+                  "bm25 [0-9.]+ = guitar\\(tf 1, [0-9.]+\\) \\+ lesson\\(tf 1, [0-9.]+\\)"));
 }
 
 TEST(ContextRoutesTest, FragmentWindowsBringInTurnsThatMatchNothingAlone) {
@@ -301,17 +303,23 @@ TEST(AdjustTest, PersonBoostMultipliesTheAskedSpeakersTurns) {
   EXPECT_THAT(ranked[1].adjustments, IsEmpty());
 }
 
-TEST(AdjustTest, FirstPersonBoostLiftsTheUsersTurnsWhenOtherRolesExist) {
+// Turns at rows 1..n of one session "s", all of role user.
+std::vector<LayoutTurn> OneSession(std::int64_t n) {
   std::vector<LayoutTurn> turns;
-  for (std::int64_t row = 1; row <= 4; ++row) {
+  for (std::int64_t row = 1; row <= n; ++row) {
     LayoutTurn turn;
     turn.row = row;
     turn.scope_id = 1;
     turn.sequence = row;
     turn.session_id = "s";
-    turn.role = row % 2 == 1 ? Role::kUser : Role::kAssistant;
     turns.push_back(turn);
   }
+  return turns;
+}
+
+TEST(AdjustTest, FirstPersonBoostLiftsTheUsersTurnsWhenOtherRolesExist) {
+  std::vector<LayoutTurn> turns = OneSession(4);
+  for (LayoutTurn& turn : turns) turn.role = turn.row % 2 == 1 ? Role::kUser : Role::kAssistant;
   const TurnLayout dialog = TurnLayout::FromTurns(turns);
   std::vector<Ranked> ranked = {Candidate(1, 0.03), Candidate(2, 0.05)};
   ApplyPersonBoost(ranked, dialog, {}, true, 1.3, 2.0);
@@ -347,16 +355,8 @@ TEST(TurnLayoutTest, QuestionShareCountsTheWordsOfAskingSentences) {
 
 // Peers: every turn is role user. Turn 2 mostly asks; turn 3 replies.
 TEST(AdjustTest, AnswerabilityDemotesQuestionsAndLiftsTheirReplies) {
-  std::vector<LayoutTurn> turns;
-  for (std::int64_t row = 1; row <= 4; ++row) {
-    LayoutTurn turn;
-    turn.row = row;
-    turn.scope_id = 1;
-    turn.sequence = row;
-    turn.session_id = "s";
-    turn.question_share = row == 2 ? 1.0f : 0.0f;
-    turns.push_back(turn);
-  }
+  std::vector<LayoutTurn> turns = OneSession(4);
+  turns[1].question_share = 1.0f;
   const TurnLayout peers = TurnLayout::FromTurns(turns);
   RecallConfig config;
   config.question_penalty = 0.3;
