@@ -72,6 +72,12 @@ struct RecallConfig {
   // turns when the memory also holds turns of other roles (an assistant's answers); 1 = off.
   // 2.0: measured on the LongMemEval dev file (docs/BENCHMARKS.md, read path).
   double first_person_boost = 2.0;
+  // Answer type (DMF §9.3 answerability): when the question asks for a time, number, place or
+  // person ("when", "how many", "where", "who"), the turns among the best answer_type_depth
+  // candidates that hold one are multiplied by answer_type_boost (1 = off). 1.3: LoCoMo dev
+  // MRR@30 0.584 -> 0.599, no category lower, 1.5 the same (docs/BENCHMARKS.md, read path).
+  double answer_type_boost = 1.3;
+  std::size_t answer_type_depth = 50;
 };
 
 // [planner]: the rule table from the query frame's shape to route weights and the context
@@ -148,6 +154,13 @@ struct WriteConfig {
   // phonetic key, makes a new entity with a pending same_as proposal to the existing one, in
   // (0, resolve_accept].
   double resolve_propose = 0.85;
+  // entities, with an embedder: cosine of name embeddings at or above which a mention no string
+  // tier matched or proposed makes a new entity with a pending same_as proposal to the nearest
+  // entity of its kind (WorldDB §3.1 tier 4). It never merges. USE-lite separates names poorly:
+  // distinct names reach 0.79 ("laura" / "maria"), true aliases range from 0.28 ("nyu" / "new
+  // york university") to 0.89 ("new york" / "new york city"), hence the high default; a stronger
+  // [embedder] makes the tier worth a lower value. 0 switches the tier off; in [0, 1].
+  double resolve_embed_propose = 0.85;
   // DMF content signals: entity count saturation E_cap (DMF eq. 4: min(E, E_cap) / E_cap), >= 1.
   std::size_t entity_cap = 5;
   // references: a binding lives this many turns after its last mention (KeyMem's TTL), >= 1.

@@ -193,6 +193,12 @@ Status Config::Validate() const {
   if (!(recall.question_penalty >= 0 && recall.question_penalty <= 1)) {
     return Status::InvalidArgument("[recall] question_penalty must be in [0, 1]");
   }
+  if (!(recall.answer_type_boost >= 1 && recall.answer_type_boost <= 10)) {
+    return Status::InvalidArgument("[recall] answer_type_boost must be in [1, 10]");
+  }
+  if (recall.answer_type_depth > 1000) {
+    return Status::InvalidArgument("[recall] answer_type_depth must be at most 1000");
+  }
   if (!(recall.neighbour_answer_weight >= 0 && recall.neighbour_answer_weight <= 1)) {
     return Status::InvalidArgument("[recall] neighbour_answer_weight must be in [0, 1]");
   }
@@ -229,6 +235,9 @@ Status Config::Validate() const {
   }
   if (!(write.resolve_propose > 0 && write.resolve_propose <= write.resolve_accept)) {
     return Status::InvalidArgument("[write] resolve_propose must be in (0, resolve_accept]");
+  }
+  if (!(write.resolve_embed_propose >= 0 && write.resolve_embed_propose <= 1)) {
+    return Status::InvalidArgument("[write] resolve_embed_propose must be in [0, 1]");
   }
   if (write.entity_cap == 0 || write.entity_cap > 1000) {
     return Status::InvalidArgument("[write] entity_cap must be in [1, 1000]");
@@ -321,6 +330,8 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Double("neighbour_weight", &config.recall.neighbour_weight));
     RETURN_IF_ERROR(reader.Double("neighbour_decay", &config.recall.neighbour_decay));
     RETURN_IF_ERROR(reader.Double("question_penalty", &config.recall.question_penalty));
+    RETURN_IF_ERROR(reader.Double("answer_type_boost", &config.recall.answer_type_boost));
+    RETURN_IF_ERROR(reader.Size("answer_type_depth", &config.recall.answer_type_depth));
     RETURN_IF_ERROR(
         reader.Double("neighbour_answer_weight", &config.recall.neighbour_answer_weight));
     RETURN_IF_ERROR(reader.Double("person_boost", &config.recall.person_boost));
@@ -362,6 +373,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Double("min_entity_confidence", &config.write.min_entity_confidence));
     RETURN_IF_ERROR(reader.Double("resolve_accept", &config.write.resolve_accept));
     RETURN_IF_ERROR(reader.Double("resolve_propose", &config.write.resolve_propose));
+    RETURN_IF_ERROR(reader.Double("resolve_embed_propose", &config.write.resolve_embed_propose));
     RETURN_IF_ERROR(reader.Size("entity_cap", &config.write.entity_cap));
     RETURN_IF_ERROR(reader.Size("reference_ttl_turns", &config.write.reference_ttl_turns));
     RETURN_IF_ERROR(reader.Size("divergence_window", &config.write.divergence_window));

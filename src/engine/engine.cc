@@ -282,6 +282,10 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
   derive.now = now;
   derive.turn_vectors = vectors;  // DMF divergence; earlier turns' vectors come from the store
   derive.store = impl_->store.get();
+  // The resolver's embedding tier embeds entity names (cached across calls).
+  if (impl_->HasEmbedder()) {
+    ASSIGN_OR_RETURN(derive.embedder, impl_->GetEmbedder());
+  }
   RETURN_IF_ERROR(impl_->deriver->Derive(*txn, *impl_->registry, result.ids, derive));
   RETURN_IF_ERROR(txn->Commit());
   RETURN_IF_ERROR(impl_->AfterCommit());

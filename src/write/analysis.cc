@@ -154,16 +154,19 @@ Status LoadRoster(store::Transaction& txn, const store::ScopeRecord& scope, Enti
 class Analyzer {
  public:
   Analyzer(store::Transaction& txn, const EdgeRegistry& registry, const WriteConfig& config,
-           const lexicon::Lexicons& lexicons, const DeriveContext& context)
+           const lexicon::Lexicons& lexicons, NameVectorCache* name_vectors,
+           const DeriveContext& context)
       : txn_(txn),
         registry_(registry),
         config_(config),
         lexicons_(lexicons),
+        name_vectors_(name_vectors),
         context_(context),
         focus_(FocusOptions{.ttl_turns = config.reference_ttl_turns}) {
     signal_options_.gazetteer = &lexicons.gazetteer();
     resolver_options_.accept = config.resolve_accept;
     resolver_options_.propose = config.resolve_propose;
+    resolver_options_.embed_propose = config.resolve_embed_propose;
   }
 
   // Loads the scope's roster and rebuilds the state earlier turns left (focus stacks, the
@@ -189,6 +192,8 @@ class Analyzer {
   StatusOr<std::pair<std::string, Resolution>> ResolveEntity(const store::NodeRecord& turn,
                                                              text::EntityKind kind,
                                                              std::string_view name);
+  // Tier 6 of the resolver: a proposal by name embedding when the string tiers found none.
+  Status ProposeByEmbedding(text::EntityKind kind, const std::string& key, Resolution& resolution);
   // The last `count` turns stored before `first` (fewer at the start of the scope).
   StatusOr<std::vector<store::NodeRecord>> TurnsBefore(const store::NodeRecord& first,
                                                        std::size_t count);
@@ -202,10 +207,13 @@ class Analyzer {
   const EdgeRegistry& registry_;
   const WriteConfig& config_;
   const lexicon::Lexicons& lexicons_;
+  NameVectorCache* name_vectors_;  // may be null: no embedding tier
   const DeriveContext& context_;
   text::SignalOptions signal_options_;
   ResolverOptions resolver_options_;
   EntityRoster roster_;
+  // Name vectors of the roster's first roster_vectors_.size() entries (filled on first need).
+  std::vector<NameVector> roster_vectors_;
   FocusState focus_;
   // Embeddings of the last divergence_window turns (empty: a turn without one), oldest first.
   std::deque<std::vector<float>> window_;
@@ -361,6 +369,7 @@ StatusOr<std::pair<std::string, Resolution>> Analyzer::ResolveEntity(const store
   if (resolution.match >= 0) {
     return std::make_pair(roster_.at(static_cast<std::size_t>(resolution.match)).id, resolution);
   }
+  RETURN_IF_ERROR(ProposeByEmbedding(kind, key, resolution));
   const json content = {{"kind", EntityKindName(kind)}, {"key", key}, {"name", name}};
   ASSIGN_OR_RETURN(const std::string id,
                    InsertDerived(turn, NodeKind::kEntity, "entity", content, std::string(name),
@@ -377,6 +386,27 @@ StatusOr<std::pair<std::string, Resolution>> Analyzer::ResolveEntity(const store
   }
   roster_.Add(RosterEntry{.id = id, .kind = kind, .key = key, .name = std::string(name)});
   return std::make_pair(id, resolution);
+}
+
+Status Analyzer::ProposeByEmbedding(text::EntityKind kind, const std::string& key,
+                                    Resolution& resolution) {
+  if (resolution.propose_to >= 0 || resolver_options_.embed_propose <= 0.0 ||
+      context_.embedder == nullptr || name_vectors_ == nullptr) {
+    return Status::Ok();
+  }
+  // The roster entries without a vector yet, and the mention, in one batch.
+  std::vector<std::string> keys;
+  for (std::size_t index = roster_vectors_.size(); index < roster_.size(); ++index) {
+    keys.push_back(roster_.at(index).key);
+  }
+  keys.push_back(key);
+  ASSIGN_OR_RETURN(std::vector<NameVector> vectors, name_vectors_->Get(*context_.embedder, keys));
+  const NameVector mention = vectors.back();
+  vectors.pop_back();
+  roster_vectors_.insert(roster_vectors_.end(), vectors.begin(), vectors.end());
+  if (mention == nullptr) return Status::Ok();
+  roster_.ProposeByEmbedding(kind, key, *mention, roster_vectors_, resolver_options_, resolution);
+  return Status::Ok();
 }
 
 Status Analyzer::AnalyseTurn(const store::NodeRecord& turn, const std::vector<float>* vector) {
@@ -524,6 +554,7 @@ Status Analyzer::AnalyseTurn(const store::NodeRecord& turn, const std::vector<fl
 StatusOr<std::shared_ptr<const AnalysisResources>> LoadAnalysisResources(
     const WriteConfig& config, std::string_view data_dir) {
   auto resources = std::make_shared<AnalysisResources>();
+  resources->name_vectors = std::make_shared<NameVectorCache>();
   if (config.signals || config.entities || config.facts) {
     ASSIGN_OR_RETURN(resources->lexicons, lexicon::Lexicons::Load(data_dir));
   }
@@ -538,7 +569,8 @@ Status DeriveAnalysis(store::Transaction& txn, const EdgeRegistry& registry,
     return Status::FailedPrecondition("analysis: the lexicons are not loaded");
   }
   if (context.scope == nullptr) return Status::InvalidArgument("analysis needs a scope");
-  Analyzer analyzer(txn, registry, config, *resources->lexicons, context);
+  Analyzer analyzer(txn, registry, config, *resources->lexicons, resources->name_vectors.get(),
+                    context);
   for (std::size_t turn_idx = 0; turn_idx < turn_ids.size(); ++turn_idx) {
     const std::string& turn_id = turn_ids[turn_idx];
     ASSIGN_OR_RETURN(const store::NodeRecord turn, txn.GetNode(turn_id));

@@ -16,7 +16,8 @@
 //     is resolved against the scope's entities (write/entities.h). A new entity is an `entity`
 //     node {"kind", "key", "name"} with a `has_entity` edge from the scope node (the roster the
 //     resolver reads) and, when a tier matched below the accept threshold, a pending `same_as`
-//     proposal to the existing entity (attrs: reason, tier, score). The turn gets one `mentions`
+//     proposal to the existing entity (attrs: reason, tier, score; the embedding tier only runs
+//     with an embedder and when no string tier proposed anything). The turn gets one `mentions`
 //     edge per named entity (attrs: spans, and the tier and score of the first span's
 //     resolution; the name signal with that span is the mention). The speaker's entity is not
 //     linked from every turn (the turn's speaker field names it, and its key is the normalised
@@ -41,6 +42,7 @@
 
 #include "lexicon/lexicon.h"
 #include "write/derive.h"
+#include "write/entities.h"
 
 namespace engram::write {
 
@@ -48,6 +50,8 @@ namespace engram::write {
 struct AnalysisResources {
   // Loaded when any derivation stage is enabled; null otherwise.
   std::shared_ptr<const lexicon::Lexicons> lexicons;
+  // Entity name embeddings for the resolver's embedding tier (write/entities.h); always set.
+  std::shared_ptr<NameVectorCache> name_vectors;
 };
 
 // Loads the resources the enabled stages of `config` need from `data_dir`. A missing lexicon is

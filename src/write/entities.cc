@@ -1,6 +1,11 @@
 // The entity resolver (see entities.h).
 #include "write/entities.h"
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "embed/embedder.h"
 #include "write/entities_match.h"
 
 namespace engram::write {
@@ -18,6 +23,33 @@ std::string_view FirstLetter(std::string_view key) {
   return key.substr(0, std::min(length, key.size()));
 }
 
+std::vector<std::string_view> Words(std::string_view key) {
+  std::vector<std::string_view> words;
+  std::size_t begin = 0;
+  while (begin < key.size()) {
+    std::size_t end = key.find(' ', begin);
+    if (end == std::string_view::npos) end = key.size();
+    if (end > begin) words.push_back(key.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return words;
+}
+
+bool Subset(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
+  return std::all_of(a.begin(), a.end(), [&](std::string_view word) {
+    return std::find(b.begin(), b.end(), word) != b.end();
+  });
+}
+
+// Two names of several words with the same last word whose other words differ ("north carolina"
+// / "south carolina", "united airlines" / "american airlines"): different members of one class.
+bool ContrastiveModifiers(std::string_view a, std::string_view b) {
+  const std::vector<std::string_view> words_a = Words(a);
+  const std::vector<std::string_view> words_b = Words(b);
+  return words_a.size() >= 2 && words_b.size() >= 2 && words_a.back() == words_b.back() &&
+         !Subset(words_a, words_b) && !Subset(words_b, words_a);
+}
+
 // True when `candidate` beats `best` (higher score, then smaller id).
 bool Better(double score, const std::string& id, double best_score, const std::string* best_id) {
   if (best_id == nullptr) return true;
@@ -29,20 +61,30 @@ bool Better(double score, const std::string& id, double best_score, const std::s
 
 std::string_view EntityKindName(text::EntityKind kind) {
   switch (kind) {
-    case text::EntityKind::kPerson: return "person";
-    case text::EntityKind::kPlace: return "place";
-    case text::EntityKind::kOrganization: return "organization";
+    case text::EntityKind::kPerson:
+      return "person";
+    case text::EntityKind::kPlace:
+      return "place";
+    case text::EntityKind::kOrganization:
+      return "organization";
   }
   return "person";
 }
 
 std::string_view ResolveTierName(ResolveTier tier) {
   switch (tier) {
-    case ResolveTier::kNew: return "new";
-    case ResolveTier::kExact: return "exact";
-    case ResolveTier::kAlias: return "alias";
-    case ResolveTier::kFuzzy: return "fuzzy";
-    case ResolveTier::kPhonetic: return "phonetic";
+    case ResolveTier::kNew:
+      return "new";
+    case ResolveTier::kExact:
+      return "exact";
+    case ResolveTier::kAlias:
+      return "alias";
+    case ResolveTier::kFuzzy:
+      return "fuzzy";
+    case ResolveTier::kPhonetic:
+      return "phonetic";
+    case ResolveTier::kEmbedding:
+      return "embedding";
   }
   return "new";
 }
@@ -80,7 +122,8 @@ Resolution EntityRoster::Resolve(text::EntityKind kind, std::string_view key,
         ++alias_count;
       }
       if (IsMultiWord(key) && !IsMultiWord(entry.key) && FirstWord(key) == entry.key &&
-          (alias_proposal < 0 || entry.id < entries_[static_cast<std::size_t>(alias_proposal)].id)) {
+          (alias_proposal < 0 ||
+           entry.id < entries_[static_cast<std::size_t>(alias_proposal)].id)) {
         alias_proposal = static_cast<std::ptrdiff_t>(index);
       }
     }
@@ -104,8 +147,7 @@ Resolution EntityRoster::Resolve(text::EntityKind kind, std::string_view key,
     const RosterEntry& entry = entries_[index];
     if (entry.kind != kind) continue;
     const bool same_letter = FirstLetter(entry.key) == letter;
-    const bool same_sound =
-        !first_phonetic.empty() && entry.first_phonetic == first_phonetic;
+    const bool same_sound = !first_phonetic.empty() && entry.first_phonetic == first_phonetic;
     if (!same_letter && !same_sound) continue;
     const double score = JaroWinkler(key, entry.key);
     if (Better(score, entry.id, fuzzy_score,
@@ -144,6 +186,75 @@ Resolution EntityRoster::Resolve(text::EntityKind kind, std::string_view key,
     result.propose_to = alias_proposal;
     result.propose_tier = ResolveTier::kAlias;
     result.propose_score = JaroWinkler(key, entries_[static_cast<std::size_t>(alias_proposal)].key);
+  }
+  return result;
+}
+
+void EntityRoster::ProposeByEmbedding(text::EntityKind kind, std::string_view key,
+                                      std::span<const float> mention,
+                                      std::span<const NameVector> entry_vectors,
+                                      const ResolverOptions& options,
+                                      Resolution& resolution) const {
+  if (resolution.match >= 0 || resolution.propose_to >= 0 || options.embed_propose <= 0.0 ||
+      mention.empty()) {
+    return;
+  }
+  std::ptrdiff_t best = -1;
+  double best_score = 0.0;
+  for (std::size_t index = 0; index < entries_.size() && index < entry_vectors.size(); ++index) {
+    const RosterEntry& entry = entries_[index];
+    const NameVector& vector = entry_vectors[index];
+    if (entry.kind != kind || vector == nullptr || vector->size() != mention.size() ||
+        ContrastiveModifiers(key, entry.key)) {
+      continue;
+    }
+    // Rounded so that the comparison does not hinge on the last bits of a float sum.
+    const double score = std::round(embed::Dot(mention, *vector) * 10000.0) / 10000.0;
+    if (Better(score, entry.id, best_score,
+               best < 0 ? nullptr : &entries_[static_cast<std::size_t>(best)].id)) {
+      best = static_cast<std::ptrdiff_t>(index);
+      best_score = score;
+    }
+  }
+  if (best >= 0 && best_score >= options.embed_propose) {
+    resolution.propose_to = best;
+    resolution.propose_tier = ResolveTier::kEmbedding;
+    resolution.propose_score = best_score;
+  }
+}
+
+StatusOr<std::vector<NameVector>> NameVectorCache::Get(embed::Embedder& embedder,
+                                                       std::span<const std::string> keys) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (const std::string model = embedder.model_id(); model != model_id_) {
+    vectors_.clear();
+    model_id_ = model;
+  }
+  std::vector<NameVector> result(keys.size());
+  std::vector<std::string> missing;
+  std::map<std::string_view, std::vector<std::size_t>> missing_at;  // key -> positions in keys
+  for (std::size_t index = 0; index < keys.size(); ++index) {
+    if (const auto found = vectors_.find(keys[index]); found != vectors_.end()) {
+      result[index] = found->second;
+      continue;
+    }
+    auto& positions = missing_at[keys[index]];
+    if (positions.empty()) missing.push_back(keys[index]);
+    positions.push_back(index);
+  }
+  if (!missing.empty()) {
+    ASSIGN_OR_RETURN(std::vector<std::vector<float>> computed, embedder.Embed(missing));
+    if (computed.size() != missing.size()) {
+      return Status::Internal("entity name embedding: the embedder returned " +
+                              std::to_string(computed.size()) + " vectors for " +
+                              std::to_string(missing.size()) + " names");
+    }
+    if (vectors_.size() + missing.size() > capacity_) vectors_.clear();
+    for (std::size_t index = 0; index < missing.size(); ++index) {
+      auto vector = std::make_shared<const std::vector<float>>(std::move(computed[index]));
+      for (const std::size_t position : missing_at[missing[index]]) result[position] = vector;
+      vectors_[missing[index]] = std::move(vector);
+    }
   }
   return result;
 }

@@ -13,32 +13,54 @@
 //   5. tiebreak the best score within a tier wins, equal scores the smaller entity id.
 // A mention that is accepted by no tier makes a new entity; when a fuzzy match scored at least
 // `propose`, or a phonetic key matched, the new entity carries a pending same_as proposal to the
-// existing one (the engine never merges silently; see Engine::AcceptProposal). Embedding
-// similarity (WorldDB's tier 4) is not used yet.
+// existing one (the engine never merges silently; see Engine::AcceptProposal).
+//   6. embedding when no string tier proposed anything and an embedder is configured, the entity
+//               of the same kind whose name embedding is nearest (cosine, ties: smaller id) is
+//               proposed when the cosine is at least `embed_propose` ("new york" / "new york
+//               city" 0.89 with USE-lite). This tier never accepts: a sentence encoder does not
+//               separate short names well ("laura" / "maria" 0.79, "bob smith" / "robert smith"
+//               0.79); names of several words that share the last word and differ in the
+//               others ("north carolina" / "south carolina") are skipped.
+//               Name vectors come from a NameVectorCache shared by derivation calls.
 //
-// Thread-safety: not thread-safe; one roster per derivation call.
+// Thread-safety: EntityRoster is not thread-safe (one roster per derivation call);
+// NameVectorCache is.
 #ifndef ENGRAM_WRITE_ENTITIES_H_
 #define ENGRAM_WRITE_ENTITIES_H_
 
 #include <map>
+#include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "engram/status.h"
 #include "text/signals.h"
+
+namespace engram::embed {
+class Embedder;
+}  // namespace engram::embed
 
 namespace engram::write {
 
 std::string_view EntityKindName(text::EntityKind kind);  // "person", "place", "organization"
 
-enum class ResolveTier { kNew, kExact, kAlias, kFuzzy, kPhonetic };
-std::string_view ResolveTierName(ResolveTier tier);  // "new", "exact", "alias", "fuzzy", "phonetic"
+enum class ResolveTier { kNew, kExact, kAlias, kFuzzy, kPhonetic, kEmbedding };
+// "new", "exact", "alias", "fuzzy", "phonetic", "embedding"
+std::string_view ResolveTierName(ResolveTier tier);
 
 struct ResolverOptions {
   double accept = 0.95;   // Jaro–Winkler at or above: the existing entity
   double propose = 0.85;  // at or above (below accept): a new entity with a same_as proposal
+  // Cosine of name embeddings at or above which tier 6 proposes; 0 switches the tier off.
+  double embed_propose = 0.85;
 };
+
+using NameVector = std::shared_ptr<const std::vector<float>>;
 
 struct RosterEntry {
   std::string id;  // entity node id
@@ -72,9 +94,37 @@ class EntityRoster {
   Resolution Resolve(text::EntityKind kind, std::string_view key,
                      const ResolverOptions& options) const;
 
+  // Tier 6: when `resolution` has no match and no proposal, proposes the entry of `kind` whose
+  // name vector (`entry_vectors[i]` for entry i; null or missing: none) has the highest dot
+  // product with `mention`, the vector of the mention's normalised name `key`, if at least
+  // options.embed_propose (> 0). Entries that share only the last word with `key`, their other
+  // words differing ("north carolina" / "south carolina"), are never proposed.
+  void ProposeByEmbedding(text::EntityKind kind, std::string_view key,
+                          std::span<const float> mention, std::span<const NameVector> entry_vectors,
+                          const ResolverOptions& options, Resolution& resolution) const;
+
  private:
   std::vector<RosterEntry> entries_;
   std::map<std::pair<int, std::string>, std::size_t, std::less<>> exact_;
+};
+
+// Embeddings of entity names (normalised keys) by one embedder, kept across derivation calls so
+// that a roster is embedded once per process, not once per mention. Holds at most `capacity`
+// names; when full it starts over (vectors are deterministic, so that changes no result).
+class NameVectorCache {
+ public:
+  explicit NameVectorCache(std::size_t capacity = 50000) : capacity_(capacity) {}
+
+  // One vector per key, in order; the keys not cached are embedded in one batch. Vectors of a
+  // different embedder (model_id) are dropped first.
+  StatusOr<std::vector<NameVector>> Get(embed::Embedder& embedder,
+                                        std::span<const std::string> keys);
+
+ private:
+  std::mutex mutex_;
+  std::size_t capacity_;
+  std::string model_id_;
+  std::unordered_map<std::string, NameVector> vectors_;
 };
 
 }  // namespace engram::write

@@ -9,6 +9,7 @@
 
 #include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
+#include "embed/hashing_embedder.h"
 #include "store/store.h"
 #include "test_util.h"
 
@@ -107,6 +108,46 @@ TEST(WriteAnalysisTest, CloseNamesBecomePendingProposals) {
   EXPECT_EQ((*proposals)[0].status, "pending");
   EXPECT_THAT((*proposals)[0].reason, HasSubstr("\"Melania\" and \"Melanie\""));
   EXPECT_THAT(engine->AcceptProposal((*proposals)[0].id), IsOk());
+}
+
+// Two speakers whose names no string tier relates ("smith" / "robert smith": other first
+// letters, other sounds, no alias) are proposed as the same person by the embedding tier when the cosine of
+// their name embeddings reaches [write] resolve_embed_propose, and not otherwise; never merged.
+TEST(WriteAnalysisTest, EmbeddingTierProposesNamesTheStringTiersMiss) {
+  auto hashing = embed::HashingEmbedder::Create();
+  ASSERT_THAT(hashing, IsOk());
+  const float cosine = embed::Cosine((*hashing)->EmbedOne("smith"),
+                                     (*hashing)->EmbedOne("robert smith"));
+  ASSERT_GT(cosine, 0.2f);  // they share "smith"
+  for (const double delta : {-0.001, 0.001}) {
+    SCOPED_TRACE(delta);
+    TempDir dir;
+    EngineOptions options = NoFacts(dir);
+    options.config->embedder.kind = "hashing";
+    options.config->write.resolve_embed_propose = cosine + delta;
+    auto engine = OpenOrDie(options);
+    ASSERT_THAT(engine->Remember(S("user:alice"),
+                                 std::vector<Turn>{MakeTurn("Robert Smith", "Hello there.", "s1",
+                                                            "2024-05-10T12:00:00Z"),
+                                                   MakeTurn("Smith", "Good morning.", "s1",
+                                                            "2024-05-10T12:01:00Z")}),
+                IsOk());
+    auto proposals = engine->ListProposals(S("user:alice"));
+    ASSERT_THAT(proposals, IsOk());
+    if (delta > 0) {
+      EXPECT_TRUE(proposals->empty());
+      continue;
+    }
+    ASSERT_EQ(proposals->size(), 1u);
+    EXPECT_EQ((*proposals)[0].status, "pending");
+    EXPECT_THAT((*proposals)[0].reason,
+                HasSubstr("embedding match of \"Smith\" and \"Robert Smith\""));
+    ListOptions list;
+    list.kind = NodeKind::kEntity;
+    auto entities = engine->List(S("user:alice"), list);
+    ASSERT_THAT(entities, IsOk());
+    EXPECT_EQ(entities->size(), 2u);  // proposed, not merged
+  }
 }
 
 TEST(WriteAnalysisTest, EntitiesResolveAcrossBatches) {
