@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "text/signals.h"
+
 namespace engram::read {
 namespace {
 
@@ -21,6 +23,37 @@ bool AddressedToPeer(const TurnLayout& layout, std::size_t index) {
   const auto& turns = layout.turns();
   const LayoutSession& session = layout.sessions()[turns[index].session];
   return index + 1 < session.end && turns[index + 1].role == turns[index].role;
+}
+
+// The first thing of `type` the text holds ("yesterday", "3 kids", "Paris"), or "".
+std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType type) {
+  text::SignalOptions options;
+  options.detect_memory_acts = false;
+  options.detect_entities = type == AnswerType::kPlace || type == AnswerType::kPerson;
+  for (const text::Signal& signal : text::DetectSignals(text, time, options)) {
+    bool match = false;
+    switch (type) {
+      case AnswerType::kTime:
+        match = signal.kind == text::SignalKind::kDate || signal.kind == text::SignalKind::kTime;
+        break;
+      case AnswerType::kNumber:
+        match = signal.kind == text::SignalKind::kNumber ||
+                signal.kind == text::SignalKind::kQuantity ||
+                signal.kind == text::SignalKind::kMoney ||
+                signal.kind == text::SignalKind::kPercent;
+        break;
+      case AnswerType::kPlace:
+        match = signal.kind == text::SignalKind::kPlace && signal.confidence >= 0.5f;
+        break;
+      case AnswerType::kPerson:
+        match = signal.kind == text::SignalKind::kPerson && signal.confidence >= 0.5f;
+        break;
+      case AnswerType::kNone:
+        break;
+    }
+    if (match) return signal.surface;
+  }
+  return "";
 }
 
 }  // namespace
@@ -83,6 +116,26 @@ void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
     candidate.adjustments.push_back(
         {"answerability", factor,
          Fixed(100 * share, 0) + "% of its words ask a question: x " + Fixed(factor), 0});
+  }
+}
+
+void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnText& turn_text,
+                     const RecallConfig& config) {
+  if (type == AnswerType::kNone || config.answer_type_boost == 1.0) return;
+  const std::size_t depth = std::min(ranked.size(), config.answer_type_depth);
+  for (std::size_t index = 0; index < depth; ++index) {
+    Ranked& candidate = ranked[index];
+    std::string_view text;
+    Timestamp time;
+    if (!turn_text(candidate.fused.row, &text, &time)) continue;
+    const std::string evidence = AnswerEvidence(text, time, type);
+    if (evidence.empty()) continue;
+    candidate.score *= config.answer_type_boost;
+    candidate.adjustments.push_back({"answer_type", config.answer_type_boost,
+                                     "holds a " + std::string(AnswerTypeName(type)) + " (\"" +
+                                         evidence.substr(0, 60) +
+                                         "\"), which the question asks for",
+                                     0});
   }
 }
 

@@ -9,9 +9,15 @@
 //              the list with that bonus as their score. The reply right after a seed that
 //              mostly asks (question share >= 0.5) gets neighbour_answer_weight instead.
 //   answerability  turns that ask: × (1 - question_penalty × question share).
+//   answer type  when the question asks for a time, number, place or person (QueryFrame::
+//              answer_type), the turns among the best answer_type_depth candidates that hold one
+//              (a date or time expression; a number, quantity, amount or percentage; a place or
+//              person mention of confidence >= 0.5, text/signals.h) × answer_type_boost.
 #ifndef ENGRAM_READ_ADJUST_H_
 #define ENGRAM_READ_ADJUST_H_
 
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,6 +25,7 @@
 #include "engram/config.h"
 #include "engram/read_result.h"
 #include "read/fusion.h"
+#include "read/query_frame.h"
 #include "read/turn_layout.h"
 
 namespace engram::read {
@@ -43,6 +50,14 @@ void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
 // Answerability: × (1 - config.question_penalty × question share) on turns that ask.
 void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
                         const RecallConfig& config);
+
+// The text and event time of a candidate turn; false when the row is no turn.
+using TurnText = std::function<bool(std::int64_t row, std::string_view* text, Timestamp* time)>;
+
+// Answer type: `ranked` must be sorted (the first answer_type_depth are examined). Leaves it
+// unsorted.
+void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnText& turn_text,
+                     const RecallConfig& config);
 
 // `ranked` must be sorted (seeds are its first turns). Returns the number of turns added.
 // Leaves the list unsorted.

@@ -124,7 +124,31 @@ bool Capitalised(const std::string& raw) {
   return !raw.empty() && std::isupper(static_cast<unsigned char>(raw[0]));
 }
 
+constexpr std::array<std::string_view, 5> kNumberCues = {"how many", "how much", "how old",
+                                                         "how long", "how far"};
+
+AnswerType AnswerTypeOf(const QueryFrame& frame, const std::vector<Word>& words) {
+  if (frame.shape == QueryShape::kWhen) return AnswerType::kTime;
+  if (!FindPhrase(words, kNumberCues).empty()) return AnswerType::kNumber;
+  for (const Word& word : words) {
+    if (word.lower == "where") return AnswerType::kPlace;
+    if (word.lower == "who" || word.lower == "whom") return AnswerType::kPerson;
+  }
+  return AnswerType::kNone;
+}
+
 }  // namespace
+
+std::string_view AnswerTypeName(AnswerType type) {
+  switch (type) {
+    case AnswerType::kNone: return "none";
+    case AnswerType::kTime: return "time";
+    case AnswerType::kNumber: return "number";
+    case AnswerType::kPlace: return "place";
+    case AnswerType::kPerson: return "person";
+  }
+  return "none";
+}
 
 std::string_view QueryShapeName(QueryShape shape) {
   switch (shape) {
@@ -223,6 +247,7 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
   for (const text::Token& token : tokenizer.Tokenize(query)) {
     if (seen_terms.insert(token.term).second) frame.keywords.push_back({token.word, token.term});
   }
+  frame.answer_type = AnswerTypeOf(frame, words);
   return frame;
 }
 
@@ -249,6 +274,9 @@ std::string DescribeFrame(const QueryFrame& frame) {
   if (frame.negated) out += " negated";
   if (frame.first_person) out += " first_person";
   if (frame.about_other_party) out += " about_other_party";
+  if (frame.answer_type != AnswerType::kNone) {
+    out += " answer=" + std::string(AnswerTypeName(frame.answer_type));
+  }
   out += " keywords=";
   for (std::size_t i = 0; i < frame.keywords.size(); ++i) {
     out += (i ? "," : "") + frame.keywords[i].term;

@@ -45,14 +45,23 @@ enum class QueryShape {
   kSummary,
   kCurrentState,
 };
-inline constexpr QueryShape kAllShapes[] = {
-    QueryShape::kFactoid,  QueryShape::kList,           QueryShape::kCount,
-    QueryShape::kBoolean,  QueryShape::kWhen,           QueryShape::kOrdering,
-    QueryShape::kRecommendation, QueryShape::kInference, QueryShape::kSummary,
-    QueryShape::kCurrentState};
+inline constexpr QueryShape kAllShapes[] = {QueryShape::kFactoid,        QueryShape::kList,
+                                            QueryShape::kCount,          QueryShape::kBoolean,
+                                            QueryShape::kWhen,           QueryShape::kOrdering,
+                                            QueryShape::kRecommendation, QueryShape::kInference,
+                                            QueryShape::kSummary,        QueryShape::kCurrentState};
 // "factoid", "list", "count", "boolean", "when", "ordering", "recommendation", "inference",
 // "summary", "current_state".
 std::string_view QueryShapeName(QueryShape shape);
+
+// What kind of thing the answer is, from the question word (DMF's answer-type feature):
+//   time    the shape is "when"
+//   number  "how many", "how much", "how old", "how long", "how far"
+//   place   "where"
+//   person  "who", "whom"
+// none otherwise. The answer-type adjustment (adjust.h) lifts turns that hold such a thing.
+enum class AnswerType { kNone, kTime, kNumber, kPlace, kPerson };
+std::string_view AnswerTypeName(AnswerType type);  // "none", "time", "number", "place", "person"
 
 // A time expression of the question, resolved against the query time (text/temporal.h).
 struct TimeConstraint {
@@ -81,8 +90,8 @@ struct QueryFrame {
   // which knows the speakers), in order of first mention.
   std::vector<std::string> asked_speakers;
   std::vector<TimeConstraint> time_constraints;
-  bool current = false;   // the question asks about the present state
-  bool negated = false;   // polarity: the question holds a negation
+  bool current = false;  // the question asks about the present state
+  bool negated = false;  // polarity: the question holds a negation
   // The question speaks in the first person ("I", "my", "me", "I've", ...): the person asked
   // about is the user asking, i.e. the memory's user turns.
   bool first_person = false;
@@ -90,6 +99,7 @@ struct QueryFrame {
   // (an assistant's) turns are evidence too, so the first-person adjustment does not apply.
   bool about_other_party = false;
   std::vector<Keyword> keywords;  // content words in order, without repeats
+  AnswerType answer_type = AnswerType::kNone;
 };
 
 QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view query,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,21 @@ TEST(QueryFrameTest, FirstPersonAndTheOtherPartysWords) {
   EXPECT_FALSE(Frame("Do you need my address for the delivery?").about_other_party);
   EXPECT_FALSE(Frame("Can you suggest some accessories for my camera?").about_other_party);
   EXPECT_THAT(DescribeFrame(recommended), ::testing::HasSubstr("first_person about_other_party"));
+}
+
+TEST(QueryFrameTest, AnswerTypeFromTheQuestionWord) {
+  EXPECT_EQ(Frame("When did Caroline go to the support group?").answer_type, AnswerType::kTime);
+  EXPECT_EQ(Frame("What year did Jon open the studio?").answer_type, AnswerType::kTime);
+  EXPECT_EQ(Frame("How many kids does Melanie have?").answer_type, AnswerType::kNumber);
+  EXPECT_EQ(Frame("How old is Melanie's son?").answer_type, AnswerType::kNumber);
+  EXPECT_EQ(Frame("Where did Jon travel in May?").answer_type, AnswerType::kPlace);
+  EXPECT_EQ(Frame("Who performed at the concert?").answer_type, AnswerType::kPerson);
+  EXPECT_EQ(Frame("What did Caroline paint?").answer_type, AnswerType::kNone);
+  // "how often" counts but asks for no number; the when cue wins over "who".
+  EXPECT_EQ(Frame("How often does Gina dance?").answer_type, AnswerType::kNone);
+  EXPECT_EQ(Frame("When did the friend who moved call?").answer_type, AnswerType::kTime);
+  EXPECT_THAT(DescribeFrame(Frame("Where is the studio?")), ::testing::HasSubstr("answer=place"));
+  EXPECT_THAT(DescribeFrame(Frame("What is it?")), ::testing::Not(::testing::HasSubstr("answer=")));
 }
 
 TEST(PlannerTest, ShapeRulesReplaceWeightsAndOptionsWin) {
@@ -395,6 +411,51 @@ TEST(AdjustTest, AnswerabilityDemotesQuestionsAndLiftsTheirReplies) {
   ASSERT_EQ(asked.size(), 3u);
   EXPECT_DOUBLE_EQ(asked[1].score, 0.02);
   EXPECT_DOUBLE_EQ(asked[2].score, 0.02);
+}
+
+TEST(AdjustTest, AnswerTypeLiftsTurnsHoldingWhatTheQuestionAsks) {
+  const std::map<std::int64_t, std::string> texts = {
+      {1, "We went hiking yesterday."},      // a date
+      {2, "We went hiking with the kids."},  // nothing
+      {3, "I have 3 kids and two dogs."},    // numbers
+      {4, "Hiking is my favourite."},        // beyond the depth below
+  };
+  const TurnText turn_text = [&](std::int64_t row, std::string_view* text, Timestamp* time) {
+    const auto found = texts.find(row);
+    if (found == texts.end()) return false;
+    *text = found->second;
+    *time = At("2024-05-10T12:00:00Z");
+    return true;
+  };
+  RecallConfig config;
+  config.answer_type_boost = 1.5;
+  config.answer_type_depth = 3;
+  std::vector<Ranked> ranked = {Candidate(2, 0.05), Candidate(1, 0.04), Candidate(3, 0.03),
+                                Candidate(4, 0.02), Candidate(9, 0.01)};
+  ApplyAnswerType(ranked, AnswerType::kTime, turn_text, config);
+  SortRanked(ranked);
+  EXPECT_EQ(ranked[0].fused.row, 1);
+  EXPECT_DOUBLE_EQ(ranked[0].score, 0.06);
+  ASSERT_EQ(ranked[0].adjustments.size(), 1u);
+  EXPECT_EQ(ranked[0].adjustments[0].name, "answer_type");
+  EXPECT_EQ(ranked[0].adjustments[0].detail,
+            "holds a time (\"yesterday\"), which the question asks for");
+  EXPECT_DOUBLE_EQ(ranked[1].score, 0.05);  // row 2 unchanged
+  EXPECT_TRUE(ranked[1].adjustments.empty());
+
+  std::vector<Ranked> numbers = {Candidate(2, 0.05), Candidate(3, 0.04)};
+  ApplyAnswerType(numbers, AnswerType::kNumber, turn_text, config);
+  EXPECT_DOUBLE_EQ(numbers[1].score, 0.06);
+  EXPECT_DOUBLE_EQ(numbers[0].score, 0.05);
+
+  // Off: boost 1, or no answer type.
+  config.answer_type_boost = 1.0;
+  std::vector<Ranked> off = {Candidate(1, 0.04)};
+  ApplyAnswerType(off, AnswerType::kTime, turn_text, config);
+  EXPECT_DOUBLE_EQ(off[0].score, 0.04);
+  config.answer_type_boost = 1.5;
+  ApplyAnswerType(off, AnswerType::kNone, turn_text, config);
+  EXPECT_DOUBLE_EQ(off[0].score, 0.04);
 }
 
 }  // namespace

@@ -217,6 +217,20 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, request.load_nodes(rows));
   std::unordered_map<std::int64_t, const store::NodeRecord*> node_by_row;
   for (const store::NodeRecord& node : nodes) node_by_row[node.row] = &node;
+  if (frame.answer_type != AnswerType::kNone) {
+    ApplyAnswerType(
+        ranked, frame.answer_type,
+        [&](std::int64_t row, std::string_view* text, Timestamp* time) {
+          const auto found = node_by_row.find(row);
+          if (found == node_by_row.end() || found->second->kind != NodeKind::kTurn) return false;
+          *text = found->second->text;
+          *time = found->second->event_time.value_or(frame.query_time);
+          return true;
+        },
+        config.recall);
+    SortRanked(ranked);
+    timer.Mark("answer_type");
+  }
 
   std::vector<RecallItem> items;
   items.reserve(ranked.size());
