@@ -58,15 +58,18 @@ struct RecallConfig {
   // Person adjustment: turns spoken by a speaker the question names are multiplied by this
   // (1 = off). Eywa demotes facts about someone else (×0.05); for raw turns the other speaker
   // often holds the evidence, so engram only lifts the asked person's turns a little.
-  // Answerability (DMF §9.3): a turn that mostly asks holds the topic, not the answer. Its
-  // score is multiplied by 1 - question_penalty × its question share (the share of its words
-  // in sentences ending with "?"), and the next turn of the session, the reply, gets the
-  // neighbour bonus with neighbour_answer_weight instead of neighbour_weight when the seed's
-  // question share is at least 0.5. Both only between peers (the next turn has the same role):
-  // a user's question to an assistant often carries the user's own facts, and the assistant's
-  // reply is advice. question_penalty 0 = off.
-  double question_penalty = 0.3;
-  double neighbour_answer_weight = 0.5;
+  // Answerability (DMF §9.3): a turn that matches the question because it asks about the
+  // topic holds the topic, not the answer. Its score is multiplied by 1 - question_penalty ×
+  // its share: the share of its query-term occurrences that lie in its sentences ending with
+  // "?" (the echo share; the share of its words in such sentences when it holds no query term).
+  // The next turn of the session, the reply, gets the neighbour bonus with
+  // neighbour_answer_weight instead of neighbour_weight when that share is at least 0.5. Both
+  // only between peers (the next turn has the same role): a user's question to an assistant
+  // often carries the user's own facts, and the assistant's reply is advice. 0.2 / 0.8: LoCoMo
+  // dev MRR@30 0.618 at 0.3 / 0.5, 0.629 here; LongMemEval (user / assistant) unchanged
+  // (docs/BENCHMARKS.md, read path). question_penalty 0 = off.
+  double question_penalty = 0.2;
+  double neighbour_answer_weight = 0.8;
   double person_boost = 1.3;
   // The same adjustment for a question in the first person ("what did I buy?"), on the user's
   // turns when the memory also holds turns of other roles (an assistant's answers); 1 = off.

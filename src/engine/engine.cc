@@ -322,6 +322,7 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
                                         query.query_time.value_or(impl_->clock->Now()));
   request.store = impl_->store.get();
   request.scope_ids = scope_ids;
+  request.tokenizer = &impl_->tokenizer;
   request.load_nodes = [this](std::span<const std::int64_t> rows) {
     return impl_->store->GetNodesByRow(rows);
   };

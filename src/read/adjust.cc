@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "text/signals.h"
 
@@ -104,18 +105,36 @@ void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
 }
 
 void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
-                        const RecallConfig& config) {
+                        const RecallConfig& config, const text::Tokenizer* tokenizer,
+                        std::span<const std::string> query_terms) {
   if (config.question_penalty <= 0) return;
+  const std::set<std::string> wanted(query_terms.begin(), query_terms.end());
+  const auto matches = [&](std::string_view text) {
+    std::size_t count = 0;
+    for (const std::string& term : tokenizer->Terms(text)) count += wanted.contains(term);
+    return count;
+  };
   for (Ranked& candidate : ranked) {
     const auto at = layout.IndexOf(candidate.fused.row);
     if (!at) continue;
-    const double share = layout.turns()[*at].question_share;
-    if (share <= 0 || !AddressedToPeer(layout, *at)) continue;
+    const LayoutTurn& turn = layout.turns()[*at];
+    if (turn.question_share <= 0 || !AddressedToPeer(layout, *at)) continue;
+    double share = turn.question_share;
+    std::string why = Fixed(100 * share, 0) + "% of its words ask a question";
+    if (tokenizer != nullptr && !wanted.empty() && !turn.asking_text.empty()) {
+      const std::size_t all = matches(turn.asking_text);
+      if (all > 0) {
+        const std::size_t asking = matches(AskingSentences(turn.asking_text));
+        share = static_cast<double>(asking) / static_cast<double>(all);
+        why = std::to_string(asking) + " of its " + std::to_string(all) +
+              " query-term matches are in a question";
+      }
+    }
+    candidate.asks = share;
+    if (share <= 0) continue;
     const double factor = 1.0 - config.question_penalty * share;
     candidate.score *= factor;
-    candidate.adjustments.push_back(
-        {"answerability", factor,
-         Fixed(100 * share, 0) + "% of its words ask a question: x " + Fixed(factor), 0});
+    candidate.adjustments.push_back({"answerability", factor, why + ": x " + Fixed(factor), 0});
   }
 }
 
@@ -166,8 +185,9 @@ std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layo
         const long j = static_cast<long>(*at) + side * static_cast<long>(distance);
         if (j < static_cast<long>(session.begin) || j >= static_cast<long>(session.end)) continue;
         // The reply to a seed that mostly asks is where its answer is.
-        const bool reply = distance == 1 && side == 1 && turns[*at].question_share >= 0.5 &&
-                           AddressedToPeer(layout, *at);
+        const double asks = candidate.asks >= 0 ? candidate.asks : turns[*at].question_share;
+        const bool reply =
+            distance == 1 && side == 1 && asks >= 0.5 && AddressedToPeer(layout, *at);
         const double value =
             (reply ? std::max(factor, config.neighbour_answer_weight) : factor) * candidate.score;
         Bonus& bonus = bonuses[static_cast<std::size_t>(j)];

@@ -7,8 +7,12 @@
 //              seed's score (the largest bonus over seeds; bonuses are computed from the scores
 //              before any of them is added, so they never chain). Turns no route proposed join
 //              the list with that bonus as their score. The reply right after a seed that
-//              mostly asks (question share >= 0.5) gets neighbour_answer_weight instead.
-//   answerability  turns that ask: × (1 - question_penalty × question share).
+//              mostly asks (its answerability share >= 0.5) gets neighbour_answer_weight instead.
+//   answerability  turns between peers that ask: × (1 - question_penalty × share), where share
+//              is the echo share when a tokenizer and query terms are given and the turn holds
+//              some of the query's terms (the share of those term occurrences that lie in its
+//              sentences ending with "?": the turn matches because it asks about the topic, so
+//              the reply holds the answer), else the question share of its words.
 //   answer type  when the question asks for a time, number, place or person (QueryFrame::
 //              answer_type), the turns among the best answer_type_depth candidates that hold one
 //              (a date or time expression; a number, quantity, amount or percentage; a place or
@@ -27,6 +31,7 @@
 #include "read/fusion.h"
 #include "read/query_frame.h"
 #include "read/turn_layout.h"
+#include "text/tokenizer.h"
 
 namespace engram::read {
 
@@ -35,6 +40,8 @@ struct Ranked {
   FusedCandidate fused;
   double score = 0;  // fused score after the adjustments so far
   std::vector<Adjustment> adjustments;
+  // The share ApplyAnswerability used (-1: not computed); the neighbour stage reads it.
+  double asks = -1;
 };
 
 // Best first, ties by row ascending.
@@ -47,9 +54,11 @@ void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
                       std::span<const std::string> asked_speakers, bool first_person, double boost,
                       double first_person_boost);
 
-// Answerability: × (1 - config.question_penalty × question share) on turns that ask.
+// Answerability: × (1 - config.question_penalty × share) on turns that ask (see above).
+// `tokenizer` may be null (then the question share is used).
 void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
-                        const RecallConfig& config);
+                        const RecallConfig& config, const text::Tokenizer* tokenizer = nullptr,
+                        std::span<const std::string> query_terms = {});
 
 // The text and event time of a candidate turn; false when the row is no turn.
 using TurnText = std::function<bool(std::int64_t row, std::string_view* text, Timestamp* time)>;

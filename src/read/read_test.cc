@@ -367,6 +367,53 @@ TEST(TurnLayoutTest, QuestionShareCountsTheWordsOfAskingSentences) {
   EXPECT_FLOAT_EQ(QuestionShare("Wow, so cool! How come?"), 2.0f / 5.0f);
   EXPECT_FLOAT_EQ(QuestionShare("How was it? I loved the show"), 3.0f / 7.0f);
   EXPECT_FLOAT_EQ(QuestionShare("Where?\nThere."), 0.5f);
+  EXPECT_EQ(AskingSentences("Wow, so cool! How come? Tell me. Why?"), " How come?  Why?");
+  EXPECT_EQ(AskingSentences("No question here"), "");
+}
+
+// The echo share: a turn whose query-term matches lie in its question is demoted by that share,
+// even when most of its words do not ask, and its reply gets the answer weight.
+TEST(AdjustTest, AnswerabilityEchoShareCountsQueryTermsInQuestions) {
+  const text::Tokenizer tokenizer;
+  std::vector<LayoutTurn> turns = OneSession(4);
+  turns[1].asking_text =
+      "Woah, it sounds like you are doing impressive work with the kids. What motivated you to "
+      "pursue counseling?";
+  turns[1].question_share = QuestionShare(turns[1].asking_text);
+  ASSERT_LT(turns[1].question_share, 0.5f);
+  const TurnLayout peers = TurnLayout::FromTurns(turns);
+  RecallConfig config;
+  config.question_penalty = 0.2;
+  config.neighbour_weight = 0.2;
+  config.neighbour_answer_weight = 0.8;
+  config.neighbour_radius = 1;
+  config.neighbour_seeds = 1;
+  const std::vector<std::string> query =
+      tokenizer.Terms("What motivated Caroline to pursue counseling?");
+  std::vector<Ranked> ranked = {Candidate(2, 0.1)};
+  ApplyAnswerability(ranked, peers, config, &tokenizer, query);
+  // motivated, pursue, counseling: 3 of 3 matches in the question -> x (1 - 0.2 x 1).
+  EXPECT_DOUBLE_EQ(ranked[0].score, 0.08);
+  EXPECT_DOUBLE_EQ(ranked[0].asks, 1.0);
+  EXPECT_EQ(ranked[0].adjustments[0].detail,
+            "3 of its 3 query-term matches are in a question: x 0.8000");
+  ExpandNeighbours(ranked, peers, config);
+  SortRanked(ranked);
+  ASSERT_EQ(ranked[1].fused.row, 3);
+  EXPECT_DOUBLE_EQ(ranked[1].score, 0.8 * 0.08);
+
+  // A query whose terms lie outside the question: share 0, no demotion.
+  const std::vector<std::string> other = tokenizer.Terms("impressive work with kids");
+  std::vector<Ranked> statement = {Candidate(2, 0.1)};
+  ApplyAnswerability(statement, peers, config, &tokenizer, other);
+  EXPECT_DOUBLE_EQ(statement[0].score, 0.1);
+  EXPECT_DOUBLE_EQ(statement[0].asks, 0.0);
+  EXPECT_TRUE(statement[0].adjustments.empty());
+
+  // Without a tokenizer the question share of the words is used.
+  std::vector<Ranked> plain = {Candidate(2, 0.1)};
+  ApplyAnswerability(plain, peers, config);
+  EXPECT_DOUBLE_EQ(plain[0].score, 0.1 * (1 - 0.2 * turns[1].question_share));
 }
 
 // Peers: every turn is role user. Turn 2 mostly asks; turn 3 replies.

@@ -204,7 +204,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     ApplyPersonBoost(ranked, *layout, frame.asked_speakers,
                      frame.first_person && !frame.about_other_party,
                      config.recall.person_boost, config.recall.first_person_boost);
-    ApplyAnswerability(ranked, *layout, config.recall);
+    ApplyAnswerability(ranked, *layout, config.recall, request.tokenizer, frame.terms);
     SortRanked(ranked);
     diagnostics.neighbours_added = ExpandNeighbours(ranked, *layout, config.recall);
     SortRanked(ranked);

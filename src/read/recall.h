@@ -37,6 +37,8 @@ struct RecallRequest {
       load_nodes;
   // Scope path of a scope id, for the items.
   std::function<std::string(std::int64_t)> scope_path;
+  // The tokenizer the frame's terms came from (the answerability echo share); may be null.
+  const text::Tokenizer* tokenizer = nullptr;
 };
 
 // Route registry of the read path: every route engram knows, by name.

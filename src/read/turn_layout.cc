@@ -29,6 +29,21 @@ float QuestionShare(std::string_view text) {
   return words == 0 ? 0.0f : static_cast<float>(asking) / static_cast<float>(words);
 }
 
+std::string AskingSentences(std::string_view text) {
+  std::string asking;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != '?' && c != '.' && c != '!' && c != '\n') continue;
+    if (c == '?') {
+      if (!asking.empty()) asking += ' ';
+      asking.append(text.substr(begin, i + 1 - begin));
+    }
+    begin = i + 1;
+  }
+  return asking;
+}
+
 StatusOr<TurnLayout> TurnLayout::Load(store::Store& store,
                                       std::span<const std::int64_t> scope_ids) {
   TurnLayout layout;
@@ -46,6 +61,7 @@ StatusOr<TurnLayout> TurnLayout::Load(store::Store& store,
       turn.speaker = std::move(node.speaker);
       turn.role = node.role;
       turn.question_share = QuestionShare(node.text);
+      if (turn.question_share > 0) turn.asking_text = node.text;
       turn.event_time = node.event_time;
       layout.turns_.push_back(std::move(turn));
     }
@@ -92,8 +108,7 @@ std::vector<std::string> TurnLayout::Speakers() const {
   return speakers;
 }
 
-TermMatrix::TermMatrix(const TurnLayout& layout,
-                       std::span<const index::Bm25Index* const> indexes,
+TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
                        std::span<const std::string> query_terms)
     : turn_count_(layout.turns().size()) {
   const std::vector<LayoutTurn>& turns = layout.turns();
@@ -142,7 +157,8 @@ std::vector<UnitScore> TermMatrix::Score(std::span<const Unit> units,
   std::vector<UnitScore> scores(units.size());
   if (units.empty() || terms_.empty()) return scores;
   std::uint64_t total_length = 0;
-  for (const Unit& unit : units) total_length += prefix_length_[unit.end] - prefix_length_[unit.begin];
+  for (const Unit& unit : units)
+    total_length += prefix_length_[unit.end] - prefix_length_[unit.begin];
   const double average_length =
       static_cast<double>(total_length) / static_cast<double>(units.size());
   for (const Term& term : terms_) {
@@ -156,8 +172,8 @@ std::vector<UnitScore> TermMatrix::Score(std::span<const Unit> units,
     for (std::size_t u = 0; u < units.size(); ++u) {
       const std::uint32_t tf = term.prefix_tf[units[u].end] - term.prefix_tf[units[u].begin];
       if (tf == 0) continue;
-      const auto length = static_cast<std::uint32_t>(prefix_length_[units[u].end] -
-                                                     prefix_length_[units[u].begin]);
+      const auto length =
+          static_cast<std::uint32_t>(prefix_length_[units[u].end] - prefix_length_[units[u].begin]);
       const double contribution = weight.Score(tf, length);
       scores[u].score += contribution;
       scores[u].terms.push_back({term.term, tf, contribution});

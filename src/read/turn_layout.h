@@ -37,6 +37,9 @@ struct LayoutTurn {
   // Share of the turn's words in sentences that end with "?" (0 = no question, 1 = only
   // questions): DMF's query-like cue, for the answerability adjustment (adjust.h).
   float question_share = 0;
+  // The turn's text when it asks (question_share > 0), for the answerability adjustment's echo
+  // share; empty otherwise.
+  std::string asking_text;
   std::optional<Timestamp> event_time;
   std::size_t session = 0;  // index into TurnLayout::sessions()
 };
@@ -50,6 +53,9 @@ struct LayoutSession {
 // Share of the words of `text` in sentences ending with "?" (sentences end at . ! ? or a line
 // break); 0 for an empty text.
 float QuestionShare(std::string_view text);
+
+// The sentences of `text` that end with "?", joined by spaces (sentences as in QuestionShare).
+std::string AskingSentences(std::string_view text);
 
 class TurnLayout {
  public:
