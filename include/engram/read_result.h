@@ -71,6 +71,8 @@ struct Diagnostics {
   std::size_t neighbours_added = 0;   // turns only the neighbour expansion brought in
   std::size_t filtered_out = 0;       // hidden by status, validity or scope filters
   std::size_t dropped_by_budget = 0;  // ranked items that did not fit the token budget
+  // Ranked items not packed because their evidence was packed already (read/packing.h).
+  std::size_t deduplicated = 0;
   std::size_t token_budget = 0;
   std::size_t context_tokens = 0;
   std::vector<StageTiming> timings;

@@ -61,7 +61,8 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain,
     out << "fusion: weighted RRF, " << diagnostics.fused_candidates << " candidates; "
         << diagnostics.neighbours_added << " added as neighbours; " << diagnostics.filtered_out
         << " filtered out; " << diagnostics.dropped_by_budget << " dropped by the budget of "
-        << diagnostics.token_budget << " tokens\n";
+        << diagnostics.token_budget << " tokens; " << diagnostics.deduplicated
+        << " duplicates skipped\n";
   }
   std::size_t rank = 0;
   for (const RecallItem& item : result.items) {

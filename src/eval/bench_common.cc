@@ -40,6 +40,7 @@ Json RecallSummaryJson(const ReadResult& result, double latency_ms,
   json["token_budget"] = result.diagnostics.token_budget;
   json["context_tokens"] = result.diagnostics.context_tokens;
   json["dropped_by_budget"] = result.diagnostics.dropped_by_budget;
+  json["deduplicated"] = result.diagnostics.deduplicated;
   json["latency_ms"] = latency_ms;
   if (cpu_ms.has_value()) json["cpu_ms"] = *cpu_ms;
   Json timings = Json::array();

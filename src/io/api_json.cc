@@ -161,6 +161,7 @@ Json ToJson(const Diagnostics& diagnostics) {
   json["neighbours_added"] = diagnostics.neighbours_added;
   json["filtered_out"] = diagnostics.filtered_out;
   json["dropped_by_budget"] = diagnostics.dropped_by_budget;
+  json["deduplicated"] = diagnostics.deduplicated;
   json["token_budget"] = diagnostics.token_budget;
   json["context_tokens"] = diagnostics.context_tokens;
   json["timings"] = std::move(timings);

@@ -2,6 +2,8 @@
 #include "read/packing.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 namespace engram::read {
 namespace {
@@ -30,12 +32,25 @@ std::string RenderItemLine(const RecallItem& item) {
   return line;
 }
 
-PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::size_t max_items) {
+PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::size_t max_items,
+                const PackOptions& options) {
   PackResult result;
   std::size_t used = CountTokens(kHeader);
-  std::vector<std::pair<std::size_t, std::string>> lines;  // (packed index, line)
+  std::vector<std::pair<std::size_t, std::string>> lines;      // (packed index, line)
+  std::set<std::string> packed_turns;                          // ids
+  std::set<std::pair<std::string, std::string>> packed_texts;  // (speaker, text) of turns
   for (RecallItem& item : ranked) {
     if (result.items.size() >= max_items) break;
+    const bool turn = item.kind == NodeKind::kTurn;
+    const bool duplicate =
+        turn ? packed_texts.contains({item.speaker, item.text})
+             : !item.provenance.empty() &&
+                   std::all_of(item.provenance.begin(), item.provenance.end(),
+                               [&](const std::string& id) { return packed_turns.contains(id); });
+    if (duplicate) {
+      ++result.deduplicated;
+      continue;
+    }
     std::string line = RenderItemLine(item);
     const std::size_t tokens = CountTokens(line);
     if (used + tokens > token_budget) {
@@ -44,13 +59,23 @@ PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::s
     }
     used += tokens;
     item.tokens = tokens;
+    if (turn) {
+      packed_turns.insert(item.id);
+      packed_texts.emplace(item.speaker, item.text);
+    }
     lines.emplace_back(result.items.size(), std::move(line));
     result.items.push_back(std::move(item));
   }
   if (result.items.empty()) return result;
+  const auto group_of = [&](const RecallItem& item) {
+    const auto& speakers = options.group_speakers;
+    return static_cast<std::size_t>(std::find(speakers.begin(), speakers.end(), item.speaker) -
+                                    speakers.begin());
+  };
   std::stable_sort(lines.begin(), lines.end(), [&](const auto& a, const auto& b) {
     const RecallItem& x = result.items[a.first];
     const RecallItem& y = result.items[b.first];
+    if (const std::size_t gx = group_of(x), gy = group_of(y); gx != gy) return gx < gy;
     const Timestamp tx = x.event_time.value_or(Timestamp{0});
     const Timestamp ty = y.event_time.value_or(Timestamp{0});
     if (tx != ty) return tx < ty;

@@ -251,11 +251,15 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   if (request.store != nullptr) RETURN_IF_ERROR(ExpandFactProvenance(*request.store, items));
   timer.Mark("filter");
 
-  PackResult packed = Pack(std::move(items), token_budget, request.options.k);
+  PackOptions pack_options;
+  // A question about several people: the context groups each one's evidence.
+  if (frame.asked_speakers.size() >= 2) pack_options.group_speakers = frame.asked_speakers;
+  PackResult packed = Pack(std::move(items), token_budget, request.options.k, pack_options);
   result.items = std::move(packed.items);
   result.context = std::move(packed.context);
   diagnostics.context_tokens = packed.context_tokens;
   diagnostics.dropped_by_budget = packed.dropped_by_budget;
+  diagnostics.deduplicated = packed.deduplicated;
   timer.Mark("pack");
 
   result.latency_ms =

@@ -1,0 +1,113 @@
+// Packing: the budget, duplicates skipped, and the context's order (time, or grouped by the
+// people a question names).
+#include "read/packing.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace engram::read {
+namespace {
+
+RecallItem Turn(std::string id, std::string speaker, std::string text, std::string_view time) {
+  RecallItem item;
+  item.id = id;
+  item.kind = NodeKind::kTurn;
+  item.speaker = std::move(speaker);
+  item.text = std::move(text);
+  item.event_time = *ParseTimestamp(time);
+  item.provenance = {std::move(id)};
+  return item;
+}
+
+RecallItem Fact(std::string id, std::string text, std::vector<std::string> provenance,
+                std::string_view time) {
+  RecallItem item;
+  item.id = std::move(id);
+  item.kind = NodeKind::kFact;
+  item.speaker = "Caroline";
+  item.text = std::move(text);
+  item.event_time = *ParseTimestamp(time);
+  item.provenance = std::move(provenance);
+  return item;
+}
+
+std::vector<std::string> Ids(const PackResult& packed) {
+  std::vector<std::string> ids;
+  for (const RecallItem& item : packed.items) ids.push_back(item.id);
+  return ids;
+}
+
+TEST(PackTest, SkipsRepeatedTurnsAndFactsWhoseTurnsArePacked) {
+  const std::vector<RecallItem> ranked = {
+      Turn("t1", "Caroline", "I moved to Lisbon.", "2024-05-01T10:00:00Z"),
+      Fact("f1", "Caroline lives_in Lisbon", {"t1"}, "2024-05-01T10:00:00Z"),
+      Turn("t2", "Melanie", "Nice!", "2024-05-01T10:01:00Z"),
+      Turn("t3", "Caroline", "I moved to Lisbon.", "2024-05-02T10:00:00Z"),  // same words again
+      Fact("f2", "Caroline works_at a bakery", {"t9"}, "2024-05-03T10:00:00Z"),
+      Fact("f3", "Caroline likes NOT hiking", {"t1", "t9"}, "2024-05-03T10:00:00Z"),
+  };
+  const PackResult packed = Pack(ranked, 2000, 10);
+  // f2 and f3 have evidence outside the context (t9), so they stay.
+  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("t1", "t2", "f2", "f3"));
+  EXPECT_EQ(packed.deduplicated, 2u);
+  EXPECT_EQ(packed.dropped_by_budget, 0u);
+  EXPECT_EQ(packed.context_tokens, CountTokens(packed.context));
+
+  // A skipped duplicate frees its slot for the next item.
+  const PackResult three = Pack(ranked, 2000, 3);
+  EXPECT_THAT(Ids(three), ::testing::ElementsAre("t1", "t2", "f2"));
+}
+
+TEST(PackTest, FactPackedBeforeItsTurnKeepsBoth) {
+  const std::vector<RecallItem> ranked = {
+      Fact("f1", "Caroline lives_in Lisbon", {"t1"}, "2024-05-01T10:00:00Z"),
+      Turn("t1", "Caroline", "I moved to Lisbon.", "2024-05-01T10:00:00Z"),
+  };
+  const PackResult packed = Pack(ranked, 2000, 10);
+  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("f1", "t1"));
+  EXPECT_EQ(packed.deduplicated, 0u);
+}
+
+TEST(PackTest, ContextIsInTimeOrderOrGroupedByTheAskedPeople) {
+  const std::vector<RecallItem> ranked = {
+      Turn("t3", "Melanie", "I paint on Sundays.", "2024-05-03T10:00:00Z"),
+      Turn("t1", "Caroline", "I paint landscapes.", "2024-05-01T10:00:00Z"),
+      Turn("t2", "Melanie", "Pottery is my thing.", "2024-05-02T10:00:00Z"),
+      Turn("t4", "Jon", "I like both.", "2024-04-30T10:00:00Z"),
+  };
+  const std::string header = "Memories (evidence from earlier conversations):\n";
+  const PackResult by_time = Pack(ranked, 2000, 10);
+  EXPECT_EQ(by_time.context, header +
+                                 "[2024-04-30 10:00] Jon: I like both.\n"
+                                 "[2024-05-01 10:00] Caroline: I paint landscapes.\n"
+                                 "[2024-05-02 10:00] Melanie: Pottery is my thing.\n"
+                                 "[2024-05-03 10:00] Melanie: I paint on Sundays.");
+  PackOptions grouped;
+  grouped.group_speakers = {"Melanie", "Caroline"};
+  const PackResult by_person = Pack(ranked, 2000, 10, grouped);
+  EXPECT_EQ(by_person.context, header +
+                                   "[2024-05-02 10:00] Melanie: Pottery is my thing.\n"
+                                   "[2024-05-03 10:00] Melanie: I paint on Sundays.\n"
+                                   "[2024-05-01 10:00] Caroline: I paint landscapes.\n"
+                                   "[2024-04-30 10:00] Jon: I like both.");
+  // The items stay in rank order; only the context is grouped.
+  EXPECT_THAT(Ids(by_person), ::testing::ElementsAre("t3", "t1", "t2", "t4"));
+  EXPECT_EQ(by_person.context_tokens, by_time.context_tokens);
+}
+
+TEST(PackTest, BudgetSkipsItemsThatDoNotFit) {
+  const std::vector<RecallItem> ranked = {
+      Turn("t1", "Caroline", std::string(400, 'a'), "2024-05-01T10:00:00Z"),
+      Turn("t2", "Melanie", "Short.", "2024-05-02T10:00:00Z"),
+  };
+  const PackResult packed = Pack(ranked, 40, 10);
+  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("t2"));
+  EXPECT_EQ(packed.dropped_by_budget, 1u);
+  EXPECT_LE(packed.context_tokens, 40u);
+}
+
+}  // namespace
+}  // namespace engram::read
