@@ -127,8 +127,19 @@ bool Capitalised(const std::string& raw) {
 constexpr std::array<std::string_view, 5> kNumberCues = {"how many", "how much", "how old",
                                                          "how long", "how far"};
 
+constexpr std::array<std::string_view, 16> kTimeUnits = {
+    "seconds", "minutes", "hours", "days", "weeks", "months", "years", "decades",
+    "second",  "minute",  "hour",  "day",  "week",  "month",  "year",  "decade"};
+
 AnswerType AnswerTypeOf(const QueryFrame& frame, const std::vector<Word>& words) {
   if (frame.shape == QueryShape::kWhen) return AnswerType::kTime;
+  // "how many days / months ...": a span the evidence gives as dates, not as a number.
+  for (std::size_t i = 0; i + 2 < words.size(); ++i) {
+    if (words[i].lower == "how" && (words[i + 1].lower == "many" || words[i + 1].lower == "much") &&
+        Contains(kTimeUnits, words[i + 2].lower)) {
+      return AnswerType::kTime;
+    }
+  }
   if (!FindPhrase(words, kNumberCues).empty()) return AnswerType::kNumber;
   for (const Word& word : words) {
     if (word.lower == "where") return AnswerType::kPlace;

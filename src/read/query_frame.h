@@ -55,7 +55,8 @@ inline constexpr QueryShape kAllShapes[] = {QueryShape::kFactoid,        QuerySh
 std::string_view QueryShapeName(QueryShape shape);
 
 // What kind of thing the answer is, from the question word (DMF's answer-type feature):
-//   time    the shape is "when"
+//   time    the shape is "when", or "how many / much" + a time unit ("how many months have
+//           passed since ...": the evidence gives dates)
 //   number  "how many", "how much", "how old", "how long", "how far"
 //   place   "where"
 //   person  "who", "whom"

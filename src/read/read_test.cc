@@ -101,6 +101,9 @@ TEST(QueryFrameTest, AnswerTypeFromTheQuestionWord) {
   EXPECT_EQ(Frame("What year did Jon open the studio?").answer_type, AnswerType::kTime);
   EXPECT_EQ(Frame("How many kids does Melanie have?").answer_type, AnswerType::kNumber);
   EXPECT_EQ(Frame("How old is Melanie's son?").answer_type, AnswerType::kNumber);
+  EXPECT_EQ(Frame("How many months have passed since I visited a museum?").answer_type,
+            AnswerType::kTime);
+  EXPECT_EQ(Frame("How many days did the trip take?").answer_type, AnswerType::kTime);
   EXPECT_EQ(Frame("Where did Jon travel in May?").answer_type, AnswerType::kPlace);
   EXPECT_EQ(Frame("Who performed at the concert?").answer_type, AnswerType::kPerson);
   EXPECT_EQ(Frame("What did Caroline paint?").answer_type, AnswerType::kNone);
