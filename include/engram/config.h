@@ -36,9 +36,16 @@ struct RecallConfig {
   // weights 0.25-2 measure the same on LoCoMo dev (the routes rarely change the top 30); with
   // the entity route LongMemEval's turn all@10 rises, the fact route alone changes nothing
   // measurable (docs/BENCHMARKS.md, entity and fact routes).
+  // "keyword" 0 (the keyword graph route, KeyMem Path B, is not run by default): on LoCoMo dev
+  // weights 0.5 and 1.0 lower R@5 / R@10 / MRR@30 a little and gain nothing at R@30
+  // (docs/BENCHMARKS.md, keyword graph route); set it above 0 to add the route.
   std::map<std::string, double> route_weights = {
-      {"bm25", 1.0},    {"entity", 1.0},   {"facts", 1.0}, {"fragment", 1.0},
-      {"session", 0.5}, {"temporal", 1.0}, {"vector", 0.5}};
+      {"bm25", 1.0},    {"entity", 1.0},  {"facts", 1.0},    {"fragment", 1.0},
+      {"keyword", 0.0}, {"session", 0.5}, {"temporal", 1.0}, {"vector", 0.5}};
+  // keyword route (KeyMem Path B): a keyword matched only through a WordNet synonym contributes
+  // this × the synonym's idf (the keyword's own term contributes its idf). 0 = synonyms add
+  // nothing to the score (a synonym still links its keyword for the intersection filter).
+  double keyword_synonym_weight = 0.5;
   // fragment route: consecutive turns of a session scored together as one window (KeyMem Path C).
   std::size_t fragment_window = 3;
   // fragment route: a turn's score is its best window's score + this × its own BM25 score, so

@@ -187,6 +187,9 @@ Status Config::Validate() const {
   if (!(recall.fragment_own_weight >= 0 && recall.fragment_own_weight <= 10)) {
     return Status::InvalidArgument("[recall] fragment_own_weight must be in [0, 10]");
   }
+  if (!(recall.keyword_synonym_weight >= 0 && recall.keyword_synonym_weight <= 1)) {
+    return Status::InvalidArgument("[recall] keyword_synonym_weight must be in [0, 1]");
+  }
   if (recall.fragment_window == 0) {
     return Status::InvalidArgument("[recall] fragment_window must be positive");
   }
@@ -325,6 +328,8 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Size("fragment_window", &config.recall.fragment_window));
     RETURN_IF_ERROR(reader.Double("fragment_own_weight", &config.recall.fragment_own_weight));
     RETURN_IF_ERROR(reader.Size("session_turns", &config.recall.session_turns));
+    RETURN_IF_ERROR(
+        reader.Double("keyword_synonym_weight", &config.recall.keyword_synonym_weight));
     RETURN_IF_ERROR(reader.Size("neighbour_seeds", &config.recall.neighbour_seeds));
     RETURN_IF_ERROR(reader.Size("neighbour_radius", &config.recall.neighbour_radius));
     RETURN_IF_ERROR(reader.Double("neighbour_weight", &config.recall.neighbour_weight));

@@ -21,6 +21,7 @@
 #include "core/utf8.h"
 #include "engine/text_projection.h"
 #include "engine/vector_projection.h"
+#include "lexicon/lexicon.h"
 #include "read/query_frame.h"
 #include "read/recall.h"
 #include "store/store.h"
@@ -56,6 +57,9 @@ struct Engine::Impl {
   std::unique_ptr<write::EdgeRegistry> registry;
   std::unique_ptr<write::Deriver> deriver;
   text::Tokenizer tokenizer;
+  // WordNet synonyms for the query frame's keywords; null when the lexicons are not installed
+  // (recall then runs without synonyms).
+  std::shared_ptr<const lexicon::Lexicons> lexicons;
   read::Routes routes = read::Routes::Default();
 
   // The configured embedder's record, and the embedder itself, loaded on first use (loading
@@ -221,6 +225,10 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->registry = write::EdgeRegistry::WithBuiltins();
   ASSIGN_OR_RETURN(impl->deriver, write::Deriver::Open(impl->config.write,
                                                        core::ResolveDataDir(options.data_dir)));
+  if (auto lexicons = lexicon::Lexicons::Load(core::ResolveDataDir(options.data_dir));
+      lexicons.ok()) {
+    impl->lexicons = *std::move(lexicons);
+  }
   impl->embedder_record = ConfiguredEmbedder(impl->config.embedder);
   ASSIGN_OR_RETURN(const std::optional<store::EmbedderRecord> recorded,
                    impl->store->GetEmbedder());
@@ -320,6 +328,9 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   }
   request.frame = read::BuildQueryFrame(impl_->tokenizer, query.text,
                                         query.query_time.value_or(impl_->clock->Now()));
+  if (impl_->lexicons != nullptr) {
+    read::AddSynonyms(request.frame, *impl_->lexicons, impl_->tokenizer);
+  }
   request.store = impl_->store.get();
   request.scope_ids = scope_ids;
   request.tokenizer = &impl_->tokenizer;

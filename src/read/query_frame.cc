@@ -262,6 +262,73 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
   return frame;
 }
 
+namespace {
+
+// The keyword's WordNet lemma, or "" when WordNet knows none of its forms.
+std::string WordNetLemma(const lexicon::Lexicons& lexicons, const std::string& word) {
+  using lexicon::WordClass;
+  using lexicon::WordNetPos;
+  std::vector<WordNetPos> order;
+  switch (lexicons.Pos(word).primary) {
+    case WordClass::kVerb:
+      order.push_back(WordNetPos::kVerb);
+      break;
+    case WordClass::kAdjective:
+      order.push_back(WordNetPos::kAdjective);
+      break;
+    case WordClass::kAdverb:
+      order.push_back(WordNetPos::kAdverb);
+      break;
+    default:
+      break;
+  }
+  for (WordNetPos pos :
+       {WordNetPos::kNoun, WordNetPos::kVerb, WordNetPos::kAdjective, WordNetPos::kAdverb}) {
+    if (std::find(order.begin(), order.end(), pos) == order.end()) order.push_back(pos);
+  }
+  for (WordNetPos pos : order) {
+    std::string lemma = lexicons.Lemma(word, pos);
+    if (lexicons.HasLemma(lemma, pos)) return lemma;
+  }
+  return "";
+}
+
+bool HasDigit(std::string_view word) {
+  return std::any_of(word.begin(), word.end(),
+                     [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+}  // namespace
+
+void AddSynonyms(QueryFrame& frame, const lexicon::Lexicons& lexicons,
+                 const text::Tokenizer& tokenizer, std::size_t max_per_keyword) {
+  std::set<std::string> keyword_terms;
+  for (const Keyword& keyword : frame.keywords) keyword_terms.insert(keyword.term);
+  std::set<std::string> names;
+  for (const std::string& name : frame.names) {
+    for (const text::Token& token : tokenizer.Tokenize(name)) names.insert(token.word);
+  }
+  for (Keyword& keyword : frame.keywords) {
+    keyword.synonyms.clear();
+    if (max_per_keyword == 0 || names.contains(keyword.word) || HasDigit(keyword.word)) continue;
+    const std::string lemma = WordNetLemma(lexicons, keyword.word);
+    if (lemma.empty()) continue;
+    for (const std::string& synonym : lexicons.Synonyms(lemma)) {
+      if (synonym.find_first_of(" _-") != std::string::npos) continue;  // single words only
+      const std::vector<text::Token> tokens = tokenizer.Tokenize(synonym);
+      if (tokens.size() != 1) continue;  // a stopword, or not one word
+      const std::string& term = tokens.front().term;
+      if (keyword_terms.contains(term) ||
+          std::find(keyword.synonyms.begin(), keyword.synonyms.end(), term) !=
+              keyword.synonyms.end()) {
+        continue;
+      }
+      keyword.synonyms.push_back(term);
+      if (keyword.synonyms.size() >= max_per_keyword) break;
+    }
+  }
+}
+
 std::string DescribeFrame(const QueryFrame& frame) {
   std::string out = "shape=" + std::string(QueryShapeName(frame.shape)) + " (" +
                     frame.shape_reason + ")";
@@ -291,6 +358,11 @@ std::string DescribeFrame(const QueryFrame& frame) {
   out += " keywords=";
   for (std::size_t i = 0; i < frame.keywords.size(); ++i) {
     out += (i ? "," : "") + frame.keywords[i].term;
+    const std::vector<std::string>& synonyms = frame.keywords[i].synonyms;
+    if (synonyms.empty()) continue;
+    out += "(";
+    for (std::size_t j = 0; j < synonyms.size(); ++j) out += (j ? "," : "") + synonyms[j];
+    out += ")";
   }
   return out;
 }

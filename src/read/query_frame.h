@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "engram/types.h"
+#include "lexicon/lexicon.h"
 #include "text/tokenizer.h"
 
 namespace engram::read {
@@ -76,6 +77,9 @@ struct TimeConstraint {
 struct Keyword {
   std::string word;  // normalised, not stemmed
   std::string term;  // the index term (stemmed)
+  // Index terms of the word's WordNet synonyms (filled by AddSynonyms; empty without lexicons):
+  // alternative forms of the same keyword for the keyword route (keyword_route.h).
+  std::vector<std::string> synonyms;
 };
 
 struct QueryFrame {
@@ -106,7 +110,22 @@ struct QueryFrame {
 QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view query,
                            Timestamp query_time);
 
-// One line for diagnostics: "shape=count (\"how many\") names=Caroline time=last year[...]".
+// Fills Keyword::synonyms ("keywords with stems and WordNet synonyms"): for each keyword that
+// is no name of the question and holds no digit, its WordNet lemma (Lexicons::Lemma with the
+// part of speech the POS lexicon gives first, then noun, verb, adjective, adverb: the first
+// that WordNet knows), then that lemma's synonyms (Lexicons::Synonyms: every sense, sorted) that
+// are single words, mapped to index terms with `tokenizer`, skipping stopwords, the keyword's
+// own term, any other keyword's term and repeats; at most `max_per_keyword` of them, in
+// WordNet's sorted order. Deterministic; replaces synonyms already there.
+//   "Did she buy a car?" -> keyword car: synonyms {"auto", "automobil", "gondola"} (WordNet 3.0;
+//   sorted order, not sense frequency, picks them: "go" gets {"adam", "becom", "belong"})
+inline constexpr std::size_t kMaxSynonymsPerKeyword = 3;
+void AddSynonyms(QueryFrame& frame, const lexicon::Lexicons& lexicons,
+                 const text::Tokenizer& tokenizer,
+                 std::size_t max_per_keyword = kMaxSynonymsPerKeyword);
+
+// One line for diagnostics: "shape=count (\"how many\") names=Caroline time=last year[...]
+// keywords=time,carolin,hike(tramp)" (a keyword's synonyms in parentheses).
 std::string DescribeFrame(const QueryFrame& frame);
 
 }  // namespace engram::read

@@ -13,6 +13,7 @@
 #include "read/context_routes.h"
 #include "read/entity_route.h"
 #include "read/fact_route.h"
+#include "read/keyword_route.h"
 #include "read/adjust.h"
 #include "read/planner.h"
 #include "read/turn_layout.h"
@@ -51,6 +52,7 @@ bool Visible(const store::NodeRecord& node, const RecallOptions& options, Timest
 Routes Routes::Default() {
   Routes routes;
   routes.routes_.push_back(std::make_unique<Bm25Route>());
+  routes.routes_.push_back(std::make_unique<KeywordRoute>());
   routes.routes_.push_back(std::make_unique<VectorRoute>());
   routes.routes_.push_back(std::make_unique<FragmentRoute>());
   routes.routes_.push_back(std::make_unique<SessionRoute>());
