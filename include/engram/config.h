@@ -88,6 +88,14 @@ struct RecallConfig {
   // MRR@30 0.584 -> 0.599, no category lower, 1.5 the same (docs/BENCHMARKS.md, read path).
   double answer_type_boost = 1.3;
   std::size_t answer_type_depth = 50;
+  // Entity bridge (read/bridge.h): the rare entities (mentioned by 2 to bridge_max_turns turns,
+  // no speaker) that the best bridge_seeds candidates name give the other turns naming them
+  // + bridge_weight × the seed's score. bridge_weight 0 = off. 0.15: LoCoMo dev multi-hop MRR@30
+  // 0.441 -> 0.458 and R@10 0.812 -> 0.814 with the overall MRR unchanged (0.3 and 0.6 cost
+  // overall MRR); docs/BENCHMARKS.md, read path.
+  double bridge_weight = 0.15;
+  std::size_t bridge_seeds = 3;
+  std::size_t bridge_max_turns = 5;
 };
 
 // [planner]: the rule table from the query frame's shape to route weights and the context

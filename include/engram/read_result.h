@@ -69,6 +69,7 @@ struct Diagnostics {
   std::vector<RouteDiagnostics> routes;
   std::size_t fused_candidates = 0;
   std::size_t neighbours_added = 0;   // turns only the neighbour expansion brought in
+  std::size_t bridged = 0;            // turns only the entity bridge brought in
   std::size_t filtered_out = 0;       // hidden by status, validity or scope filters
   std::size_t dropped_by_budget = 0;  // ranked items that did not fit the token budget
   // Ranked items not packed because their evidence was packed already (read/packing.h).

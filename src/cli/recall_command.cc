@@ -37,8 +37,7 @@ std::string Score(double value) {
   return buffer;
 }
 
-void PrintItems(const ReadResult& result, std::string_view scope, bool explain,
-                Console& console) {
+void PrintItems(const ReadResult& result, std::string_view scope, bool explain, Console& console) {
   std::ostream& out = console.out();
   if (!console.quiet()) {
     char latency[32];
@@ -59,10 +58,10 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain,
       out << "\n";
     }
     out << "fusion: weighted RRF, " << diagnostics.fused_candidates << " candidates; "
-        << diagnostics.neighbours_added << " added as neighbours; " << diagnostics.filtered_out
-        << " filtered out; " << diagnostics.dropped_by_budget << " dropped by the budget of "
-        << diagnostics.token_budget << " tokens; " << diagnostics.deduplicated
-        << " duplicates skipped\n";
+        << diagnostics.neighbours_added << " added as neighbours; " << diagnostics.bridged
+        << " added by the entity bridge; " << diagnostics.filtered_out << " filtered out; "
+        << diagnostics.dropped_by_budget << " dropped by the budget of " << diagnostics.token_budget
+        << " tokens; " << diagnostics.deduplicated << " duplicates skipped\n";
   }
   std::size_t rank = 0;
   for (const RecallItem& item : result.items) {

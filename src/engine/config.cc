@@ -202,6 +202,13 @@ Status Config::Validate() const {
   if (recall.answer_type_depth > 1000) {
     return Status::InvalidArgument("[recall] answer_type_depth must be at most 1000");
   }
+  if (!(recall.bridge_weight >= 0 && recall.bridge_weight <= 10)) {
+    return Status::InvalidArgument("[recall] bridge_weight must be in [0, 10]");
+  }
+  if (recall.bridge_seeds > 100 || recall.bridge_max_turns > 100000) {
+    return Status::InvalidArgument(
+        "[recall] bridge_seeds must be at most 100 and bridge_max_turns at most 100000");
+  }
   if (!(recall.neighbour_answer_weight >= 0 && recall.neighbour_answer_weight <= 1)) {
     return Status::InvalidArgument("[recall] neighbour_answer_weight must be in [0, 1]");
   }
@@ -337,6 +344,9 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Double("question_penalty", &config.recall.question_penalty));
     RETURN_IF_ERROR(reader.Double("answer_type_boost", &config.recall.answer_type_boost));
     RETURN_IF_ERROR(reader.Size("answer_type_depth", &config.recall.answer_type_depth));
+    RETURN_IF_ERROR(reader.Double("bridge_weight", &config.recall.bridge_weight));
+    RETURN_IF_ERROR(reader.Size("bridge_seeds", &config.recall.bridge_seeds));
+    RETURN_IF_ERROR(reader.Size("bridge_max_turns", &config.recall.bridge_max_turns));
     RETURN_IF_ERROR(
         reader.Double("neighbour_answer_weight", &config.recall.neighbour_answer_weight));
     RETURN_IF_ERROR(reader.Double("person_boost", &config.recall.person_boost));

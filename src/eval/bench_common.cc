@@ -356,6 +356,7 @@ io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
   plan["frame"] = widest.diagnostics.frame;
   plan["planner"] = widest.diagnostics.plan;
   plan["neighbours_added"] = widest.diagnostics.neighbours_added;
+  plan["bridged"] = widest.diagnostics.bridged;
   Json plan_routes = Json::array();
   for (const RouteDiagnostics& route : widest.diagnostics.routes) {
     Json entry = Json::object();

@@ -159,6 +159,7 @@ Json ToJson(const Diagnostics& diagnostics) {
   json["routes"] = std::move(routes);
   json["fused_candidates"] = diagnostics.fused_candidates;
   json["neighbours_added"] = diagnostics.neighbours_added;
+  json["bridged"] = diagnostics.bridged;
   json["filtered_out"] = diagnostics.filtered_out;
   json["dropped_by_budget"] = diagnostics.dropped_by_budget;
   json["deduplicated"] = diagnostics.deduplicated;

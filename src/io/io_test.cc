@@ -574,7 +574,7 @@ TEST(ApiJsonTest, ReadResultGolden) {
       R"("provenance":["0123456789abcdef0123456789abcdef"],"tokens":9}],)"
       R"("diagnostics":{"frame":"","plan":"",)"
       R"("routes":[{"route":"bm25","candidates":4,"weight":1.0,"error":""}],)"
-      R"("fused_candidates":4,"neighbours_added":0,"filtered_out":0,"dropped_by_budget":0,"deduplicated":0,"token_budget":2000,)"
+      R"("fused_candidates":4,"neighbours_added":0,"bridged":0,"filtered_out":0,"dropped_by_budget":0,"deduplicated":0,"token_budget":2000,)"
       R"("context_tokens":9,"timings":[{"stage":"route:bm25","ms":0.125}]},"latency_ms":1.5})");
 }
 

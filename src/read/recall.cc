@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "read/bm25_route.h"
+#include "read/bridge.h"
 #include "read/context_routes.h"
 #include "read/entity_route.h"
 #include "read/fact_route.h"
@@ -60,6 +61,7 @@ Routes Routes::Default() {
   auto graphs = std::make_shared<ScopeGraphCache>();  // entity and fact routes share it
   routes.routes_.push_back(std::make_unique<EntityRoute>(graphs));
   routes.routes_.push_back(std::make_unique<FactRoute>(graphs));
+  routes.graphs_ = graphs;
   return routes;
 }
 
@@ -209,6 +211,13 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     ApplyAnswerability(ranked, *layout, config.recall, request.tokenizer, frame.terms);
     SortRanked(ranked);
     diagnostics.neighbours_added = ExpandNeighbours(ranked, *layout, config.recall);
+    SortRanked(ranked);
+  }
+  if (config.recall.bridge_weight > 0 && request.store != nullptr && routes.graphs() != nullptr &&
+      !request.scope_ids.empty()) {
+    ASSIGN_OR_RETURN(const std::vector<std::shared_ptr<const ScopeGraph>> graphs,
+                     routes.graphs()->Get(*request.store, request.scope_ids, config.bm25.stem));
+    diagnostics.bridged = ApplyBridge(ranked, graphs, config.recall);
     SortRanked(ranked);
   }
   timer.Mark("adjust");

@@ -12,6 +12,7 @@
 #include "engram/config.h"
 #include "engram/options.h"
 #include "engram/read_result.h"
+#include "read/entity_route.h"
 #include "read/query_frame.h"
 #include "read/route.h"
 #include "store/store.h"
@@ -47,9 +48,12 @@ class Routes {
   static Routes Default();  // bm25 today; more routes join with later issues
   const Route* Find(std::string_view name) const;
   std::vector<std::string> Names() const;
+  // The per-scope entity graphs the entity and fact routes read (the bridge stage reads them too).
+  const std::shared_ptr<ScopeGraphCache>& graphs() const { return graphs_; }
 
  private:
   std::vector<std::unique_ptr<Route>> routes_;
+  std::shared_ptr<ScopeGraphCache> graphs_;
 };
 
 // Runs the pipeline. Unknown route names in options.routes are kInvalidArgument.
