@@ -71,50 +71,46 @@ std::string FindPhrase(const std::vector<Word>& words, std::span<const std::stri
   return "";
 }
 
-constexpr std::array<std::string_view, 6> kCountCues = {"how many", "how much", "how often",
-                                                        "number of", "count", "how frequently"};
+constexpr std::array<std::string_view, 6> kCountCues = {"how many",  "how much", "how often",
+                                                        "number of", "count",    "how frequently"};
 constexpr std::array<std::string_view, 11> kWhenCues = {
-    "when",          "what year",  "what month",     "what day", "what date",
-    "what time",     "which year", "which month",    "how long ago", "since when",
-    "what period"};
+    "when",       "what year",   "what month",   "what day",   "what date",  "what time",
+    "which year", "which month", "how long ago", "since when", "what period"};
 constexpr std::array<std::string_view, 11> kRecommendationCues = {
-    "recommend",   "recommendation", "recommendations", "suggest",  "suggestions",
-    "any tips",    "any ideas",      "any advice",      "what should", "should i",
-    "suggestion"};
+    "recommend", "recommendation", "recommendations", "suggest",  "suggestions", "any tips",
+    "any ideas", "any advice",     "what should",     "should i", "suggestion"};
 constexpr std::array<std::string_view, 7> kSummaryCues = {
     "summarize", "summarise", "summary", "recap", "overview", "tell me about", "been up to"};
 constexpr std::array<std::string_view, 7> kOrderingCues = {
     "first", "earlier", "before or after", "in what order", "which came", "sooner", "order"};
-constexpr std::array<std::string_view, 9> kCurrentCues = {
-    "currently", "current", "now", "still", "latest", "most recent", "these days", "anymore",
-    "nowadays"};
+constexpr std::array<std::string_view, 9> kCurrentCues = {"currently",  "current", "now",
+                                                          "still",      "latest",  "most recent",
+                                                          "these days", "anymore", "nowadays"};
 constexpr std::array<std::string_view, 8> kInferenceCues = {
     "would", "could", "might", "likely", "probably", "why", "what if", "considered"};
-constexpr std::array<std::string_view, 14> kAuxiliaries = {
-    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "will",
-    "should", "am"};
+constexpr std::array<std::string_view, 14> kAuxiliaries = {"is",   "are",  "was",    "were", "do",
+                                                           "does", "did",  "has",    "have", "had",
+                                                           "can",  "will", "should", "am"};
 constexpr std::array<std::string_view, 11> kListCues = {
-    "what are",   "what were",  "which",      "what kinds", "what kind",  "what types",
-    "what things", "what activities", "list", "all", "what books"};
-constexpr std::array<std::string_view, 7> kNegations = {"not", "never", "no", "without",
-                                                        "nothing", "none", "nobody"};
+    "what are",    "what were",       "which", "what kinds", "what kind", "what types",
+    "what things", "what activities", "list",  "all",        "what books"};
+constexpr std::array<std::string_view, 7> kNegations = {"not",     "never", "no",    "without",
+                                                        "nothing", "none",  "nobody"};
 // First-person words ("I'm" with a straight or a typographic apostrophe).
 constexpr std::array<std::string_view, 17> kFirstPerson = {
-    "i",      "me",         "my",         "mine",       "myself",     "i'm",
-    "i've",   "i'd",        "i'll",       "i\u2019m",  "i\u2019ve", "i\u2019d",
-    "i\u2019ll", "we",     "us",         "our",        "ourselves"};
+    "i",        "me",        "my",       "mine",      "myself", "i'm", "i've", "i'd",      "i'll",
+    "i\u2019m", "i\u2019ve", "i\u2019d", "i\u2019ll", "we",     "us",  "our",  "ourselves"};
 // Irregular past tenses after "you" that make a question about what the other party said or did.
 constexpr std::array<std::string_view, 14> kIrregularPast = {
-    "said", "told", "gave", "wrote", "made", "sent", "found", "thought", "taught", "showed",
-    "shown", "put",  "got",  "did"};
+    "said",    "told",   "gave",   "wrote", "made", "sent", "found",
+    "thought", "taught", "showed", "shown", "put",  "got",  "did"};
 // Capitalised words that are no names.
 constexpr std::array<std::string_view, 40> kNotNames = {
-    "i",        "i'm",     "i've",     "i'd",      "what",     "when",      "where",
-    "who",      "whom",    "whose",    "why",      "how",      "which",     "january",
-    "february", "march",   "april",    "may",      "june",     "july",      "august",
-    "september", "october", "november", "december", "monday",  "tuesday",   "wednesday",
-    "thursday", "friday",  "saturday", "sunday",   "is",       "are",       "was",
-    "did",      "does",    "do",       "can",      "the"};
+    "i",        "i'm",    "i've",    "i'd",       "what",     "when",      "where",    "who",
+    "whom",     "whose",  "why",     "how",       "which",    "january",   "february", "march",
+    "april",    "may",    "june",    "july",      "august",   "september", "october",  "november",
+    "december", "monday", "tuesday", "wednesday", "thursday", "friday",    "saturday", "sunday",
+    "is",       "are",    "was",     "did",       "does",     "do",        "can",      "the"};
 
 bool Contains(std::span<const std::string_view> list, std::string_view word) {
   return std::find(list.begin(), list.end(), word) != list.end();
@@ -152,27 +148,42 @@ AnswerType AnswerTypeOf(const QueryFrame& frame, const std::vector<Word>& words)
 
 std::string_view AnswerTypeName(AnswerType type) {
   switch (type) {
-    case AnswerType::kNone: return "none";
-    case AnswerType::kTime: return "time";
-    case AnswerType::kNumber: return "number";
-    case AnswerType::kPlace: return "place";
-    case AnswerType::kPerson: return "person";
+    case AnswerType::kNone:
+      return "none";
+    case AnswerType::kTime:
+      return "time";
+    case AnswerType::kNumber:
+      return "number";
+    case AnswerType::kPlace:
+      return "place";
+    case AnswerType::kPerson:
+      return "person";
   }
   return "none";
 }
 
 std::string_view QueryShapeName(QueryShape shape) {
   switch (shape) {
-    case QueryShape::kFactoid: return "factoid";
-    case QueryShape::kList: return "list";
-    case QueryShape::kCount: return "count";
-    case QueryShape::kBoolean: return "boolean";
-    case QueryShape::kWhen: return "when";
-    case QueryShape::kOrdering: return "ordering";
-    case QueryShape::kRecommendation: return "recommendation";
-    case QueryShape::kInference: return "inference";
-    case QueryShape::kSummary: return "summary";
-    case QueryShape::kCurrentState: return "current_state";
+    case QueryShape::kFactoid:
+      return "factoid";
+    case QueryShape::kList:
+      return "list";
+    case QueryShape::kCount:
+      return "count";
+    case QueryShape::kBoolean:
+      return "boolean";
+    case QueryShape::kWhen:
+      return "when";
+    case QueryShape::kOrdering:
+      return "ordering";
+    case QueryShape::kRecommendation:
+      return "recommendation";
+    case QueryShape::kInference:
+      return "inference";
+    case QueryShape::kSummary:
+      return "summary";
+    case QueryShape::kCurrentState:
+      return "current_state";
   }
   return "factoid";
 }
@@ -330,8 +341,8 @@ void AddSynonyms(QueryFrame& frame, const lexicon::Lexicons& lexicons,
 }
 
 std::string DescribeFrame(const QueryFrame& frame) {
-  std::string out = "shape=" + std::string(QueryShapeName(frame.shape)) + " (" +
-                    frame.shape_reason + ")";
+  std::string out =
+      "shape=" + std::string(QueryShapeName(frame.shape)) + " (" + frame.shape_reason + ")";
   if (!frame.names.empty()) {
     out += " names=";
     for (std::size_t i = 0; i < frame.names.size(); ++i) {
