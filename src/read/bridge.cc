@@ -4,12 +4,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 namespace engram::read {
 
 std::size_t ApplyBridge(std::vector<Ranked>& ranked,
                         std::span<const std::shared_ptr<const ScopeGraph>> graphs,
-                        const RecallConfig& config) {
+                        const TurnLayout& layout, const RecallConfig& config) {
+  const auto role_of = [&](std::int64_t row) -> std::optional<Role> {
+    const auto at = layout.IndexOf(row);
+    if (!at) return std::nullopt;
+    return layout.turns()[*at].role;
+  };
   if (config.bridge_weight <= 0 || config.bridge_seeds == 0 || ranked.empty()) return 0;
   const std::size_t seed_count = std::min(config.bridge_seeds, ranked.size());
   std::map<std::int64_t, std::size_t> seed_of_row;  // row -> position in ranked
@@ -40,8 +46,12 @@ std::size_t ApplyBridge(std::vector<Ranked>& ranked,
       if (best_seed == seed_count) continue;
       const double value = config.bridge_weight * ranked[best_seed].score;
       const std::string& name = graph->entities[entity_class.members.front()].name;
+      const std::optional<Role> seed_role = role_of(ranked[best_seed].fused.row);
       for (const GraphLink& link : entity_class.links) {
-        if (!link.mentioned || link.turn_row == ranked[best_seed].fused.row) continue;
+        if (!link.mentioned || link.turn_row == ranked[best_seed].fused.row ||
+            role_of(link.turn_row) != seed_role) {
+          continue;
+        }
         Bonus& bonus = bonuses[link.turn_row];
         if (value > bonus.value ||
             (value == bonus.value && best_seed == bonus.seed && name < bonus.entity)) {

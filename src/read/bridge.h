@@ -8,7 +8,9 @@
 //   entities  the entity classes (read/entity_route.h ScopeGraph) a seed mentions by name, that
 //             are no speaker and that at most bridge_max_turns turns of the scope mention (rare
 //             entities carry the link; "Caroline" or "Paris" in every other turn do not);
-//   bonus     every other turn mentioning such an entity gets + bridge_weight × the seed's score
+//   bonus     every other turn of the seed's role mentioning such an entity (a user's seed leads to
+//             the user's turns, not to an assistant's lists that name the same thing) gets
+//             + bridge_weight × the seed's score
 //             (the largest over seeds and entities; computed before any is added, so bonuses
 //             never chain). Turns no route found join the list with the bonus as their score.
 // An Adjustment named "bridge" says which entity and which seed. bridge_weight 0 = off.
@@ -25,10 +27,11 @@
 
 namespace engram::read {
 
-// `ranked` must be sorted. Returns the number of turns added; leaves the list unsorted.
+// `ranked` must be sorted; `layout` gives the turns' roles. Returns the number of turns added;
+// leaves the list unsorted.
 std::size_t ApplyBridge(std::vector<Ranked>& ranked,
                         std::span<const std::shared_ptr<const ScopeGraph>> graphs,
-                        const RecallConfig& config);
+                        const TurnLayout& layout, const RecallConfig& config);
 
 }  // namespace engram::read
 

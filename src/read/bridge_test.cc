@@ -35,6 +35,21 @@ void AddEntity(ScopeGraph& graph, std::string name, std::vector<std::int64_t> ro
   graph.classes.push_back(std::move(entity_class));
 }
 
+// Rows 1-40, one session, all users but row 21 (an assistant).
+TurnLayout Layout() {
+  std::vector<LayoutTurn> turns;
+  for (std::int64_t row = 1; row <= 40; ++row) {
+    LayoutTurn turn;
+    turn.row = row;
+    turn.scope_id = 1;
+    turn.sequence = row;
+    turn.session_id = "s";
+    turn.role = row == 21 ? Role::kAssistant : Role::kUser;
+    turns.push_back(turn);
+  }
+  return TurnLayout::FromTurns(turns);
+}
+
 std::shared_ptr<const ScopeGraph> Graph() {
   auto graph = std::make_shared<ScopeGraph>();
   graph->turn_count = 40;
@@ -55,7 +70,7 @@ TEST(BridgeTest, RareEntitiesOfTheSeedsLiftTheTurnsThatNameThem) {
                                 Candidate(9, 0.05)};
   const std::vector<std::shared_ptr<const ScopeGraph>> graphs = {Graph()};
   // Rows 7 and 8 join the list; row 9 is lifted.
-  EXPECT_EQ(ApplyBridge(ranked, graphs, config), 2u);
+  EXPECT_EQ(ApplyBridge(ranked, graphs, Layout(), config), 2u);
   SortRanked(ranked);
   std::vector<std::pair<std::int64_t, double>> scores;
   for (const Ranked& candidate : ranked) scores.emplace_back(candidate.fused.row, candidate.score);
@@ -85,15 +100,16 @@ TEST(BridgeTest, OffOrWithoutSeedsChangesNothing) {
   RecallConfig config;
   config.bridge_weight = 0;
   std::vector<Ranked> ranked = {Candidate(1, 0.4)};
-  EXPECT_EQ(ApplyBridge(ranked, graphs, config), 0u);
+  EXPECT_EQ(ApplyBridge(ranked, graphs, Layout(), config), 0u);
   EXPECT_EQ(ranked.size(), 1u);
   EXPECT_DOUBLE_EQ(ranked[0].score, 0.4);
   config.bridge_weight = 0.5;
   std::vector<Ranked> empty;
-  EXPECT_EQ(ApplyBridge(empty, graphs, config), 0u);
-  // A seed that names only common or speaker entities.
+  EXPECT_EQ(ApplyBridge(empty, graphs, Layout(), config), 0u);
+  // A seed that names only common or speaker entities, and one whose rare entity only an
+  // assistant's turn (another role) names.
   std::vector<Ranked> only_row_3 = {Candidate(3, 0.4)};
-  EXPECT_EQ(ApplyBridge(only_row_3, graphs, config), 0u);
+  EXPECT_EQ(ApplyBridge(only_row_3, graphs, Layout(), config), 0u);
   EXPECT_TRUE(only_row_3[0].adjustments.empty());
 }
 

@@ -213,11 +213,11 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     diagnostics.neighbours_added = ExpandNeighbours(ranked, *layout, config.recall);
     SortRanked(ranked);
   }
-  if (config.recall.bridge_weight > 0 && request.store != nullptr && routes.graphs() != nullptr &&
-      !request.scope_ids.empty()) {
+  if (layout && config.recall.bridge_weight > 0 && request.store != nullptr &&
+      routes.graphs() != nullptr && !request.scope_ids.empty()) {
     ASSIGN_OR_RETURN(const std::vector<std::shared_ptr<const ScopeGraph>> graphs,
                      routes.graphs()->Get(*request.store, request.scope_ids, config.bm25.stem));
-    diagnostics.bridged = ApplyBridge(ranked, graphs, config.recall);
+    diagnostics.bridged = ApplyBridge(ranked, graphs, *layout, config.recall);
     SortRanked(ranked);
   }
   timer.Mark("adjust");
