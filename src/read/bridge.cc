@@ -11,10 +11,11 @@ namespace engram::read {
 std::size_t ApplyBridge(std::vector<Ranked>& ranked,
                         std::span<const std::shared_ptr<const ScopeGraph>> graphs,
                         const TurnLayout& layout, const RecallConfig& config) {
-  const auto role_of = [&](std::int64_t row) -> std::optional<Role> {
+  // (role, session index) of a turn of the layout.
+  const auto place_of = [&](std::int64_t row) -> std::optional<std::pair<Role, std::size_t>> {
     const auto at = layout.IndexOf(row);
     if (!at) return std::nullopt;
-    return layout.turns()[*at].role;
+    return std::make_pair(layout.turns()[*at].role, layout.turns()[*at].session);
   };
   if (config.bridge_weight <= 0 || config.bridge_seeds == 0 || ranked.empty()) return 0;
   const std::size_t seed_count = std::min(config.bridge_seeds, ranked.size());
@@ -46,12 +47,12 @@ std::size_t ApplyBridge(std::vector<Ranked>& ranked,
       if (best_seed == seed_count) continue;
       const double value = config.bridge_weight * ranked[best_seed].score;
       const std::string& name = graph->entities[entity_class.members.front()].name;
-      const std::optional<Role> seed_role = role_of(ranked[best_seed].fused.row);
+      const auto seed = place_of(ranked[best_seed].fused.row);
+      if (!seed) continue;
       for (const GraphLink& link : entity_class.links) {
-        if (!link.mentioned || link.turn_row == ranked[best_seed].fused.row ||
-            role_of(link.turn_row) != seed_role) {
-          continue;
-        }
+        if (!link.mentioned) continue;
+        const auto place = place_of(link.turn_row);
+        if (!place || place->first != seed->first || place->second == seed->second) continue;
         Bonus& bonus = bonuses[link.turn_row];
         if (value > bonus.value ||
             (value == bonus.value && best_seed == bonus.seed && name < bonus.entity)) {

@@ -8,8 +8,9 @@
 //   entities  the entity classes (read/entity_route.h ScopeGraph) a seed mentions by name, that
 //             are no speaker and that at most bridge_max_turns turns of the scope mention (rare
 //             entities carry the link; "Caroline" or "Paris" in every other turn do not);
-//   bonus     every other turn of the seed's role mentioning such an entity (a user's seed leads to
-//             the user's turns, not to an assistant's lists that name the same thing) gets
+//   bonus     every turn of another session, of the seed's role, mentioning such an entity (the
+//             neighbour expansion covers the seed's own session; a user's seed leads to the
+//             user's turns, not to an assistant's lists that name the same thing) gets
 //             + bridge_weight × the seed's score
 //             (the largest over seeds and entities; computed before any is added, so bonuses
 //             never chain). Turns no route found join the list with the bonus as their score.

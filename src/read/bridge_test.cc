@@ -35,7 +35,8 @@ void AddEntity(ScopeGraph& graph, std::string name, std::vector<std::int64_t> ro
   graph.classes.push_back(std::move(entity_class));
 }
 
-// Rows 1-40, one session, all users but row 21 (an assistant).
+// Rows 1-40, each its own session but rows 2 and 3 (one session), all users but row 21 (an
+// assistant).
 TurnLayout Layout() {
   std::vector<LayoutTurn> turns;
   for (std::int64_t row = 1; row <= 40; ++row) {
@@ -43,7 +44,7 @@ TurnLayout Layout() {
     turn.row = row;
     turn.scope_id = 1;
     turn.sequence = row;
-    turn.session_id = "s";
+    turn.session_id = "s" + std::to_string(row == 3 ? 2 : row);
     turn.role = row == 21 ? Role::kAssistant : Role::kUser;
     turns.push_back(turn);
   }
@@ -82,7 +83,7 @@ TEST(BridgeTest, RareEntitiesOfTheSeedsLiftTheTurnsThatNameThem) {
   EXPECT_DOUBLE_EQ(scores[2].second, 0.2);
   EXPECT_EQ(scores[3].first, 9);  // 0.05 + 0.5 x 0.2 through Lisbon
   EXPECT_DOUBLE_EQ(scores[3].second, 0.15);
-  EXPECT_EQ(scores[4].first, 3);  // a speaker leads nowhere: unchanged
+  EXPECT_EQ(scores[4].first, 3);  // a speaker, or seed 2's session, leads nowhere: unchanged
   EXPECT_DOUBLE_EQ(scores[4].second, 0.1);
   EXPECT_EQ(scores[5].first, 8);  // 0.5 x 0.2 through Lisbon
   EXPECT_DOUBLE_EQ(scores[5].second, 0.1);
