@@ -152,8 +152,7 @@ void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnTex
     candidate.score *= config.answer_type_boost;
     candidate.adjustments.push_back({"answer_type", config.answer_type_boost,
                                      "holds a " + std::string(AnswerTypeName(type)) + " (\"" +
-                                         evidence.substr(0, 60) +
-                                         "\"), which the question asks for",
+                                         evidence + "\"), which the question asks for",
                                      0});
   }
 }
