@@ -22,6 +22,7 @@
 #include "engine/text_projection.h"
 #include "engine/vector_projection.h"
 #include "lexicon/lexicon.h"
+#include "read/planner.h"
 #include "read/query_frame.h"
 #include "read/recall.h"
 #include "store/store.h"
@@ -328,7 +329,14 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   }
   request.frame = read::BuildQueryFrame(impl_->tokenizer, query.text,
                                         query.query_time.value_or(impl_->clock->Now()));
-  if (impl_->lexicons != nullptr) {
+  // Only the keyword route reads synonyms: look them up when it will run (named in the options'
+  // routes, or weighed above 0 by the plan).
+  const bool keyword_route_runs =
+      options.routes.empty()
+          ? read::MakePlan(request.frame, config, request.options).WeightOf("keyword") > 0
+          : std::find(options.routes.begin(), options.routes.end(), "keyword") !=
+                options.routes.end();
+  if (impl_->lexicons != nullptr && keyword_route_runs) {
     read::AddSynonyms(request.frame, *impl_->lexicons, impl_->tokenizer);
   }
   request.store = impl_->store.get();

@@ -1,10 +1,11 @@
 // The engine through its public API: remember, recall with provenance and explanations,
 // retire, history, erase (with the secure-delete check on the raw files), nested scopes, merge
 // proposals, and incremental-versus-rebuilt index equality.
+#include "engram/engine.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
 #include "store/store.h"
 #include "test_util.h"
@@ -70,8 +71,7 @@ TEST_F(EngineTest, RememberAssignsSequenceNumbersAndContentAddresses) {
   EXPECT_THAT(first->ids, SizeIs(4));
   EXPECT_EQ(first->first_sequence, 1);
   EXPECT_EQ(first->last_sequence, 4);
-  StatusOr<RememberResult> second =
-      engine_->Remember(scope, std::vector<Turn>{SampleTurns()[0]});
+  StatusOr<RememberResult> second = engine_->Remember(scope, std::vector<Turn>{SampleTurns()[0]});
   ASSERT_THAT(second, IsOk());
   EXPECT_EQ(second->first_sequence, 5);
   // The same words said again are a new turn (new sequence number, new id).
@@ -132,6 +132,25 @@ TEST_F(EngineTest, RecallRanksByBm25WithProvenanceAndExplanations) {
   EXPECT_THAT(result.diagnostics.frame, HasSubstr("speakers=Caroline"));
   EXPECT_EQ(result.diagnostics.context_tokens, CountTokens(result.context));
   EXPECT_GT(result.latency_ms, 0);
+}
+
+// WordNet synonyms enter the query frame only when the keyword route runs (its weight is 0 by
+// default; the route is the only reader of synonyms).
+TEST_F(EngineTest, SynonymsAreLookedUpOnlyForTheKeywordRoute) {
+  RememberOrDie(testing::S("user:alice"),
+                {testing::MakeTurn("alice", "I bought a new car last week.")});
+  const ReadResult plain = RecallOrDie(testing::S("user:alice"), "Which car did I buy?");
+  EXPECT_THAT(plain.diagnostics.frame, HasSubstr("keywords=car,buy"));
+  RecallOptions with_keyword;
+  with_keyword.route_weights = {{"bm25", 1.0}, {"keyword", 0.5}};
+  const ReadResult expanded =
+      RecallOrDie(testing::S("user:alice"), "Which car did I buy?", with_keyword);
+  EXPECT_THAT(expanded.diagnostics.frame, HasSubstr("car(auto,automobil"));
+  RecallOptions named;
+  named.routes = {"keyword"};
+  EXPECT_THAT(
+      RecallOrDie(testing::S("user:alice"), "Which car did I buy?", named).diagnostics.frame,
+      HasSubstr("car(auto,automobil"));
 }
 
 TEST_F(EngineTest, AnswerPoliciesDiffer) {
@@ -231,11 +250,10 @@ TEST_F(EngineTest, NestedScopesAreSearchedFromTheParentOnly) {
 TEST_F(EngineTest, EraseRemovesEverythingOfTheScopeAndWipesTheFile) {
   const std::string marker = "zebra-quokka-7b1f-unique-marker";
   const Scope secret = testing::S("user:secret");
-  const std::vector<std::string> ids = RememberOrDie(
-      secret, {testing::MakeTurn("Sam", "my locker code is " + marker),
-               testing::MakeTurn("Sam", "and my bank is " + marker + " too")});
-  RememberOrDie(testing::S("user:secret/run:9"),
-                {testing::MakeTurn("Sam", "nested " + marker)});
+  const std::vector<std::string> ids =
+      RememberOrDie(secret, {testing::MakeTurn("Sam", "my locker code is " + marker),
+                             testing::MakeTurn("Sam", "and my bank is " + marker + " too")});
+  RememberOrDie(testing::S("user:secret/run:9"), {testing::MakeTurn("Sam", "nested " + marker)});
   const std::vector<std::string> kept =
       RememberOrDie(testing::S("user:other"), {testing::MakeTurn("Ola", "locker at the gym")});
   ASSERT_THAT(engine_->Retire(ids[1]), IsOk());
@@ -254,8 +272,7 @@ TEST_F(EngineTest, EraseRemovesEverythingOfTheScopeAndWipesTheFile) {
   EXPECT_EQ(after.find(marker), std::string::npos) << "erased text still in the store files";
   EXPECT_THAT(engine_->Get(ids[0]), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(engine_->History(ids[1]), StatusIs(StatusCode::kNotFound));
-  EXPECT_THAT(engine_->Recall(secret, {.text = "locker code"}),
-              StatusIs(StatusCode::kNotFound));
+  EXPECT_THAT(engine_->Recall(secret, {.text = "locker code"}), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(engine_->List(testing::S("user:secret/run:9")), StatusIs(StatusCode::kNotFound));
   ReadResult other = RecallOrDie(testing::S("user:other"), "locker");
   ASSERT_THAT(other.items, SizeIs(1));
@@ -271,14 +288,15 @@ TEST_F(EngineTest, EraseRemovesEverythingOfTheScopeAndWipesTheFile) {
   EXPECT_THAT(engine_->Get(ids[0]), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(RecallOrDie(testing::S("user:other"), "locker").items, SizeIs(1));
   // The scope can be used afresh.
-  EXPECT_THAT(engine_->Remember(secret, std::vector<Turn>{testing::MakeTurn("Sam", "a new start")}), IsOk());
+  EXPECT_THAT(engine_->Remember(secret, std::vector<Turn>{testing::MakeTurn("Sam", "a new start")}),
+              IsOk());
 }
 
 TEST_F(EngineTest, MergeProposalsArePendingUntilAccepted) {
   const Scope scope = testing::S("world:people");
-  const std::vector<std::string> ids = RememberOrDie(
-      scope, {testing::MakeTurn("A", "Jon"), testing::MakeTurn("B", "Jonathan"),
-              testing::MakeTurn("C", "Johnny")});
+  const std::vector<std::string> ids =
+      RememberOrDie(scope, {testing::MakeTurn("A", "Jon"), testing::MakeTurn("B", "Jonathan"),
+                            testing::MakeTurn("C", "Johnny")});
   StatusOr<MergeProposal> ab = engine_->ProposeSameAs(ids[0], ids[1], "similar names");
   ASSERT_THAT(ab, IsOk());
   EXPECT_EQ(ab->status, "pending");
@@ -306,8 +324,8 @@ TEST_F(EngineTest, MergeProposalsArePendingUntilAccepted) {
 TEST_F(EngineTest, RebuiltIndexEqualsIncrementalIndex) {
   const Scope scope = testing::S("world:rebuild");
   // Several batches, so the live index is maintained incrementally across commits.
-  const std::vector<std::string> words = {"apple", "banana", "cherry", "delta", "echo",
-                                          "foxtrot", "golf", "hotel"};
+  const std::vector<std::string> words = {"apple", "banana",  "cherry", "delta",
+                                          "echo",  "foxtrot", "golf",   "hotel"};
   for (int batch = 0; batch < 6; ++batch) {
     std::vector<Turn> turns;
     for (int turn_idx = 0; turn_idx < 7; ++turn_idx) {
@@ -342,7 +360,8 @@ TEST_F(EngineTest, WritesFromAnotherEngineOnTheSameStoreAreSeen) {
   RememberOrDie(scope, {testing::MakeTurn("A", "first note about violins")});
   ASSERT_THAT(RecallOrDie(scope, "violins").items, SizeIs(1));
   std::unique_ptr<Engine> other = testing::OpenOrDie(Options());
-  ASSERT_THAT(other->Remember(scope, std::vector<Turn>{testing::MakeTurn("B", "second note about violins")}),
+  ASSERT_THAT(other->Remember(
+                  scope, std::vector<Turn>{testing::MakeTurn("B", "second note about violins")}),
               IsOk());
   EXPECT_THAT(RecallOrDie(scope, "violins").items, SizeIs(2));
 }
@@ -355,7 +374,8 @@ TEST_F(EngineTest, StoreSurvivesReopen) {
   ReadResult result = RecallOrDie(scope, "adoption agencies");
   ASSERT_THAT(result.items, Not(IsEmpty()));
   EXPECT_EQ(result.items[0].id, ids[2]);
-  StatusOr<RememberResult> more = engine_->Remember(scope, std::vector<Turn>{testing::MakeTurn("A", "later")});
+  StatusOr<RememberResult> more =
+      engine_->Remember(scope, std::vector<Turn>{testing::MakeTurn("A", "later")});
   ASSERT_THAT(more, IsOk());
   EXPECT_EQ(more->first_sequence, 5);
 }
