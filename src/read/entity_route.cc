@@ -30,18 +30,6 @@ std::string StringField(const json& object, const char* key) {
 // The first word of a normalised key ("sara bareilles" -> "sara").
 std::string_view FirstWord(std::string_view key) { return key.substr(0, key.find(' ')); }
 
-std::vector<std::string_view> Words(std::string_view key) {
-  std::vector<std::string_view> words;
-  std::size_t begin = 0;
-  while (begin < key.size()) {
-    std::size_t end = key.find(' ', begin);
-    if (end == std::string_view::npos) end = key.size();
-    if (end > begin) words.push_back(key.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  return words;
-}
-
 bool Has(std::span<const std::string> sorted, std::string_view value) {
   return std::binary_search(sorted.begin(), sorted.end(), value,
                             [](std::string_view a, std::string_view b) { return a < b; });
@@ -51,7 +39,7 @@ bool Has(std::span<const std::string> sorted, std::string_view value) {
 bool EntityMatches(const GraphEntity& entity, std::span<const std::string> asked) {
   if (entity.key.empty()) return false;
   if (Has(asked, entity.key)) return true;
-  const std::vector<std::string_view> words = Words(entity.key);
+  const std::vector<std::string_view> words = text::KeyWords(entity.key);
   if (words.size() < 2) return false;
   if (entity.kind == "person" && Has(asked, words.front())) return true;
   return std::all_of(words.begin(), words.end(),

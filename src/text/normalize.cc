@@ -97,4 +97,16 @@ std::string NormalizeForIndex(std::string_view utf8, const NormalizeOptions& opt
   return out;
 }
 
+std::vector<std::string_view> KeyWords(std::string_view key) {
+  std::vector<std::string_view> words;
+  std::size_t begin = 0;
+  while (begin < key.size()) {
+    std::size_t end = key.find(' ', begin);
+    if (end == std::string_view::npos) end = key.size();
+    if (end > begin) words.push_back(key.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return words;
+}
+
 }  // namespace engram::text

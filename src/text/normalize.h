@@ -23,6 +23,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace engram::text {
 
@@ -38,6 +39,10 @@ std::string NormalizeForIndex(std::string_view utf8, const NormalizeOptions& opt
 // Copy of `text` in which every byte that does not begin a valid UTF-8 sequence is replaced by
 // U+FFFD; valid input is returned unchanged.
 std::string SanitizeUtf8(std::string_view text);
+
+// The space-separated words of a normalised key ("new york city" -> new, york, city), without
+// empty words; views into `key`.
+std::vector<std::string_view> KeyWords(std::string_view key);
 
 }  // namespace engram::text
 

@@ -50,6 +50,8 @@ TEST(NormalizeTest, CaseFoldsIncludingSharpS) {
   EXPECT_EQ(NormalizeForIndex("Straße"), "strasse");
   EXPECT_EQ(NormalizeForIndex("STRASSE"), "strasse");
   EXPECT_EQ(NormalizeForIndex("HeLLo World"), "hello world");
+  EXPECT_EQ(KeyWords("new  york city"), (std::vector<std::string_view>{"new", "york", "city"}));
+  EXPECT_TRUE(KeyWords("").empty());
   EXPECT_EQ(NormalizeForIndex("ΣΊΣΥΦΟΣ"), "σισυφοσ");
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "embed/embedder.h"
+#include "text/normalize.h"
 #include "write/entities_match.h"
 
 namespace engram::write {
@@ -23,18 +24,6 @@ std::string_view FirstLetter(std::string_view key) {
   return key.substr(0, std::min(length, key.size()));
 }
 
-std::vector<std::string_view> Words(std::string_view key) {
-  std::vector<std::string_view> words;
-  std::size_t begin = 0;
-  while (begin < key.size()) {
-    std::size_t end = key.find(' ', begin);
-    if (end == std::string_view::npos) end = key.size();
-    if (end > begin) words.push_back(key.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  return words;
-}
-
 bool Subset(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
   return std::all_of(a.begin(), a.end(), [&](std::string_view word) {
     return std::find(b.begin(), b.end(), word) != b.end();
@@ -44,8 +33,8 @@ bool Subset(const std::vector<std::string_view>& a, const std::vector<std::strin
 // Two names of several words with the same last word whose other words differ ("north carolina"
 // / "south carolina", "united airlines" / "american airlines"): different members of one class.
 bool ContrastiveModifiers(std::string_view a, std::string_view b) {
-  const std::vector<std::string_view> words_a = Words(a);
-  const std::vector<std::string_view> words_b = Words(b);
+  const std::vector<std::string_view> words_a = text::KeyWords(a);
+  const std::vector<std::string_view> words_b = text::KeyWords(b);
   return words_a.size() >= 2 && words_b.size() >= 2 && words_a.back() == words_b.back() &&
          !Subset(words_a, words_b) && !Subset(words_b, words_a);
 }
