@@ -200,27 +200,28 @@ std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layo
   std::size_t added = 0;
   for (const auto& [index, bonus] : bonuses) {
     if (bonus.value <= 0) continue;
-    const std::int64_t row = turns[index].row;
-    const auto found = position_of_row.find(row);
-    Ranked* target = nullptr;
-    if (found == position_of_row.end()) {
-      ranked.push_back({});
-      target = &ranked.back();
-      target->fused.row = row;
-      ++added;
-    } else {
-      target = &ranked[found->second];
-    }
-    target->score += bonus.value;
-    target->adjustments.push_back(
-        {"neighbour", 1.0,
-         std::to_string(bonus.distance) + " turn" + (bonus.distance == 1 ? "" : "s") +
-             (bonus.reply ? " after the question at seq " : " from seq ") +
-             std::to_string(turns[bonus.seed].sequence) + " (score " + Fixed(bonus.seed_score) +
-             ") in its session: +" + Fixed(bonus.value),
-         bonus.value});
+    added += AddBonus(ranked, position_of_row, turns[index].row,
+                      {"neighbour", 1.0,
+                       std::to_string(bonus.distance) + " turn" + (bonus.distance == 1 ? "" : "s") +
+                           (bonus.reply ? " after the question at seq " : " from seq ") +
+                           std::to_string(turns[bonus.seed].sequence) + " (score " +
+                           Fixed(bonus.seed_score) + ") in its session: +" + Fixed(bonus.value),
+                       bonus.value});
   }
   return added;
+}
+
+bool AddBonus(std::vector<Ranked>& ranked, std::map<std::int64_t, std::size_t>& position_of_row,
+              std::int64_t row, Adjustment adjustment) {
+  const auto [found, appended] = position_of_row.try_emplace(row, ranked.size());
+  if (appended) {
+    ranked.push_back({});
+    ranked.back().fused.row = row;
+  }
+  Ranked& target = ranked[found->second];
+  target.score += adjustment.bonus;
+  target.adjustments.push_back(std::move(adjustment));
+  return appended;
 }
 
 }  // namespace engram::read

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -67,6 +68,12 @@ using TurnText = std::function<bool(std::int64_t row, std::string_view* text, Ti
 // unsorted.
 void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnText& turn_text,
                      const RecallConfig& config);
+
+// Adds `adjustment.bonus` to the candidate of `row` and records `adjustment` in it; a row not in
+// `ranked` is appended with the bonus as its score. `position_of_row` maps the rows of `ranked` to
+// their positions and is kept up to date. Returns true when the row was appended.
+bool AddBonus(std::vector<Ranked>& ranked, std::map<std::int64_t, std::size_t>& position_of_row,
+              std::int64_t row, Adjustment adjustment);
 
 // `ranked` must be sorted (seeds are its first turns). Returns the number of turns added.
 // Leaves the list unsorted.

@@ -64,30 +64,19 @@ std::size_t ApplyBridge(std::vector<Ranked>& ranked,
 
   std::map<std::int64_t, std::size_t> position_of_row;
   for (std::size_t i = 0; i < ranked.size(); ++i) position_of_row[ranked[i].fused.row] = i;
-  std::vector<std::int64_t> seed_rows(seed_count);
-  for (std::size_t i = 0; i < seed_count; ++i) seed_rows[i] = ranked[i].fused.row;
+  // The seeds' scores before any bonus (a seed may itself get one from another seed).
   std::vector<double> seed_scores(seed_count);
   for (std::size_t i = 0; i < seed_count; ++i) seed_scores[i] = ranked[i].score;
   std::size_t added = 0;
   for (const auto& [row, bonus] : bonuses) {
-    const auto found = position_of_row.find(row);
-    Ranked* target = nullptr;
-    if (found == position_of_row.end()) {
-      ranked.push_back({});
-      target = &ranked.back();
-      target->fused.row = row;
-      ++added;
-    } else {
-      target = &ranked[found->second];
-    }
-    target->score += bonus.value;
     char detail[96];
     std::snprintf(detail, sizeof detail, "(score %.4f) that names it: +%.4f",
                   seed_scores[bonus.seed], bonus.value);
-    target->adjustments.push_back({"bridge", 1.0,
-                                   "mentions " + bonus.entity + ", like the candidate ranked " +
-                                       std::to_string(bonus.seed + 1) + " " + detail,
-                                   bonus.value});
+    added += AddBonus(ranked, position_of_row, row,
+                      {"bridge", 1.0,
+                       "mentions " + bonus.entity + ", like the candidate ranked " +
+                           std::to_string(bonus.seed + 1) + " " + detail,
+                       bonus.value});
   }
   return added;
 }
