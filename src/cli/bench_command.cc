@@ -1,7 +1,7 @@
 // bench_command.cc: `engram bench` — the benchmark harness (src/eval, docs/BENCHMARKS.md):
 //
 //   engram bench locomo --data locomo10.json [--k 5,10,30] [--routes bm25 | --flat]
-//                       [--json OUT] [--trace OUT.jsonl] [--store PATH] [--limit N]
+//                       [--json OUT] [--trace OUT.jsonl] [--store PATH [--reuse]] [--limit N]
 //   engram bench longmemeval --data longmemeval_s.json.zst [same flags; --k = turn cut-offs]
 //   engram bench perf --memories 10000 [--scopes 10] [--queries 500] [--json OUT]
 //   engram bench explain TRACE QUESTION_ID      (--json: the raw trace line)
@@ -34,6 +34,7 @@ struct DatasetArgs {
   std::string json_out;
   std::string trace;
   std::string store;
+  bool reuse = false;
   std::size_t limit = 0;
 };
 
@@ -113,7 +114,11 @@ void PrintCost(const io::Json& report, std::ostream& out) {
       << " ms  p95 " << Fixed(Number(latency, "p95"), 3) << " ms  p99 "
       << Fixed(Number(latency, "p99"), 3) << " ms\n";
   out << "ingest: " << ingest["turns"].dump() << " turns in " << Fixed(Number(ingest, "seconds"), 2)
-      << " s (" << Fixed(Number(ingest, "turns_per_s"), 0) << " turns/s)\n";
+      << " s (" << Fixed(Number(ingest, "turns_per_s"), 0) << " turns/s)";
+  if (Number(ingest, "reused_scopes") > 0) {
+    out << "; " << ingest["reused_scopes"].dump() << " scopes reused as stored";
+  }
+  out << "\n";
 }
 
 void PrintDatasetReport(const io::Json& report, std::ostream& out) {
@@ -164,12 +169,16 @@ int RunDataset(std::string_view command, const DatasetArgs& args, Console& conso
     return console.UsageError(
         command, "--flat runs only the bm25 route and cannot be combined with --routes");
   }
+  if (args.reuse && args.store.empty()) {
+    return console.UsageError(command, "--reuse needs --store (the store to recall over)");
+  }
   eval::BenchOptions options;
   options.data_path = args.data;
   options.ks = args.ks;
   options.routes = args.routes;
   options.flat = args.flat;
   options.store_path = args.store;
+  options.reuse_store = args.reuse;
   options.config_file = console.global().config;
   options.data_dir = console.global().data_dir;
   options.trace_path = args.trace;
@@ -266,6 +275,9 @@ void AddDatasetCommand(CLI::App& bench, std::string name, std::string descriptio
   command->add_option("--trace", args->trace, "Write a per-question trace (JSON lines) here");
   command->add_option("--store", args->store,
                       "Ingest into this store and keep it (default: a temporary store)");
+  command->add_flag("--reuse", args->reuse,
+                    "With --store: recall over scopes already there (they must hold exactly the "
+                    "file's turns) instead of failing; for read-path experiments");
   command
       ->add_option("--limit", args->limit,
                    locomo ? "Only the first N conversations" : "Only the first N questions")

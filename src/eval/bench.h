@@ -63,6 +63,12 @@ struct BenchOptions {
   // Store to ingest into; its scopes must not exist yet. Default: "" = a temporary store in a
   // new directory under $TMPDIR, deleted at the end.
   std::string store_path;
+  // With store_path: a conversation's scope that already exists there is recalled over as
+  // stored instead of failing with kAlreadyExists, provided it holds exactly the file's turns
+  // (kFailedPrecondition otherwise). For read-path experiments: the write configuration is the
+  // one the store was built with, and the ingest figures cover only the scopes ingested now.
+  // Default: false.
+  bool reuse_store = false;
   // TOML configuration (EngineOptions::config_file). Default: "" = built-in values.
   std::string config_file;
   // EngineOptions::data_dir. Default: "".

@@ -157,6 +157,39 @@ StatusOr<std::vector<std::string>> IngestFresh(Engine& engine, const Scope& scop
   return ids;
 }
 
+StatusOr<std::vector<std::string>> IngestOrReuse(Engine& engine, const Scope& scope,
+                                                 std::span<const Turn> turns, bool reuse,
+                                                 IngestStats* stats) {
+  if (!reuse) return IngestFresh(engine, scope, turns, stats);
+  ListOptions list;
+  list.limit = turns.size() + 1;
+  StatusOr<std::vector<Memory>> stored = engine.List(scope, list);
+  if (!stored.ok() && stored.status().code() == StatusCode::kNotFound) {
+    return IngestFresh(engine, scope, turns, stats);
+  }
+  if (!stored.ok()) return stored.status();
+  const std::string where = "stored scope " + scope.ToString();
+  if (stored->size() != turns.size()) {
+    return Status::FailedPrecondition(where + " holds " + std::to_string(stored->size()) +
+                                      " turns, the benchmark file " +
+                                      std::to_string(turns.size()) + "; use a new --store");
+  }
+  std::vector<std::string> ids;
+  ids.reserve(turns.size());
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    const Memory& memory = (*stored)[i];
+    const Turn& turn = turns[i];
+    if (memory.text != turn.text || memory.speaker != turn.speaker ||
+        memory.session_id != turn.session_id) {
+      return Status::FailedPrecondition(where + " differs from the benchmark file at turn " +
+                                        std::to_string(i + 1) + "; use a new --store");
+    }
+    ids.push_back(memory.id);
+  }
+  ++stats->reused_scopes;
+  return ids;
+}
+
 StatusOr<Recalls> Ask(Engine& engine, const Scope& scope, const RecallQuery& query,
                       const AskSettings& settings) {
   Recalls recalls;
@@ -232,6 +265,7 @@ io::Json IngestJson(const IngestStats& ingest) {
   Json json = Json::object();
   json["turns"] = ingest.turns;
   json["seconds"] = ingest.seconds;
+  json["reused_scopes"] = ingest.reused_scopes;
   json["turns_per_s"] =
       ingest.seconds > 0 ? static_cast<double>(ingest.turns) / ingest.seconds : 0.0;
   return json;

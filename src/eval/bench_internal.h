@@ -73,6 +73,7 @@ using TurnTable = std::map<std::string, TurnInfo>;
 
 struct IngestStats {
   std::size_t turns = 0;
+  std::size_t reused_scopes = 0;  // scopes recalled over as stored (BenchOptions::reuse_store)
   // Until the turns are searchable: Remember calls plus the scope's first recall, which builds
   // its BM25 projection (the engine loads a scope's index lazily, on first use).
   double seconds = 0;
@@ -85,6 +86,14 @@ struct IngestStats {
 // to *stats.
 StatusOr<std::vector<std::string>> IngestFresh(Engine& engine, const Scope& scope,
                                                std::span<const Turn> turns, IngestStats* stats);
+
+// IngestFresh, except that when `reuse` is set and the scope exists, its stored turns are used
+// as they are: they must be exactly `turns` (same count, and per position the same text,
+// speaker and session id), else kFailedPrecondition naming the first difference. Nothing is
+// timed for a reused scope; stats->reused_scopes counts it.
+StatusOr<std::vector<std::string>> IngestOrReuse(Engine& engine, const Scope& scope,
+                                                 std::span<const Turn> turns, bool reuse,
+                                                 IngestStats* stats);
 
 struct AskSettings {
   std::vector<std::string> routes;

@@ -387,6 +387,33 @@ TEST(LocomoBenchTest, KeptStoreRefusesToIngestTwice) {
   EXPECT_THAT(RunLocomoBench(options), StatusIs(StatusCode::kAlreadyExists));
 }
 
+TEST(LocomoBenchTest, ReuseRecallsOverTheStoredScopesAndRefusesOtherTurns) {
+  TempDir dir;
+  BenchOptions options;
+  options.data_path = dir.File("tiny_locomo.json", kLocomoFile);
+  options.store_path = dir.Path("kept.db");
+  const StatusOr<io::Json> first = RunLocomoBench(options);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_EQ((*first)["ingest"]["turns"], 6);
+  EXPECT_EQ((*first)["ingest"]["reused_scopes"], 0);
+
+  options.reuse_store = true;
+  const StatusOr<io::Json> again = RunLocomoBench(options);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ((*again)["ingest"]["turns"], 0);
+  EXPECT_EQ((*again)["ingest"]["reused_scopes"], 1);
+  EXPECT_EQ((*again)["metrics"], (*first)["metrics"]);
+
+  // The same conversation id with one turn's text changed: the stored scope is not that file.
+  std::string changed = kLocomoFile;
+  const std::string from = "My teacher lives in Porto.";
+  changed.replace(changed.find(from), from.size(), "My teacher lives in Braga.");
+  options.data_path = dir.File("changed_locomo.json", changed);
+  EXPECT_THAT(RunLocomoBench(options),
+              StatusIs(StatusCode::kFailedPrecondition, HasSubstr("differs from the benchmark "
+                                                                  "file at turn 6")));
+}
+
 TEST(LocomoBenchTest, BadInputsAreReported) {
   TempDir dir;
   BenchOptions options;

@@ -132,7 +132,8 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
 
     ASSIGN_OR_RETURN(
         std::vector<std::string> ids,
-        internal::IngestFresh(store->engine(), instance.scope, instance.turns, &ingest));
+        internal::IngestOrReuse(store->engine(), instance.scope, instance.turns,
+                                options.reuse_store, &ingest));
     TurnTable turns;
     std::map<std::string, TurnInfo> by_key;
     std::vector<std::string> gold_turns;

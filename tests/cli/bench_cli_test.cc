@@ -83,5 +83,11 @@ TEST_F(BenchCliTest, FlatWithRoutesIsAUsageError) {
   EXPECT_THAT(refused.out, HasSubstr("--routes"));
 }
 
+TEST_F(BenchCliTest, ReuseWithoutStoreIsAUsageError) {
+  const Output refused = RunCli("-q bench locomo --data '" + Path("tiny.json") + "' --reuse", true);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_THAT(refused.out, HasSubstr("--reuse needs --store"));
+}
+
 }  // namespace
 }  // namespace engram
