@@ -88,6 +88,15 @@ struct RecallConfig {
   // MRR@30 0.584 -> 0.599, no category lower, 1.5 the same (docs/BENCHMARKS.md, read path).
   double answer_type_boost = 1.3;
   std::size_t answer_type_depth = 50;
+  // Frame words (read/query_frame.h: "how many months have passed since", "when did I last",
+  // the words of a resolved time expression) are left out of the lexical routes' query terms:
+  // the shape, the answer type and the temporal route use them, and a turn that merely says
+  // "last month" is no evidence. false = they are matched like any other word.
+  bool drop_frame_words = true;
+  // With a time answer type, a date counts only on the side of its turn's time that the
+  // question's tense asks for (read/adjust.h: a past question is not answered by "next month").
+  // false = every date counts.
+  bool answer_type_tense = true;
   // Entity bridge (read/bridge.h): the rare entities (mentioned by 2 to bridge_max_turns turns,
   // no speaker) that the best bridge_seeds candidates name give the other turns naming them
   // + bridge_weight × the seed's score. bridge_weight 0 = off. 0.15: LoCoMo dev multi-hop MRR@30
@@ -111,6 +120,9 @@ struct PlannerConfig {
       {"inference", {{"fragment", 1.5}, {"session", 1.0}}},
       {"when", {{"temporal", 2.0}}},
       {"current_state", {{"temporal", 2.0}}},
+      // A request for a recommendation rarely shares words with the preferences it should
+      // follow ("accessories for my photography setup" / "my Sony A7R IV"): meaning decides.
+      {"recommendation", {{"vector", 1.5}}},
   };
 };
 

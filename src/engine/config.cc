@@ -344,6 +344,8 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Double("question_penalty", &config.recall.question_penalty));
     RETURN_IF_ERROR(reader.Double("answer_type_boost", &config.recall.answer_type_boost));
     RETURN_IF_ERROR(reader.Size("answer_type_depth", &config.recall.answer_type_depth));
+    RETURN_IF_ERROR(reader.Bool("drop_frame_words", &config.recall.drop_frame_words));
+    RETURN_IF_ERROR(reader.Bool("answer_type_tense", &config.recall.answer_type_tense));
     RETURN_IF_ERROR(reader.Double("bridge_weight", &config.recall.bridge_weight));
     RETURN_IF_ERROR(reader.Size("bridge_seeds", &config.recall.bridge_seeds));
     RETURN_IF_ERROR(reader.Size("bridge_max_turns", &config.recall.bridge_max_turns));

@@ -328,7 +328,8 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
     request.options.token_budget = config.recall.token_budget;
   }
   request.frame = read::BuildQueryFrame(impl_->tokenizer, query.text,
-                                        query.query_time.value_or(impl_->clock->Now()));
+                                        query.query_time.value_or(impl_->clock->Now()),
+                                        {.drop_frame_words = config.recall.drop_frame_words});
   // Only the keyword route reads synonyms: look them up when it will run (named in the options'
   // routes, or weighed above 0 by the plan).
   const bool keyword_route_runs =

@@ -89,8 +89,8 @@ StatusOr<std::vector<std::string>> IngestFresh(Engine& engine, const Scope& scop
 
 // IngestFresh, except that when `reuse` is set and the scope exists, its stored turns are used
 // as they are: they must be exactly `turns` (same count, and per position the same text,
-// speaker and session id), else kFailedPrecondition naming the first difference. Nothing is
-// timed for a reused scope; stats->reused_scopes counts it.
+// speaker and session id), else kFailedPrecondition naming the first difference. A reused scope
+// gets the warm-up recall too (timed as a first recall); stats->reused_scopes counts it.
 StatusOr<std::vector<std::string>> IngestOrReuse(Engine& engine, const Scope& scope,
                                                  std::span<const Turn> turns, bool reuse,
                                                  IngestStats* stats);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "text/signals.h"
+#include "text/temporal.h"
 
 namespace engram::read {
 namespace {
@@ -27,7 +28,23 @@ bool AddressedToPeer(const TurnLayout& layout, std::size_t index) {
 }
 
 // The first thing of `type` the text holds ("yesterday", "3 kids", "Paris"), or "".
-std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType type) {
+// False when the date signal's expression lies on the other side of `time` than `tense` wants.
+bool OnTheAskedSide(const text::Signal& signal, std::span<const text::TimeMention> mentions,
+                    Timestamp time, Tense tense) {
+  if (tense == Tense::kUnknown) return true;
+  for (const text::TimeMention& mention : mentions) {
+    if (mention.begin != signal.begin) continue;
+    if (tense == Tense::kPast) return mention.from <= time;
+    return mention.to > time;
+  }
+  return true;
+}
+
+std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType type, Tense tense) {
+  std::vector<text::TimeMention> mentions;
+  if (type == AnswerType::kTime && tense != Tense::kUnknown) {
+    mentions = text::FindTimeExpressions(text, time);
+  }
   text::SignalOptions options;
   options.detect_memory_acts = false;
   options.detect_entities = type == AnswerType::kPlace || type == AnswerType::kPerson;
@@ -35,7 +52,9 @@ std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType typ
     bool match = false;
     switch (type) {
       case AnswerType::kTime:
-        match = signal.kind == text::SignalKind::kDate || signal.kind == text::SignalKind::kTime;
+        match = signal.kind == text::SignalKind::kTime ||
+                (signal.kind == text::SignalKind::kDate &&
+                 OnTheAskedSide(signal, mentions, time, tense));
         break;
       case AnswerType::kNumber:
         match = signal.kind == text::SignalKind::kNumber ||
@@ -139,7 +158,7 @@ void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
 }
 
 void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnText& turn_text,
-                     const RecallConfig& config) {
+                     const RecallConfig& config, Tense tense) {
   if (type == AnswerType::kNone || config.answer_type_boost == 1.0) return;
   const std::size_t depth = std::min(ranked.size(), config.answer_type_depth);
   for (std::size_t index = 0; index < depth; ++index) {
@@ -147,7 +166,7 @@ void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnTex
     std::string_view text;
     Timestamp time;
     if (!turn_text(candidate.fused.row, &text, &time)) continue;
-    const std::string evidence = AnswerEvidence(text, time, type);
+    const std::string evidence = AnswerEvidence(text, time, type, tense);
     if (evidence.empty()) continue;
     candidate.score *= config.answer_type_boost;
     candidate.adjustments.push_back({"answer_type", config.answer_type_boost,

@@ -65,9 +65,11 @@ void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
 using TurnText = std::function<bool(std::int64_t row, std::string_view* text, Timestamp* time)>;
 
 // Answer type: `ranked` must be sorted (the first answer_type_depth are examined). Leaves it
-// unsorted.
+// unsorted. With a time answer type and a known `tense`, a date counts only when it does not lie
+// on the other side of its turn's time: a past question is not answered by "next month", a
+// future one not by "last week" ("today", "this month" and clock times always count).
 void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnText& turn_text,
-                     const RecallConfig& config);
+                     const RecallConfig& config, Tense tense = Tense::kUnknown);
 
 // Adds `adjustment.bonus` to the candidate of `row` and records `adjustment` in it; a row not in
 // `ranked` is appended with the bonus as its score. `position_of_row` maps the rows of `ranked` to

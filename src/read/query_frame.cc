@@ -7,6 +7,7 @@
 #include <set>
 #include <span>
 
+#include "text/stopwords.h"
 #include "text/temporal.h"
 
 namespace engram::read {
@@ -144,7 +145,84 @@ AnswerType AnswerTypeOf(const QueryFrame& frame, const std::vector<Word>& words)
   return AnswerType::kNone;
 }
 
+// "how many / much": the evidence states the amount as a number. Not "how long / old / often":
+// their evidence says "for a long time", "years old", "often".
+constexpr std::array<std::string_view, 2> kHowWords = {"many", "much"};
+// A recommendation question that is a request to the other party ("can you suggest ...")
+// rather than one about past recommendations ("what did Tim recommend to John?").
+constexpr std::array<std::string_view, 9> kRequestOpenings = {
+    "can you", "could you", "would you", "will you", "any tips", "any ideas", "any advice",
+    "what should i", "should i"};
+constexpr std::array<std::string_view, 5> kElapsedWords = {"passed", "elapsed", "ago", "since",
+                                                           "been"};
+
+constexpr std::array<std::string_view, 10> kPastCues = {
+    "did", "was", "were", "had", "ago", "passed", "last", "since", "yesterday", "used to"};
+constexpr std::array<std::string_view, 10> kFutureCues = {
+    "will", "going to", "planning", "plan to", "plans to", "upcoming", "next", "tomorrow",
+    "gonna", "scheduled"};
+
+Tense TenseOf(const std::vector<Word>& words) {
+  const bool past = !FindPhrase(words, kPastCues).empty();
+  const bool future = !FindPhrase(words, kFutureCues).empty();
+  if (past == future) return Tense::kUnknown;
+  return past ? Tense::kPast : Tense::kFuture;
+}
+
+// The words of `phrase` (space-separated, lower case).
+void AddPhraseWords(std::string_view phrase, std::set<std::string>* out) {
+  for (const Word& word : SplitWords(phrase)) out->insert(word.lower);
+}
+
+// QueryFrame::frame_words (see there): `shape_cue` is the cue phrase that decided the shape
+// ("" for none), `current_cue` the currentness cue ("" for none).
+std::vector<std::string> FrameWords(const QueryFrame& frame, const std::vector<Word>& words,
+                                    std::string_view shape_cue, std::string_view current_cue) {
+  std::set<std::string> chosen;
+  const bool request = !FindPhrase(words, kRequestOpenings).empty();
+  if ((frame.shape == QueryShape::kRecommendation && request) ||
+      frame.shape == QueryShape::kSummary) {
+    AddPhraseWords(shape_cue, &chosen);
+  }
+  AddPhraseWords(current_cue, &chosen);
+  if (!words.empty() && Contains(kAuxiliaries, words.front().lower)) {
+    chosen.insert(words.front().lower);
+  }
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i].lower != "how" || !Contains(kHowWords, words[i + 1].lower)) continue;
+    chosen.insert(words[i + 1].lower);
+    if (i + 2 < words.size() && Contains(kTimeUnits, words[i + 2].lower)) {
+      chosen.insert(words[i + 2].lower);
+    }
+  }
+  if (frame.answer_type == AnswerType::kTime) {
+    for (const Word& word : words) {
+      if (Contains(kElapsedWords, word.lower)) chosen.insert(word.lower);
+    }
+  }
+  std::vector<std::string> found;
+  for (const Word& word : words) {
+    if (chosen.contains(word.lower) && !text::IsStopword(word.lower) &&
+        std::find(found.begin(), found.end(), word.lower) == found.end()) {
+      found.push_back(word.lower);
+    }
+  }
+  return found;
+}
+
 }  // namespace
+
+std::string_view TenseName(Tense tense) {
+  switch (tense) {
+    case Tense::kUnknown:
+      return "unknown";
+    case Tense::kPast:
+      return "past";
+    case Tense::kFuture:
+      return "future";
+  }
+  return "unknown";
+}
 
 std::string_view AnswerTypeName(AnswerType type) {
   switch (type) {
@@ -189,10 +267,9 @@ std::string_view QueryShapeName(QueryShape shape) {
 }
 
 QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view query,
-                           Timestamp query_time) {
+                           Timestamp query_time, const FrameOptions& options) {
   QueryFrame frame;
   frame.text = std::string(query);
-  frame.terms = tokenizer.Terms(query);
   frame.query_time = query_time;
 
   const std::vector<Word> words = SplitWords(query);
@@ -200,7 +277,7 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
     frame.shape = shape;
     frame.shape_reason = "\"" + std::string(cue) + "\"";
   };
-  std::string cue;
+  std::string cue;  // the cue that decides the shape
   const std::string current_cue = FindPhrase(words, kCurrentCues);
   frame.current = !current_cue.empty();
   if (!(cue = FindPhrase(words, kCountCues)).empty()) {
@@ -225,6 +302,7 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
     frame.shape = QueryShape::kFactoid;
     frame.shape_reason = "no cue";
   }
+  if (frame.shape == QueryShape::kCurrentState || frame.shape == QueryShape::kBoolean) cue.clear();
 
   for (const Word& word : words) {
     if (Contains(kNegations, word.lower) || word.lower.ends_with("n't")) {
@@ -265,11 +343,23 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
                                       std::string(text::GranularityName(mention.granularity))});
   }
 
+  frame.answer_type = AnswerTypeOf(frame, words);
+  frame.tense = TenseOf(words);
+  frame.frame_words = FrameWords(frame, words, cue, current_cue);
+
+  const std::vector<text::Token> tokens = tokenizer.Tokenize(query);
+  const auto is_frame_word = [&frame](const text::Token& token) {
+    return std::find(frame.frame_words.begin(), frame.frame_words.end(), token.word) !=
+           frame.frame_words.end();
+  };
+  const bool drop = options.drop_frame_words &&
+                    !std::all_of(tokens.begin(), tokens.end(), is_frame_word);
   std::set<std::string> seen_terms;
-  for (const text::Token& token : tokenizer.Tokenize(query)) {
+  for (const text::Token& token : tokens) {
+    if (drop && is_frame_word(token)) continue;
+    frame.terms.push_back(token.term);
     if (seen_terms.insert(token.term).second) frame.keywords.push_back({token.word, token.term});
   }
-  frame.answer_type = AnswerTypeOf(frame, words);
   return frame;
 }
 
@@ -365,6 +455,13 @@ std::string DescribeFrame(const QueryFrame& frame) {
   if (frame.about_other_party) out += " about_other_party";
   if (frame.answer_type != AnswerType::kNone) {
     out += " answer=" + std::string(AnswerTypeName(frame.answer_type));
+  }
+  if (frame.tense != Tense::kUnknown) out += " tense=" + std::string(TenseName(frame.tense));
+  if (!frame.frame_words.empty()) {
+    out += " frame_words=";
+    for (std::size_t i = 0; i < frame.frame_words.size(); ++i) {
+      out += (i ? "," : "") + frame.frame_words[i];
+    }
   }
   out += " keywords=";
   for (std::size_t i = 0; i < frame.keywords.size(); ++i) {

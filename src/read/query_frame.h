@@ -65,6 +65,12 @@ std::string_view QueryShapeName(QueryShape shape);
 enum class AnswerType { kNone, kTime, kNumber, kPlace, kPerson };
 std::string_view AnswerTypeName(AnswerType type);  // "none", "time", "number", "place", "person"
 
+// When the asked event lies, from the question's verbs: "did", "was", "ago", "passed", "last"
+// → past; "will", "going to", "planning", "upcoming", "next" → future; neither, or both →
+// unknown. A time the answer-type adjustment counts must lie on that side of its turn.
+enum class Tense { kUnknown, kPast, kFuture };
+std::string_view TenseName(Tense tense);  // "unknown", "past", "future"
+
 // A time expression of the question, resolved against the query time (text/temporal.h).
 struct TimeConstraint {
   std::string surface;  // "last year"
@@ -105,10 +111,35 @@ struct QueryFrame {
   bool about_other_party = false;
   std::vector<Keyword> keywords;  // content words in order, without repeats
   AnswerType answer_type = AnswerType::kNone;
+  Tense tense = Tense::kUnknown;
+  // Frame words: words that say what kind of answer is wanted, not what it is about. The
+  // frame's other parts already use them (shape, currentness, answer type), so the lexical
+  // routes need not match them: a turn asking "can you suggest ..." is no evidence for "can you
+  // suggest accessories for my camera?", nor one saying "last month" for "how many months have
+  // passed since ...". Lower case, in question order, without repeats or stopwords:
+  //   - the cue words of a recommendation that is a request ("can you / could you / would you
+  //     / will you ...", "any tips / ideas / advice", "should I"; not "what did Tim recommend
+  //     to John?", where "recommend" is the topic) and of a summary ("summarize", "recap");
+  //   - the currentness cue ("currently", "now", "these days");
+  //   - the first word when it is an auxiliary ("can Jon drive?");
+  //   - "many" / "much" after "how", and a time unit right after them ("how many months");
+  //   - with a time answer type: "passed", "elapsed", "ago", "since", "been".
+  // Measured and left as topic words, because the evidence repeats them: "long" / "old" /
+  // "often" after "how" ("for a long time", "years old"), "first" / "last" ("the first time"),
+  // the words of time expressions ("last summer", "in January"): docs/BENCHMARKS.md.
+  // With FrameOptions::drop_frame_words, `terms` and `keywords` leave them out (unless
+  // nothing else is left).
+  std::vector<std::string> frame_words;
+};
+
+struct FrameOptions {
+  // Leave the frame words out of `terms` and `keywords`. Default: true ([recall]
+  // drop_frame_words).
+  bool drop_frame_words = true;
 };
 
 QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view query,
-                           Timestamp query_time);
+                           Timestamp query_time, const FrameOptions& options = {});
 
 // Fills Keyword::synonyms ("keywords with stems and WordNet synonyms"): for each keyword that
 // is no name of the question and holds no digit, its WordNet lemma (Lexicons::Lemma with the

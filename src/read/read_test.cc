@@ -115,6 +115,41 @@ TEST(QueryFrameTest, AnswerTypeFromTheQuestionWord) {
   EXPECT_THAT(DescribeFrame(Frame("What is it?")), ::testing::Not(::testing::HasSubstr("answer=")));
 }
 
+TEST(QueryFrameTest, FrameWordsLeaveTheLexicalTerms) {
+  const QueryFrame elapsed =
+      Frame("How many months have passed since I last visited a museum with a friend?");
+  EXPECT_THAT(elapsed.frame_words, ElementsAre("many", "months", "passed", "since"));
+  EXPECT_THAT(elapsed.terms, ElementsAre("last", "visit", "museum", "friend"));
+  std::vector<std::string> keywords;
+  for (const Keyword& keyword : elapsed.keywords) keywords.push_back(keyword.word);
+  EXPECT_THAT(keywords, ElementsAre("last", "visited", "museum", "friend"));
+  EXPECT_THAT(DescribeFrame(elapsed),
+              ::testing::HasSubstr("frame_words=many,months,passed,since keywords=last,"));
+
+  // "since" is a topic word when no time is asked for; time expressions stay.
+  const QueryFrame count = Frame("How many postcards have I added since I started again?");
+  EXPECT_THAT(count.frame_words, ElementsAre("many"));
+  EXPECT_THAT(count.terms, ElementsAre("postcard", "ad", "sinc", "start"));
+  EXPECT_THAT(Frame("Which book did I finish a week ago?").frame_words, IsEmpty());
+  EXPECT_THAT(Frame("How long ago was Caroline's birthday?").frame_words, ElementsAre("ago"));
+  // A request ("can you suggest") and currentness ("current") are no topic.
+  const QueryFrame suggest =
+      Frame("Can you suggest some accessories that would complement my current photography setup?");
+  EXPECT_THAT(suggest.frame_words, ElementsAre("can", "suggest", "current"));
+  EXPECT_THAT(suggest.terms, ElementsAre("accessori", "complement", "photographi", "setup"));
+  // Past recommendations are the topic; list cues name it; a leading auxiliary is grammar.
+  EXPECT_THAT(Frame("Which city did John recommend to Tim?").frame_words, IsEmpty());
+  EXPECT_THAT(Frame("What activities does Melanie do?").frame_words, IsEmpty());
+  EXPECT_THAT(Frame("Can Jon drive a truck?").frame_words, ElementsAre("can"));
+  // Nothing but frame words: all of them stay; the option keeps them all.
+  EXPECT_THAT(Frame("How many weeks passed?").terms, ElementsAre("mani", "week", "pass"));
+  static const text::Tokenizer tokenizer;
+  const QueryFrame kept = BuildQueryFrame(tokenizer, "Can you recommend a hotel?",
+                                          At("2024-05-10T12:00:00Z"), {.drop_frame_words = false});
+  EXPECT_THAT(kept.frame_words, ElementsAre("can", "recommend"));
+  EXPECT_THAT(kept.terms, ElementsAre("can", "recommend", "hotel"));
+}
+
 TEST(PlannerTest, ShapeRulesReplaceWeightsAndOptionsWin) {
   Config config;
   config.recall.route_weights = {{"bm25", 1.0}, {"fragment", 1.0}};
@@ -507,6 +542,42 @@ TEST(AdjustTest, AnswerTypeLiftsTurnsHoldingWhatTheQuestionAsks) {
   config.answer_type_boost = 1.5;
   ApplyAnswerType(off, AnswerType::kNone, turn_text, config);
   EXPECT_DOUBLE_EQ(off[0].score, 0.04);
+}
+
+TEST(AdjustTest, AnswerTypeTimeOnTheSideTheQuestionsTenseAsks) {
+  EXPECT_EQ(Frame("When did Jon host a dance competition?").tense, Tense::kPast);
+  EXPECT_EQ(Frame("How many months have passed since I visited a museum?").tense, Tense::kPast);
+  EXPECT_EQ(Frame("When is Jon going to open the studio?").tense, Tense::kFuture);
+  EXPECT_EQ(Frame("Where is the studio?").tense, Tense::kUnknown);
+  EXPECT_EQ(Frame("Did we say what we will bring?").tense, Tense::kUnknown);  // both
+  EXPECT_THAT(DescribeFrame(Frame("When did Jon go?")), ::testing::HasSubstr(" tense=past"));
+
+  const std::map<std::int64_t, std::string> texts = {
+      {1, "We go hiking next month."},     // after the turn
+      {2, "We went hiking last month."},   // before it
+      {3, "We are hiking today."},         // around it
+      {4, "We meet at 5 pm for a hike."},  // a clock time: no side
+  };
+  const TurnText turn_text = [&](std::int64_t row, std::string_view* text, Timestamp* time) {
+    *text = texts.at(row);
+    *time = At("2024-05-10T12:00:00Z");
+    return true;
+  };
+  RecallConfig config;
+  config.answer_type_boost = 2.0;
+  const auto boosted = [&](Tense tense) {
+    std::vector<Ranked> ranked = {Candidate(1, 0.1), Candidate(2, 0.1), Candidate(3, 0.1),
+                                  Candidate(4, 0.1)};
+    ApplyAnswerType(ranked, AnswerType::kTime, turn_text, config, tense);
+    std::vector<std::int64_t> rows;
+    for (const Ranked& candidate : ranked) {
+      if (candidate.score > 0.1) rows.push_back(candidate.fused.row);
+    }
+    return rows;
+  };
+  EXPECT_THAT(boosted(Tense::kPast), ElementsAre(2, 3, 4));
+  EXPECT_THAT(boosted(Tense::kFuture), ElementsAre(1, 3, 4));
+  EXPECT_THAT(boosted(Tense::kUnknown), ElementsAre(1, 2, 3, 4));
 }
 
 // The entity bridge on a hand-built graph: rare entities of the seeds lead to the turns of other

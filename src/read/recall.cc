@@ -238,7 +238,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
           *time = found->second->event_time.value_or(frame.query_time);
           return true;
         },
-        config.recall);
+        config.recall, config.recall.answer_type_tense ? frame.tense : Tense::kUnknown);
     SortRanked(ranked);
     timer.Mark("answer_type");
   }
