@@ -182,8 +182,8 @@ StatusOr<std::vector<std::string>> IngestOrReuse(Engine& engine, const Scope& sc
   const std::string where = "stored scope " + scope.ToString();
   if (stored->size() != turns.size()) {
     return Status::FailedPrecondition(where + " holds " + std::to_string(stored->size()) +
-                                      " turns, the benchmark file " +
-                                      std::to_string(turns.size()) + "; use a new --store");
+                                      " turns, the benchmark file " + std::to_string(turns.size()) +
+                                      "; use a new --store");
   }
   std::vector<std::string> ids;
   ids.reserve(turns.size());

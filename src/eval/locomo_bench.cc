@@ -119,10 +119,9 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
 
   for (const io::LocomoConversation& conversation : conversations) {
     progress.StartGroup(conversation.sample_id);
-    ASSIGN_OR_RETURN(
-        std::vector<std::string> ids,
-        internal::IngestOrReuse(store->engine(), conversation.scope, conversation.turns,
-                                options.reuse_store, &ingest));
+    ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                     internal::IngestOrReuse(store->engine(), conversation.scope,
+                                             conversation.turns, options.reuse_store, &ingest));
     TurnTable turns;
     std::map<std::string, TurnInfo> by_key;
     for (std::size_t turn_idx = 0; turn_idx < ids.size(); ++turn_idx) {

@@ -130,10 +130,9 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
       return Status::Ok();
     }
 
-    ASSIGN_OR_RETURN(
-        std::vector<std::string> ids,
-        internal::IngestOrReuse(store->engine(), instance.scope, instance.turns,
-                                options.reuse_store, &ingest));
+    ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                     internal::IngestOrReuse(store->engine(), instance.scope, instance.turns,
+                                             options.reuse_store, &ingest));
     TurnTable turns;
     std::map<std::string, TurnInfo> by_key;
     std::vector<std::string> gold_turns;

@@ -151,16 +151,16 @@ constexpr std::array<std::string_view, 2> kHowWords = {"many", "much"};
 // A recommendation question that is a request to the other party ("can you suggest ...")
 // rather than one about past recommendations ("what did Tim recommend to John?").
 constexpr std::array<std::string_view, 9> kRequestOpenings = {
-    "can you", "could you", "would you", "will you", "any tips", "any ideas", "any advice",
-    "what should i", "should i"};
+    "can you",   "could you",  "would you",     "will you", "any tips",
+    "any ideas", "any advice", "what should i", "should i"};
 constexpr std::array<std::string_view, 5> kElapsedWords = {"passed", "elapsed", "ago", "since",
                                                            "been"};
 
 constexpr std::array<std::string_view, 10> kPastCues = {
     "did", "was", "were", "had", "ago", "passed", "last", "since", "yesterday", "used to"};
 constexpr std::array<std::string_view, 10> kFutureCues = {
-    "will", "going to", "planning", "plan to", "plans to", "upcoming", "next", "tomorrow",
-    "gonna", "scheduled"};
+    "will",     "going to", "planning", "plan to", "plans to",
+    "upcoming", "next",     "tomorrow", "gonna",   "scheduled"};
 
 Tense TenseOf(const std::vector<Word>& words) {
   const bool past = !FindPhrase(words, kPastCues).empty();
@@ -352,8 +352,8 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
     return std::find(frame.frame_words.begin(), frame.frame_words.end(), token.word) !=
            frame.frame_words.end();
   };
-  const bool drop = options.drop_frame_words &&
-                    !std::all_of(tokens.begin(), tokens.end(), is_frame_word);
+  const bool drop =
+      options.drop_frame_words && !std::all_of(tokens.begin(), tokens.end(), is_frame_word);
   std::set<std::string> seen_terms;
   for (const text::Token& token : tokens) {
     if (drop && is_frame_word(token)) continue;
