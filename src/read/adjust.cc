@@ -7,7 +7,6 @@
 #include <set>
 
 #include "text/signals.h"
-#include "text/temporal.h"
 
 namespace engram::read {
 namespace {
@@ -28,23 +27,19 @@ bool AddressedToPeer(const TurnLayout& layout, std::size_t index) {
 }
 
 // The first thing of `type` the text holds ("yesterday", "3 kids", "Paris"), or "".
-// False when the date signal's expression lies on the other side of `time` than `tense` wants.
-bool OnTheAskedSide(const text::Signal& signal, std::span<const text::TimeMention> mentions,
-                    Timestamp time, Tense tense) {
+// False when the date signal's interval (its value, "from/to": text/temporal.h FormatInterval)
+// lies on the other side of `time` than `tense` asks for.
+bool OnTheAskedSide(const text::Signal& signal, Timestamp time, Tense tense) {
   if (tense == Tense::kUnknown) return true;
-  for (const text::TimeMention& mention : mentions) {
-    if (mention.begin != signal.begin) continue;
-    if (tense == Tense::kPast) return mention.from <= time;
-    return mention.to > time;
-  }
-  return true;
+  const std::size_t slash = signal.value.find('/');
+  if (slash == std::string::npos) return true;
+  const StatusOr<Timestamp> from = ParseTimestamp(std::string_view(signal.value).substr(0, slash));
+  const StatusOr<Timestamp> to = ParseTimestamp(std::string_view(signal.value).substr(slash + 1));
+  if (!from.ok() || !to.ok()) return true;
+  return tense == Tense::kPast ? *from <= time : *to > time;
 }
 
 std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType type, Tense tense) {
-  std::vector<text::TimeMention> mentions;
-  if (type == AnswerType::kTime && tense != Tense::kUnknown) {
-    mentions = text::FindTimeExpressions(text, time);
-  }
   text::SignalOptions options;
   options.detect_memory_acts = false;
   options.detect_entities = type == AnswerType::kPlace || type == AnswerType::kPerson;
@@ -53,8 +48,7 @@ std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType typ
     switch (type) {
       case AnswerType::kTime:
         match = signal.kind == text::SignalKind::kTime ||
-                (signal.kind == text::SignalKind::kDate &&
-                 OnTheAskedSide(signal, mentions, time, tense));
+                (signal.kind == text::SignalKind::kDate && OnTheAskedSide(signal, time, tense));
         break;
       case AnswerType::kNumber:
         match = signal.kind == text::SignalKind::kNumber ||

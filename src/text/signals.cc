@@ -1612,6 +1612,11 @@ class Detector {
       return EmitEntity(EntityKind::kOrganization, first, last, 0.8f);
     }
     if (words >= 2 && IsPlaceSuffix(tail)) return EmitEntity(EntityKind::kPlace, first, last, 0.8f);
+    // "Kristin Hannah": a first name the gazetteer knows (no common word) and a surname.
+    if (options_.gazetteer != nullptr && (words == 2 || words == 3) &&
+        options_.gazetteer->Lookup(head) == EntityKind::kPerson) {
+      return EmitEntity(EntityKind::kPerson, first, last, 0.8f);
+    }
     if (IsKinship(prev) && (prev2 == "my" || prev2 == "our" || prev2 == "his" || prev2 == "her" ||
                             prev2 == "their" || prev2 == "your")) {
       return EmitEntity(EntityKind::kPerson, first, last, 0.8f);

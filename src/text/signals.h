@@ -36,7 +36,8 @@
 //                   "issue", "uuid", "hash", "hex" or "code"
 //   quoted_string   the text between the quotes
 //   person / place / organization   the name as written (possessive "'s" dropped); confidence:
-//                   0.9 gazetteer or title ("Dr. Smith"), 0.8 suffix ("Acme Inc", "Lake Tahoe"),
+//                   0.9 gazetteer or title ("Dr. Smith"), 0.8 suffix ("Acme Inc", "Lake Tahoe")
+//                   or a known first name and a surname ("Kristin Hannah"),
 //                   0.5-0.7 context cue ("my friend Anna", "moved to Berlin", "work at Google"),
 //                   0.3 capitalisation alone. A sentence-initial single word is an entity only
 //                   through the gazetteer or a cue after it; all-caps words (acronyms) only

@@ -222,6 +222,23 @@ TEST(SignalsTest, GazetteerNamesSentenceInitialWordsAndAcronyms) {
   EXPECT_TRUE(First("Lisbon is lovely", SignalKind::kPlace, options).surface.empty());
 }
 
+TEST(SignalsTest, KnownFirstNameAndASurnameIsAPerson) {
+  FakeGazetteer gazetteer;
+  SignalOptions options;
+  options.gazetteer = &gazetteer;
+  const std::string text = "I just finished a novel by Caroline Hannah today.";
+  // Without the gazetteer only capitalisation speaks for it.
+  EXPECT_FLOAT_EQ(First(text, SignalKind::kPerson).confidence, 0.3f);
+  const Signal author = First(text, SignalKind::kPerson, options);
+  EXPECT_EQ(author.value, "Caroline Hannah");
+  EXPECT_FLOAT_EQ(author.confidence, 0.8f);
+  // An unknown first word, or a place suffix, decides otherwise.
+  EXPECT_FLOAT_EQ(First("a novel by Kristin Hannah", SignalKind::kPerson, options).confidence,
+                  0.3f);
+  EXPECT_EQ(First("we hiked near Caroline Lake", SignalKind::kPlace, options).value,
+            "Caroline Lake");
+}
+
 TEST(SignalsTest, PreferencesWithPolarityAndNegation) {
   const Signal love = First("I love sushi!", SignalKind::kPreference);
   EXPECT_EQ(love.value, "sushi");
