@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
+#include <optional>
+#include <string>
 
 #include "text/temporal.h"
 
@@ -83,7 +86,8 @@ StatusOr<std::vector<RouteCandidate>> SessionRoute::Run(const RouteContext& cont
   const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
   if (matrix.empty()) return candidates;
   std::vector<Unit> units;
-  for (const LayoutSession& session : layout.sessions()) units.push_back({session.begin, session.end});
+  for (const LayoutSession& session : layout.sessions())
+    units.push_back({session.begin, session.end});
   const std::vector<UnitScore> session_scores = matrix.Score(units, context.config->bm25);
   const std::vector<UnitScore> own = matrix.ScoreTurns(context.config->bm25);
   std::vector<std::size_t> session_order;
@@ -120,20 +124,72 @@ StatusOr<std::vector<RouteCandidate>> SessionRoute::Run(const RouteContext& cont
   return candidates;
 }
 
+namespace {
+
+// A span of event times the temporal route searches: [from, to), and why.
+struct TimeWindow {
+  Timestamp from{std::numeric_limits<std::int64_t>::min()};
+  Timestamp to{std::numeric_limits<std::int64_t>::max()};
+  std::string why;
+};
+
+// The windows of the frame's time constraints, then of its event anchors that some turn dates
+// (the turn whose own BM25 over the anchor's terms is highest; the earliest among equals): a
+// turn at the anchor's time is on both sides ("after the accident" may be told in the same
+// session as the accident).
+std::vector<TimeWindow> Windows(const RouteContext& context) {
+  std::vector<TimeWindow> windows;
+  for (const TimeConstraint& constraint : context.frame->time_constraints) {
+    windows.push_back({constraint.from, constraint.to,
+                       "in \"" + constraint.surface + "\" " +
+                           text::FormatInterval(constraint.from, constraint.to)});
+  }
+  const auto& turns = context.layout->turns();
+  for (const EventAnchor& anchor : context.frame->event_anchors) {
+    const TermMatrix matrix(*context.layout, context.text_indexes, anchor.terms);
+    const std::vector<UnitScore> scores = matrix.ScoreTurns(context.config->bm25);
+    std::optional<std::size_t> best;
+    for (std::size_t t = 0; t < scores.size() && t < turns.size(); ++t) {
+      if (scores[t].score <= 0 || !turns[t].event_time) continue;
+      if (!best || scores[t].score > scores[*best].score) best = t;
+    }
+    if (!best) continue;
+    const Timestamp at = *turns[*best].event_time;
+    TimeWindow window;
+    if (anchor.before) {
+      window.to = Timestamp{at.micros + 1};
+    } else {
+      window.from = at;
+    }
+    window.why = "\"" + anchor.surface +
+                 "\": " + (anchor.before ? "at or before " : "at or after ") + FormatTimestamp(at) +
+                 " (seq " + std::to_string(turns[*best].sequence) +
+                 ", the best match of the event)";
+    windows.push_back(std::move(window));
+  }
+  return windows;
+}
+
+}  // namespace
+
 StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& context) const {
   std::vector<RouteCandidate> candidates;
-  if (context.layout == nullptr || context.frame->time_constraints.empty()) return candidates;
+  if (context.layout == nullptr ||
+      (context.frame->time_constraints.empty() && context.frame->event_anchors.empty())) {
+    return candidates;
+  }
+  const std::vector<TimeWindow> windows = Windows(context);
+  if (windows.empty()) return candidates;
   const TurnLayout& layout = *context.layout;
   const auto& turns = layout.turns();
   std::vector<std::size_t> inside;
-  std::vector<std::size_t> constraint_of;
+  std::vector<std::size_t> window_of;
   for (std::size_t t = 0; t < turns.size(); ++t) {
     if (!turns[t].event_time) continue;
-    for (std::size_t c = 0; c < context.frame->time_constraints.size(); ++c) {
-      const TimeConstraint& constraint = context.frame->time_constraints[c];
-      if (constraint.from <= *turns[t].event_time && *turns[t].event_time < constraint.to) {
+    for (std::size_t w = 0; w < windows.size(); ++w) {
+      if (windows[w].from <= *turns[t].event_time && *turns[t].event_time < windows[w].to) {
         inside.push_back(t);
-        constraint_of.push_back(c);
+        window_of.push_back(w);
         break;
       }
     }
@@ -151,14 +207,12 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
   if (order.size() > context.limit) order.resize(context.limit);
   for (const std::size_t i : order) {
     const std::size_t t = inside[i];
-    const TimeConstraint& constraint = context.frame->time_constraints[constraint_of[i]];
     const double score = own.empty() ? 0 : own[t].score;
     char own_text[48];
     std::snprintf(own_text, sizeof own_text, "; own bm25 %.2f", score);
     candidates.push_back({turns[t].row, score,
-                          "event time " + FormatTimestamp(*turns[t].event_time) + " in \"" +
-                              constraint.surface + "\" " +
-                              text::FormatInterval(constraint.from, constraint.to) + own_text});
+                          "event time " + FormatTimestamp(*turns[t].event_time) + " " +
+                              windows[window_of[i]].why + own_text});
   }
   return candidates;
 }

@@ -169,6 +169,56 @@ Tense TenseOf(const std::vector<Word>& words) {
   return past ? Tense::kPast : Tense::kFuture;
 }
 
+constexpr std::array<std::string_view, 16> kAnchorEnds = {
+    "and", "or",  "but",  "when", "where", "while", "did",  "does",
+    "do",  "was", "were", "is",   "are",   "has",   "have", "had"};
+
+// QueryFrame::event_anchors (see there).
+std::vector<EventAnchor> EventAnchors(const QueryFrame& frame, const std::vector<Word>& words,
+                                      const text::Tokenizer& tokenizer) {
+  std::vector<EventAnchor> anchors;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i].lower;
+    std::size_t begin = i + 1;
+    bool before = false;
+    if (word == "before" || word == "until") {
+      before = true;
+    } else if (word == "prior" && i + 1 < words.size() && words[i + 1].lower == "to") {
+      before = true;
+      begin = i + 2;
+    } else if (word != "after" && word != "since") {
+      continue;
+    }
+    std::size_t end = begin;
+    while (end < words.size() && end - begin < 4 && !Contains(kAnchorEnds, words[end].lower)) {
+      ++end;
+    }
+    if (end == begin) continue;
+    std::string event;
+    for (std::size_t j = begin; j < end; ++j) event += (j > begin ? " " : "") + words[j].lower;
+    // "before April 10, 2023": a date, already a time constraint (its surface holds the event's
+    // first content word).
+    std::size_t content = begin;
+    while (content < end && text::IsStopword(words[content].lower)) ++content;
+    if (content == end) continue;
+    const bool dated = std::any_of(
+        frame.time_constraints.begin(), frame.time_constraints.end(),
+        [&](const TimeConstraint& constraint) {
+          const std::vector<Word> surface = SplitWords(constraint.surface);
+          return std::any_of(surface.begin(), surface.end(),
+                             [&](const Word& part) { return part.lower == words[content].lower; });
+        });
+    if (dated) continue;
+    EventAnchor anchor;
+    anchor.before = before;
+    anchor.terms = tokenizer.Terms(event);
+    if (anchor.terms.empty()) continue;
+    anchor.surface = (begin == i + 2 ? "prior to" : word) + " " + event;
+    anchors.push_back(std::move(anchor));
+  }
+  return anchors;
+}
+
 // The words of `phrase` (space-separated, lower case).
 void AddPhraseWords(std::string_view phrase, std::set<std::string>* out) {
   for (const Word& word : SplitWords(phrase)) out->insert(word.lower);
@@ -343,6 +393,7 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
                                       std::string(text::GranularityName(mention.granularity))});
   }
 
+  frame.event_anchors = EventAnchors(frame, words, tokenizer);
   frame.answer_type = AnswerTypeOf(frame, words);
   frame.tense = TenseOf(words);
   frame.frame_words = FrameWords(frame, words, cue, current_cue);
@@ -449,6 +500,7 @@ std::string DescribeFrame(const QueryFrame& frame) {
     out += " time=\"" + constraint.surface + "\"[" +
            text::FormatInterval(constraint.from, constraint.to) + "]";
   }
+  for (const EventAnchor& anchor : frame.event_anchors) out += " event=\"" + anchor.surface + "\"";
   if (frame.current) out += " current";
   if (frame.negated) out += " negated";
   if (frame.first_person) out += " first_person";

@@ -88,6 +88,15 @@ struct Keyword {
   std::vector<std::string> synonyms;
 };
 
+// A time given by an event of the memory instead of a date ("after the accident", "before
+// meeting Maria", "since I started collecting"): the temporal route dates it by the turn whose
+// words match the event best and searches the turns on the asked side of that turn's time.
+struct EventAnchor {
+  std::string surface;             // "after the accident", as in the question (lower case)
+  bool before = false;             // "before", "until", "prior to"; else "after" / "since"
+  std::vector<std::string> terms;  // index terms of the event's words: {"accid"}
+};
+
 struct QueryFrame {
   std::string text;                // the question as asked
   std::vector<std::string> terms;  // normalised, stemmed, stopwords removed, in query order
@@ -101,6 +110,9 @@ struct QueryFrame {
   // which knows the speakers), in order of first mention.
   std::vector<std::string> asked_speakers;
   std::vector<TimeConstraint> time_constraints;
+  // "before / after / since / until / prior to" + up to four words that are no time expression
+  // (those are time constraints), ending at a conjunction, "when" / "where" or an auxiliary.
+  std::vector<EventAnchor> event_anchors;
   bool current = false;  // the question asks about the present state
   bool negated = false;  // polarity: the question holds a negation
   // The question speaks in the first person ("I", "my", "me", "I've", ...): the person asked

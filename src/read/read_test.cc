@@ -66,6 +66,30 @@ TEST(QueryFrameTest, TimeConstraintsResolveAgainstTheQueryTime) {
   EXPECT_THAT(Frame("Where did Caroline move from?").time_constraints, IsEmpty());
 }
 
+TEST(QueryFrameTest, EventAnchorsAreTimesGivenByEvents) {
+  const QueryFrame after = Frame("How did Melanie feel after the accident?");
+  ASSERT_EQ(after.event_anchors.size(), 1u);
+  EXPECT_EQ(after.event_anchors[0].surface, "after the accident");
+  EXPECT_FALSE(after.event_anchors[0].before);
+  EXPECT_THAT(after.event_anchors[0].terms, ElementsAre("accid"));
+  EXPECT_THAT(DescribeFrame(after), ::testing::HasSubstr(" event=\"after the accident\""));
+  const QueryFrame before = Frame("Which city was John in before traveling to Chicago?");
+  ASSERT_EQ(before.event_anchors.size(), 1u);
+  EXPECT_TRUE(before.event_anchors[0].before);
+  EXPECT_THAT(before.event_anchors[0].terms, ElementsAre("travel", "chicago"));
+  // At most four words, ending at "when"; "prior to".
+  const QueryFrame since =
+      Frame("How many days had passed since I finished reading the novel when I met Ann?");
+  ASSERT_EQ(since.event_anchors.size(), 1u);
+  EXPECT_EQ(since.event_anchors[0].surface, "since i finished reading the");
+  EXPECT_EQ(Frame("What did Jon do prior to the move?").event_anchors.at(0).surface,
+            "prior to the move");
+  // Dates are time constraints, not events; "since when" names nothing.
+  EXPECT_THAT(Frame("What did Maria do the week before April 10, 2023?").event_anchors, IsEmpty());
+  EXPECT_THAT(Frame("Since when does Jon paint?").event_anchors, IsEmpty());
+  EXPECT_THAT(Frame("What did I do after?").event_anchors, IsEmpty());
+}
+
 TEST(QueryFrameTest, CurrentnessPolarityAndKeywords) {
   const QueryFrame current = Frame("What car do I drive now?");
   EXPECT_TRUE(current.current);
@@ -297,6 +321,20 @@ TEST(ContextRoutesTest, TemporalRouteNeedsATimeConstraint) {
   frame.time_constraints.push_back(
       {"June 2023", At("2023-06-01T00:00:00Z"), At("2023-07-01T00:00:00Z"), "month"});
   EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), ElementsAre(6, 7, 8, 9));
+}
+
+TEST(ContextRoutesTest, TemporalRouteDatesAnEventByItsBestTurn) {
+  const Conversation conversation;  // rows 1-5 on 2023-05-08, rows 6-9 on 2023-06-10
+  QueryFrame frame = Terms({"lesson"});
+  // "x" is said only at row 7: after it come the June turns, own BM25 on "lesson" first.
+  frame.event_anchors.push_back({"after the x", false, {"x"}});
+  EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), ElementsAre(6, 7, 8, 9));
+  // Before "weather" (row 3, May): the May turns, row 4 ("lesson") first.
+  frame.event_anchors = {{"before the weather", true, {"weather"}}};
+  EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), ElementsAre(4, 1, 2, 3, 5));
+  // An event no turn mentions dates nothing.
+  frame.event_anchors = {{"after the absent", false, {"absent"}}};
+  EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), IsEmpty());
 }
 
 Ranked Candidate(std::int64_t row, double score) {
