@@ -16,6 +16,7 @@
 #include "core/utf8.h"
 #include "engram/testing/status_matchers.h"
 #include "text/normalize.h"
+#include "text/similarity.h"
 #include "text/stemmer.h"
 #include "text/stopwords.h"
 #include "text/tokenizer.h"
@@ -331,6 +332,50 @@ TEST(TokenizerTest, ConcurrentTokenizeGivesIdenticalResults) {
   }
   for (std::thread& thread : threads) thread.join();
   for (const auto& result : results) EXPECT_EQ(result, expected);
+}
+
+// Hand computations (m = matches, t = transpositions, l = common prefix):
+//   martha / marhta:   m 6, t 1: jaro (6/6 + 6/6 + 5/6) / 3 = 0.944444; l 3: + 0.3 * 0.055556
+//   dwayne / duane:    m 4, t 0: (4/6 + 4/5 + 1) / 3 = 0.822222; l 1: + 0.1 * 0.177778 = 0.84
+//   dixon / dicksonx:  m 4, t 0: (4/5 + 4/8 + 1) / 3 = 0.766667; l 2: + 0.2 * 0.233333
+//   melanie / melania: m 6, t 0: (6/7 + 6/7 + 1) / 3 = 0.904762; l 4: + 0.4 * 0.095238
+//   jon / john:        m 3, t 0: (3/3 + 3/4 + 1) / 3 = 0.916667; l 2: + 0.2 * 0.083333
+//   catherine / catharine: m 8, t 0: (8/9 + 8/9 + 1) / 3 = 0.925926; l 4: + 0.4 * 0.074074
+//   filip / phillip:   m 4, t 0: (4/5 + 4/7 + 1) / 3 = 0.790476; l 0
+TEST(JaroWinklerTest, HandComputedValues) {
+  EXPECT_NEAR(Jaro("martha", "marhta"), 0.944444, 1e-6);
+  EXPECT_NEAR(JaroWinkler("martha", "marhta"), 0.961111, 1e-6);
+  EXPECT_NEAR(JaroWinkler("dwayne", "duane"), 0.84, 1e-6);
+  EXPECT_NEAR(JaroWinkler("dixon", "dicksonx"), 0.813333, 1e-6);
+  EXPECT_NEAR(JaroWinkler("melanie", "melania"), 0.942857, 1e-6);
+  EXPECT_NEAR(JaroWinkler("jon", "john"), 0.933333, 1e-6);
+  EXPECT_NEAR(JaroWinkler("catherine", "catharine"), 0.955556, 1e-6);
+  EXPECT_NEAR(JaroWinkler("filip", "phillip"), 0.790476, 1e-6);
+}
+
+TEST(JaroWinklerTest, EdgeCases) {
+  EXPECT_DOUBLE_EQ(JaroWinkler("", ""), 1.0);
+  EXPECT_DOUBLE_EQ(JaroWinkler("abc", ""), 0.0);
+  EXPECT_DOUBLE_EQ(JaroWinkler("abc", "xyz"), 0.0);
+  EXPECT_DOUBLE_EQ(JaroWinkler("anna", "anna"), 1.0);
+  EXPECT_DOUBLE_EQ(JaroWinkler("a", "a"), 1.0);
+  // Symmetric.
+  EXPECT_DOUBLE_EQ(JaroWinkler("dixon", "dicksonx"), JaroWinkler("dicksonx", "dixon"));
+  // Code points, not bytes: one differing accented letter out of four.
+  EXPECT_NEAR(Jaro("josé", "josè"), (3.0 / 4 + 3.0 / 4 + 1) / 3, 1e-9);
+}
+
+TEST(PhoneticKeyTest, SoundexWithDigraphRewrites) {
+  EXPECT_EQ(PhoneticKey("Phillip"), "F410");
+  EXPECT_EQ(PhoneticKey("Filip"), "F410");
+  EXPECT_EQ(PhoneticKey("Robert"), "R163");
+  EXPECT_EQ(PhoneticKey("Rupert"), "R163");
+  EXPECT_EQ(PhoneticKey("Knight"), "N230");   // KN -> N; H does not separate
+  EXPECT_EQ(PhoneticKey("Wright"), "R230");   // WR -> R
+  EXPECT_EQ(PhoneticKey("Jackson"), "J250");  // CK -> K
+  EXPECT_EQ(PhoneticKey("Ashcraft"), "A261");
+  EXPECT_EQ(PhoneticKey("new york"), "N000 Y620");
+  EXPECT_EQ(PhoneticKey("東京"), "");
 }
 
 }  // namespace

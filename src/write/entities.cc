@@ -7,7 +7,7 @@
 
 #include "embed/embedder.h"
 #include "text/normalize.h"
-#include "write/entities_match.h"
+#include "text/similarity.h"
 
 namespace engram::write {
 namespace {
@@ -79,8 +79,8 @@ std::string_view ResolveTierName(ResolveTier tier) {
 }
 
 void EntityRoster::Add(RosterEntry entry) {
-  entry.phonetic = PhoneticKey(entry.key);
-  entry.first_phonetic = PhoneticKey(FirstWord(entry.key));
+  entry.phonetic = text::PhoneticKey(entry.key);
+  entry.first_phonetic = text::PhoneticKey(FirstWord(entry.key));
   exact_.emplace(std::make_pair(static_cast<int>(entry.kind), entry.key), entries_.size());
   entries_.push_back(std::move(entry));
 }
@@ -126,8 +126,8 @@ Resolution EntityRoster::Resolve(text::EntityKind kind, std::string_view key,
 
   // Fuzzy and phonetic over the block.
   const std::string_view letter = FirstLetter(key);
-  const std::string phonetic = PhoneticKey(key);
-  const std::string first_phonetic = PhoneticKey(FirstWord(key));
+  const std::string phonetic = text::PhoneticKey(key);
+  const std::string first_phonetic = text::PhoneticKey(FirstWord(key));
   std::ptrdiff_t fuzzy = -1;
   double fuzzy_score = 0.0;
   std::ptrdiff_t sounds = -1;
@@ -138,7 +138,7 @@ Resolution EntityRoster::Resolve(text::EntityKind kind, std::string_view key,
     const bool same_letter = FirstLetter(entry.key) == letter;
     const bool same_sound = !first_phonetic.empty() && entry.first_phonetic == first_phonetic;
     if (!same_letter && !same_sound) continue;
-    const double score = JaroWinkler(key, entry.key);
+    const double score = text::JaroWinkler(key, entry.key);
     if (Better(score, entry.id, fuzzy_score,
                fuzzy < 0 ? nullptr : &entries_[static_cast<std::size_t>(fuzzy)].id)) {
       fuzzy = static_cast<std::ptrdiff_t>(index);
@@ -174,7 +174,8 @@ Resolution EntityRoster::Resolve(text::EntityKind kind, std::string_view key,
   } else if (alias_proposal >= 0) {
     result.propose_to = alias_proposal;
     result.propose_tier = ResolveTier::kAlias;
-    result.propose_score = JaroWinkler(key, entries_[static_cast<std::size_t>(alias_proposal)].key);
+    result.propose_score =
+        text::JaroWinkler(key, entries_[static_cast<std::size_t>(alias_proposal)].key);
   }
   return result;
 }

@@ -1,5 +1,6 @@
-// String similarity for the entity resolver (WorldDB §3.1 tiers 2 and 3): Jaro–Winkler over
-// names and a Soundex-style phonetic key with digraph rewrites.
+// String similarity: Jaro–Winkler (the entity resolver's fuzzy tier, WorldDB §3.1, and the soft
+// term matches of the fragment route, KeyMem Path C) and a Soundex-style phonetic key with
+// digraph rewrites (the resolver's phonetic tier).
 //
 //   JaroWinkler("martha", "marhta");   // 0.9611 (Winkler's reference pair)
 //   PhoneticKey("Phillip") == PhoneticKey("Filip");  // "F410": PH is rewritten to F
@@ -7,13 +8,13 @@
 // Both work on Unicode code points of their (already normalised) input, so "josé" has four.
 //
 // Thread-safety: pure functions.
-#ifndef ENGRAM_WRITE_ENTITIES_MATCH_H_
-#define ENGRAM_WRITE_ENTITIES_MATCH_H_
+#ifndef ENGRAM_TEXT_SIMILARITY_H_
+#define ENGRAM_TEXT_SIMILARITY_H_
 
 #include <string>
 #include <string_view>
 
-namespace engram::write {
+namespace engram::text {
 
 // Winkler's prefix scale ("p" in Winkler 1990): how much a common prefix (at most 4 code points)
 // raises the Jaro similarity; and the Jaro similarity above which the prefix bonus applies.
@@ -32,6 +33,6 @@ double JaroWinkler(std::string_view a, std::string_view b);
 // rewritten; non-ASCII letters are dropped. Empty when the name has no ASCII letter.
 std::string PhoneticKey(std::string_view name);
 
-}  // namespace engram::write
+}  // namespace engram::text
 
-#endif  // ENGRAM_WRITE_ENTITIES_MATCH_H_
+#endif  // ENGRAM_TEXT_SIMILARITY_H_

@@ -1,10 +1,10 @@
-// Jaro–Winkler and the phonetic key (see entities_match.h).
-#include "write/entities_match.h"
+// Jaro–Winkler and the phonetic key (see similarity.h).
+#include "text/similarity.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace engram::write {
+namespace engram::text {
 namespace {
 
 // Code points of UTF-8 text; an invalid byte stands for itself.
@@ -42,13 +42,32 @@ std::vector<char32_t> CodePoints(std::string_view text) {
 
 char SoundexDigit(char letter) {
   switch (letter) {
-    case 'B': case 'F': case 'P': case 'V': return '1';
-    case 'C': case 'G': case 'J': case 'K': case 'Q': case 'S': case 'X': case 'Z': return '2';
-    case 'D': case 'T': return '3';
-    case 'L': return '4';
-    case 'M': case 'N': return '5';
-    case 'R': return '6';
-    default: return '0';  // vowels, H, W, Y
+    case 'B':
+    case 'F':
+    case 'P':
+    case 'V':
+      return '1';
+    case 'C':
+    case 'G':
+    case 'J':
+    case 'K':
+    case 'Q':
+    case 'S':
+    case 'X':
+    case 'Z':
+      return '2';
+    case 'D':
+    case 'T':
+      return '3';
+    case 'L':
+      return '4';
+    case 'M':
+    case 'N':
+      return '5';
+    case 'R':
+      return '6';
+    default:
+      return '0';  // vowels, H, W, Y
   }
 }
 
@@ -160,4 +179,4 @@ std::string PhoneticKey(std::string_view name) {
   return key;
 }
 
-}  // namespace engram::write
+}  // namespace engram::text
