@@ -51,6 +51,12 @@ struct RecallConfig {
   // fragment route: a turn's score is its best window's score + this × its own BM25 score, so
   // the turns that match rank first within a window and the others still come in.
   double fragment_own_weight = 0.3;
+  // fragment route: soft term matches (SoftTF-IDF, KeyMem Path C; read/turn_layout.h SoftMatch):
+  // an index term whose Jaro–Winkler similarity to a query term is at least this counts as that
+  // term, scaled by the similarity ("recieved" finds "received", "writer" finds "write"). 0 =
+  // exact terms only. 0.95: LoCoMo dev R@30 0.886 -> 0.890, MRR@30 0.627 -> 0.629; LongMemEval
+  // session all@5 unchanged, ndcg_any@5 0.958 -> 0.951 (docs/BENCHMARKS.md, soft matches).
+  double fragment_soft_match = 0.95;
   // session route: turns proposed per session at most (0 = all of them).
   std::size_t session_turns = 0;
   // Neighbour expansion after fusion: each of the best `neighbour_seeds` fused candidates gives

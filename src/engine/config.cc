@@ -56,8 +56,9 @@ class TableReader {
     seen_.emplace_back(key);
     const toml::node* node = table_.get(key);
     if (node == nullptr) return Status::Ok();
-    if (auto value = node->value<bool>()) {
-      *out = *value;
+    // as_boolean, not value<bool>: toml++ converts an integer to bool ("enabled = 3").
+    if (const toml::value<bool>* value = node->as_boolean()) {
+      *out = value->get();
       return Status::Ok();
     }
     return Status::InvalidArgument(Where(*node, source_) + ": " + Key(key) +
@@ -186,6 +187,10 @@ Status Config::Validate() const {
   }
   if (!(recall.fragment_own_weight >= 0 && recall.fragment_own_weight <= 10)) {
     return Status::InvalidArgument("[recall] fragment_own_weight must be in [0, 10]");
+  }
+  if (!(recall.fragment_soft_match == 0 ||
+        (recall.fragment_soft_match >= 0.5 && recall.fragment_soft_match < 1))) {
+    return Status::InvalidArgument("[recall] fragment_soft_match must be 0 (off) or in [0.5, 1)");
   }
   if (!(recall.keyword_synonym_weight >= 0 && recall.keyword_synonym_weight <= 1)) {
     return Status::InvalidArgument("[recall] keyword_synonym_weight must be in [0, 1]");
@@ -334,6 +339,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Size("route_candidates", &config.recall.route_candidates));
     RETURN_IF_ERROR(reader.Size("fragment_window", &config.recall.fragment_window));
     RETURN_IF_ERROR(reader.Double("fragment_own_weight", &config.recall.fragment_own_weight));
+    RETURN_IF_ERROR(reader.Double("fragment_soft_match", &config.recall.fragment_soft_match));
     RETURN_IF_ERROR(reader.Size("session_turns", &config.recall.session_turns));
     RETURN_IF_ERROR(
         reader.Double("keyword_synonym_weight", &config.recall.keyword_synonym_weight));

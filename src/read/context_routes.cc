@@ -29,7 +29,10 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
   std::vector<RouteCandidate> candidates;
   if (context.layout == nullptr || context.frame->terms.empty()) return candidates;
   const TurnLayout& layout = *context.layout;
-  const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
+  SoftMatch soft;
+  soft.threshold = context.config->recall.fragment_soft_match;
+  const TermMatrix matrix(layout, context.text_indexes, context.frame->terms,
+                          soft.threshold > 0 ? &soft : nullptr);
   if (matrix.empty()) return candidates;
   const std::size_t window = std::max<std::size_t>(1, context.config->recall.fragment_window);
   std::vector<Unit> units;

@@ -289,6 +289,34 @@ TEST(TurnLayoutTest, UnitScoresEqualBm25OfTheConcatenatedTurns) {
                   "bm25 [0-9.]+ = guitar\\(tf 1, [0-9.]+\\) \\+ lesson\\(tf 1, [0-9.]+\\)"));
 }
 
+TEST(TurnLayoutTest, SoftMatchesCountAsTheQueryTermScaledBySimilarity) {
+  const Conversation conversation;  // "lesson" at rows 4 and 6
+  const std::vector<std::string> exact_query = {"lesson"};
+  const std::vector<std::string> query = {"lessons"};
+  const TermMatrix exact(conversation.layout, conversation.indexes, exact_query);
+  const TermMatrix none(conversation.layout, conversation.indexes, query);
+  EXPECT_TRUE(none.empty());
+  SoftMatch soft;
+  soft.threshold = 0.95;
+  const TermMatrix matrix(conversation.layout, conversation.indexes, query, &soft);
+  // Jaro-Winkler(lessons, lesson): m 6, t 0: (6/7 + 1 + 1) / 3 = 0.952381; l 4: + 0.4 * 0.047619.
+  const double similarity = 0.971429;
+  const auto scores = matrix.ScoreTurns(conversation.config.bm25);
+  const auto reference = exact.ScoreTurns(conversation.config.bm25);
+  ASSERT_EQ(scores.size(), 9u);
+  EXPECT_NEAR(scores[3].score, similarity * reference[3].score, 1e-6);
+  EXPECT_NEAR(scores[5].score, similarity * reference[5].score, 1e-6);
+  EXPECT_EQ(scores[0].score, 0);
+  EXPECT_THAT(ExplainUnit(scores[3]), ::testing::StartsWith("bm25 "));
+  EXPECT_THAT(ExplainUnit(scores[3]), ::testing::HasSubstr("lessons~lesson(tf 1, "));
+  // Above the similarity, or below the minimum length, nothing is close.
+  soft.threshold = 0.98;
+  EXPECT_TRUE(TermMatrix(conversation.layout, conversation.indexes, query, &soft).empty());
+  soft.threshold = 0.95;
+  soft.min_length = 7;
+  EXPECT_TRUE(TermMatrix(conversation.layout, conversation.indexes, query, &soft).empty());
+}
+
 TEST(ContextRoutesTest, FragmentWindowsBringInTurnsThatMatchNothingAlone) {
   Conversation conversation;
   conversation.config.recall.fragment_window = 3;

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "index/bm25/bm25.h"
+#include "text/similarity.h"
 
 namespace engram::read {
 
@@ -109,7 +110,7 @@ std::vector<std::string> TurnLayout::Speakers() const {
 }
 
 TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
-                       std::span<const std::string> query_terms)
+                       std::span<const std::string> query_terms, const SoftMatch* soft)
     : turn_count_(layout.turns().size()) {
   const std::vector<LayoutTurn>& turns = layout.turns();
   prefix_length_.assign(turn_count_ + 1, 0);
@@ -124,31 +125,80 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
     }
     prefix_length_[i + 1] = prefix_length_[i] + length;
   }
-  for (const std::string& query_term : query_terms) {
-    auto existing = std::find_if(terms_.begin(), terms_.end(),
-                                 [&](const Term& term) { return term.term == query_term; });
-    if (existing != terms_.end()) {
-      ++existing->query_count;
-      continue;
-    }
-    Term term;
-    term.term = query_term;
-    term.query_count = 1;
+  // Per layout turn, the term frequencies of `term` in `indexes`; empty when no turn holds it.
+  const auto frequencies = [&](std::string_view term) {
     std::vector<std::uint32_t> tf(turn_count_, 0);
     bool any = false;
     for (const index::Bm25Index* index : indexes) {
       if (index == nullptr) continue;
-      for (const index::Bm25Posting& posting : index->Postings(query_term)) {
+      for (const index::Bm25Posting& posting : index->Postings(term)) {
         if (auto at = layout.IndexOf(static_cast<std::int64_t>(posting.doc))) {
           tf[*at] = posting.term_frequency;
           any = true;
         }
       }
     }
-    if (!any) continue;
+    if (!any) tf.clear();
+    return tf;
+  };
+  const auto add = [&](std::string name, std::uint32_t query_count, double scale,
+                       const std::vector<std::uint32_t>& tf) {
+    Term term;
+    term.term = std::move(name);
+    term.query_count = query_count;
+    term.scale = scale;
     term.prefix_tf.assign(turn_count_ + 1, 0);
     for (std::size_t i = 0; i < turn_count_; ++i) term.prefix_tf[i + 1] = term.prefix_tf[i] + tf[i];
     terms_.push_back(std::move(term));
+  };
+  std::vector<std::pair<std::string, std::uint32_t>> unique;  // query term, count
+  for (const std::string& query_term : query_terms) {
+    auto existing = std::find_if(unique.begin(), unique.end(),
+                                 [&](const auto& entry) { return entry.first == query_term; });
+    if (existing != unique.end()) {
+      ++existing->second;
+    } else {
+      unique.emplace_back(query_term, 1);
+    }
+  }
+  for (const auto& [query_term, count] : unique) {
+    const std::vector<std::uint32_t> tf = frequencies(query_term);
+    if (!tf.empty()) add(query_term, count, 1.0, tf);
+  }
+  if (soft == nullptr || soft->per_term == 0) return;
+  for (const auto& [query_term, count] : unique) {
+    if (query_term.size() < soft->min_length) continue;
+    std::vector<std::pair<double, std::string>> close;  // similarity, index term
+    for (const index::Bm25Index* index : indexes) {
+      if (index == nullptr) continue;
+      index->ForEachTerm([&](std::string_view term) {
+        if (term.size() < soft->min_length || term.front() != query_term.front() ||
+            term.size() + 2 < query_term.size() || query_term.size() + 2 < term.size()) {
+          return;
+        }
+        if (std::any_of(unique.begin(), unique.end(),
+                        [&](const auto& entry) { return entry.first == term; })) {
+          return;
+        }
+        const double similarity = text::JaroWinkler(query_term, term);
+        if (similarity < soft->threshold) return;
+        if (std::none_of(close.begin(), close.end(),
+                         [&](const auto& entry) { return entry.second == term; })) {
+          close.emplace_back(similarity, std::string(term));
+        }
+      });
+    }
+    std::sort(close.begin(), close.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    std::size_t taken = 0;
+    for (const auto& [similarity, term] : close) {
+      if (taken >= soft->per_term) break;
+      const std::vector<std::uint32_t> tf = frequencies(term);
+      if (tf.empty()) continue;
+      add(query_term + "~" + term, count, similarity, tf);
+      ++taken;
+    }
   }
 }
 
@@ -174,7 +224,7 @@ std::vector<UnitScore> TermMatrix::Score(std::span<const Unit> units,
       if (tf == 0) continue;
       const auto length =
           static_cast<std::uint32_t>(prefix_length_[units[u].end] - prefix_length_[units[u].begin]);
-      const double contribution = weight.Score(tf, length);
+      const double contribution = term.scale * weight.Score(tf, length);
       scores[u].score += contribution;
       scores[u].terms.push_back({term.term, tf, contribution});
     }

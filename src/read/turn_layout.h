@@ -97,10 +97,22 @@ struct UnitScore {
   std::vector<UnitTermScore> terms;  // matched terms, in query order
 };
 
+// Soft term matches (SoftTF-IDF, Cohen et al. 2003; KeyMem Path C): an index term that is not a
+// query term but close to one counts as that query term, its BM25 contribution (with its own
+// statistics) scaled by the similarity. Close: Jaro–Winkler (text/similarity.h) at least
+// `threshold`, both terms at least `min_length` bytes, same first byte, lengths within 2; the
+// `per_term` closest per query term (ties: the smaller term).
+struct SoftMatch {
+  double threshold = 0.92;
+  std::size_t min_length = 5;
+  std::size_t per_term = 2;
+};
+
 class TermMatrix {
  public:
+  // `soft`: add soft matches (nullptr: exact terms only).
   TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
-             std::span<const std::string> query_terms);
+             std::span<const std::string> query_terms, const SoftMatch* soft = nullptr);
 
   // BM25 of every unit with collection statistics over `units` (N = units, avgdl = mean unit
   // length, df = units holding the term). Units need not cover the layout.
@@ -111,8 +123,9 @@ class TermMatrix {
 
  private:
   struct Term {
-    std::string term;
+    std::string term;  // as explained: the index term, or "query~index" for a soft match
     std::uint32_t query_count = 0;
+    double scale = 1.0;                    // a soft match's similarity
     std::vector<std::uint32_t> prefix_tf;  // prefix sums over the layout's turns (size n + 1)
   };
   std::vector<Term> terms_;

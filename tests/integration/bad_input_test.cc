@@ -153,6 +153,10 @@ TEST_F(BadInputTest, BadConfig) {
   EXPECT_THAT(ParseConfig("[bm25]\nb = 7\n", "x.toml"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("b must be in [0, 1]")));
   EXPECT_THAT(ParseConfig("[bm25\n", "x.toml"), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseConfig("[recall]\nfragment_soft_match = 1.5\n", "x.toml"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("fragment_soft_match")));
+  EXPECT_THAT(ParseConfig("[recall]\ndrop_frame_words = 3\n", "x.toml"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("drop_frame_words")));
   StatusOr<Config> config = ParseConfig("[recall]\nrrf_k = 60\n[recall.route_weights]\nbm25 = 0.5\n", "ok.toml");
   ASSERT_THAT(config, IsOk());
   EXPECT_EQ(config->recall.rrf_k, 60);

@@ -224,6 +224,12 @@ double Bm25Index::average_length() const {
                        : static_cast<double>(total_length_) / static_cast<double>(docs_.size());
 }
 
+void Bm25Index::ForEachTerm(const std::function<void(std::string_view term)>& visit) const {
+  for (const TermEntry& entry : terms_) {
+    if (!entry.term.empty() && !entry.postings.empty()) visit(entry.term);
+  }
+}
+
 std::span<const Bm25Posting> Bm25Index::Postings(std::string_view term) const {
   const auto found = term_ids_.find(term);
   if (found == term_ids_.end()) return {};

@@ -118,6 +118,9 @@ class Bm25Index {
   std::size_t DocumentFrequency(std::string_view term) const { return Postings(term).size(); }
   // The posting list of `term`, sorted by doc; empty if the term is not indexed.
   std::span<const Bm25Posting> Postings(std::string_view term) const;
+  // Calls `visit` with every term that has postings, in term-id order (the order terms were
+  // first added, ids of removed terms reused).
+  void ForEachTerm(const std::function<void(std::string_view term)>& visit) const;
 
   // True if both indexes hold the same docs with the same lengths and the same postings, whatever
   // the order of Add/Remove calls that built them.
