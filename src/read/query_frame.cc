@@ -327,7 +327,7 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
     frame.shape = shape;
     frame.shape_reason = "\"" + std::string(cue) + "\"";
   };
-  std::string cue;  // the cue that decides the shape
+  std::string cue;  // the cue that decided the shape (the last one looked for if none did)
   const std::string current_cue = FindPhrase(words, kCurrentCues);
   frame.current = !current_cue.empty();
   if (!(cue = FindPhrase(words, kCountCues)).empty()) {
@@ -352,7 +352,6 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
     frame.shape = QueryShape::kFactoid;
     frame.shape_reason = "no cue";
   }
-  if (frame.shape == QueryShape::kCurrentState || frame.shape == QueryShape::kBoolean) cue.clear();
 
   for (const Word& word : words) {
     if (Contains(kNegations, word.lower) || word.lower.ends_with("n't")) {
