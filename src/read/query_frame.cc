@@ -177,7 +177,7 @@ constexpr std::array<std::string_view, 16> kAnchorEnds = {
 std::vector<EventAnchor> EventAnchors(const QueryFrame& frame, const std::vector<Word>& words,
                                       const text::Tokenizer& tokenizer) {
   std::vector<EventAnchor> anchors;
-  for (std::size_t i = 0; i < words.size(); ++i) {
+  for (std::size_t i = 0; i < words.size() && anchors.size() < kMaxEventAnchors; ++i) {
     const std::string& word = words[i].lower;
     std::size_t begin = i + 1;
     bool before = false;

@@ -97,6 +97,8 @@ struct EventAnchor {
   std::vector<std::string> terms;  // index terms of the event's words: {"accid"}
 };
 
+inline constexpr std::size_t kMaxEventAnchors = 4;
+
 struct QueryFrame {
   std::string text;                // the question as asked
   std::vector<std::string> terms;  // normalised, stemmed, stopwords removed, in query order
@@ -111,7 +113,8 @@ struct QueryFrame {
   std::vector<std::string> asked_speakers;
   std::vector<TimeConstraint> time_constraints;
   // "before / after / since / until / prior to" + up to four words that are no time expression
-  // (those are time constraints), ending at a conjunction, "when" / "where" or an auxiliary.
+  // (those are time constraints), ending at a conjunction, "when" / "where" or an auxiliary;
+  // the first kMaxEventAnchors of them (each costs the temporal route a pass over the turns).
   std::vector<EventAnchor> event_anchors;
   bool current = false;  // the question asks about the present state
   bool negated = false;  // polarity: the question holds a negation

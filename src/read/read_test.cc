@@ -88,6 +88,10 @@ TEST(QueryFrameTest, EventAnchorsAreTimesGivenByEvents) {
   EXPECT_THAT(Frame("What did Maria do the week before April 10, 2023?").event_anchors, IsEmpty());
   EXPECT_THAT(Frame("Since when does Jon paint?").event_anchors, IsEmpty());
   EXPECT_THAT(Frame("What did I do after?").event_anchors, IsEmpty());
+  // At most kMaxEventAnchors.
+  const QueryFrame many = Frame("after a1 and after b2 and after c3 and after d4 and after e5?");
+  ASSERT_EQ(many.event_anchors.size(), kMaxEventAnchors);
+  EXPECT_EQ(many.event_anchors.back().surface, "after d4");
 }
 
 TEST(QueryFrameTest, CurrentnessPolarityAndKeywords) {
@@ -315,6 +319,13 @@ TEST(TurnLayoutTest, SoftMatchesCountAsTheQueryTermScaledBySimilarity) {
   soft.threshold = 0.95;
   soft.min_length = 7;
   EXPECT_TRUE(TermMatrix(conversation.layout, conversation.indexes, query, &soft).empty());
+  // Only the first max_query_terms distinct query terms look for soft matches.
+  soft.min_length = 5;
+  soft.max_query_terms = 1;
+  const std::vector<std::string> two = {"nothing", "lessons"};
+  EXPECT_TRUE(TermMatrix(conversation.layout, conversation.indexes, two, &soft).empty());
+  soft.max_query_terms = 2;
+  EXPECT_FALSE(TermMatrix(conversation.layout, conversation.indexes, two, &soft).empty());
 }
 
 TEST(ContextRoutesTest, FragmentWindowsBringInTurnsThatMatchNothingAlone) {

@@ -166,7 +166,8 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
     if (!tf.empty()) add(query_term, count, 1.0, tf);
   }
   if (soft == nullptr || soft->per_term == 0) return;
-  for (const auto& [query_term, count] : unique) {
+  for (std::size_t q = 0; q < unique.size() && q < soft->max_query_terms; ++q) {
+    const auto& [query_term, count] = unique[q];
     if (query_term.size() < soft->min_length) continue;
     std::vector<std::pair<double, std::string>> close;  // similarity, index term
     for (const index::Bm25Index* index : indexes) {

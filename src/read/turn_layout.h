@@ -101,11 +101,13 @@ struct UnitScore {
 // query term but close to one counts as that query term, its BM25 contribution (with its own
 // statistics) scaled by the similarity. Close: Jaro–Winkler (text/similarity.h) at least
 // `threshold`, both terms at least `min_length` bytes, same first byte, lengths within 2; the
-// `per_term` closest per query term (ties: the smaller term).
+// `per_term` closest per query term (ties: the smaller term), for the first `max_query_terms`
+// distinct query terms (each costs a pass over the vocabulary).
 struct SoftMatch {
   double threshold = 0.92;
   std::size_t min_length = 5;
   std::size_t per_term = 2;
+  std::size_t max_query_terms = 32;
 };
 
 class TermMatrix {
