@@ -286,6 +286,22 @@ class Lexicons::NameGazetteer final : public text::Gazetteer {
     return text::EntityKind::kPlace;
   }
 
+  bool IsSentenceStarter(std::string_view normalized) const override {
+    if (lexicons_.NameClasses(normalized) != 0) return false;  // a first name, place or country
+    const PosInfo pos = lexicons_.Pos(normalized);
+    if (!pos.found || !pos.common) return false;
+    switch (pos.primary) {
+      case WordClass::kVerb:
+      case WordClass::kAdverb:
+      case WordClass::kModal:
+      case WordClass::kFunction:
+      case WordClass::kInterjection:
+        return true;
+      default:
+        return false;
+    }
+  }
+
  private:
   const Lexicons& lexicons_;
 };

@@ -210,6 +210,13 @@ TEST_F(InstalledLexiconTest, SizesAndLookups) {
   EXPECT_EQ(gazetteer.Lookup("caroline"), text::EntityKind::kPerson);
   EXPECT_EQ(gazetteer.Lookup("will"), std::nullopt);
   EXPECT_EQ(gazetteer.Lookup("reading"), std::nullopt);
+  for (const char* starter : {"both", "while", "utilize", "contacting"}) {
+    EXPECT_TRUE(gazetteer.IsSentenceStarter(starter)) << starter;
+  }
+  // Nouns, adjectives and first names begin names too ("Apple Music", "New York", "Mark Twain").
+  for (const char* name_start : {"apple", "new", "mark", "will", "yosemite", "berlin"}) {
+    EXPECT_FALSE(gazetteer.IsSentenceStarter(name_start)) << name_start;
+  }
 }
 
 // Reference compound scores of the published VADER on these sentences.

@@ -1542,7 +1542,10 @@ class Detector {
       }
       std::size_t first = i;
       // Sentence-initial common words are dropped ("Yesterday John ..." -> "John").
-      if (lx_[first].sentence_start && IsCommonStarter(lx_[first].lower)) {
+      if (lx_[first].sentence_start &&
+          (IsCommonStarter(lx_[first].lower) ||
+           (options_.gazetteer != nullptr && last - first >= 2 &&
+            options_.gazetteer->IsSentenceStarter(lx_[first].lower)))) {
         ++first;
         while (first < last && !is_name_word(first)) ++first;
         if (first >= last) {

@@ -124,6 +124,11 @@ class Gazetteer {
  public:
   virtual ~Gazetteer() = default;
   virtual std::optional<EntityKind> Lookup(std::string_view normalized) const = 0;
+  // True for a common word that starts sentences but not names: mostly a verb, adverb, modal,
+  // interjection or function word ("Both", "While", "Use", "Visit"), and no known first name.
+  // A capitalised run that starts a sentence with one loses it ("Both Hakuba Valley" ->
+  // "Hakuba Valley"). Default: false (no such knowledge).
+  virtual bool IsSentenceStarter(std::string_view /*normalized*/) const { return false; }
 };
 
 struct SignalOptions {

@@ -206,6 +206,9 @@ class FakeGazetteer : public Gazetteer {
     if (normalized == "nasa") return EntityKind::kOrganization;
     return std::nullopt;
   }
+  bool IsSentenceStarter(std::string_view normalized) const override {
+    return normalized == "both";
+  }
 };
 
 TEST(SignalsTest, GazetteerNamesSentenceInitialWordsAndAcronyms) {
@@ -220,6 +223,16 @@ TEST(SignalsTest, GazetteerNamesSentenceInitialWordsAndAcronyms) {
   EXPECT_EQ(First("I applied to NASA", SignalKind::kOrganization, options).value, "NASA");
   options.min_entity_confidence = 0.95f;
   EXPECT_TRUE(First("Lisbon is lovely", SignalKind::kPlace, options).surface.empty());
+}
+
+TEST(SignalsTest, SentenceStarterLeavesTheNameThatFollows) {
+  FakeGazetteer gazetteer;
+  SignalOptions options;
+  options.gazetteer = &gazetteer;
+  const std::string text = "Both Hakuba Valley and Nozawa are lovely.";
+  EXPECT_EQ(First(text, SignalKind::kPlace, options).value, "Hakuba Valley");
+  // Without the lexicon's word classes "Both" stays part of the run.
+  EXPECT_EQ(First(text, SignalKind::kPlace).value, "Both Hakuba Valley");
 }
 
 TEST(SignalsTest, KnownFirstNameAndASurnameIsAPerson) {
