@@ -342,6 +342,7 @@ io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
   json["planner"] = std::move(planner);
   Json stages = Json::object();
   stages["fragment_window"] = config.recall.fragment_window;
+  stages["fragment_soft_match"] = config.recall.fragment_soft_match;
   stages["session_turns"] = config.recall.session_turns;
   stages["neighbour_seeds"] = config.recall.neighbour_seeds;
   stages["neighbour_radius"] = config.recall.neighbour_radius;
