@@ -200,6 +200,17 @@ TEST(PlannerTest, ShapeRulesReplaceWeightsAndOptionsWin) {
   EXPECT_EQ(MakePlan(Frame("How many dogs?"), config, options).rule, "default");
 }
 
+TEST(PlannerTest, DefaultRulesWeighMeaningForRecommendationRequests) {
+  const Config config;  // the built-in rule table
+  const RecallOptions options;
+  const Plan request =
+      MakePlan(Frame("Can you suggest some accessories for my camera?"), config, options);
+  EXPECT_EQ(request.rule, "recommendation");
+  EXPECT_EQ(request.WeightOf("vector"), 1.5);
+  EXPECT_EQ(request.WeightOf("bm25"), 1.0);
+  EXPECT_EQ(MakePlan(Frame("What did Caroline paint?"), config, options).WeightOf("vector"), 0.5);
+}
+
 // Two sessions: s1 = rows 1-5 (2023-05-08), s2 = rows 6-9 (2023-06-10).
 struct Conversation {
   Conversation() {
@@ -341,6 +352,15 @@ TEST(ContextRoutesTest, FragmentWindowsBringInTurnsThatMatchNothingAlone) {
   EXPECT_THAT(conversation.Rows(FragmentRoute(), Terms({"guitar", "lesson"})),
               ElementsAre(6, 2, 4, 3, 7, 8, 1, 5));
   EXPECT_THAT(conversation.Rows(FragmentRoute(), Terms({"absent"})), IsEmpty());
+}
+
+TEST(ContextRoutesTest, FragmentRouteTakesSoftMatchesFromTheConfig) {
+  Conversation conversation;  // "lesson" at rows 4 and 6
+  conversation.config.recall.fragment_soft_match = 0;
+  EXPECT_THAT(conversation.Rows(FragmentRoute(), Terms({"lessons"})), IsEmpty());
+  conversation.config.recall.fragment_soft_match = 0.95;
+  EXPECT_THAT(conversation.Rows(FragmentRoute(), Terms({"lessons"})),
+              ::testing::IsSupersetOf({4, 6}));
 }
 
 TEST(ContextRoutesTest, SessionRouteListsTheBestSessionsTurns) {
