@@ -64,6 +64,13 @@ struct Link {
   std::string attrs_json = "{}";  // the edge's attributes (reason, spans, references, ...)
 };
 
+// What Engine::Amend wrote.
+struct AmendResult {
+  std::string id;             // the new turn
+  std::string superseded_id;  // the amended turn, now superseded
+  std::int64_t sequence = 0;  // the new turn's sequence number in its scope
+};
+
 // What Engine::Reembed did.
 struct ReembedResult {
   std::string previous_model_id;  // the store's embedder before ("" when none was recorded)
@@ -95,6 +102,13 @@ class Engine {
   StatusOr<std::vector<Memory>> List(const Scope& scope, const ListOptions& options = {});
   // The memory's changes, oldest first, starting with its creation.
   StatusOr<std::vector<HistoryEvent>> History(std::string_view id);
+  // Corrects a turn: stores `replacement` as a new turn of the same scope (its session and, when
+  // the replacement leaves them empty, its speaker, role and event time carried over) that
+  // supersedes the old one, in one transaction. The old turn stays, superseded, with its history;
+  // recall shows the new one. Only active turns can be amended (kFailedPrecondition otherwise;
+  // kInvalidArgument for a derived node or a bad replacement; kNotFound for an unknown id).
+  StatusOr<AmendResult> Amend(std::string_view id, const Turn& replacement,
+                              std::string_view reason = "");
   // Every edge from or to the memory, in the order the store wrote them (its derived signals and
   // facts point at a turn through derived_from; a turn points at its times, entities and
   // references). An unknown id is kNotFound.

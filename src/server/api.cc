@@ -1,0 +1,107 @@
+// Transport-free API call helpers (see api.h).
+#include "server/api.h"
+
+#include <set>
+#include <vector>
+
+#include "core/json_depth.h"
+#include "core/utf8.h"
+
+namespace engram::server {
+namespace {
+
+constexpr std::size_t kMaxBodyDepth = 64;
+
+}  // namespace
+
+int HttpStatusFor(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk:
+      return 200;
+    case StatusCode::kInvalidArgument:
+      return 400;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kFailedPrecondition:
+      return 409;
+    case StatusCode::kResourceExhausted:
+      return 413;
+    case StatusCode::kUnavailable:
+      return 503;
+    case StatusCode::kDeadlineExceeded:
+      return 504;
+    case StatusCode::kCorruption:
+    case StatusCode::kInternal:
+      return 500;
+  }
+  return 500;
+}
+
+ApiResponse ErrorResponse(const Status& status, std::string_view request_id) {
+  ApiResponse response;
+  response.status = HttpStatusFor(status.code());
+  io::Json error = io::ErrorToJson(status);
+  error["error"]["request_id"] = std::string(request_id);
+  response.body = std::move(error);
+  return response;
+}
+
+StatusOr<nlohmann::json> ParseJsonBody(std::string_view body) {
+  if (body.empty())
+    return Status::InvalidArgument("request body is empty; a JSON object is expected");
+  if (auto bad = core::FindInvalidUtf8(body)) {
+    return Status::InvalidArgument("request body is not valid UTF-8 (byte " + std::to_string(*bad) +
+                                   ")");
+  }
+  if (core::JsonNestingDepth(body, kMaxBodyDepth + 1) > kMaxBodyDepth) {
+    return Status::InvalidArgument("request body is nested deeper than " +
+                                   std::to_string(kMaxBodyDepth) + " levels");
+  }
+  // Keys seen in each open object, innermost last; a repeated key is an error rather than
+  // nlohmann's silent last-one-wins.
+  std::vector<std::set<std::string>> open_objects;
+  std::string duplicate;
+  auto callback = [&](int /*depth*/, nlohmann::json::parse_event_t event,
+                      nlohmann::json& parsed) -> bool {
+    switch (event) {
+      case nlohmann::json::parse_event_t::object_start:
+        open_objects.emplace_back();
+        break;
+      case nlohmann::json::parse_event_t::object_end:
+        if (!open_objects.empty()) open_objects.pop_back();
+        break;
+      case nlohmann::json::parse_event_t::key:
+        if (!open_objects.empty() && duplicate.empty() &&
+            !open_objects.back().insert(parsed.get<std::string>()).second) {
+          duplicate = parsed.get<std::string>();
+        }
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
+  nlohmann::json value;
+  try {
+    value = nlohmann::json::parse(body, callback);
+  } catch (const nlohmann::json::parse_error& error) {
+    std::string what = error.what();
+    const std::size_t colon = what.find("parse error");
+    return Status::InvalidArgument("request body is not valid JSON: " +
+                                   (colon == std::string::npos ? what : what.substr(colon)));
+  }
+  if (!duplicate.empty()) {
+    return Status::InvalidArgument("request body repeats the key \"" + duplicate +
+                                   "\" in one object");
+  }
+  return value;
+}
+
+std::optional<std::string> QueryValue(const ApiRequest& request, std::string_view name) {
+  auto found = request.query.find(std::string(name));
+  if (found == request.query.end()) return std::nullopt;
+  return found->second;
+}
+
+}  // namespace engram::server

@@ -1,0 +1,59 @@
+// api.h: the transport-free shape of one HTTP API call, shared by the native /v1 routes, the
+// mem0-compatible routes and the HTTP server that dispatches to them. Handlers take an ApiRequest
+// (method, path parameters, query, raw body, the caller's Access) and return an ApiResponse (HTTP
+// status and JSON body); they never see cpp-httplib, so they are tested by calling them directly.
+//
+//   ApiResponse Get(Engine& engine, const ApiRequest& request) {
+//     ASSIGN_OR_RETURN... // handlers turn a Status into a response with ErrorResponse
+//   }
+//
+// Bodies are parsed with ParseJsonBody, which refuses what nlohmann's parser would let through
+// silently: duplicated keys, invalid UTF-8, nesting deeper than 64 levels.
+#ifndef ENGRAM_SERVER_API_H_
+#define ENGRAM_SERVER_API_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "auth/access.h"
+#include "engram/status.h"
+#include "io/api_json.h"
+
+namespace engram::server {
+
+struct ApiRequest {
+  std::string method;                              // "GET", "POST", "PUT", "DELETE"
+  std::string path;                                // "/v1/memories/3f2a..." (no query string)
+  std::map<std::string, std::string> path_params;  // {"id": "3f2a..."}
+  std::multimap<std::string, std::string> query;   // decoded query parameters
+  std::string body;                                // raw request body ("" when none)
+  const auth::Access* access = nullptr;            // never null when a handler runs
+  std::string request_id;                          // echoed in X-Request-Id and error bodies
+};
+
+struct ApiResponse {
+  int status = 200;
+  io::Json body;  // serialised with io::Dump; null body with status 204
+};
+
+// The HTTP status for an engine Status: kInvalidArgument 400, kNotFound 404, kAlreadyExists
+// 409, kFailedPrecondition 409, kResourceExhausted 413, kUnavailable 503, kDeadlineExceeded 504,
+// kCorruption and kInternal 500, kOk 200.
+int HttpStatusFor(StatusCode code);
+
+// The native error body {"error": {"code", "message", "request_id"}} with HttpStatusFor's status.
+ApiResponse ErrorResponse(const Status& status, std::string_view request_id);
+
+// Parses a request body as a JSON value. kInvalidArgument naming the problem: empty body, invalid
+// UTF-8 (with the byte offset), nesting deeper than 64 levels, a syntax error (line and column),
+// or a key that appears twice in one object (naming the key).
+StatusOr<nlohmann::json> ParseJsonBody(std::string_view body);
+
+// The first query value of `name`, if any.
+std::optional<std::string> QueryValue(const ApiRequest& request, std::string_view name);
+
+}  // namespace engram::server
+
+#endif  // ENGRAM_SERVER_API_H_
