@@ -6,6 +6,8 @@
 //   BM_Bm25Search/N        one BM25 query (top 100, the route's candidate limit) over N docs
 //   BM_RememberBatch10     Engine::Remember of a 10-turn batch (one SQLite transaction)
 //   BM_Recall600           Engine::Recall at default settings on a 600-turn scope
+//   BM_Recall600Parallel/threads:T  the same recalls from T threads sharing one engine (real
+//                          time: items/s is the engine's recall throughput at T concurrent callers)
 //   BM_EncodeUseLite/W/T   USE-lite sentences/s for W-word sentences (8, 60) on T threads (1, 2),
 //                          64 sentences per Embed call (skipped when the model is not installed)
 //   BM_VectorSearchExact/N one k=10 query over N unit 512-d vectors, exact scan
@@ -207,6 +209,54 @@ void BM_Recall600(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Recall600)->Unit(benchmark::kMicrosecond);
+
+// One 600-turn engine shared by every thread count of BM_Recall600Parallel (built once).
+Engine* SharedRecallEngine() {
+  static TempEngine engine;
+  static const bool ready = [] {
+    if (engine.get() == nullptr) return false;
+    const Scope scope(ScopeKind::kUser, "micro-600");
+    eval::SyntheticText text(kSeed);
+    for (std::size_t session_idx = 0; session_idx < 30; ++session_idx) {
+      const std::vector<Turn> session = text.Session(
+          20, "session_" + std::to_string(session_idx + 1),
+          Timestamp{kStart.micros + static_cast<std::int64_t>(session_idx) * 86'400'000'000});
+      if (!engine.get()->Remember(scope, session).ok()) return false;
+    }
+    return true;
+  }();
+  return ready ? engine.get() : nullptr;
+}
+
+void BM_Recall600Parallel(benchmark::State& state) {
+  // Thread 0 prepares before the loop; every thread waits at the loop's start barrier.
+  Engine* engine = SharedRecallEngine();
+  if (engine == nullptr) {
+    state.SkipWithError("cannot open a temporary engine");
+    return;
+  }
+  const Scope scope(ScopeKind::kUser, "micro-600");
+  const std::vector<std::string> questions = Questions(kQueries);
+  const Timestamp now{kStart.micros + 31 * 86'400'000'000LL};
+  std::size_t query_idx = static_cast<std::size_t>(state.thread_index()) * 37;
+  for (auto _ : state) {
+    StatusOr<ReadResult> result = engine->Recall(
+        scope, {.text = questions[query_idx++ % questions.size()], .query_time = now}, {});
+    if (!result.ok()) {
+      state.SkipWithError(result.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(result->items.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Recall600Parallel)
+    ->Threads(1)
+    ->Threads(2)
+    ->Threads(4)
+    ->Threads(8)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // Sentences of exactly `words` words, cut from the synthetic conversation's text.
 std::vector<std::string> SentencesOfWords(std::size_t count, std::size_t words) {

@@ -102,9 +102,9 @@ class Engine {
   StatusOr<std::vector<Memory>> List(const Scope& scope, const ListOptions& options = {});
   // The memory's changes, oldest first, starting with its creation.
   StatusOr<std::vector<HistoryEvent>> History(std::string_view id);
-  // Corrects a turn: stores `replacement` as a new turn of the same scope (its session and, when
-  // the replacement leaves them empty, its speaker, role and event time carried over) that
-  // supersedes the old one, in one transaction. The old turn stays, superseded, with its history;
+  // Corrects a turn: stores `replacement` as a new turn of the same scope that supersedes the old
+  // one, in one transaction (the old turn's session and role are kept; its speaker, event time
+  // and metadata carry over where the replacement leaves them empty). The old turn stays, superseded, with its history;
   // recall shows the new one. Only active turns can be amended (kFailedPrecondition otherwise;
   // kInvalidArgument for a derived node or a bad replacement; kNotFound for an unknown id).
   StatusOr<AmendResult> Amend(std::string_view id, const Turn& replacement,

@@ -1,17 +1,20 @@
 // engram::Engine (include/engram/engine.h): wires the store, the write path, the projections and
 // the read path together.
 //
-// Locking: `write_mutex_` serialises the write calls (the store allows one write transaction at a
-// time anyway; holding it here keeps the projection catch-up in commit order);
-// `projection_mutex_` guards the in-memory projections and the scope cache. Neither is held
-// while the other is wanted in the opposite order: writers take write_mutex_ then
-// projection_mutex_; readers take only projection_mutex_.
+// Locking: `write_mutex` serialises the write calls (the store allows one write transaction at a
+// time anyway; holding it here keeps the projection catch-up in commit order).
+// `projection_mutex` is a shared_mutex over the in-memory projections: recalls search them under
+// a shared lock, so any number run at once; catching up with the journal, loading a scope's
+// indexes, erase and rebuild take it exclusively, briefly. `scope_paths_mutex` guards the scope
+// path cache alone. Order: write_mutex before projection_mutex; scope_paths_mutex is never held
+// while another is wanted.
 #include "engram/engine.h"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <shared_mutex>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -70,10 +73,11 @@ struct Engine::Impl {
   std::unique_ptr<embed::Embedder> embedder;  // guarded by embedder_mutex until loaded
 
   std::mutex write_mutex;
-  std::mutex projection_mutex;
+  std::shared_mutex projection_mutex;
   std::unique_ptr<TextProjection> projection;  // guarded by projection_mutex
   std::unique_ptr<VectorProjection> vectors;   // guarded by projection_mutex; null without embedder
-  std::map<std::int64_t, std::string> scope_paths;  // guarded by projection_mutex
+  std::mutex scope_paths_mutex;
+  std::map<std::int64_t, std::string> scope_paths;  // guarded by scope_paths_mutex
 
   StatusOr<store::ScopeRecord> RequireScope(const Scope& scope) {
     RETURN_IF_ERROR(scope.Validate());
@@ -94,19 +98,19 @@ struct Engine::Impl {
     return ids;
   }
 
-  // Caller holds projection_mutex.
-  std::string ScopePathLocked(std::int64_t scope_id) {
-    auto found = scope_paths.find(scope_id);
-    if (found != scope_paths.end()) return found->second;
+  std::string ScopePath(std::int64_t scope_id) {
+    {
+      std::lock_guard lock(scope_paths_mutex);
+      auto found = scope_paths.find(scope_id);
+      if (found != scope_paths.end()) return found->second;
+    }
     StatusOr<std::optional<store::ScopeRecord>> record = store->GetScope(scope_id);
     std::string path = record.ok() && record->has_value() ? (*record)->path : "";
-    if (!path.empty()) scope_paths.emplace(scope_id, path);
+    if (!path.empty()) {
+      std::lock_guard lock(scope_paths_mutex);
+      scope_paths.emplace(scope_id, path);
+    }
     return path;
-  }
-
-  std::string ScopePath(std::int64_t scope_id) {
-    std::lock_guard lock(projection_mutex);
-    return ScopePathLocked(scope_id);
   }
 
   StatusOr<Memory> ToMemory(const store::NodeRecord& node) {
@@ -152,13 +156,13 @@ struct Engine::Impl {
   StatusOr<std::vector<std::vector<float>>> EmbedTexts(std::span<const std::string> texts) {
     if (!HasEmbedder() || texts.empty()) return std::vector<std::vector<float>>();
     ASSIGN_OR_RETURN(embed::Embedder * model, GetEmbedder());
-    ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, model->Embed(texts));
-    if (vectors.size() != texts.size()) {
+    ASSIGN_OR_RETURN(std::vector<std::vector<float>> embedded, model->Embed(texts));
+    if (embedded.size() != texts.size()) {
       return Status::Internal("embedder " + model->model_id() + " returned " +
-                              std::to_string(vectors.size()) + " vectors for " +
+                              std::to_string(embedded.size()) + " vectors for " +
                               std::to_string(texts.size()) + " texts");
     }
-    return vectors;
+    return embedded;
   }
 
   Status EmbedderMismatch(const store::EmbedderRecord& recorded) const {
@@ -184,10 +188,37 @@ struct Engine::Impl {
 
   // Brings the projections up to the store's journal after a commit.
   Status AfterCommit() {
-    std::lock_guard lock(projection_mutex);
+    std::unique_lock lock(projection_mutex);
     RETURN_IF_ERROR(projection->CatchUp());
     if (vectors != nullptr) RETURN_IF_ERROR(vectors->CatchUp());
     return Status::Ok();
+  }
+
+  // Inside `txn`: stores the validated turns (canonical metadata in `metadata`) with their
+  // vectors (empty without an embedder) and runs the write path's derivation over them.
+  StatusOr<RememberResult> CaptureAndDerive(store::Transaction& txn,
+                                            const store::ScopeRecord& record,
+                                            std::span<const Turn> turns,
+                                            std::span<const std::string> metadata,
+                                            std::span<const std::vector<float>> turn_vectors,
+                                            Timestamp now) {
+    ASSIGN_OR_RETURN(RememberResult result,
+                     write::CaptureTurns(txn, *registry, record, turns, metadata, now));
+    for (std::size_t i = 0; i < turn_vectors.size() && i < result.ids.size(); ++i) {
+      RETURN_IF_ERROR(txn.PutVector(result.ids[i], embedder_record.model_id, turn_vectors[i])
+                          .WithContext("turn " + std::to_string(i)));
+    }
+    write::DeriveContext derive;
+    derive.scope = &record;
+    derive.now = now;
+    derive.turn_vectors = turn_vectors;  // DMF divergence; earlier turns' vectors come from the store
+    derive.store = store.get();
+    // The resolver's embedding tier embeds entity names (cached across calls).
+    if (HasEmbedder()) {
+      ASSIGN_OR_RETURN(derive.embedder, GetEmbedder());
+    }
+    RETURN_IF_ERROR(deriver->Derive(txn, *registry, result.ids, derive));
+    return result;
   }
 
   static Status CheckId(std::string_view id) {
@@ -281,21 +312,7 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
   ASSIGN_OR_RETURN(store::ScopeRecord record,
                    write::EnsureScope(*txn, *impl_->registry, scope, now));
   ASSIGN_OR_RETURN(RememberResult result,
-                   write::CaptureTurns(*txn, *impl_->registry, record, turns, metadata, now));
-  for (std::size_t i = 0; i < vectors.size() && i < result.ids.size(); ++i) {
-    RETURN_IF_ERROR(txn->PutVector(result.ids[i], impl_->embedder_record.model_id, vectors[i])
-                        .WithContext("turn " + std::to_string(i)));
-  }
-  write::DeriveContext derive;
-  derive.scope = &record;
-  derive.now = now;
-  derive.turn_vectors = vectors;  // DMF divergence; earlier turns' vectors come from the store
-  derive.store = impl_->store.get();
-  // The resolver's embedding tier embeds entity names (cached across calls).
-  if (impl_->HasEmbedder()) {
-    ASSIGN_OR_RETURN(derive.embedder, impl_->GetEmbedder());
-  }
-  RETURN_IF_ERROR(impl_->deriver->Derive(*txn, *impl_->registry, result.ids, derive));
+                   impl_->CaptureAndDerive(*txn, record, turns, metadata, vectors, now));
   RETURN_IF_ERROR(txn->Commit());
   RETURN_IF_ERROR(impl_->AfterCommit());
   return result;
@@ -357,13 +374,36 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
     request.query_vector = std::move(embedded.front());
   }
 
-  std::lock_guard lock(impl_->projection_mutex);
-  request.scope_path = [this](std::int64_t scope_id) {
-    return impl_->ScopePathLocked(scope_id);
-  };
-  ASSIGN_OR_RETURN(request.text_indexes, impl_->projection->IndexesFor(scope_ids));
-  if (wants_vector) {
-    ASSIGN_OR_RETURN(request.vector_indexes, impl_->vectors->IndexesFor(scope_ids));
+  request.scope_path = [this](std::int64_t scope_id) { return impl_->ScopePath(scope_id); };
+  // Search under a shared lock, so recalls run in parallel. When the projections lag the journal
+  // (another process wrote) or a scope is not loaded yet, catch up and load exclusively first.
+  ASSIGN_OR_RETURN(std::int64_t journal_seq, impl_->store->LastJournalSeq());
+  std::shared_lock read_lock(impl_->projection_mutex);
+  constexpr int kMaxPrepareAttempts = 8;  // each attempt loses only to a concurrent erase
+  for (int attempt = 0;; ++attempt) {
+    if (impl_->projection->applied_journal_seq() >= journal_seq) {
+      auto text_indexes = impl_->projection->LoadedIndexes(scope_ids);
+      auto vector_indexes = wants_vector ? impl_->vectors->LoadedIndexes(scope_ids)
+                                         : std::optional<std::vector<const index::VectorIndex*>>(
+                                               std::vector<const index::VectorIndex*>());
+      if (text_indexes.has_value() && vector_indexes.has_value()) {
+        request.text_indexes = std::move(*text_indexes);
+        request.vector_indexes = std::move(*vector_indexes);
+        break;
+      }
+    }
+    if (attempt == kMaxPrepareAttempts) {
+      return Status::Unavailable("scope " + scope.ToString() +
+                                 " changed while its indexes were loading; retry the recall");
+    }
+    read_lock.unlock();
+    {
+      std::unique_lock prepare_lock(impl_->projection_mutex);
+      RETURN_IF_ERROR(impl_->projection->IndexesFor(scope_ids).status());
+      if (wants_vector) RETURN_IF_ERROR(impl_->vectors->IndexesFor(scope_ids).status());
+    }
+    read_lock.lock();
+    journal_seq = -1;  // caught up at least to the recall's start; later writes may join
   }
   ASSIGN_OR_RETURN(ReadResult result, read::RunRecall(request, impl_->routes));
   result.latency_ms =
@@ -440,6 +480,77 @@ StatusOr<std::vector<HistoryEvent>> Engine::History(std::string_view id) {
                    [](const HistoryEvent& a, const HistoryEvent& b) { return a.at < b.at; });
   if (!events.empty()) events.back().valid_to = node.valid_to;
   return events;
+}
+
+StatusOr<AmendResult> Engine::Amend(std::string_view id, const Turn& replacement,
+                                    std::string_view reason) {
+  if (auto bad = core::FindInvalidUtf8(reason)) {
+    return Status::InvalidArgument("reason is not valid UTF-8 (byte " + std::to_string(*bad) +
+                                   ")");
+  }
+  if (reason.size() > 1024) return Status::InvalidArgument("reason is longer than 1024 bytes");
+  ASSIGN_OR_RETURN(const store::NodeRecord old_node, impl_->RequireNode(id));
+  if (old_node.kind != NodeKind::kTurn) {
+    return Status::InvalidArgument("memory " + old_node.id + " is a " +
+                                   std::string(NodeKindName(old_node.kind)) +
+                                   "; only turns can be amended (derived memories follow them)");
+  }
+  // The replacement keeps the old turn's session and role; speaker, event time and metadata
+  // carry over when it leaves them empty.
+  Turn turn = replacement;
+  turn.session_id = old_node.session_id;
+  turn.role = old_node.role;
+  if (turn.speaker.empty()) turn.speaker = old_node.speaker;
+  if (!turn.event_time.has_value()) turn.event_time = old_node.event_time;
+  if (turn.metadata_json.empty() || turn.metadata_json == "{}") {
+    turn.metadata_json = old_node.metadata_json;
+  }
+  StatusOr<std::string> canonical = write::ValidateTurn(turn, impl_->config.limits);
+  if (!canonical.ok()) return canonical.status().WithContext("replacement");
+  const std::string metadata[] = {std::move(canonical).value()};
+  std::vector<std::string> texts;
+  if (impl_->HasEmbedder()) texts.push_back(EmbeddingText(turn.speaker, turn.text));
+  ASSIGN_OR_RETURN(const std::vector<std::vector<float>> vectors, impl_->EmbedTexts(texts));
+
+  std::lock_guard write_lock(impl_->write_mutex);
+  const Timestamp now = impl_->clock->Now();
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+  // Re-read inside the transaction: another writer may have amended or retired it meanwhile.
+  ASSIGN_OR_RETURN(const store::NodeRecord current, txn->GetNode(old_node.id));
+  if (current.status != NodeStatus::kActive) {
+    return Status::FailedPrecondition("memory " + current.id + " is " +
+                                      std::string(NodeStatusName(current.status)) +
+                                      "; only an active turn can be amended");
+  }
+  RETURN_IF_ERROR(impl_->EnsureEmbedderRecorded(*txn, now));
+  ASSIGN_OR_RETURN(const std::optional<store::ScopeRecord> scope_path_record,
+                   impl_->store->GetScope(current.scope_id));
+  if (!scope_path_record.has_value()) {
+    return Status::NotFound("the scope of memory " + current.id + " no longer exists");
+  }
+  ASSIGN_OR_RETURN(const std::optional<store::ScopeRecord> record,
+                   txn->FindScope(scope_path_record->path));
+  if (!record.has_value()) {
+    return Status::NotFound("scope " + scope_path_record->path + " no longer exists");
+  }
+  ASSIGN_OR_RETURN(RememberResult written,
+                   impl_->CaptureAndDerive(*txn, *record, {&turn, 1}, metadata, vectors, now));
+  write::EdgeRequest request;
+  request.type = "supersedes";
+  request.src = written.ids.front();
+  request.dst = current.id;
+  nlohmann::json attrs = nlohmann::json::object();
+  attrs["amended"] = true;
+  if (!reason.empty()) attrs["reason"] = std::string(reason);
+  request.attrs_json = attrs.dump();
+  request.valid_from = now;  // the old text was the record until this correction
+  request.now = now;
+  RETURN_IF_ERROR(impl_->registry->Apply(*txn, request).status());
+  RETURN_IF_ERROR(txn->Commit());
+  RETURN_IF_ERROR(impl_->AfterCommit());
+  return AmendResult{.id = written.ids.front(),
+                     .superseded_id = current.id,
+                     .sequence = written.first_sequence};
 }
 
 StatusOr<std::vector<Link>> Engine::Links(std::string_view id) {
@@ -530,11 +641,14 @@ StatusOr<EraseResult> Engine::Erase(const Scope& scope) {
   ASSIGN_OR_RETURN(std::vector<std::int64_t> scope_ids, impl_->ScopeIds(record, true));
   ASSIGN_OR_RETURN(store::EraseCounts counts, impl_->store->EraseScopes(scope_ids));
   {
-    std::lock_guard lock(impl_->projection_mutex);
+    std::unique_lock lock(impl_->projection_mutex);
     for (const std::int64_t scope_id : scope_ids) {
       impl_->projection->Drop(scope_id);
       if (impl_->vectors != nullptr) impl_->vectors->Drop(scope_id);
-      impl_->scope_paths.erase(scope_id);
+    }
+    {
+      std::lock_guard paths_lock(impl_->scope_paths_mutex);
+      for (const std::int64_t scope_id : scope_ids) impl_->scope_paths.erase(scope_id);
     }
     RETURN_IF_ERROR(impl_->projection->CatchUp());
     if (impl_->vectors != nullptr) RETURN_IF_ERROR(impl_->vectors->CatchUp());
@@ -601,7 +715,7 @@ StatusOr<std::vector<std::string>> Engine::EquivalenceClass(std::string_view id)
 }
 
 StatusOr<RebuildReport> Engine::RebuildIndex() {
-  std::lock_guard lock(impl_->projection_mutex);
+  std::unique_lock lock(impl_->projection_mutex);
   ASSIGN_OR_RETURN(RebuildReport report, impl_->projection->RebuildAll());
   if (impl_->vectors != nullptr) {
     const auto started = std::chrono::steady_clock::now();

@@ -70,6 +70,18 @@ StatusOr<std::vector<const index::Bm25Index*>> TextProjection::IndexesFor(
   return result;
 }
 
+std::optional<std::vector<const index::Bm25Index*>> TextProjection::LoadedIndexes(
+    std::span<const std::int64_t> scope_ids) const {
+  std::vector<const index::Bm25Index*> result;
+  result.reserve(scope_ids.size());
+  for (const std::int64_t scope_id : scope_ids) {
+    auto found = indexes_.find(scope_id);
+    if (found == indexes_.end()) return std::nullopt;
+    result.push_back(found->second.get());
+  }
+  return result;
+}
+
 StatusOr<RebuildReport> TextProjection::RebuildAll() {
   const auto started = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(CatchUp());

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -17,7 +18,8 @@
 
 namespace engram {
 
-// Not thread-safe: the engine serialises access with its projection mutex.
+// Not thread-safe: the engine guards it with its projection mutex (a shared_mutex): the const
+// methods under a shared lock, everything else under an exclusive one.
 class TextProjection {
  public:
   TextProjection(store::Store* store, const text::Tokenizer* tokenizer)
@@ -33,6 +35,14 @@ class TextProjection {
   // changes the projection.
   StatusOr<std::vector<const index::Bm25Index*>> IndexesFor(
       std::span<const std::int64_t> scope_ids);
+
+  // The loaded indexes of the given scopes, without loading or catching up; nullopt when one of
+  // them is not loaded. Valid until the next call that changes the projection.
+  std::optional<std::vector<const index::Bm25Index*>> LoadedIndexes(
+      std::span<const std::int64_t> scope_ids) const;
+
+  // The last journal entry applied (-1 before the first CatchUp).
+  std::int64_t applied_journal_seq() const { return applied_journal_seq_; }
 
   void Drop(std::int64_t scope_id) { indexes_.erase(scope_id); }
 

@@ -165,6 +165,19 @@ StatusOr<std::vector<const index::VectorIndex*>> VectorProjection::IndexesFor(
   return result;
 }
 
+std::optional<std::vector<const index::VectorIndex*>> VectorProjection::LoadedIndexes(
+    std::span<const std::int64_t> scope_ids) const {
+  std::vector<const index::VectorIndex*> result;
+  if (!usable_) return result;
+  result.reserve(scope_ids.size());
+  for (const std::int64_t scope_id : scope_ids) {
+    auto found = indexes_.find(scope_id);
+    if (found == indexes_.end()) return std::nullopt;
+    result.push_back(found->second.index.get());
+  }
+  return result;
+}
+
 StatusOr<VectorRebuildReport> VectorProjection::RebuildAll() {
   RETURN_IF_ERROR(CatchUp());
   VectorRebuildReport report;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,6 +69,15 @@ class VectorProjection {
   // empty index); empty when !usable(). Valid until the next call that changes the projection.
   StatusOr<std::vector<const index::VectorIndex*>> IndexesFor(
       std::span<const std::int64_t> scope_ids);
+
+  // The loaded indexes of the given scopes without loading or catching up (empty when
+  // !usable()); nullopt when one of them is not loaded. Valid until the next call that changes
+  // the projection.
+  std::optional<std::vector<const index::VectorIndex*>> LoadedIndexes(
+      std::span<const std::int64_t> scope_ids) const;
+
+  // The last journal entry applied (-1 before the first CatchUp).
+  std::int64_t applied_journal_seq() const { return applied_journal_seq_; }
 
   void Drop(std::int64_t scope_id) { indexes_.erase(scope_id); }
   void DropAll() { indexes_.clear(); }
