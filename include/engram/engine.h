@@ -104,9 +104,10 @@ class Engine {
   StatusOr<std::vector<HistoryEvent>> History(std::string_view id);
   // Corrects a turn: stores `replacement` as a new turn of the same scope that supersedes the old
   // one, in one transaction (the old turn's session and role are kept; its speaker, event time
-  // and metadata carry over where the replacement leaves them empty). The old turn stays, superseded, with its history;
-  // recall shows the new one. Only active turns can be amended (kFailedPrecondition otherwise;
-  // kInvalidArgument for a derived node or a bad replacement; kNotFound for an unknown id).
+  // and metadata carry over where the replacement leaves them empty). The old turn stays,
+  // superseded, with its history; recall shows the new one. Only active turns can be amended
+  // (kFailedPrecondition otherwise; kInvalidArgument for a derived node or a bad replacement;
+  // kNotFound for an unknown id).
   StatusOr<AmendResult> Amend(std::string_view id, const Turn& replacement,
                               std::string_view reason = "");
   // Every edge from or to the memory, in the order the store wrote them (its derived signals and

@@ -14,10 +14,9 @@
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <shared_mutex>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
+#include <shared_mutex>
 
 #include "core/ids.h"
 #include "core/paths.h"
@@ -211,7 +210,8 @@ struct Engine::Impl {
     write::DeriveContext derive;
     derive.scope = &record;
     derive.now = now;
-    derive.turn_vectors = turn_vectors;  // DMF divergence; earlier turns' vectors come from the store
+    derive.turn_vectors =
+        turn_vectors;  // DMF divergence; earlier turns' vectors come from the store
     derive.store = store.get();
     // The resolver's embedding tier embeds entity names (cached across calls).
     if (HasEmbedder()) {
@@ -485,8 +485,7 @@ StatusOr<std::vector<HistoryEvent>> Engine::History(std::string_view id) {
 StatusOr<AmendResult> Engine::Amend(std::string_view id, const Turn& replacement,
                                     std::string_view reason) {
   if (auto bad = core::FindInvalidUtf8(reason)) {
-    return Status::InvalidArgument("reason is not valid UTF-8 (byte " + std::to_string(*bad) +
-                                   ")");
+    return Status::InvalidArgument("reason is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
   }
   if (reason.size() > 1024) return Status::InvalidArgument("reason is longer than 1024 bytes");
   ASSIGN_OR_RETURN(const store::NodeRecord old_node, impl_->RequireNode(id));
@@ -548,9 +547,8 @@ StatusOr<AmendResult> Engine::Amend(std::string_view id, const Turn& replacement
   RETURN_IF_ERROR(impl_->registry->Apply(*txn, request).status());
   RETURN_IF_ERROR(txn->Commit());
   RETURN_IF_ERROR(impl_->AfterCommit());
-  return AmendResult{.id = written.ids.front(),
-                     .superseded_id = current.id,
-                     .sequence = written.first_sequence};
+  return AmendResult{
+      .id = written.ids.front(), .superseded_id = current.id, .sequence = written.first_sequence};
 }
 
 StatusOr<std::vector<Link>> Engine::Links(std::string_view id) {

@@ -52,9 +52,9 @@ class AmendTest : public ::testing::Test {
 
 TEST_F(AmendTest, TheAmendedTurnReplacesTheOldOneInRecallAndKeepsItsHistory) {
   const Scope scope = testing::S("user:alice");
-  const std::string old_id =
-      RememberOne(scope, testing::MakeTurn("Alice", "My sister Lena lives in Berlin.", "s1",
-                                           "2023-05-08T13:56:00Z"));
+  const std::string old_id = RememberOne(
+      scope,
+      testing::MakeTurn("Alice", "My sister Lena lives in Berlin.", "s1", "2023-05-08T13:56:00Z"));
   Turn replacement;
   replacement.text = "My sister Lena lives in Munich.";
   StatusOr<AmendResult> amended = engine_->Amend(old_id, replacement, "moved");
@@ -83,14 +83,14 @@ TEST_F(AmendTest, TheAmendedTurnReplacesTheOldOneInRecallAndKeepsItsHistory) {
 
   StatusOr<std::vector<HistoryEvent>> history = engine_->History(old_id);
   ASSERT_THAT(history, IsOk());
-  EXPECT_THAT(*history, Contains(::testing::AllOf(
-                            Field(&HistoryEvent::action, "supersedes (incoming)"),
-                            Field(&HistoryEvent::related_id, amended->id))));
+  EXPECT_THAT(*history,
+              Contains(::testing::AllOf(Field(&HistoryEvent::action, "supersedes (incoming)"),
+                                        Field(&HistoryEvent::related_id, amended->id))));
   StatusOr<std::vector<Link>> links = engine_->Links(amended->id);
   ASSERT_THAT(links, IsOk());
-  EXPECT_THAT(*links, Contains(::testing::AllOf(Field(&Link::type, "supersedes"),
-                                                Field(&Link::dst, old_id),
-                                                Field(&Link::attrs_json, HasSubstr("moved")))));
+  EXPECT_THAT(*links,
+              Contains(::testing::AllOf(Field(&Link::type, "supersedes"), Field(&Link::dst, old_id),
+                                        Field(&Link::attrs_json, HasSubstr("moved")))));
 }
 
 TEST_F(AmendTest, RefusesWhatCannotBeAmendedAndStoresNothing) {
