@@ -383,11 +383,13 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   for (int attempt = 0;; ++attempt) {
     if (impl_->projection->applied_journal_seq() >= journal_seq) {
       auto text_indexes = impl_->projection->LoadedIndexes(scope_ids);
+      auto layouts = impl_->projection->LoadedLayouts(scope_ids);
       auto vector_indexes = wants_vector ? impl_->vectors->LoadedIndexes(scope_ids)
                                          : std::optional<std::vector<const index::VectorIndex*>>(
                                                std::vector<const index::VectorIndex*>());
-      if (text_indexes.has_value() && vector_indexes.has_value()) {
+      if (text_indexes.has_value() && layouts.has_value() && vector_indexes.has_value()) {
         request.text_indexes = std::move(*text_indexes);
+        request.layouts = std::move(*layouts);
         request.vector_indexes = std::move(*vector_indexes);
         break;
       }

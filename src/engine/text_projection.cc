@@ -1,4 +1,4 @@
-// BM25 projection maintenance (see text_projection.h).
+// Text projection maintenance: BM25 indexes and turn layouts (see text_projection.h).
 #include "engine/text_projection.h"
 
 #include <chrono>
@@ -14,12 +14,14 @@ std::vector<std::string> TextProjection::DocumentTerms(const store::NodeRecord& 
   return terms;
 }
 
-StatusOr<std::unique_ptr<index::Bm25Index>> TextProjection::Build(std::int64_t scope_id) {
-  auto built = std::make_unique<index::Bm25Index>();
+StatusOr<TextProjection::ScopeProjection> TextProjection::Build(std::int64_t scope_id) {
+  ScopeProjection built;
+  built.index = std::make_unique<index::Bm25Index>();
+  // Turns in row order, which is their sequence order within the scope.
   Status scan_status = store_->ScanNodes(
       scope_id, NodeKind::kTurn, [&](const store::NodeRecord& node) {
-        const std::vector<std::string> terms = DocumentTerms(node);
-        built->Add(static_cast<std::uint64_t>(node.row), terms);
+        built.index->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
+        built.layout.Append(read::TurnLayout::TurnOf(node));
         return true;
       });
   RETURN_IF_ERROR(scan_status);
@@ -37,8 +39,8 @@ Status TextProjection::CatchUp() {
   for (const store::JournalEntry& entry : entries) {
     applied_journal_seq_ = entry.seq;
     if (entry.op == store::JournalOp::kScopeErased) {
-      indexes_.erase(entry.scope_id);
-    } else if (entry.op == store::JournalOp::kNodeInserted && indexes_.count(entry.scope_id)) {
+      scopes_.erase(entry.scope_id);
+    } else if (entry.op == store::JournalOp::kNodeInserted && scopes_.count(entry.scope_id)) {
       rows.push_back(entry.target_row);
     }
   }
@@ -46,9 +48,13 @@ Status TextProjection::CatchUp() {
   ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store_->GetNodesByRow(rows));
   for (const store::NodeRecord& node : nodes) {
     if (node.kind != NodeKind::kTurn) continue;
-    auto found = indexes_.find(node.scope_id);
-    if (found == indexes_.end()) continue;
-    found->second->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
+    auto found = scopes_.find(node.scope_id);
+    if (found == scopes_.end()) continue;
+    found->second.index->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
+    // A scope built from a scan that already saw this turn (committed during the scan) has it.
+    if (!found->second.layout.IndexOf(node.row).has_value()) {
+      found->second.layout.Append(read::TurnLayout::TurnOf(node));
+    }
   }
   return Status::Ok();
 }
@@ -58,14 +64,15 @@ StatusOr<std::vector<const index::Bm25Index*>> TextProjection::IndexesFor(
   RETURN_IF_ERROR(CatchUp());
   std::vector<const index::Bm25Index*> result;
   for (const std::int64_t scope_id : scope_ids) {
-    auto found = indexes_.find(scope_id);
-    if (found == indexes_.end()) {
+    auto found = scopes_.find(scope_id);
+    if (found == scopes_.end()) {
       // Build from the store. A write committed during the scan is also in the journal after
-      // applied_journal_seq_; re-adding a document replaces it, so applying it again is harmless.
-      ASSIGN_OR_RETURN(std::unique_ptr<index::Bm25Index> built, Build(scope_id));
-      found = indexes_.emplace(scope_id, std::move(built)).first;
+      // applied_journal_seq_; re-adding a document replaces it, and the layout skips a turn it
+      // already holds, so applying it again is harmless.
+      ASSIGN_OR_RETURN(ScopeProjection built, Build(scope_id));
+      found = scopes_.emplace(scope_id, std::move(built)).first;
     }
-    result.push_back(found->second.get());
+    result.push_back(found->second.index.get());
   }
   return result;
 }
@@ -75,9 +82,21 @@ std::optional<std::vector<const index::Bm25Index*>> TextProjection::LoadedIndexe
   std::vector<const index::Bm25Index*> result;
   result.reserve(scope_ids.size());
   for (const std::int64_t scope_id : scope_ids) {
-    auto found = indexes_.find(scope_id);
-    if (found == indexes_.end()) return std::nullopt;
-    result.push_back(found->second.get());
+    auto found = scopes_.find(scope_id);
+    if (found == scopes_.end()) return std::nullopt;
+    result.push_back(found->second.index.get());
+  }
+  return result;
+}
+
+std::optional<std::vector<const read::TurnLayout*>> TextProjection::LoadedLayouts(
+    std::span<const std::int64_t> scope_ids) const {
+  std::vector<const read::TurnLayout*> result;
+  result.reserve(scope_ids.size());
+  for (const std::int64_t scope_id : scope_ids) {
+    auto found = scopes_.find(scope_id);
+    if (found == scopes_.end()) return std::nullopt;
+    result.push_back(&found->second.layout);
   }
   return result;
 }
@@ -87,19 +106,20 @@ StatusOr<RebuildReport> TextProjection::RebuildAll() {
   RETURN_IF_ERROR(CatchUp());
   ASSIGN_OR_RETURN(std::vector<store::ScopeRecord> scopes, store_->ListScopes());
   RebuildReport report;
-  std::map<std::int64_t, std::unique_ptr<index::Bm25Index>> rebuilt;
+  std::map<std::int64_t, ScopeProjection> rebuilt;
   for (const store::ScopeRecord& scope : scopes) {
-    ASSIGN_OR_RETURN(std::unique_ptr<index::Bm25Index> index, Build(scope.scope_id));
+    ASSIGN_OR_RETURN(ScopeProjection projection, Build(scope.scope_id));
     ++report.scopes;
-    report.documents += index->doc_count();
-    report.terms += index->term_count();
-    auto live = indexes_.find(scope.scope_id);
-    if (live != indexes_.end() && !live->second->SameContent(*index)) {
+    report.documents += projection.index->doc_count();
+    report.terms += projection.index->term_count();
+    auto live = scopes_.find(scope.scope_id);
+    if (live != scopes_.end() && (!live->second.index->SameContent(*projection.index) ||
+                                  !live->second.layout.SameContent(projection.layout))) {
       report.matched_live_index = false;
     }
-    rebuilt.emplace(scope.scope_id, std::move(index));
+    rebuilt.emplace(scope.scope_id, std::move(projection));
   }
-  indexes_ = std::move(rebuilt);
+  scopes_ = std::move(rebuilt);
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;

@@ -1,6 +1,8 @@
-// The BM25 projection of the store (DESIGN §1.5): one in-memory index per scope, built from the
-// store on first use and kept current by following the store's journal. Because it follows the
-// journal, writes by other processes or servers sharing the store are picked up too.
+// The text projection of the store (DESIGN §1.5): per scope, the BM25 index of its turns and its
+// turn layout (sessions, speakers, neighbours: read/turn_layout.h), built from the store on first
+// use and kept current by following the store's journal. Because it follows the journal, writes
+// by other processes or servers sharing the store are picked up too. A recall therefore reads no
+// turn from the store to search or lay out its scope.
 #ifndef ENGRAM_ENGINE_TEXT_PROJECTION_H_
 #define ENGRAM_ENGINE_TEXT_PROJECTION_H_
 
@@ -13,6 +15,7 @@
 
 #include "engram/engine.h"
 #include "index/bm25/bm25_index.h"
+#include "read/turn_layout.h"
 #include "store/store.h"
 #include "text/tokenizer.h"
 
@@ -36,26 +39,33 @@ class TextProjection {
   StatusOr<std::vector<const index::Bm25Index*>> IndexesFor(
       std::span<const std::int64_t> scope_ids);
 
-  // The loaded indexes of the given scopes, without loading or catching up; nullopt when one of
-  // them is not loaded. Valid until the next call that changes the projection.
+  // The loaded indexes / layouts of the given scopes, without loading or catching up; nullopt
+  // when one of them is not loaded. Valid until the next call that changes the projection.
   std::optional<std::vector<const index::Bm25Index*>> LoadedIndexes(
+      std::span<const std::int64_t> scope_ids) const;
+  std::optional<std::vector<const read::TurnLayout*>> LoadedLayouts(
       std::span<const std::int64_t> scope_ids) const;
 
   // The last journal entry applied (-1 before the first CatchUp).
   std::int64_t applied_journal_seq() const { return applied_journal_seq_; }
 
-  void Drop(std::int64_t scope_id) { indexes_.erase(scope_id); }
+  void Drop(std::int64_t scope_id) { scopes_.erase(scope_id); }
 
-  // Rebuilds every scope's index from the store, compares each with the live one (when loaded)
-  // and keeps the rebuilt one.
+  // Rebuilds every scope's index and layout from the store, compares each with the live one
+  // (when loaded) and keeps the rebuilt one.
   StatusOr<RebuildReport> RebuildAll();
 
  private:
-  StatusOr<std::unique_ptr<index::Bm25Index>> Build(std::int64_t scope_id);
+  struct ScopeProjection {
+    std::unique_ptr<index::Bm25Index> index;
+    read::TurnLayout layout;
+  };
+
+  StatusOr<ScopeProjection> Build(std::int64_t scope_id);
 
   store::Store* store_;
   const text::Tokenizer* tokenizer_;
-  std::map<std::int64_t, std::unique_ptr<index::Bm25Index>> indexes_;
+  std::map<std::int64_t, ScopeProjection> scopes_;
   std::int64_t applied_journal_seq_ = -1;  // -1: not initialised yet
 };
 

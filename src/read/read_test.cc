@@ -279,6 +279,44 @@ TEST(TurnLayoutTest, SessionsAreRunsOfOneSessionId) {
   EXPECT_THAT(conversation.layout.Speakers(), ElementsAre("Caroline", "Melanie"));
 }
 
+// The projection grows a layout turn by turn and joins scopes' layouts: both must equal the
+// layout built from all turns at once.
+TEST(TurnLayoutTest, AppendingAndConcatenatingEqualBuildingAtOnce) {
+  const Conversation conversation;
+  const std::vector<LayoutTurn>& all = conversation.layout.turns();
+  TurnLayout grown;
+  for (const LayoutTurn& turn : all) grown.Append(turn);
+  EXPECT_TRUE(grown.SameContent(conversation.layout));
+
+  // A second scope whose first session id repeats the first scope's last one: a new session.
+  std::vector<LayoutTurn> other_turns;
+  for (std::int64_t row = 100; row < 103; ++row) {
+    LayoutTurn turn;
+    turn.row = row;
+    turn.scope_id = 2;
+    turn.sequence = row - 99;
+    turn.session_id = "s2";
+    turn.speaker = "Zed";
+    other_turns.push_back(turn);
+  }
+  const TurnLayout other = TurnLayout::FromTurns(other_turns);
+  const TurnLayout* parts[] = {&conversation.layout, &other};
+  const TurnLayout joined = TurnLayout::Concat(parts);
+  std::vector<LayoutTurn> everything = all;
+  everything.insert(everything.end(), other_turns.begin(), other_turns.end());
+  EXPECT_TRUE(joined.SameContent(TurnLayout::FromTurns(everything)));
+  ASSERT_EQ(joined.sessions().size(), 3u);
+  EXPECT_EQ(joined.sessions()[2].begin, all.size());
+  EXPECT_EQ(joined.turns()[all.size()].session, 2u);
+  EXPECT_THAT(joined.Speakers(), ElementsAre("Caroline", "Melanie", "Zed"));
+  EXPECT_EQ(joined.IndexOf(101), all.size() + 1);
+
+  // A layout missing its last turn is not the same.
+  TurnLayout shorter;
+  for (std::size_t turn_idx = 0; turn_idx + 1 < all.size(); ++turn_idx) shorter.Append(all[turn_idx]);
+  EXPECT_FALSE(shorter.SameContent(conversation.layout));
+}
+
 TEST(TurnLayoutTest, UnitScoresEqualBm25OfTheConcatenatedTurns) {
   const Conversation conversation;
   const std::vector<std::string> query = {"guitar", "lesson"};

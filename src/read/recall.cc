@@ -111,7 +111,7 @@ bool SameName(std::string_view a, std::string_view b) {
 // Speakers the question names: a name equal to a speaker or to its first word.
 std::vector<std::string> AskedSpeakers(const QueryFrame& frame, const TurnLayout& layout) {
   std::vector<std::string> asked;
-  const std::vector<std::string> speakers = layout.Speakers();
+  const std::vector<std::string>& speakers = layout.Speakers();
   for (const std::string& name : frame.names) {
     for (const std::string& speaker : speakers) {
       const std::string_view first = std::string_view(speaker).substr(0, speaker.find(' '));
@@ -137,9 +137,17 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   const Config& config = *request.config;
 
   // The conversation's layout: sessions, neighbours, speakers.
-  std::optional<TurnLayout> layout;
-  if (request.store != nullptr && !request.scope_ids.empty()) {
-    ASSIGN_OR_RETURN(layout, TurnLayout::Load(*request.store, request.scope_ids));
+  // The projection's layouts when the caller has them (no store read), else loaded.
+  std::optional<TurnLayout> owned_layout;
+  const TurnLayout* layout = nullptr;
+  if (request.layouts.size() == 1) {
+    layout = request.layouts.front();
+  } else if (!request.layouts.empty()) {
+    owned_layout = TurnLayout::Concat(request.layouts);
+    layout = &*owned_layout;
+  } else if (request.store != nullptr && !request.scope_ids.empty()) {
+    ASSIGN_OR_RETURN(owned_layout, TurnLayout::Load(*request.store, request.scope_ids));
+    layout = &*owned_layout;
   }
   QueryFrame frame = request.frame;
   if (layout) frame.asked_speakers = AskedSpeakers(frame, *layout);
@@ -165,7 +173,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   context.text_indexes = request.text_indexes;
   context.vector_indexes = request.vector_indexes;
   context.query_vector = request.query_vector;
-  context.layout = layout ? &*layout : nullptr;
+  context.layout = layout;
   context.store = request.store;
   context.scope_ids = request.scope_ids;
   context.limit = config.recall.route_candidates;

@@ -25,6 +25,9 @@ struct RecallRequest {
   const Config* config = nullptr;
   RecallOptions options;  // k / token_budget already resolved to non-zero values
   std::vector<const index::Bm25Index*> text_indexes;
+  // The searched scopes' turn layouts from the engine's projection, one per scope id in the same
+  // order; empty = RunRecall loads the layout from the store.
+  std::vector<const TurnLayout*> layouts;
   // Vector projections of the searched scopes and the query embedding (both empty without an
   // embedder); the vector route reads them.
   std::vector<const index::VectorIndex*> vector_indexes;

@@ -53,19 +53,7 @@ StatusOr<TurnLayout> TurnLayout::Load(store::Store& store,
   filter.include_inactive = true;
   for (const std::int64_t scope_id : scope_ids) {
     ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store.ListNodes(scope_id, filter));
-    for (store::NodeRecord& node : nodes) {
-      LayoutTurn turn;
-      turn.row = node.row;
-      turn.scope_id = node.scope_id;
-      turn.sequence = node.sequence;
-      turn.session_id = std::move(node.session_id);
-      turn.speaker = std::move(node.speaker);
-      turn.role = node.role;
-      turn.question_share = QuestionShare(node.text);
-      if (turn.question_share > 0) turn.asking_text = node.text;
-      turn.event_time = node.event_time;
-      layout.turns_.push_back(std::move(turn));
-    }
+    for (const store::NodeRecord& node : nodes) layout.turns_.push_back(TurnOf(node));
   }
   layout.Group();
   return layout;
@@ -78,19 +66,73 @@ TurnLayout TurnLayout::FromTurns(std::vector<LayoutTurn> turns) {
   return layout;
 }
 
+LayoutTurn TurnLayout::TurnOf(const store::NodeRecord& node) {
+  LayoutTurn turn;
+  turn.row = node.row;
+  turn.scope_id = node.scope_id;
+  turn.sequence = node.sequence;
+  turn.session_id = node.session_id;
+  turn.speaker = node.speaker;
+  turn.role = node.role;
+  turn.question_share = QuestionShare(node.text);
+  if (turn.question_share > 0) turn.asking_text = node.text;
+  turn.event_time = node.event_time;
+  return turn;
+}
+
+TurnLayout TurnLayout::Concat(std::span<const TurnLayout* const> parts) {
+  TurnLayout layout;
+  std::size_t total = 0;
+  for (const TurnLayout* part : parts) total += part->turns_.size();
+  layout.turns_.reserve(total);
+  for (const TurnLayout* part : parts) {
+    layout.turns_.insert(layout.turns_.end(), part->turns_.begin(), part->turns_.end());
+  }
+  layout.Group();
+  return layout;
+}
+
+void TurnLayout::Append(LayoutTurn turn) {
+  const std::size_t turn_idx = turns_.size();
+  const bool continues = turn_idx > 0 && turns_.back().scope_id == turn.scope_id &&
+                         turns_.back().session_id == turn.session_id;
+  if (!continues) sessions_.push_back({turn_idx, turn_idx, turn.session_id});
+  sessions_.back().end = turn_idx + 1;
+  turn.session = sessions_.size() - 1;
+  index_of_row_.emplace(turn.row, turn_idx);
+  if (!turn.speaker.empty()) {
+    auto at = std::lower_bound(speakers_.begin(), speakers_.end(), turn.speaker);
+    if (at == speakers_.end() || *at != turn.speaker) speakers_.insert(at, turn.speaker);
+  }
+  turns_.push_back(std::move(turn));
+}
+
+bool TurnLayout::SameContent(const TurnLayout& other) const {
+  if (turns_.size() != other.turns_.size() || sessions_.size() != other.sessions_.size()) {
+    return false;
+  }
+  for (std::size_t turn_idx = 0; turn_idx < turns_.size(); ++turn_idx) {
+    const LayoutTurn& a = turns_[turn_idx];
+    const LayoutTurn& b = other.turns_[turn_idx];
+    if (a.row != b.row || a.scope_id != b.scope_id || a.sequence != b.sequence ||
+        a.session_id != b.session_id || a.speaker != b.speaker || a.role != b.role ||
+        a.question_share != b.question_share || a.asking_text != b.asking_text ||
+        a.event_time != b.event_time || a.session != b.session) {
+      return false;
+    }
+  }
+  return speakers_ == other.speakers_;
+}
+
 void TurnLayout::Group() {
+  std::vector<LayoutTurn> turns = std::move(turns_);
+  turns_.clear();
   sessions_.clear();
   index_of_row_.clear();
-  index_of_row_.reserve(turns_.size());
-  for (std::size_t i = 0; i < turns_.size(); ++i) {
-    LayoutTurn& turn = turns_[i];
-    index_of_row_.emplace(turn.row, i);
-    const bool continues = i > 0 && turns_[i - 1].scope_id == turn.scope_id &&
-                           turns_[i - 1].session_id == turn.session_id;
-    if (!continues) sessions_.push_back({i, i, turn.session_id});
-    sessions_.back().end = i + 1;
-    turn.session = sessions_.size() - 1;
-  }
+  speakers_.clear();
+  turns_.reserve(turns.size());
+  index_of_row_.reserve(turns.size());
+  for (LayoutTurn& turn : turns) Append(std::move(turn));
 }
 
 std::optional<std::size_t> TurnLayout::IndexOf(std::int64_t row) const {
@@ -99,15 +141,6 @@ std::optional<std::size_t> TurnLayout::IndexOf(std::int64_t row) const {
   return found->second;
 }
 
-std::vector<std::string> TurnLayout::Speakers() const {
-  std::vector<std::string> speakers;
-  for (const LayoutTurn& turn : turns_) {
-    if (!turn.speaker.empty()) speakers.push_back(turn.speaker);
-  }
-  std::sort(speakers.begin(), speakers.end());
-  speakers.erase(std::unique(speakers.begin(), speakers.end()), speakers.end());
-  return speakers;
-}
 
 TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
                        std::span<const std::string> query_terms, const SoftMatch* soft)

@@ -1,6 +1,8 @@
 // TurnLayout: the turns of the searched scopes in conversation order, grouped into sessions, so
-// the read path can reason about neighbours, windows (fragments) and sessions. Built once per
-// recall from the store (turn nodes only: every store has them, whatever the write path derived).
+// the read path can reason about neighbours, windows (fragments) and sessions. The engine keeps
+// one per loaded scope as a projection that follows the store's journal (Append), so a recall
+// reads no turn from the store to lay out its scope; Load builds one from the store directly
+// (turn nodes only: every store has them, whatever the write path derived).
 //
 // Sessions are maximal runs of consecutive turns (by sequence, within one scope) that share a
 // session id; turns without a session id form runs of their own the same way.
@@ -64,13 +66,23 @@ class TurnLayout {
   static StatusOr<TurnLayout> Load(store::Store& store, std::span<const std::int64_t> scope_ids);
   // For tests: turns given in conversation order.
   static TurnLayout FromTurns(std::vector<LayoutTurn> turns);
+  // The layout entry of a stored turn.
+  static LayoutTurn TurnOf(const store::NodeRecord& node);
+  // The layouts one after the other (scopes in the order given), as Load would lay them out.
+  static TurnLayout Concat(std::span<const TurnLayout* const> parts);
+
+  // Adds a turn after the last one (the next turn of the same scope in sequence order, or the
+  // first of another scope), extending the last session when it continues it.
+  void Append(LayoutTurn turn);
+  // Same turns, in the same order, with the same fields (the projection's rebuild check).
+  bool SameContent(const TurnLayout& other) const;
 
   const std::vector<LayoutTurn>& turns() const { return turns_; }
   const std::vector<LayoutSession>& sessions() const { return sessions_; }
   // Index of the turn with this store row, or nullopt when it is no turn of the layout.
   std::optional<std::size_t> IndexOf(std::int64_t row) const;
   // Distinct speakers, sorted.
-  std::vector<std::string> Speakers() const;
+  const std::vector<std::string>& Speakers() const { return speakers_; }
 
  private:
   void Group();
@@ -78,6 +90,7 @@ class TurnLayout {
   std::vector<LayoutTurn> turns_;
   std::vector<LayoutSession> sessions_;
   std::unordered_map<std::int64_t, std::size_t> index_of_row_;  // lookups only, never iterated
+  std::vector<std::string> speakers_;                           // distinct, sorted
 };
 
 // A unit: the consecutive turns [begin, end) of a layout scored as one document.

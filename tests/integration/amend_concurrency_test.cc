@@ -183,5 +183,33 @@ TEST_F(AmendTest, ConcurrentRecallsMatchTheSameRecallsRunAlone) {
   EXPECT_THAT(*written, SizeIs(10));
 }
 
+
+// The projections (BM25 indexes and turn layouts) of an engine follow writes made by another
+// engine on the same store, and equal a rebuild from the store afterwards.
+TEST_F(AmendTest, ProjectionsFollowAnotherWriterAndEqualARebuild) {
+  const Scope scope = testing::S("user:alice");
+  std::vector<Turn> first = {testing::MakeTurn("Alice", "We planned the garden today.", "s1"),
+                             testing::MakeTurn("Sam", "Tomatoes go by the fence?", "s1")};
+  ASSERT_THAT(engine_->Remember(scope, first), IsOk());
+  ASSERT_THAT(engine_->Recall(scope, {.text = "garden"}, {}), IsOk());  // loads the scope
+
+  EngineOptions options = testing::TestOptions(dir_);
+  options.config = Config{};
+  options.config->embedder.kind = "none";
+  std::unique_ptr<Engine> other = testing::OpenOrDie(options);
+  std::vector<Turn> second = {testing::MakeTurn("Sam", "Which seeds did Alice buy?", "s1"),
+                              testing::MakeTurn("Alice", "Basil seeds from the market.", "s2"),
+                              testing::MakeTurn("Lena", "I will water them.", "s2")};
+  ASSERT_THAT(other->Remember(scope, second), IsOk());
+
+  StatusOr<ReadResult> recalled = engine_->Recall(scope, {.text = "Which seeds were bought?"}, {});
+  ASSERT_THAT(recalled, IsOk());
+  EXPECT_THAT(recalled->items, Contains(Field(&RecallItem::text, "Basil seeds from the market.")));
+  StatusOr<RebuildReport> rebuilt = engine_->RebuildIndex();
+  ASSERT_THAT(rebuilt, IsOk());
+  EXPECT_TRUE(rebuilt->matched_live_index);
+  EXPECT_EQ(rebuilt->documents, 5u);
+}
+
 }  // namespace
 }  // namespace engram
