@@ -85,11 +85,12 @@ StatusOr<nlohmann::json> ParseJsonBody(std::string_view body) {
   nlohmann::json value;
   try {
     value = nlohmann::json::parse(body, callback);
-  } catch (const nlohmann::json::parse_error& error) {
-    std::string what = error.what();
-    const std::size_t colon = what.find("parse error");
+  } catch (const nlohmann::json::exception& error) {  // syntax, or a number out of range
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." -> after "] ".
+    const std::string what = error.what();
+    const std::size_t tag_end = what.find("] ");
     return Status::InvalidArgument("request body is not valid JSON: " +
-                                   (colon == std::string::npos ? what : what.substr(colon)));
+                                   (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
   }
   if (!duplicate.empty()) {
     return Status::InvalidArgument("request body repeats the key \"" + duplicate +
