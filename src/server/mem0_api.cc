@@ -779,7 +779,14 @@ ApiResponse Mem0Api::AddMemories(const ApiRequest& request) {
   MEM0_RETURN_IF_ERROR(ScopeOf(ids, &scope));
   MEM0_RETURN_IF_ERROR(RequireRight(request, scope, auth::Right::kWrite));
   StatusOr<RememberResult> written = engine_.Remember(scope, turns);
-  if (!written.ok()) return EngineError(written.status());
+  if (!written.ok()) {
+    // The engine names the bad turn ("turn 2: ..."), which is messages[2].
+    if (written.status().code() == StatusCode::kInvalidArgument) {
+      return Invalid({"body", "messages"}, "messages: " + written.status().message(),
+                     "value_error");
+    }
+    return EngineError(written.status());
+  }
 
   Json results = Json::array();
   for (std::size_t index = 0; index < written->ids.size() && index < turns.size(); ++index) {
@@ -869,6 +876,9 @@ ApiResponse Mem0Api::Search(const ApiRequest& request) {
   response.body = Json::object();
   if (!result.ok()) {
     // A scope nothing was written to yet holds no memories (mem0 answers with none).
+    if (result.status().code() == StatusCode::kInvalidArgument) {
+      return Invalid({"body", "query"}, "query: " + result.status().message(), "value_error");
+    }
     if (result.status().code() != StatusCode::kNotFound) return EngineError(result.status());
     response.body["results"] = std::move(results);
     return response;
@@ -946,7 +956,7 @@ ApiResponse Mem0Api::ListMemories(const ApiRequest& request) {
   for (const ScopeInfo& info : *scopes) {
     StatusOr<Scope> listed = Scope::Parse(info.scope);
     if (!listed.ok() || !auth::ScopeContains(scope, *listed)) continue;
-    if (!request.access->Allows(*listed, auth::Right::kRead)) continue;
+    if (!MayRead(request, info.scope)) continue;
     ListOptions list;
     list.limit = limit;
     list.include_retired = false;

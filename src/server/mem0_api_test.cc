@@ -610,6 +610,15 @@ TEST_F(Mem0ApiTest, BadAddBodiesAre422NamingTheFieldAndStoreNothing) {
                                  &admin_));
   EXPECT_EQ(oversized.status, 413);
   EXPECT_THAT(DetailText(oversized), HasSubstr("at most 64"));
+  // A message longer than the engine's turn limit ([limits] max_turn_bytes): nothing of the
+  // batch is stored.
+  ApiResponse long_turn = Add({{"user_id", "a"},
+                               {"messages",
+                                {{{"role", "user"}, {"content", "fine"}},
+                                 {{"role", "user"}, {"content", std::string(300 * 1024, 'x')}}}}});
+  EXPECT_EQ(long_turn.status, 422);
+  EXPECT_EQ(DetailLoc(long_turn), Json({"body", "messages"}));
+  EXPECT_THAT(DetailText(long_turn), HasSubstr("turn 1"));
   EXPECT_EQ(StoredScopes(), 0u);
 }
 
@@ -671,6 +680,14 @@ TEST_F(Mem0ApiTest, BadSearchBodiesAre422NamingTheField) {
               &admin_));
   EXPECT_EQ(huge.status, 422);
   EXPECT_EQ(DetailLoc(huge), Json({"body", "top_k"}));
+  ApiResponse long_query = Search({{"user_id", "alice"}, {"query", std::string(100000, 'q')}});
+  EXPECT_EQ(long_query.status, 422);
+  EXPECT_EQ(DetailLoc(long_query), Json({"body", "query"}));
+  EXPECT_THAT(DetailText(long_query), HasSubstr("max_query_bytes"));
+  ApiResponse bad_utf8 =
+      WithQuery(&Mem0Api::ListMemories, "GET", {{"user_id", "alice"}, {"run_id", "\xff"}});
+  EXPECT_EQ(bad_utf8.status, 400);
+  EXPECT_THAT(DetailText(bad_utf8), HasSubstr("run_id"));
   // Accepted and ignored: mem0's reranking switch.
   EXPECT_EQ(Search({{"user_id", "alice"}, {"query", "chess"}, {"rerank", true}}).status, 200);
   // A user nothing was written for has no memories.
