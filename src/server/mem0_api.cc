@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -65,6 +66,11 @@ ApiResponse InvalidField(std::string_view field, std::string message, std::strin
                  std::move(type));
 }
 
+// A handler's last resort: an exception (from the JSON library, an allocation) is a 500.
+ApiResponse Unexpected(const std::exception& error) {
+  return Detail(500, std::string("internal error: ") + error.what());
+}
+
 // An engine failure as {"detail": message} with HttpStatusFor's status.
 ApiResponse EngineError(const Status& status) {
   return Detail(HttpStatusFor(status.code()), status.message());
@@ -101,7 +107,15 @@ std::optional<ApiResponse> ParseObjectBody(const ApiRequest& request, std::size_
     return Detail(413, "request body is " + std::to_string(request.body.size()) +
                            " bytes; at most " + std::to_string(max_bytes) + " are accepted");
   }
-  StatusOr<json> parsed = ParseJsonBody(request.body);
+  StatusOr<json> parsed = Status::Internal("unparsed");
+  try {
+    parsed = ParseJsonBody(request.body);
+  } catch (const nlohmann::json::exception& error) {
+    // The parser reports a number beyond double's range ("1e400") as out_of_range, not as a
+    // parse error.
+    return Invalid({"body"}, std::string("request body is not valid JSON: ") + error.what(),
+                   "json_invalid");
+  }
   if (!parsed.ok()) return Invalid({"body"}, parsed.status().message(), "json_invalid");
   if (!parsed->is_object()) {
     return Invalid({"body"},
@@ -112,23 +126,23 @@ std::optional<ApiResponse> ParseObjectBody(const ApiRequest& request, std::size_
   return std::nullopt;
 }
 
+std::string JoinNames(const std::set<std::string_view>& names) {
+  std::string joined;
+  for (std::string_view name : names) {
+    if (!joined.empty()) joined += ", ";
+    joined += name;
+  }
+  return joined;
+}
+
 // Refuses a key that is neither `known` nor `ignored` (mem0 options engram accepts and does not
 // need), naming it.
-std::optional<ApiResponse> CheckFields(const json& body, std::set<std::string_view> known,
-                                       std::set<std::string_view> ignored) {
+std::optional<ApiResponse> CheckFields(const json& body, const std::set<std::string_view>& known,
+                                       const std::set<std::string_view>& ignored) {
   for (const auto& [key, value] : body.items()) {
     if (known.contains(key) || ignored.contains(key)) continue;
-    return InvalidField(
-        key,
-        "unknown field (accepted: " +
-            [&] {
-              std::string names;
-              for (std::string_view name : known)
-                names += (names.empty() ? "" : ", ") + std::string(name);
-              return names;
-            }() +
-            ")",
-        "extra_forbidden");
+    return InvalidField(key, "unknown field (accepted: " + JoinNames(known) + ")",
+                        "extra_forbidden");
   }
   return std::nullopt;
 }
@@ -310,7 +324,7 @@ std::optional<FilterOp> ParseFilterOp(std::string_view name) {
   return std::nullopt;
 }
 
-// Fields every memory has; a filter key that is none of these names a metadata key.
+// Fields whose values are instants: compared as times, not as strings.
 bool IsTimeField(std::string_view field) { return field == "created_at" || field == "updated_at"; }
 
 // A compiled filter: AND / OR / NOT over children, or one condition on a field.
@@ -460,8 +474,11 @@ std::optional<ApiResponse> CompileFilters(const json& filters, const std::string
 // The fields a filter sees: the metadata's keys, then the mem0 fields (which win on a clash).
 json FilterRecord(const Memory& memory) {
   json record = json::object();
-  StatusOr<json> metadata = ParseJsonBody(memory.metadata_json);
-  if (metadata.ok() && metadata->is_object()) record = std::move(metadata).value();
+  // Stored metadata is canonical JSON written by the engine; MetadataToJson never throws.
+  const Json metadata = io::MetadataToJson(memory.metadata_json);
+  if (metadata.is_object()) {
+    for (const auto& [key, value] : metadata.items()) record[key] = json(value);
+  }
   record["id"] = memory.id;
   record["memory"] = memory.text;
   record["role"] = std::string(RoleName(memory.role));
@@ -664,7 +681,7 @@ std::vector<Mem0Route> Mem0Api::Routes() {
   };
 }
 
-ApiResponse Mem0Api::AddMemories(const ApiRequest& request) {
+ApiResponse Mem0Api::AddMemories(const ApiRequest& request) try {
   json body;
   MEM0_RETURN_IF_ERROR(ParseObjectBody(request, options_.max_body_bytes, &body));
   // LLM extraction settings of mem0: engram derives deterministically and has no use for them.
@@ -806,9 +823,11 @@ ApiResponse Mem0Api::AddMemories(const ApiRequest& request) {
   response.body = Json::object();
   response.body["results"] = std::move(results);
   return response;
+} catch (const std::exception& error) {
+  return Unexpected(error);
 }
 
-ApiResponse Mem0Api::Search(const ApiRequest& request) {
+ApiResponse Mem0Api::Search(const ApiRequest& request) try {
   json body;
   MEM0_RETURN_IF_ERROR(ParseObjectBody(request, options_.max_body_bytes, &body));
   MEM0_RETURN_IF_ERROR(CheckFields(
@@ -897,7 +916,11 @@ ApiResponse Mem0Api::Search(const ApiRequest& request) {
       if (results.size() >= wanted) break;
       if (emitted.contains(turn_id)) continue;
       StatusOr<Memory> memory = engine_.Get(turn_id);
-      if (!memory.ok()) return EngineError(memory.status());
+      if (!memory.ok()) {
+        // Erased by a concurrent request since the recall: no longer a result.
+        if (memory.status().code() == StatusCode::kNotFound) continue;
+        return EngineError(memory.status());
+      }
       if (memory->kind != NodeKind::kTurn || memory->status != NodeStatus::kActive ||
           !MayRead(request, memory->scope)) {
         continue;
@@ -931,9 +954,11 @@ ApiResponse Mem0Api::Search(const ApiRequest& request) {
   engram["score"] = "fused rank score (weighted reciprocal rank fusion), not a cosine similarity";
   response.body["engram"] = std::move(engram);
   return response;
+} catch (const std::exception& error) {
+  return Unexpected(error);
 }
 
-ApiResponse Mem0Api::ListMemories(const ApiRequest& request) {
+ApiResponse Mem0Api::ListMemories(const ApiRequest& request) try {
   Scope scope;
   MEM0_RETURN_IF_ERROR(ScopeOf(IdentifiersFromQuery(request), &scope));
   std::size_t limit = options_.default_list_limit;
@@ -976,9 +1001,11 @@ ApiResponse Mem0Api::ListMemories(const ApiRequest& request) {
   response.body = Json::object();
   response.body["results"] = std::move(results);
   return response;
+} catch (const std::exception& error) {
+  return Unexpected(error);
 }
 
-ApiResponse Mem0Api::GetMemory(const ApiRequest& request) {
+ApiResponse Mem0Api::GetMemory(const ApiRequest& request) try {
   const std::string id = MemoryIdParam(request);
   Memory memory;
   MEM0_RETURN_IF_ERROR(CurrentMemory(engine_, request, id, &memory));
@@ -986,9 +1013,11 @@ ApiResponse Mem0Api::GetMemory(const ApiRequest& request) {
   response.body = Mem0Item(memory, std::nullopt);
   if (memory.id != id) response.body["engram"]["requested_id"] = id;
   return response;
+} catch (const std::exception& error) {
+  return Unexpected(error);
 }
 
-ApiResponse Mem0Api::UpdateMemory(const ApiRequest& request) {
+ApiResponse Mem0Api::UpdateMemory(const ApiRequest& request) try {
   const std::string id = MemoryIdParam(request);
   json body;
   MEM0_RETURN_IF_ERROR(ParseObjectBody(request, options_.max_body_bytes, &body));
@@ -1046,9 +1075,11 @@ ApiResponse Mem0Api::UpdateMemory(const ApiRequest& request) {
       "current version";
   response.body["engram"] = std::move(engram);
   return response;
+} catch (const std::exception& error) {
+  return Unexpected(error);
 }
 
-ApiResponse Mem0Api::DeleteMemory(const ApiRequest& request) {
+ApiResponse Mem0Api::DeleteMemory(const ApiRequest& request) try {
   const std::string id = MemoryIdParam(request);
   Memory current;
   MEM0_RETURN_IF_ERROR(CurrentMemory(engine_, request, id, &current));
@@ -1068,9 +1099,11 @@ ApiResponse Mem0Api::DeleteMemory(const ApiRequest& request) {
       "remove it from the store";
   response.body["engram"] = std::move(engram);
   return response;
+} catch (const std::exception& error) {
+  return Unexpected(error);
 }
 
-ApiResponse Mem0Api::History(const ApiRequest& request) {
+ApiResponse Mem0Api::History(const ApiRequest& request) try {
   const std::string id = MemoryIdParam(request);
   Memory asked;
   MEM0_RETURN_IF_ERROR(ReadableMemory(engine_, request, id, &asked));
@@ -1129,9 +1162,11 @@ ApiResponse Mem0Api::History(const ApiRequest& request) {
   ApiResponse response;
   response.body = std::move(entries);
   return response;
+} catch (const std::exception& error) {
+  return Unexpected(error);
 }
 
-ApiResponse Mem0Api::DeleteAll(const ApiRequest& request) {
+ApiResponse Mem0Api::DeleteAll(const ApiRequest& request) try {
   Scope scope;
   MEM0_RETURN_IF_ERROR(ScopeOf(IdentifiersFromQuery(request), &scope));
   ApiResponse response;
@@ -1156,9 +1191,11 @@ ApiResponse Mem0Api::DeleteAll(const ApiRequest& request) {
   }
   response.body["engram"] = std::move(engram);
   return response;
+} catch (const std::exception& error) {
+  return Unexpected(error);
 }
 
-ApiResponse Mem0Api::Reset(const ApiRequest& request) {
+ApiResponse Mem0Api::Reset(const ApiRequest& request) try {
   if (request.access == nullptr || !request.access->IsServerAdmin()) {
     return Detail(403, "reset erases every scope; only the server administrator may call it");
   }
@@ -1182,6 +1219,8 @@ ApiResponse Mem0Api::Reset(const ApiRequest& request) {
   engram["erased_scopes"] = erased_scopes;
   response.body["engram"] = std::move(engram);
   return response;
+} catch (const std::exception& error) {
+  return Unexpected(error);
 }
 
 }  // namespace engram::server

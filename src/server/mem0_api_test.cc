@@ -539,6 +539,21 @@ TEST_F(Mem0ApiTest, AKeyForAliceNeverSeesBob) {
               SizeIs(1));
   EXPECT_EQ(WithQuery(&Mem0Api::DeleteAll, "DELETE", {{"user_id", "bob"}}, &alice).status, 403);
 
+  // A key for one agent of Alice's reaches that agent's scope, not the whole user.
+  ASSERT_EQ(Add({{"messages", {{{"role", "user"}, {"content", "Bot notes: Alice banks online."}}}},
+                 {"user_id", "alice"},
+                 {"agent_id", "bot"}})
+                .status,
+            200);
+  const auth::Access bot = Key("user:alice/agent:bot", "read");
+  EXPECT_EQ(Search({{"query", "bank"}, {"user_id", "alice"}}, &bot).status, 403);
+  ApiResponse bot_search =
+      Search({{"query", "bank"}, {"user_id", "alice"}, {"agent_id", "bot"}}, &bot);
+  ASSERT_EQ(bot_search.status, 200);
+  ASSERT_THAT(bot_search.body["results"], SizeIs(1));
+  EXPECT_EQ(bot_search.body["results"][0]["memory"], "Bot notes: Alice banks online.");
+  EXPECT_EQ(OnId(&Mem0Api::GetMemory, "GET", alices, "", &bot).status, 404);
+
   // A read-only key reads but cannot delete.
   const auth::Access reader = Key("user:alice", "read");
   EXPECT_EQ(OnId(&Mem0Api::GetMemory, "GET", alices, "", &reader).status, 200);
@@ -688,6 +703,12 @@ TEST_F(Mem0ApiTest, BadSearchBodiesAre422NamingTheField) {
       WithQuery(&Mem0Api::ListMemories, "GET", {{"user_id", "alice"}, {"run_id", "\xff"}});
   EXPECT_EQ(bad_utf8.status, 400);
   EXPECT_THAT(DetailText(bad_utf8), HasSubstr("run_id"));
+  // A number beyond double's range is refused as bad JSON, not thrown.
+  ApiResponse overflow = api_->Search(Request(
+      "POST", "/search", R"({"user_id": "alice", "query": "chess", "threshold": 1e400})", &admin_));
+  EXPECT_EQ(overflow.status, 422);
+  EXPECT_EQ(DetailLoc(overflow), Json({"body"}));
+  EXPECT_THAT(DetailText(overflow), HasSubstr("number overflow"));
   // Accepted and ignored: mem0's reranking switch.
   EXPECT_EQ(Search({{"user_id", "alice"}, {"query", "chess"}, {"rerank", true}}).status, 200);
   // A user nothing was written for has no memories.
@@ -729,6 +750,42 @@ TEST_F(Mem0ApiTest, BadListAndUpdateInputs) {
     EXPECT_THAT(DetailText(response), HasSubstr(bad.message)) << bad.body;
   }
   EXPECT_EQ(engine_->Get(id).value().status, NodeStatus::kActive);
+}
+
+// The same requests on two fresh stores give byte-identical responses.
+TEST_F(Mem0ApiTest, ResponsesAreDeterministic) {
+  auto run = [&](Engine& engine) {
+    Mem0Api api(engine, Mem0Options{});
+    std::string transcript;
+    for (const char* text : {"Alice moved to Porto in May.", "Alice adopted a cat named Miso.",
+                             "Alice's cat Miso likes the balcony."}) {
+      ApiRequest request = Request(
+          "POST", "/memories",
+          Json({{"messages", text}, {"user_id", "alice"}, {"run_id", "r1"}}).dump(), &admin_);
+      transcript += io::Dump(api.AddMemories(request).body) + "\n";
+    }
+    ApiRequest search = Request(
+        "POST", "/search",
+        Json({{"query", "Where does Alice's cat live?"}, {"user_id", "alice"}}).dump(), &admin_);
+    transcript += io::Dump(api.Search(search).body) + "\n";
+    ApiRequest list = Request("GET", "/memories", "", &admin_);
+    list.query = {{"user_id", "alice"}};
+    transcript += io::Dump(api.ListMemories(list).body);
+    return transcript;
+  };
+  auto open = [&](const std::string& name) {
+    EngineOptions options;
+    options.store_path = dir_ + "/" + name;
+    options.clock = FixedClock(Timestamp::FromSeconds(1704067200), 1000);
+    options.config = Config{};
+    options.config->embedder.kind = "none";
+    return Engine::Open(options).value();
+  };
+  std::unique_ptr<Engine> first = open("first.db");
+  std::unique_ptr<Engine> second = open("second.db");
+  const std::string a = run(*first);
+  EXPECT_THAT(a, HasSubstr("Miso"));
+  EXPECT_EQ(a, run(*second));
 }
 
 TEST_F(Mem0ApiTest, RoutesListMem0sNineEndpoints) {
