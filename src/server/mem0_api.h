@@ -2,9 +2,9 @@
 // works unchanged against `engram serve`. They are transport-free (ApiRequest in, ApiResponse
 // out, see api.h); the HTTP server mounts Routes() next to the native /v1 routes.
 //
-//   engram::server::Mem0Api mem0(*engine, {});
+//   engram::server::Mem0Api mem0(*engine, {});  // must outlive the server that mounts it
 //   for (const engram::server::Mem0Route& route : mem0.Routes()) {
-//     server.Mount(route.method, route.pattern, route.handler);  // "/memories/{memory_id}"
+//     // route.method "PUT", route.pattern "/memories/{memory_id}", route.handler(request)
 //   }
 //
 // Identifiers become scopes: user_id "alice" is `user:alice`, agent_id `agent:<id>`, run_id
