@@ -69,6 +69,12 @@ int HttpStatusFor(StatusCode code);
 // The native error body {"error": {"code", "message", "request_id"}} with HttpStatusFor's status.
 ApiResponse ErrorResponse(const Status& status, std::string_view request_id);
 
+// 401 {"error": {"code": "UNAUTHENTICATED", ...}}: no key, an unknown key or a revoked key.
+ApiResponse UnauthenticatedResponse(std::string_view message, std::string_view request_id);
+// 403 {"error": {"code": "PERMISSION_DENIED", ...}}: the key lacks a right on a scope the request
+// names. (A memory the key cannot read is reported with a 404, never a 403.)
+ApiResponse ForbiddenResponse(std::string_view message, std::string_view request_id);
+
 // Parses a request body as a JSON value. kInvalidArgument naming the problem: empty body, invalid
 // UTF-8 (with the byte offset), nesting deeper than 64 levels, a syntax error (line and column),
 // or a key that appears twice in one object (naming the key).
