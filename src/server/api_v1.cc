@@ -76,9 +76,8 @@ Status WholeNumberField(const json& object, const std::string& field, std::size_
   if (found->is_number_integer()) {  // negative (non-negative integers are unsigned)
     return Status::InvalidArgument(expected + ", got " + std::to_string(found->get<long long>()));
   }
-  return Status::InvalidArgument(
-      expected + ", got " + std::string(found->type_name()) +
-      (found->is_number_float() ? " (a fraction, or too large)" : ""));
+  return Status::InvalidArgument(expected + ", got " + std::string(found->type_name()) +
+                                 (found->is_number_float() ? " (a fraction, or too large)" : ""));
 }
 
 Status BoolField(const json& object, const std::string& field, bool* out) {
@@ -639,10 +638,15 @@ ApiResponse V1Api::Propose(const ApiRequest& request) {
     status = Status::InvalidArgument("\"a\" and \"b\" must be memory ids");
   }
   if (!status.ok()) return ErrorResponse(status, request.request_id);
+  // Both must be readable (else 404, whichever side) before rights are looked at (403).
+  std::vector<Memory> sides;
   for (const std::string* id : {&a, &b}) {
     StatusOr<Memory> memory = ReadableMemory(engine_, *request.access, *id);
     if (!memory.ok()) return ErrorResponse(memory.status(), request.request_id);
-    if (auto denied = RequirePath(request, memory->scope, auth::Right::kWrite)) return *denied;
+    sides.push_back(*std::move(memory));
+  }
+  for (const Memory& memory : sides) {
+    if (auto denied = RequirePath(request, memory.scope, auth::Right::kWrite)) return *denied;
   }
   StatusOr<MergeProposal> proposal = engine_.ProposeSameAs(a, b, reason);
   if (!proposal.ok()) return ErrorResponse(proposal.status(), request.request_id);
@@ -673,10 +677,14 @@ ApiResponse V1Api::DecideProposal(const ApiRequest& request, bool accept) {
       }
     }
     if (!found) return ErrorResponse(not_found, request.request_id);
+    std::vector<Memory> sides;
     for (const std::string* side : {&found->a, &found->b}) {
       StatusOr<Memory> memory = ReadableMemory(engine_, *request.access, *side);
       if (!memory.ok()) return ErrorResponse(not_found, request.request_id);
-      if (auto denied = RequirePath(request, memory->scope, auth::Right::kWrite)) return *denied;
+      sides.push_back(*std::move(memory));
+    }
+    for (const Memory& memory : sides) {
+      if (auto denied = RequirePath(request, memory.scope, auth::Right::kWrite)) return *denied;
     }
   }
   const Status status = accept ? engine_.AcceptProposal(id) : engine_.RejectProposal(id);

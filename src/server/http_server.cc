@@ -2,6 +2,7 @@
 #include "server/http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -19,6 +20,8 @@ namespace engram::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr int kListenBacklog = 1024;  // capped by the kernel's somaxconn
 
 // httplib's task queue with a bound: enqueue waits while `limit` connections are already waiting
 // for a worker, so a flood of connections cannot grow memory without bound.
@@ -186,6 +189,7 @@ struct HttpServer::Impl {
 
   HttpServer* owner = nullptr;
   httplib::Server http;
+  int listen_socket = -1;  // the socket httplib binds, to widen its listen backlog
   std::vector<Route> routes;
   std::vector<std::vector<std::string>> route_segments;
   std::vector<std::pair<std::string, RawHandler>> raw_mounts;
@@ -463,6 +467,13 @@ Status HttpServer::Bind() {
         WriteJson(res, ErrorResponse(Status::Internal("unexpected error"), RequestIdFor(req)));
       });
 
+  // httplib listens with a backlog of 5, too short for a burst of clients (connections beyond it
+  // can be reset): keep httplib's socket options and widen the backlog after binding.
+  http.set_socket_options([this](int socket) {
+    int yes = 1;
+    ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    impl_->listen_socket = socket;
+  });
   int bound = -1;
   if (options_.port == 0) {
     bound = http.bind_to_any_port(options_.host);
@@ -475,19 +486,27 @@ Status HttpServer::Bind() {
                                " (address in use, or not an address of this machine)");
   }
   port_ = bound;
+  if (impl_->listen_socket >= 0) ::listen(impl_->listen_socket, kListenBacklog);
   return Status::Ok();
 }
 
 Status HttpServer::Run() {
   if (port_ == 0) return Status::FailedPrecondition("HttpServer::Run before Bind");
-  if (!impl_->http.listen_after_bind()) {
-    return Status::Unavailable("the listening socket failed");
-  }
+  running_ = true;
+  bool listened = true;
+  if (!stop_requested_) listened = impl_->http.listen_after_bind();
+  running_ = false;
+  if (!listened && !stop_requested_) return Status::Unavailable("the listening socket failed");
   return Status::Ok();
 }
 
 void HttpServer::Stop() {
-  if (impl_ != nullptr) impl_->http.stop();
+  if (impl_ == nullptr) return;
+  stop_requested_ = true;
+  // A Run that has not reached its accept loop yet would miss httplib's stop: wait for it (the
+  // loop starts without blocking on anything) or for Run to return.
+  while (running_ && !impl_->http.is_running()) std::this_thread::yield();
+  impl_->http.stop();
 }
 
 }  // namespace engram::server

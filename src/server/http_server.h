@@ -18,6 +18,7 @@
 #ifndef ENGRAM_SERVER_HTTP_SERVER_H_
 #define ENGRAM_SERVER_HTTP_SERVER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -130,6 +131,8 @@ class HttpServer {
   std::shared_ptr<const auth::KeyFile> keys_;  // guarded by keys_mutex_; null = no auth
   Metrics metrics_;
   int port_ = 0;
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> running_{false};  // inside Run
   std::unique_ptr<Impl> impl_;
 };
 
