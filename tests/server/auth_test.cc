@@ -238,5 +238,42 @@ TEST_F(ServerAuthTest, RandomOperationsNeverLeakAnotherTenantsText) {
   EXPECT_GT(statuses[403] + statuses[404], 20);
 }
 
+// The hook the MCP transport uses: a raw handler at /mcp gets method, headers, body and the
+// caller's Access, and sets status, headers and body; authentication comes first.
+TEST(ServerRawMountTest, RawHandlersAreAuthenticatedAndSeeEverything) {
+  TestServerOptions options;
+  options.with_keys = true;
+  options.before_bind = [](server::HttpServer& http) {
+    http.MountRaw("/mcp", [](const server::RawRequest& request) {
+      server::RawResponse response;
+      response.status = request.method == "DELETE" ? 204 : 202;
+      std::string session;
+      for (const auto& [name, value] : request.headers) {
+        if (name == "Mcp-Session-Id") session = value;
+      }
+      response.headers.emplace_back("Mcp-Session-Id", session + "-seen");
+      response.content_type = "text/plain";
+      response.body =
+          request.method + " " + request.path + " " + request.body + " " +
+          (request.access->Allows(Scope::Parse("user:alice").value(), auth::Right::kRead)
+               ? "alice"
+               : "not-alice");
+      return response;
+    });
+  };
+  TestServer server(options);
+  const std::string key = server.AddKey("user:alice", "read");
+  EXPECT_EQ(server.Call("POST", "/mcp", "{}").status, 401);
+  HttpResult posted =
+      server.Call("POST", "/mcp", R"({"jsonrpc": "2.0"})", key, {{"Mcp-Session-Id", "s1"}});
+  EXPECT_EQ(posted.status, 202);
+  EXPECT_EQ(posted.raw, R"(POST /mcp {"jsonrpc": "2.0"} alice)");
+  EXPECT_FALSE(posted.request_id.empty());
+  EXPECT_EQ(server.Call("DELETE", "/mcp", "", key).status, 204);
+  HttpResult nested = server.Call("GET", "/mcp/sub", "", key);
+  EXPECT_EQ(nested.status, 202);
+  EXPECT_EQ(nested.raw, "GET /mcp/sub  alice");
+}
+
 }  // namespace
 }  // namespace engram::testing

@@ -134,6 +134,31 @@ class ServerRoutesTest : public ::testing::Test {
   std::set<std::string> exercised_;
 };
 
+// The validator itself: it must reject what does not fit, or the conformance checks prove nothing.
+TEST(ServerSchemaValidatorTest, RejectsWrongShapes) {
+  const Json document = Json::parse(server::OpenApiDocument().dump());
+  const Json memory_ref = {{"$ref", "#/components/schemas/Memory"}};
+  std::vector<std::string> problems;
+  Validate(Json::object(), memory_ref, document, "", &problems);
+  EXPECT_FALSE(problems.empty());  // required fields missing
+  problems.clear();
+  const Json error = {{"error", {{"code", "X"}, {"message", "m"}, {"request_id", "r"}}}};
+  Validate(error, {{"$ref", "#/components/schemas/Error"}}, document, "", &problems);
+  EXPECT_TRUE(problems.empty()) << ::testing::PrintToString(problems);
+  Json extra = error;
+  extra["error"]["hint"] = "unexpected";
+  Validate(extra, {{"$ref", "#/components/schemas/Error"}}, document, "", &problems);
+  EXPECT_EQ(problems.size(), 1u);
+  problems.clear();
+  Validate(Json{{"id", "x"}, {"status", "maybe"}}, {{"$ref", "#/components/schemas/Decision"}},
+           document, "", &problems);
+  EXPECT_EQ(problems.size(), 1u);  // "maybe" is not in the enum
+  problems.clear();
+  Validate(Json{{"count", "1"}, {"scopes", Json::array()}},
+           {{"$ref", "#/components/schemas/ScopeList"}}, document, "", &problems);
+  EXPECT_EQ(problems.size(), 1u);  // count is a string
+}
+
 TEST_F(ServerRoutesTest, EveryDocumentedRouteIsServedAndEveryRouteIsDocumented) {
   const Json document = Document();
   std::set<std::string> documented;

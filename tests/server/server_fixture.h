@@ -4,6 +4,7 @@
 #ifndef ENGRAM_TESTS_SERVER_SERVER_FIXTURE_H_
 #define ENGRAM_TESTS_SERVER_SERVER_FIXTURE_H_
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -45,6 +46,8 @@ struct TestServerOptions {
   server::ApiLimits limits;
   std::size_t threads = 8;
   std::size_t max_body_bytes = 1024 * 1024;
+  // Called after the /v1 routes are added and before Bind (to mount more routes).
+  std::function<void(server::HttpServer&)> before_bind;
 };
 
 class TestServer {
