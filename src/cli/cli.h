@@ -121,6 +121,10 @@ void AddReembedCommand(CLI::App& app, Console& console, CommandList* commands);
 void AddFactsCommand(CLI::App& app, Console& console, CommandList* commands);
 // entities (entities_command.cc)
 void AddEntitiesCommand(CLI::App& app, Console& console, CommandList* commands);
+// serve (serve_command.cc)
+void AddServeCommand(CLI::App& app, Console& console, CommandList* commands);
+// keys create, keys list, keys revoke (keys_command.cc)
+void AddKeysCommands(CLI::App& app, Console& console, CommandList* commands);
 
 }  // namespace engram::cli
 

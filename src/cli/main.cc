@@ -65,6 +65,8 @@ int Run(int argc, char** argv) {
   AddReembedCommand(app, console, &commands);
   AddFactsCommand(app, console, &commands);
   AddEntitiesCommand(app, console, &commands);
+  AddServeCommand(app, console, &commands);
+  AddKeysCommands(app, console, &commands);
   AddVersionCommand(app, console, &commands);
 
   try {

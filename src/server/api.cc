@@ -47,6 +47,31 @@ ApiResponse ErrorResponse(const Status& status, std::string_view request_id) {
   return response;
 }
 
+namespace {
+
+ApiResponse CodedError(int status, std::string_view code, std::string_view message,
+                       std::string_view request_id) {
+  ApiResponse response;
+  response.status = status;
+  io::Json error = io::Json::object();
+  error["code"] = std::string(code);
+  error["message"] = std::string(message);
+  error["request_id"] = std::string(request_id);
+  response.body = io::Json::object();
+  response.body["error"] = std::move(error);
+  return response;
+}
+
+}  // namespace
+
+ApiResponse UnauthenticatedResponse(std::string_view message, std::string_view request_id) {
+  return CodedError(401, "UNAUTHENTICATED", message, request_id);
+}
+
+ApiResponse ForbiddenResponse(std::string_view message, std::string_view request_id) {
+  return CodedError(403, "PERMISSION_DENIED", message, request_id);
+}
+
 StatusOr<nlohmann::json> ParseJsonBody(std::string_view body) {
   if (body.empty())
     return Status::InvalidArgument("request body is empty; a JSON object is expected");

@@ -1,0 +1,327 @@
+// The OpenAPI 3.1 document of the /v1 routes (see openapi.h). Schemas are built with small
+// helpers; "closed" objects (additionalProperties: false) are the request bodies the server
+// validates strictly and the responses whose keys io/api_json.h fixes.
+#include "server/openapi.h"
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace engram::server {
+namespace {
+
+using Json = io::Json;
+using Props = std::vector<std::pair<std::string, Json>>;
+
+Json Type(const char* type) { return Json{{"type", type}}; }
+Json Nullable(const char* type) { return Json{{"type", Json::array({type, "null"})}}; }
+Json Ref(const std::string& name) { return Json{{"$ref", "#/components/schemas/" + name}}; }
+Json ArrayOf(Json items) { return Json{{"type", "array"}, {"items", std::move(items)}}; }
+Json Enum(std::initializer_list<const char*> values) {
+  Json out = Type("string");
+  out["enum"] = Json::array();
+  for (const char* value : values) out["enum"].push_back(value);
+  return out;
+}
+
+Json Object(const Props& properties, std::initializer_list<const char*> required,
+            bool closed = true) {
+  Json out = Type("object");
+  out["properties"] = Json::object();
+  for (const auto& [name, schema] : properties) out["properties"][name] = schema;
+  out["required"] = Json::array();
+  for (const char* name : required) out["required"].push_back(name);
+  if (closed) out["additionalProperties"] = false;
+  return out;
+}
+
+// Every key of `properties` required.
+Json Closed(const Props& properties) {
+  Json out = Object(properties, {});
+  for (const auto& [name, schema] : properties) out["required"].push_back(name);
+  return out;
+}
+
+const Json kStatusEnum = Enum({"active", "superseded", "retired", "rejected", "pending"});
+const Json kKindEnum =
+    Enum({"scope", "turn", "signal", "entity", "fact", "episode", "scene", "profile", "summary"});
+const Json kRoleEnum = Enum({"user", "assistant", "system", "tool"});
+
+Props TurnFields() {
+  return {{"text", Type("string")},
+          {"role", kRoleEnum},
+          {"speaker", Nullable("string")},
+          {"session_id", Nullable("string")},
+          {"event_time", Nullable("string")},
+          {"metadata", Json{{"type", Json::array({"object", "null"})}}}};
+}
+
+Json Schemas() {
+  Json s = Json::object();
+  s["Error"] = Closed({{"error", Closed({{"code", Type("string")},
+                                         {"message", Type("string")},
+                                         {"request_id", Type("string")}})}});
+  s["Turn"] = Object(TurnFields(), {"text"});
+  Props amend = TurnFields();
+  amend.emplace_back("reason", Type("string"));
+  s["AmendRequest"] = Object(amend, {"text"});
+  s["RememberRequest"] = Object({{"turns", ArrayOf(Ref("Turn"))}}, {"turns"});
+  s["RememberResult"] = Closed({{"scope", Type("string")},
+                                {"ids", ArrayOf(Type("string"))},
+                                {"first_sequence", Type("integer")},
+                                {"last_sequence", Type("integer")}});
+  s["Memory"] = Closed({{"id", Type("string")},
+                        {"kind", kKindEnum},
+                        {"scope", Type("string")},
+                        {"sequence", Type("integer")},
+                        {"status", kStatusEnum},
+                        {"role", kRoleEnum},
+                        {"speaker", Type("string")},
+                        {"session_id", Type("string")},
+                        {"event_time", Nullable("string")},
+                        {"text", Type("string")},
+                        {"metadata", Json{{"type", Json::array({"object", "string"})}}},
+                        {"valid_from", Nullable("string")},
+                        {"valid_to", Nullable("string")},
+                        {"ingested_at", Nullable("string")},
+                        {"updated_at", Nullable("string")},
+                        {"provenance", ArrayOf(Type("string"))}});
+  s["MemoryPage"] = Closed({{"scope", Type("string")},
+                            {"count", Type("integer")},
+                            {"memories", ArrayOf(Ref("Memory"))},
+                            {"next_after", Nullable("integer")}});
+  s["RecallRequest"] =
+      Object({{"query", Type("string")},
+              {"k", Type("integer")},
+              {"token_budget", Type("integer")},
+              {"routes", ArrayOf(Type("string"))},
+              {"route_weights", Json{{"type", "object"}, {"additionalProperties", Type("number")}}},
+              {"use_planner", Type("boolean")},
+              {"include_retired", Type("boolean")},
+              {"include_nested", Type("boolean")},
+              {"policy", Enum({"strict", "balanced", "advanced"})},
+              {"query_time", Nullable("string")},
+              {"explain", Type("boolean")}},
+             {"query"});
+  s["RecallItem"] = Object({{"id", Type("string")},
+                            {"kind", kKindEnum},
+                            {"scope", Type("string")},
+                            {"sequence", Type("integer")},
+                            {"status", kStatusEnum},
+                            {"role", kRoleEnum},
+                            {"speaker", Type("string")},
+                            {"session_id", Type("string")},
+                            {"event_time", Nullable("string")},
+                            {"text", Type("string")},
+                            {"metadata", Json{{"type", Json::array({"object", "string"})}}},
+                            {"score", Type("number")},
+                            {"fused_score", Type("number")},
+                            {"routes", ArrayOf(Type("object"))},
+                            {"adjustments", ArrayOf(Type("object"))},
+                            {"provenance", ArrayOf(Type("string"))},
+                            {"tokens", Type("integer")}},
+                           {"id", "kind", "scope", "sequence", "status", "text", "score",
+                            "fused_score", "provenance", "tokens"});
+  s["RecallResult"] =
+      Object({{"query", Type("string")},
+              {"policy", Enum({"strict", "balanced", "advanced"})},
+              {"context", Type("string")},
+              {"answer_instructions", Type("string")},
+              {"items", ArrayOf(Ref("RecallItem"))},
+              {"diagnostics", Type("object")},
+              {"latency_ms", Type("number")}},
+             {"query", "policy", "context", "answer_instructions", "items", "latency_ms"});
+  s["RetireAllResult"] = Closed({{"scope", Type("string")}, {"retired", Type("integer")}});
+  s["EraseRequest"] = Object({{"confirm", Type("string")}}, {"confirm"});
+  s["EraseResult"] = Closed({{"scope", Type("string")},
+                             {"scopes", Type("integer")},
+                             {"nodes", Type("integer")},
+                             {"edges", Type("integer")}});
+  s["ScopeList"] = Closed({{"count", Type("integer")},
+                           {"scopes", ArrayOf(Closed({{"scope", Type("string")},
+                                                      {"memories", Type("integer")},
+                                                      {"last_sequence", Type("integer")}}))}});
+  s["Facts"] = Closed(
+      {{"scope", Type("string")},
+       {"all", Type("boolean")},
+       {"rejected", Type("boolean")},
+       {"count", Type("integer")},
+       {"facts", ArrayOf(Object({{"id", Type("string")},
+                                 {"status", kStatusEnum},
+                                 {"subject", Type("string")},
+                                 {"predicate", Type("string")},
+                                 {"object", Type("string")},
+                                 {"provenance", ArrayOf(Type("string"))}},
+                                {"id", "status", "subject", "predicate", "object", "provenance"},
+                                /*closed=*/false))}});
+  s["Entities"] =
+      Closed({{"scope", Type("string")},
+              {"count", Type("integer")},
+              {"entities", ArrayOf(Closed({{"id", Type("string")},
+                                           {"name", Type("string")},
+                                           {"kind", Type("string")},
+                                           {"mentions", Type("integer")},
+                                           {"same_as", ArrayOf(Type("string"))},
+                                           {"first_seen", Nullable("string")},
+                                           {"provenance", ArrayOf(Type("string"))}}))}});
+  s["Proposal"] = Closed({{"id", Type("string")},
+                          {"a", Type("string")},
+                          {"b", Type("string")},
+                          {"status", Enum({"pending", "accepted", "rejected"})},
+                          {"reason", Type("string")}});
+  s["ProposalList"] = Closed({{"scope", Type("string")},
+                              {"count", Type("integer")},
+                              {"proposals", ArrayOf(Ref("Proposal"))}});
+  s["ProposeRequest"] = Object(
+      {{"a", Type("string")}, {"b", Type("string")}, {"reason", Type("string")}}, {"a", "b"});
+  s["Decision"] = Closed({{"id", Type("string")}, {"status", Enum({"accepted", "rejected"})}});
+  s["History"] = Closed({{"id", Type("string")},
+                         {"history", ArrayOf(Closed({{"at", Nullable("string")},
+                                                     {"action", Type("string")},
+                                                     {"status", kStatusEnum},
+                                                     {"valid_to", Nullable("string")},
+                                                     {"related_id", Type("string")},
+                                                     {"detail", Type("string")}}))}});
+  s["Links"] = Closed(
+      {{"id", Type("string")},
+       {"links", ArrayOf(Closed({{"id", Type("string")},
+                                 {"type", Type("string")},
+                                 {"src", Type("string")},
+                                 {"dst", Type("string")},
+                                 {"status", Type("string")},
+                                 {"attrs", Json{{"type", Json::array({"object", "string"})}}}}))}});
+  s["RetireRequest"] = Object({{"reason", Type("string")}}, {});
+  s["AmendResult"] = Closed(
+      {{"id", Type("string")}, {"superseded_id", Type("string")}, {"sequence", Type("integer")}});
+  s["RebuildReport"] = Closed({{"scopes", Type("integer")},
+                               {"documents", Type("integer")},
+                               {"terms", Type("integer")},
+                               {"seconds", Type("number")},
+                               {"matched_live_index", Type("boolean")}});
+  s["Info"] = Closed({{"embedder", Type("string")}, {"limits", Type("object")}});
+  s["OpenApi"] = Object({{"openapi", Type("string")}, {"paths", Type("object")}},
+                        {"openapi", "paths"}, /*closed=*/false);
+  return s;
+}
+
+Json Param(const char* name, const char* in, Json schema, const char* description, bool required) {
+  return Json{{"name", name},
+              {"in", in},
+              {"required", required},
+              {"description", description},
+              {"schema", std::move(schema)}};
+}
+
+const char* kScopeParam =
+    "Scope path (Scope::ToString form), e.g. app:crm/user:alice; the '/' may be sent as %2F";
+
+Json JsonContent(const std::string& schema) {
+  return Json{{"application/json", Json{{"schema", Ref(schema)}}}};
+}
+
+// One operation: its summary, parameters, request schema ("" = none), success status and
+// schema, and the error statuses it can answer.
+Json Operation(const char* summary, std::vector<Json> parameters, const std::string& request,
+               int status, const std::string& response, std::initializer_list<int> errors) {
+  Json op = Json::object();
+  op["summary"] = summary;
+  if (!parameters.empty()) op["parameters"] = parameters;
+  if (!request.empty()) {
+    op["requestBody"] = Json{{"required", true}, {"content", JsonContent(request)}};
+  }
+  op["responses"] = Json::object();
+  op["responses"][std::to_string(status)] =
+      Json{{"description", "success"}, {"content", JsonContent(response)}};
+  for (const int error : errors) {
+    op["responses"][std::to_string(error)] =
+        Json{{"description", "error"}, {"content", JsonContent("Error")}};
+  }
+  return op;
+}
+
+Json Build() {
+  const Json scope = Param("scope", "path", Type("string"), kScopeParam, true);
+  const Json id = Param("id", "path", Type("string"), "Memory id (32 lowercase hex digits)", true);
+  const Json proposal_id =
+      Param("id", "path", Type("string"), "Proposal id (32 lowercase hex digits)", true);
+  Json paths = Json::object();
+  paths["/v1/scopes/{scope}/memories"]["post"] =
+      Operation("Remember a batch of turns (all or none)", {scope}, "RememberRequest", 201,
+                "RememberResult", {400, 401, 403, 413});
+  paths["/v1/scopes/{scope}/memories"]["get"] = Operation(
+      "List memories of exactly this scope, in sequence order",
+      {scope,
+       Param("kind", "query", Type("string"), "all, turn (default), signal, entity, fact, ...",
+             false),
+       Param("limit", "query", Type("integer"), "1 to max_list_limit (default 100)", false),
+       Param("after", "query", Type("integer"), "only sequence numbers above (next_after)", false),
+       Param("include_retired", "query", Type("boolean"), "default true", false)},
+      "", 200, "MemoryPage", {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/recall"]["post"] =
+      Operation("Recall memories for a query", {scope}, "RecallRequest", 200, "RecallResult",
+                {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/retire-all"]["post"] =
+      Operation("Retire every active memory of the scope and its nested scopes", {scope}, "", 200,
+                "RetireAllResult", {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}"]["delete"] =
+      Operation("Erase the scope, its nested scopes and all their memories", {scope},
+                "EraseRequest", 200, "EraseResult", {400, 401, 403, 404});
+  paths["/v1/scopes"]["get"] =
+      Operation("Scopes the caller may read", {}, "", 200, "ScopeList", {401});
+  paths["/v1/scopes/{scope}/facts"]["get"] =
+      Operation("Facts derived in the scope",
+                {scope, Param("all", "query", Type("boolean"), "also replaced facts", false),
+                 Param("rejected", "query", Type("boolean"), "only rejected candidates", false)},
+                "", 200, "Facts", {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/entities"]["get"] = Operation(
+      "Entities resolved in the scope", {scope}, "", 200, "Entities", {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/proposals"]["get"] =
+      Operation("Identity-merge proposals of the scope", {scope}, "", 200, "ProposalList",
+                {400, 401, 403, 404});
+  paths["/v1/memories/{id}"]["get"] =
+      Operation("One memory", {id}, "", 200, "Memory", {400, 401, 404});
+  paths["/v1/memories/{id}/history"]["get"] =
+      Operation("The memory's changes, oldest first", {id}, "", 200, "History", {400, 401, 404});
+  paths["/v1/memories/{id}/links"]["get"] =
+      Operation("Edges from or to the memory", {id}, "", 200, "Links", {400, 401, 404});
+  paths["/v1/memories/{id}/retire"]["post"] =
+      Operation("Retire the memory (optional body {\"reason\"})", {id}, "", 200, "Memory",
+                {400, 401, 403, 404, 409});
+  paths["/v1/memories/{id}/amend"]["post"] =
+      Operation("Correct a turn: a new turn that supersedes it", {id}, "AmendRequest", 201,
+                "AmendResult", {400, 401, 403, 404, 409});
+  paths["/v1/proposals"]["post"] =
+      Operation("Propose that two memories are the same", {}, "ProposeRequest", 201, "Proposal",
+                {400, 401, 403, 404, 409});
+  paths["/v1/proposals/{id}/accept"]["post"] = Operation(
+      "Accept a merge proposal", {proposal_id}, "", 200, "Decision", {400, 401, 403, 404, 409});
+  paths["/v1/proposals/{id}/reject"]["post"] = Operation(
+      "Reject a merge proposal", {proposal_id}, "", 200, "Decision", {400, 401, 403, 404, 409});
+  paths["/v1/admin/rebuild-index"]["post"] =
+      Operation("Rebuild every index projection and compare (root admin key)", {}, "", 200,
+                "RebuildReport", {401, 403});
+  paths["/v1/info"]["get"] = Operation("Embedder and request limits", {}, "", 200, "Info", {401});
+  paths["/v1/openapi.json"]["get"] =
+      Operation("This document (no key needed)", {}, "", 200, "OpenApi", {});
+
+  Json doc = Json::object();
+  doc["openapi"] = "3.1.0";
+  doc["info"] = Json{{"title", "engram native REST API"}, {"version", "1"}};
+  doc["components"] = Json::object();
+  doc["components"]["securitySchemes"] =
+      Json{{"apiKey", Json{{"type", "http"}, {"scheme", "bearer"}}}};
+  doc["security"] = Json::array({Json{{"apiKey", Json::array()}}});
+  doc["paths"] = std::move(paths);
+  doc["components"]["schemas"] = Schemas();
+  return doc;
+}
+
+}  // namespace
+
+const io::Json& OpenApiDocument() {
+  static const io::Json* const kDocument = new io::Json(Build());
+  return *kDocument;
+}
+
+}  // namespace engram::server

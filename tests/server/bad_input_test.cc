@@ -1,0 +1,147 @@
+// Hostile and malformed requests: each gets its specific status and an error naming the field
+// or problem, and none of them stores anything.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "server_fixture.h"
+
+namespace engram::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ServerBadInputTest : public ::testing::Test {
+ protected:
+  ServerBadInputTest() : server_(Options()) {}
+
+  static TestServerOptions Options() {
+    TestServerOptions options;
+    options.max_body_bytes = 64 * 1024;
+    options.limits.max_turns_per_request = 5;
+    options.limits.max_query_bytes = 100;
+    options.limits.max_k = 50;
+    options.limits.max_token_budget = 1000;
+    return options;
+  }
+
+  // POSTs `body` to `path`; expects `status` and an error message containing `names`.
+  void ExpectRejected(const std::string& path, const std::string& body, int status,
+                      const std::string& names) {
+    HttpResult result = server_.Call("POST", path, body);
+    EXPECT_EQ(result.status, status) << body.substr(0, 200) << " -> " << result.raw;
+    ASSERT_TRUE(result.body.is_object()) << result.raw;
+    ASSERT_TRUE(result.body.contains("error")) << result.raw;
+    EXPECT_THAT(result.body["error"]["message"].get<std::string>(), HasSubstr(names))
+        << body.substr(0, 200);
+    EXPECT_EQ(result.body["error"]["request_id"], result.request_id);
+  }
+
+  void ExpectNothingStored() {
+    HttpResult scopes = server_.Call("GET", "/v1/scopes");
+    ASSERT_EQ(scopes.status, 200);
+    EXPECT_EQ(scopes.body["count"], 0) << scopes.raw;
+  }
+
+  TestServer server_;
+};
+
+constexpr char kMemories[] = "/v1/scopes/user:x/memories";
+constexpr char kRecall[] = "/v1/scopes/user:x/recall";
+
+TEST_F(ServerBadInputTest, MalformedBodiesAreRejectedNamingTheProblem) {
+  ExpectRejected(kMemories, "", 400, "empty");
+  ExpectRejected(kMemories, "{", 400, "not valid JSON");
+  ExpectRejected(kMemories, R"({"turns": [{"text": "a"}]} trailing)", 400, "not valid JSON");
+  ExpectRejected(kMemories, "[1, 2]", 400, "JSON object");
+  ExpectRejected(kMemories, R"({"turns": [{"text": "a"}], "turns": []})", 400, "\"turns\"");
+  ExpectRejected(kMemories, R"({"turns": [{"text": "a", "text": "b"}]})", 400, "\"text\"");
+  ExpectRejected(kMemories, "{\"turns\": [{\"text\": \"caf\xC3\x28\"}]}", 400, "UTF-8");
+  ExpectRejected(kMemories, std::string(100, '[') + std::string(100, ']'), 400, "nested");
+  ExpectNothingStored();
+}
+
+TEST_F(ServerBadInputTest, WrongTypesAndUnknownFieldsNameTheField) {
+  ExpectRejected(kMemories, R"({"turns": "text"})", 400, "\"turns\"");
+  ExpectRejected(kMemories, R"({"turns": []})", 400, "\"turns\"");
+  ExpectRejected(kMemories, R"({"turns": [{"text": "a"}], "scope": "user:y"})", 400, "\"scope\"");
+  ExpectRejected(kMemories, R"({"turns": [{"text": "a"}, {"txt": "b"}]})", 400, "turns[1]");
+  ExpectRejected(kMemories, R"({"turns": [{"text": "a"}, {"txt": "b"}]})", 400, "\"txt\"");
+  ExpectRejected(kMemories, R"({"turns": [{"text": 5}]})", 400, "\"text\"");
+  ExpectRejected(kMemories, R"({"turns": [{"text": "a", "role": "bot"}]})", 400, "\"role\"");
+  ExpectRejected(kMemories, R"({"turns": [{"text": "a", "event_time": "yesterday"}]})", 400,
+                 "\"event_time\"");
+  ExpectRejected(kMemories, R"({"turns": [{"text": "a", "metadata": [1]}]})", 400, "\"metadata\"");
+  ExpectRejected(kMemories, R"({"turns": [3]})", 400, "turns[0]");
+  // A valid first turn does not get stored when a later one is bad.
+  ExpectRejected(kMemories, R"({"turns": [{"text": "good"}, {"text": ""}]})", 400, "turns[1]");
+  ExpectNothingStored();
+}
+
+TEST_F(ServerBadInputTest, NumbersOutOfRangeAreRejectedNamingTheField) {
+  ASSERT_EQ(server_.Call("POST", kMemories, R"({"turns": [{"text": "Some text."}]})").status, 201);
+  ExpectRejected(kRecall, R"({"query": "x", "k": -1})", 400, "\"k\"");
+  ExpectRejected(kRecall, R"({"query": "x", "k": 1e300})", 400, "\"k\"");
+  ExpectRejected(kRecall, R"({"query": "x", "k": 1180591620717411303424})", 400, "\"k\"");
+  ExpectRejected(kRecall, R"({"query": "x", "k": 2.5})", 400, "\"k\"");
+  ExpectRejected(kRecall, R"({"query": "x", "k": "3"})", 400, "\"k\"");
+  ExpectRejected(kRecall, R"({"query": "x", "k": 51})", 400, "\"k\"");
+  ExpectRejected(kRecall, R"({"query": "x", "token_budget": 1001})", 400, "\"token_budget\"");
+  ExpectRejected(kRecall, R"({"query": "x", "token_budget": 18446744073709551615})", 400,
+                 "\"token_budget\"");
+  ExpectRejected(kRecall, R"({"query": "x", "route_weights": {"bm25": -1}})", 400,
+                 "\"route_weights\"");
+  ExpectRejected(kRecall, R"({"query": "x", "route_weights": {"bm25": 1e308}})", 400,
+                 "\"route_weights\"");
+  ExpectRejected(kRecall, R"({"query": "x", "use_planner": "yes"})", 400, "\"use_planner\"");
+  ExpectRejected(kRecall, R"({"query": "x", "policy": "lenient"})", 400, "\"policy\"");
+  ExpectRejected(kRecall, R"({"query": "x", "query_time": "noon"})", 400, "\"query_time\"");
+  ExpectRejected(kRecall, R"({"query": "x", "routes": "bm25"})", 400, "\"routes\"");
+  ExpectRejected(kRecall, R"({"query": "x", "explain": 1})", 400, "\"explain\"");
+  ExpectRejected(kRecall, R"({"quer": "x"})", 400, "\"quer\"");
+  ExpectRejected(kRecall, R"({"k": 3})", 400, "\"query\"");
+  ExpectRejected(kRecall, R"({"query": ")" + std::string(101, 'a') + R"("})", 400, "\"query\"");
+  HttpResult list = server_.Call("GET", "/v1/scopes/user:x/memories?limit=-1");
+  EXPECT_EQ(list.status, 400);
+  EXPECT_THAT(list.raw, HasSubstr("\\\"limit\\\""));
+  list = server_.Call("GET", "/v1/scopes/user:x/memories?after=99999999999999999999999");
+  EXPECT_EQ(list.status, 400);
+  EXPECT_THAT(list.raw, HasSubstr("\\\"after\\\""));
+  list = server_.Call("GET", "/v1/scopes/user:x/memories?kind=scope");
+  EXPECT_EQ(list.status, 400);
+  EXPECT_THAT(list.raw, HasSubstr("\\\"kind\\\""));
+  list = server_.Call("GET", "/v1/scopes/user:x/memories?colour=red");
+  EXPECT_EQ(list.status, 400);
+  EXPECT_THAT(list.raw, HasSubstr("\\\"colour\\\""));
+}
+
+TEST_F(ServerBadInputTest, LimitsOnSizeAndCountAreEnforced) {
+  // More turns than max_turns_per_request: 413 naming the limit.
+  std::string turns = R"({"turns": [)";
+  for (int i = 0; i < 6; ++i) turns += std::string(i ? "," : "") + R"({"text": "t"})";
+  turns += "]}";
+  ExpectRejected(kMemories, turns, 413, "\"turns\"");
+  // A body over max_body_bytes: 413 with a JSON error.
+  const std::string huge = R"({"turns": [{"text": ")" + std::string(70 * 1024, 'a') + R"("}]})";
+  HttpResult result = server_.Call("POST", kMemories, huge);
+  EXPECT_EQ(result.status, 413);
+  ASSERT_TRUE(result.body.is_object()) << result.raw;
+  EXPECT_EQ(result.body["error"]["code"], "RESOURCE_EXHAUSTED");
+  EXPECT_FALSE(result.request_id.empty());
+  ExpectNothingStored();
+}
+
+TEST_F(ServerBadInputTest, BadScopesInPathsAreRejected) {
+  HttpResult result =
+      server_.Call("POST", "/v1/scopes/planet:x/memories", R"({"turns": [{"text": "a"}]})");
+  EXPECT_EQ(result.status, 400);
+  EXPECT_THAT(result.raw, HasSubstr("scope"));
+  HttpResult erase = server_.Call("DELETE", "/v1/scopes/user:x", R"({"confirm": 1})");
+  EXPECT_EQ(erase.status, 400);
+  EXPECT_THAT(erase.raw, HasSubstr("\\\"confirm\\\""));
+  ExpectNothingStored();
+}
+
+}  // namespace
+}  // namespace engram::testing

@@ -1,0 +1,384 @@
+// Every /v1 route end to end over HTTP, each response validated against the OpenAPI document's
+// schema for its route and status (a small JSON-Schema subset validator: type, required,
+// properties, items, enum, additionalProperties, $ref), plus /healthz, /readyz, /metrics,
+// X-Request-Id and the route table's agreement with the document.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "server/openapi.h"
+#include "server_fixture.h"
+
+namespace engram::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Json = nlohmann::json;
+
+// Problems of `value` against `schema` (empty when valid), each with a JSON-pointer-like path.
+void Validate(const Json& value, const Json& schema, const Json& root, const std::string& at,
+              std::vector<std::string>* problems) {
+  if (schema.contains("$ref")) {
+    const std::string ref = schema["$ref"].get<std::string>();
+    const std::string prefix = "#/components/schemas/";
+    if (ref.rfind(prefix, 0) != 0 ||
+        !root["components"]["schemas"].contains(ref.substr(prefix.size()))) {
+      problems->push_back(at + ": unresolvable $ref " + ref);
+      return;
+    }
+    Validate(value, root["components"]["schemas"][ref.substr(prefix.size())], root, at, problems);
+    return;
+  }
+  if (schema.contains("type")) {
+    std::vector<std::string> types;
+    if (schema["type"].is_array()) {
+      for (const Json& type : schema["type"]) types.push_back(type.get<std::string>());
+    } else {
+      types.push_back(schema["type"].get<std::string>());
+    }
+    bool matched = false;
+    for (const std::string& type : types) {
+      matched = matched || (type == "object" && value.is_object()) ||
+                (type == "array" && value.is_array()) || (type == "string" && value.is_string()) ||
+                (type == "boolean" && value.is_boolean()) || (type == "null" && value.is_null()) ||
+                (type == "integer" && value.is_number_integer()) ||
+                (type == "number" && value.is_number());
+    }
+    if (!matched) {
+      problems->push_back(at + ": expected " + schema["type"].dump() + ", got " +
+                          value.type_name());
+      return;
+    }
+  }
+  if (schema.contains("enum")) {
+    bool found = false;
+    for (const Json& option : schema["enum"]) found = found || option == value;
+    if (!found) problems->push_back(at + ": " + value.dump() + " not in " + schema["enum"].dump());
+  }
+  if (value.is_object()) {
+    if (schema.contains("required")) {
+      for (const Json& name : schema["required"]) {
+        if (!value.contains(name.get<std::string>())) {
+          problems->push_back(at + ": missing required \"" + name.get<std::string>() + "\"");
+        }
+      }
+    }
+    for (const auto& [key, field] : value.items()) {
+      if (schema.contains("properties") && schema["properties"].contains(key)) {
+        Validate(field, schema["properties"][key], root, at + "/" + key, problems);
+      } else if (schema.contains("additionalProperties")) {
+        const Json& extra = schema["additionalProperties"];
+        if (extra.is_boolean() && !extra.get<bool>()) {
+          problems->push_back(at + ": unexpected property \"" + key + "\"");
+        } else if (extra.is_object()) {
+          Validate(field, extra, root, at + "/" + key, problems);
+        }
+      }
+    }
+  }
+  if (value.is_array() && schema.contains("items")) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      Validate(value[i], schema["items"], root, at + "/" + std::to_string(i), problems);
+    }
+  }
+}
+
+class ServerRoutesTest : public ::testing::Test {
+ protected:
+  // The OpenAPI document as plain JSON.
+  static Json Document() { return Json::parse(server::OpenApiDocument().dump()); }
+
+  // Asserts that `result` matches the document's schema for `pattern`, `method` and its status,
+  // and records that the pair was exercised.
+  void ExpectConforms(const std::string& method, const std::string& pattern,
+                      const HttpResult& result) {
+    const Json document = Document();
+    std::string lower = method;
+    for (char& c : lower) c = static_cast<char>(std::tolower(c));
+    ASSERT_TRUE(document["paths"].contains(pattern)) << pattern;
+    ASSERT_TRUE(document["paths"][pattern].contains(lower)) << method << " " << pattern;
+    const Json& responses = document["paths"][pattern][lower]["responses"];
+    const std::string status = std::to_string(result.status);
+    ASSERT_TRUE(responses.contains(status))
+        << method << " " << pattern << " answered " << status << " (undocumented): " << result.raw;
+    const Json& schema = responses[status]["content"]["application/json"]["schema"];
+    std::vector<std::string> problems;
+    Validate(result.body, schema, document, "", &problems);
+    EXPECT_TRUE(problems.empty()) << method << " " << pattern << " " << status << ": "
+                                  << ::testing::PrintToString(problems) << "\n"
+                                  << result.raw.substr(0, 2000);
+    if (result.status < 300) exercised_.insert(method + " " + pattern);
+  }
+
+  HttpResult Check(const std::string& method, const std::string& pattern, const std::string& path,
+                   const std::string& body, int expected_status) {
+    HttpResult result = server_.Call(method, path, body);
+    EXPECT_EQ(result.status, expected_status) << method << " " << path << ": " << result.raw;
+    ExpectConforms(method, pattern, result);
+    return result;
+  }
+
+  std::vector<std::string> Remember(const std::string& scope, const std::string& turns_json) {
+    HttpResult result =
+        Check("POST", "/v1/scopes/{scope}/memories", "/v1/scopes/" + scope + "/memories",
+              R"({"turns": )" + turns_json + "}", 201);
+    std::vector<std::string> ids;
+    for (const Json& id : result.body["ids"]) ids.push_back(id.get<std::string>());
+    return ids;
+  }
+
+  TestServer server_;
+  std::set<std::string> exercised_;
+};
+
+// The validator itself: it must reject what does not fit, or the conformance checks prove nothing.
+TEST(ServerSchemaValidatorTest, RejectsWrongShapes) {
+  const Json document = Json::parse(server::OpenApiDocument().dump());
+  const Json memory_ref = {{"$ref", "#/components/schemas/Memory"}};
+  std::vector<std::string> problems;
+  Validate(Json::object(), memory_ref, document, "", &problems);
+  EXPECT_FALSE(problems.empty());  // required fields missing
+  problems.clear();
+  const Json error = {{"error", {{"code", "X"}, {"message", "m"}, {"request_id", "r"}}}};
+  Validate(error, {{"$ref", "#/components/schemas/Error"}}, document, "", &problems);
+  EXPECT_TRUE(problems.empty()) << ::testing::PrintToString(problems);
+  Json extra = error;
+  extra["error"]["hint"] = "unexpected";
+  Validate(extra, {{"$ref", "#/components/schemas/Error"}}, document, "", &problems);
+  EXPECT_EQ(problems.size(), 1u);
+  problems.clear();
+  Validate(Json{{"id", "x"}, {"status", "maybe"}}, {{"$ref", "#/components/schemas/Decision"}},
+           document, "", &problems);
+  EXPECT_EQ(problems.size(), 1u);  // "maybe" is not in the enum
+  problems.clear();
+  Validate(Json{{"count", "1"}, {"scopes", Json::array()}},
+           {{"$ref", "#/components/schemas/ScopeList"}}, document, "", &problems);
+  EXPECT_EQ(problems.size(), 1u);  // count is a string
+}
+
+TEST_F(ServerRoutesTest, EveryDocumentedRouteIsServedAndEveryRouteIsDocumented) {
+  const Json document = Document();
+  std::set<std::string> documented;
+  for (const auto& [path, operations] : document["paths"].items()) {
+    for (const auto& [method, operation] : operations.items()) {
+      std::string upper = method;
+      for (char& c : upper) c = static_cast<char>(std::toupper(c));
+      documented.insert(upper + " " + path);
+    }
+  }
+  std::set<std::string> served;
+  for (const server::Route& route : server::V1Api(server_.engine()).Routes()) {
+    served.insert(route.method + " " + route.pattern);
+  }
+  EXPECT_EQ(documented, served);
+}
+
+TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
+  const std::string scope = "app:crm/user:alice";
+  const std::vector<std::string> ids = Remember(
+      scope,
+      R"([{"text": "My sister Maya lives in Porto.", "speaker": "Alice", "session_id": "s1",
+           "event_time": "2023-05-08T13:56:00Z", "metadata": {"source": "chat"}},
+          {"text": "I moved to Lisbon last month.", "speaker": "Alice", "role": "user"},
+          {"text": "Maya works at Acme Corp as an engineer.", "speaker": "Alice"}])");
+  ASSERT_EQ(ids.size(), 3u);
+  const std::vector<std::string> bob =
+      Remember("app:crm/user:bob", R"([{"text": "Bob likes tea."}])");
+
+  // Recall, with and without explanations.
+  HttpResult recall = Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/" + scope + "/recall",
+                            R"({"query": "Where does Maya live?", "k": 2})", 200);
+  EXPECT_FALSE(recall.body.contains("diagnostics"));
+  ASSERT_FALSE(recall.body["items"].empty());
+  EXPECT_FALSE(recall.body["items"][0].contains("routes"));
+  HttpResult explained =
+      Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/app:crm%2Fuser:alice/recall",
+            R"({"query": "Where does Maya live?", "k": 3, "token_budget": 500, "routes": ["bm25"],
+          "route_weights": {"bm25": 1.0}, "use_planner": false, "include_retired": false,
+          "include_nested": true, "policy": "strict", "query_time": "2024-01-01T00:00:00Z",
+          "explain": true})",
+            200);
+  EXPECT_TRUE(explained.body.contains("diagnostics"));
+  EXPECT_EQ(explained.body["policy"], "strict");
+  ASSERT_FALSE(explained.body["items"].empty());
+  EXPECT_TRUE(explained.body["items"][0].contains("routes"));
+  EXPECT_THAT(explained.body["context"].get<std::string>(), HasSubstr("Porto"));
+
+  // Listing with paging: two pages of two and one.
+  HttpResult page1 = Check("GET", "/v1/scopes/{scope}/memories",
+                           "/v1/scopes/" + scope + "/memories?limit=2", "", 200);
+  ASSERT_EQ(page1.body["count"], 2);
+  ASSERT_TRUE(page1.body["next_after"].is_number_integer());
+  HttpResult page2 =
+      Check("GET", "/v1/scopes/{scope}/memories",
+            "/v1/scopes/" + scope + "/memories?limit=2&after=" + page1.body["next_after"].dump(),
+            "", 200);
+  ASSERT_EQ(page2.body["count"], 1);
+  EXPECT_EQ(page2.body["memories"][0]["id"], ids[2]);
+  EXPECT_TRUE(page2.body["next_after"].is_null());
+  Check("GET", "/v1/scopes/{scope}/memories", "/v1/scopes/" + scope + "/memories?kind=all", "",
+        200);
+
+  HttpResult memory = Check("GET", "/v1/memories/{id}", "/v1/memories/" + ids[0], "", 200);
+  EXPECT_EQ(memory.body["text"], "My sister Maya lives in Porto.");
+  EXPECT_EQ(memory.body["scope"], scope);
+  EXPECT_EQ(memory.body["metadata"]["source"], "chat");
+  Check("GET", "/v1/memories/{id}/history", "/v1/memories/" + ids[0] + "/history", "", 200);
+  HttpResult links =
+      Check("GET", "/v1/memories/{id}/links", "/v1/memories/" + ids[0] + "/links", "", 200);
+  EXPECT_EQ(links.body["id"], ids[0]);
+
+  HttpResult scopes = Check("GET", "/v1/scopes", "/v1/scopes", "", 200);
+  std::set<std::string> names;
+  for (const Json& info : scopes.body["scopes"]) names.insert(info["scope"].get<std::string>());
+  EXPECT_TRUE(names.count(scope));
+  EXPECT_TRUE(names.count("app:crm/user:bob"));
+  Check("GET", "/v1/scopes/{scope}/facts", "/v1/scopes/" + scope + "/facts?all=true", "", 200);
+  Check("GET", "/v1/scopes/{scope}/entities", "/v1/scopes/" + scope + "/entities", "", 200);
+
+  // Merge proposals: propose, list, reject; propose again, accept.
+  HttpResult proposed =
+      Check("POST", "/v1/proposals", "/v1/proposals",
+            R"({"a": ")" + ids[0] + R"(", "b": ")" + ids[2] + R"(", "reason": "test"})", 201);
+  const std::string proposal_id = proposed.body["id"].get<std::string>();
+  HttpResult proposals =
+      Check("GET", "/v1/scopes/{scope}/proposals", "/v1/scopes/" + scope + "/proposals", "", 200);
+  ASSERT_EQ(proposals.body["count"], 1);
+  EXPECT_EQ(proposals.body["proposals"][0]["id"], proposal_id);
+  HttpResult rejected = Check("POST", "/v1/proposals/{id}/reject",
+                              "/v1/proposals/" + proposal_id + "/reject", "", 200);
+  EXPECT_EQ(rejected.body["status"], "rejected");
+  HttpResult again = Check("POST", "/v1/proposals", "/v1/proposals",
+                           R"({"a": ")" + ids[1] + R"(", "b": ")" + ids[2] + R"("})", 201);
+  HttpResult accepted =
+      Check("POST", "/v1/proposals/{id}/accept",
+            "/v1/proposals/" + again.body["id"].get<std::string>() + "/accept", "{}", 200);
+  EXPECT_EQ(accepted.body["status"], "accepted");
+
+  // Retire, retire-all, rebuild, info, erase (amend has its own test).
+  HttpResult retired =
+      Check("POST", "/v1/memories/{id}/retire", "/v1/memories/" + ids[0] + "/retire",
+            R"({"reason": "moved away"})", 200);
+  EXPECT_EQ(retired.body["status"], "retired");
+  HttpResult twice =
+      Check("POST", "/v1/memories/{id}/retire", "/v1/memories/" + ids[0] + "/retire", "", 409);
+  HttpResult all = Check("POST", "/v1/scopes/{scope}/retire-all",
+                         "/v1/scopes/app:crm/user:bob/retire-all", "", 200);
+  EXPECT_EQ(all.body["retired"].get<int>() >= 1, true);
+  HttpResult rebuilt = Check("POST", "/v1/admin/rebuild-index", "/v1/admin/rebuild-index", "", 200);
+  EXPECT_EQ(rebuilt.body["matched_live_index"], true);
+  HttpResult info = Check("GET", "/v1/info", "/v1/info", "", 200);
+  EXPECT_EQ(info.body["embedder"], "hashing-256");
+  Check("GET", "/v1/openapi.json", "/v1/openapi.json", "", 200);
+
+  HttpResult refused = Check("DELETE", "/v1/scopes/{scope}", "/v1/scopes/app:crm/user:bob",
+                             R"({"confirm": "app:crm/user:alice"})", 400);
+  EXPECT_THAT(refused.raw, HasSubstr("confirm"));
+  HttpResult erased = Check("DELETE", "/v1/scopes/{scope}", "/v1/scopes/app:crm/user:bob",
+                            R"({"confirm": "app:crm/user:bob"})", 200);
+  EXPECT_GE(erased.body["nodes"].get<int>(), 1);
+  HttpResult gone = Check("GET", "/v1/memories/{id}", "/v1/memories/" + bob[0], "", 404);
+  EXPECT_THAT(gone.raw, HasSubstr("not found"));
+
+  // Every documented route was exercised with a success (amend in AmendSupersedesTheTurn).
+  const Json document = Document();
+  for (const auto& [path, operations] : document["paths"].items()) {
+    for (const auto& [method, operation] : operations.items()) {
+      std::string upper = method;
+      for (char& c : upper) c = static_cast<char>(std::toupper(c));
+      if (upper + " " + path == "POST /v1/memories/{id}/amend") continue;
+      EXPECT_TRUE(exercised_.count(upper + " " + path))
+          << "not exercised: " << upper << " " << path;
+    }
+  }
+}
+
+TEST_F(ServerRoutesTest, AmendSupersedesTheTurn) {
+  const std::vector<std::string> ids =
+      Remember("user:amy", R"([{"text": "I moved to Lisbon last month.", "speaker": "Amy"}])");
+  HttpResult amended =
+      server_.Call("POST", "/v1/memories/" + ids[0] + "/amend",
+                   R"({"text": "I moved to Braga last month.", "reason": "typo"})");
+  if (amended.status == 503) {
+    GTEST_SKIP() << "Engine::Amend is not linked in this build: " << amended.raw;
+  }
+  EXPECT_EQ(amended.status, 201) << amended.raw;
+  ExpectConforms("POST", "/v1/memories/{id}/amend", amended);
+  EXPECT_EQ(amended.body["superseded_id"], ids[0]);
+  HttpResult old_turn = server_.Call("GET", "/v1/memories/" + ids[0]);
+  EXPECT_EQ(old_turn.body["status"], "superseded");
+  HttpResult new_turn =
+      server_.Call("GET", "/v1/memories/" + amended.body["id"].get<std::string>());
+  EXPECT_EQ(new_turn.body["text"], "I moved to Braga last month.");
+  EXPECT_EQ(new_turn.body["speaker"], "Amy");
+  HttpResult unknown_field =
+      server_.Call("POST", "/v1/memories/" + ids[0] + "/amend", R"({"text": "x", "why": "typo"})");
+  EXPECT_EQ(unknown_field.status, 400);
+  EXPECT_THAT(unknown_field.raw, HasSubstr("\"why\""));
+}
+
+TEST_F(ServerRoutesTest, UnknownScopeAndMemoryAreNotFound) {
+  HttpResult recall = Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/user:nobody/recall",
+                            R"({"query": "anything"})", 404);
+  EXPECT_EQ(recall.body["error"]["code"], "NOT_FOUND");
+  HttpResult memory =
+      Check("GET", "/v1/memories/{id}", "/v1/memories/0123456789abcdef0123456789abcdef", "", 404);
+  EXPECT_EQ(memory.body["error"]["request_id"], memory.request_id);
+  HttpResult proposal = Check("POST", "/v1/proposals/{id}/accept",
+                              "/v1/proposals/0123456789abcdef0123456789abcdef/accept", "", 404);
+  HttpResult bad_id = Check("GET", "/v1/memories/{id}", "/v1/memories/not-an-id", "", 400);
+  EXPECT_THAT(bad_id.raw, HasSubstr("id"));
+}
+
+TEST_F(ServerRoutesTest, UnknownRoutesAre404AndWrongMethodsAre405) {
+  HttpResult missing = server_.Call("GET", "/v2/whatever");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.body["error"]["code"], "NOT_FOUND");
+  HttpResult wrong = server_.Call("PUT", "/v1/scopes");
+  EXPECT_EQ(wrong.status, 405);
+  EXPECT_THAT(wrong.raw, HasSubstr("GET"));
+}
+
+TEST_F(ServerRoutesTest, HealthReadinessAndMetrics) {
+  HttpResult health = server_.Call("GET", "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body["status"], "ok");
+  HttpResult ready = server_.Call("GET", "/readyz");
+  EXPECT_EQ(ready.status, 200);
+  EXPECT_EQ(ready.body["status"], "ready");
+  Remember("user:m", R"([{"text": "Metrics are counted."}])");
+  server_.Call("POST", "/v1/scopes/user:m/recall", R"({"query": "metrics"})");
+  server_.Call("GET", "/v1/memories/0123456789abcdef0123456789abcdef");
+  HttpResult metrics = server_.Call("GET", "/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_THAT(metrics.content_type, HasSubstr("text/plain"));
+  EXPECT_THAT(metrics.raw, HasSubstr("engram_http_requests_total{route=\"/v1/scopes/{scope}/"
+                                     "memories\",method=\"POST\",status=\"201\"} 1"));
+  EXPECT_THAT(metrics.raw, HasSubstr("engram_http_requests_total{route=\"/v1/memories/{id}\","
+                                     "method=\"GET\",status=\"404\"} 1"));
+  EXPECT_THAT(metrics.raw, HasSubstr("engram_http_request_duration_seconds_count{route=\"/v1/"
+                                     "scopes/{scope}/recall\"} 1"));
+  EXPECT_THAT(metrics.raw, HasSubstr("engram_recall_latency_seconds_count 1"));
+  EXPECT_THAT(metrics.raw, HasSubstr("engram_scopes 1"));
+  EXPECT_THAT(metrics.raw, HasSubstr("engram_store_size_bytes "));
+  EXPECT_THAT(metrics.raw, Not(HasSubstr("0123456789abcdef0123456789abcdef")));  // no raw paths
+}
+
+TEST_F(ServerRoutesTest, RequestIdsAreEchoedWhenSaneAndGeneratedOtherwise) {
+  HttpResult echoed = server_.Call("GET", "/healthz", "", "", {{"X-Request-Id", "abc-123.x"}});
+  EXPECT_EQ(echoed.request_id, "abc-123.x");
+  HttpResult replaced =
+      server_.Call("GET", "/v1/memories/zz", "", "", {{"X-Request-Id", "bad id with spaces"}});
+  EXPECT_NE(replaced.request_id, "bad id with spaces");
+  EXPECT_FALSE(replaced.request_id.empty());
+  EXPECT_EQ(replaced.body["error"]["request_id"], replaced.request_id);
+  HttpResult first = server_.Call("GET", "/healthz");
+  HttpResult second = server_.Call("GET", "/healthz");
+  EXPECT_NE(first.request_id, second.request_id);
+}
+
+}  // namespace
+}  // namespace engram::testing

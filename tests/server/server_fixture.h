@@ -1,0 +1,82 @@
+// A real HttpServer for the server suites: a fresh store in a temporary directory (hashing
+// embedder, so no model files are needed), the /v1 routes, a port picked by the kernel on
+// 127.0.0.1, and a small client that returns status, parsed JSON body and request id.
+#ifndef ENGRAM_TESTS_SERVER_SERVER_FIXTURE_H_
+#define ENGRAM_TESTS_SERVER_SERVER_FIXTURE_H_
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "auth/keys.h"
+#include "engram/engine.h"
+#include "server/api_v1.h"
+#include "server/http_server.h"
+
+namespace engram::testing {
+
+// A fresh directory under the system temp dir, removed with the object.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// The engine configuration of every server test: defaults with the hashing embedder.
+Config TestConfig();
+
+struct HttpResult {
+  int status = 0;     // 0 when the request failed at the transport level
+  std::string error;  // the transport error then
+  std::string raw;
+  nlohmann::json body;  // null when `raw` is not JSON
+  std::string request_id;
+  std::string content_type;
+};
+
+struct TestServerOptions {
+  bool with_keys = false;
+  server::ApiLimits limits;
+  std::size_t threads = 8;
+  std::size_t max_body_bytes = 1024 * 1024;
+  // Called after the /v1 routes are added and before Bind (to mount more routes).
+  std::function<void(server::HttpServer&)> before_bind;
+};
+
+class TestServer {
+ public:
+  explicit TestServer(TestServerOptions options = {});
+  ~TestServer();
+
+  int port() const { return port_; }
+  Engine& engine() { return *engine_; }
+  server::HttpServer& http() { return *http_; }
+
+  // Sends one request; `key` goes in "Authorization: Bearer <key>" when not empty.
+  HttpResult Call(const std::string& method, const std::string& path, const std::string& body = "",
+                  const std::string& key = "",
+                  const std::multimap<std::string, std::string>& headers = {});
+  // Creates a key in the server's keys file and reloads it; returns the secret.
+  std::string AddKey(const std::string& scope, const std::string& rights);
+  // Revokes the key whose secret is `secret` and reloads.
+  void RevokeKey(const std::string& secret);
+
+ private:
+  ScratchDir dir_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<server::V1Api> v1_;
+  std::unique_ptr<server::HttpServer> http_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace engram::testing
+
+#endif  // ENGRAM_TESTS_SERVER_SERVER_FIXTURE_H_
