@@ -16,6 +16,7 @@
 #include "auth/keys.h"
 #include "cli/cli.h"
 #include "server/api_v1.h"
+#include "server/mem0_api.h"
 #include "server/http_server.h"
 
 namespace engram::cli {
@@ -82,7 +83,9 @@ int RunServe(const ServeArgs& args, Console& console) {
     server::HttpServer http(**engine, options, std::move(keys));
     server::V1Api v1(**engine, limits, &http.metrics());
     http.AddRoutes(v1.Routes());
-    // Other route groups (mem0-compatible routes, the MCP transport) mount here.
+    server::Mem0Api mem0(**engine, server::Mem0Options{});
+    http.AddRoutes(mem0.Routes());
+    // The MCP transport mounts here.
     Status bound = http.Bind();
     if (!bound.ok()) return console.Fail("serve", bound);
     if (!http.authenticated()) {

@@ -664,7 +664,7 @@ std::optional<ApiResponse> CurrentMemory(Engine& engine, const ApiRequest& reque
 Mem0Api::Mem0Api(Engine& engine, Mem0Options options)
     : engine_(engine), options_(std::move(options)) {}
 
-std::vector<Mem0Route> Mem0Api::Routes() {
+RouteList Mem0Api::Routes() {
   auto bind = [this](ApiResponse (Mem0Api::*handler)(const ApiRequest&)) {
     return [this, handler](const ApiRequest& request) { return (this->*handler)(request); };
   };

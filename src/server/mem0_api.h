@@ -54,13 +54,9 @@ struct Mem0Options {
   bool delete_all_erases = false;
 };
 
-// One mem0 route: method ("GET", "POST", "PUT", "DELETE"), path pattern with `{name}`
-// parameters the server copies into ApiRequest::path_params, and the handler.
-struct Mem0Route {
-  std::string method;
-  std::string pattern;
-  std::function<ApiResponse(const ApiRequest&)> handler;
-};
+// A mem0 route is a Route (api.h): method, pattern with `{name}` parameters the server copies
+// into ApiRequest::path_params, and the handler.
+using Mem0Route = Route;
 
 class Mem0Api {
  public:
@@ -68,7 +64,7 @@ class Mem0Api {
   Mem0Api(Engine& engine, Mem0Options options);
 
   // The nine routes of mem0's self-hosted server, handlers bound to this object.
-  std::vector<Mem0Route> Routes();
+  RouteList Routes();
 
   // POST /memories: {"messages": [{"role", "content", "name"?}], "user_id"?, "agent_id"?,
   // "run_id"?, "metadata"?, "infer"?} -> {"results": [{"id", "memory", "event": "ADD", ...}]}.
