@@ -337,6 +337,8 @@ TEST_F(ServerRoutesTest, UnknownRoutesAre404AndWrongMethodsAre405) {
   HttpResult missing = server_.Call("GET", "/v2/whatever");
   EXPECT_EQ(missing.status, 404);
   EXPECT_EQ(missing.body["error"]["code"], "NOT_FOUND");
+  HttpResult slash = server_.Call("GET", "/v1/scopes/");
+  EXPECT_EQ(slash.status, 200);
   HttpResult wrong = server_.Call("PUT", "/v1/scopes");
   EXPECT_EQ(wrong.status, 405);
   EXPECT_THAT(wrong.raw, HasSubstr("GET"));
