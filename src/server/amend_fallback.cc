@@ -1,6 +1,6 @@
 // amend_fallback: a weak stand-in for Engine::Amend, so the server links on a branch where the
 // engine does not define it yet. The engine's own definition, when linked, takes precedence.
-// Delete this file once Engine::Amend is implemented in src/engine.
+// src/server/CMakeLists.txt compiles it only while no src/engine source defines Engine::Amend.
 #include "engram/engine.h"
 
 namespace engram {

@@ -302,9 +302,11 @@ TEST_F(ServerRoutesTest, AmendSupersedesTheTurn) {
   HttpResult amended =
       server_.Call("POST", "/v1/memories/" + ids[0] + "/amend",
                    R"({"text": "I moved to Braga last month.", "reason": "typo"})");
-  if (amended.status == 503) {
-    GTEST_SKIP() << "Engine::Amend is not linked in this build: " << amended.raw;
-  }
+#ifdef ENGRAM_AMEND_FALLBACK
+  // src/engine does not define Engine::Amend yet: the server links a stand-in (503).
+  ASSERT_EQ(amended.status, 503) << amended.raw;
+  GTEST_SKIP() << "Engine::Amend is not defined in src/engine yet: " << amended.raw;
+#endif
   EXPECT_EQ(amended.status, 201) << amended.raw;
   ExpectConforms("POST", "/v1/memories/{id}/amend", amended);
   EXPECT_EQ(amended.body["superseded_id"], ids[0]);
