@@ -48,7 +48,8 @@ using ApiHandler = std::function<ApiResponse(const ApiRequest&)>;
 // matched segment by segment against the request path: a literal segment matches itself, a
 // `{name}` segment matches one non-empty segment and is passed in ApiRequest::path_params["name"]
 // (percent-decoded), and `{scope}` matches one or more consecutive segments that each contain a
-// ':' (a scope path such as app:crm/user:alice, written with literal slashes or %2F). Example:
+// ':' (a scope path such as app:crm/user:alice, written with literal slashes or %2F). A trailing
+// '/' on the request path is ignored. Example:
 //
 //   Route{"GET", "/v1/memories/{id}", [&](const ApiRequest& r) { return Get(engine, r); }}
 //

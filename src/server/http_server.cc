@@ -2,6 +2,8 @@
 #include "server/http_server.h"
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -273,7 +275,10 @@ std::string HttpServer::Impl::Serve(const httplib::Request& req, httplib::Respon
     return mount;
   }
 
-  const std::vector<std::string> segments = SplitPath(req.path);
+  // "/memories/" is "/memories": clients differ on trailing slashes.
+  std::string path = req.path;
+  if (path.size() > 1 && path.back() == '/') path.pop_back();
+  const std::vector<std::string> segments = SplitPath(path);
   std::string allowed;  // methods of routes whose pattern matched, for 405
   std::string allowed_label;
   for (std::size_t i = 0; i < routes.size(); ++i) {
@@ -468,10 +473,13 @@ Status HttpServer::Bind() {
       });
 
   // httplib listens with a backlog of 5, too short for a burst of clients (connections beyond it
-  // can be reset): keep httplib's socket options and widen the backlog after binding.
+  // can be reset): keep httplib's socket options and widen the backlog after binding. Accepted
+  // sockets inherit TCP_NODELAY, so a response written as headers then body is not held back by
+  // Nagle's algorithm waiting for the client's delayed ACK.
   http.set_socket_options([this](int socket) {
     int yes = 1;
     ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    ::setsockopt(socket, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
     impl_->listen_socket = socket;
   });
   int bound = -1;

@@ -1,7 +1,11 @@
 // Hostile and malformed requests: each gets its specific status and an error naming the field
 // or problem, and none of them stores anything.
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -141,6 +145,41 @@ TEST_F(ServerBadInputTest, BadScopesInPathsAreRejected) {
   EXPECT_EQ(erase.status, 400);
   EXPECT_THAT(erase.raw, HasSubstr("\\\"confirm\\\""));
   ExpectNothingStored();
+}
+
+// A client that promises a body and stalls is cut off by the read timeout, its half request is
+// not stored, and the other clients are served meanwhile.
+TEST(ServerSlowClientTest, StalledRequestIsCutOffAndStoresNothing) {
+  TestServerOptions options;
+  options.threads = 2;
+  options.read_timeout_seconds = 1;
+  TestServer server(options);
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(server.port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  const std::string partial =
+      "POST /v1/scopes/user:slow/memories HTTP/1.1\r\nHost: x\r\nContent-Type: "
+      "application/json\r\nContent-Length: 100\r\n\r\n{\"turns\": [{\"text\": \"sl";
+  ASSERT_EQ(::send(fd, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
+  // Served while the slow client holds a worker.
+  EXPECT_EQ(server.Call("GET", "/healthz").status, 200);
+  // The server gives up on the stalled request and closes the connection (recv returns 0 after
+  // whatever error response it sent). Bounded: the socket's own receive timeout.
+  timeval limit{.tv_sec = 60, .tv_usec = 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
+  std::string received;
+  char buffer[1024];
+  ssize_t got = 0;
+  while ((got = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) received.append(buffer, got);
+  EXPECT_EQ(got, 0) << "the connection was not closed";
+  EXPECT_EQ(received.find("201"), std::string::npos) << received;
+  ::close(fd);
+  HttpResult scopes = server.Call("GET", "/v1/scopes");
+  EXPECT_EQ(scopes.body["count"], 0) << scopes.raw;
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ TestServer::TestServer(TestServerOptions options) {
   server_options.port = 0;
   server_options.threads = options.threads;
   server_options.max_body_bytes = options.max_body_bytes;
+  server_options.read_timeout_seconds = options.read_timeout_seconds;
   server_options.store_path = engine_options.store_path;
   std::unique_ptr<auth::KeyFile> keys;
   if (options.with_keys) {

@@ -46,6 +46,7 @@ struct TestServerOptions {
   server::ApiLimits limits;
   std::size_t threads = 8;
   std::size_t max_body_bytes = 1024 * 1024;
+  int read_timeout_seconds = 10;
   // Called after the /v1 routes are added and before Bind (to mount more routes).
   std::function<void(server::HttpServer&)> before_bind;
 };
