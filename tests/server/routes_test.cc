@@ -314,7 +314,8 @@ TEST_F(ServerRoutesTest, AmendSupersedesTheTurn) {
   HttpResult unknown_field =
       server_.Call("POST", "/v1/memories/" + ids[0] + "/amend", R"({"text": "x", "why": "typo"})");
   EXPECT_EQ(unknown_field.status, 400);
-  EXPECT_THAT(unknown_field.raw, HasSubstr("\"why\""));
+  EXPECT_THAT(unknown_field.body["error"]["message"].get<std::string>(),
+              HasSubstr("unknown field \"why\""));
 }
 
 TEST_F(ServerRoutesTest, UnknownScopeAndMemoryAreNotFound) {

@@ -58,6 +58,8 @@ TestServer::TestServer(TestServerOptions options) {
   http_ = std::make_unique<server::HttpServer>(*engine_, server_options, std::move(keys));
   v1_ = std::make_unique<server::V1Api>(*engine_, options.limits, &http_->metrics());
   http_->AddRoutes(v1_->Routes());
+  mem0_ = std::make_unique<server::Mem0Api>(*engine_, server::Mem0Options{});
+  http_->AddRoutes(mem0_->Routes());
   if (options.before_bind) options.before_bind(*http_);
   const Status bound = http_->Bind();
   if (!bound.ok()) {

@@ -1,5 +1,6 @@
 // A real HttpServer for the server suites: a fresh store in a temporary directory (hashing
-// embedder, so no model files are needed), the /v1 routes, a port picked by the kernel on
+// embedder, so no model files are needed), the /v1 and mem0-compatible routes as `engram serve`
+// mounts them, a port picked by the kernel on
 // 127.0.0.1, and a small client that returns status, parsed JSON body and request id.
 #ifndef ENGRAM_TESTS_SERVER_SERVER_FIXTURE_H_
 #define ENGRAM_TESTS_SERVER_SERVER_FIXTURE_H_
@@ -14,6 +15,7 @@
 #include "engram/engine.h"
 #include "server/api_v1.h"
 #include "server/http_server.h"
+#include "server/mem0_api.h"
 
 namespace engram::testing {
 
@@ -73,6 +75,7 @@ class TestServer {
   ScratchDir dir_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<server::V1Api> v1_;
+  std::unique_ptr<server::Mem0Api> mem0_;
   std::unique_ptr<server::HttpServer> http_;
   std::thread thread_;
   int port_ = 0;

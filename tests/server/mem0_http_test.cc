@@ -1,0 +1,90 @@
+// mem0's routes over real HTTP, as `engram serve` mounts them: a mem0 client's add then search
+// finds the stored memory with a score, and with keys a tenant sees nothing of another's.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "server_fixture.h"
+
+namespace engram::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(ServerMem0Test, AddThenSearchReturnsTheMemoryWithAScore) {
+  TestServer server;
+  HttpResult added = server.Call(
+      "POST", "/memories",
+      R"({"messages": [{"role": "user", "content": "I am allergic to peanuts and shellfish."}],
+          "user_id": "alice", "metadata": {"source": "chat"}})");
+  ASSERT_EQ(added.status, 200) << added.raw;
+  ASSERT_EQ(added.body["results"].size(), 1u);
+  EXPECT_EQ(added.body["results"][0]["event"], "ADD");
+  const std::string id = added.body["results"][0]["id"];
+
+  HttpResult found = server.Call("POST", "/search",
+                                 R"({"query": "What is Alice allergic to?", "user_id": "alice"})");
+  ASSERT_EQ(found.status, 200) << found.raw;
+  ASSERT_FALSE(found.body["results"].empty());
+  const nlohmann::json& first = found.body["results"][0];
+  EXPECT_EQ(first["id"], id);
+  EXPECT_EQ(first["memory"], "I am allergic to peanuts and shellfish.");
+  EXPECT_EQ(first["user_id"], "alice");
+  EXPECT_EQ(first["metadata"]["source"], "chat");
+  ASSERT_TRUE(first["score"].is_number());
+  EXPECT_GT(first["score"].get<double>(), 0.0);
+  // engram's additions sit under their own key.
+  EXPECT_TRUE(first.contains("engram"));
+
+  HttpResult missing = server.Call("POST", "/search", R"({"query": "anything"})");
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_TRUE(missing.body.contains("detail")) << missing.raw;
+}
+
+TEST(ServerMem0Test, AKeyForAliceNeverSeesBobsMemories) {
+  TestServer server(TestServerOptions{.with_keys = true});
+  const std::string alice = server.AddKey("user:alice", "read,write");
+  const std::string bob = server.AddKey("user:bob", "read,write");
+  HttpResult bobs = server.Call(
+      "POST", "/memories",
+      R"({"messages": [{"role": "user", "content": "Bob's locker code is 4417."}], "user_id": "bob"})",
+      bob);
+  ASSERT_EQ(bobs.status, 200) << bobs.raw;
+  const std::string bob_id = bobs.body["results"][0]["id"];
+  ASSERT_EQ(server
+                .Call("POST", "/memories",
+                      R"({"messages": [{"role": "user", "content": "Alice's locker is blue."}],
+                          "user_id": "alice"})",
+                      alice)
+                .status,
+            200);
+
+  HttpResult get = server.Call("GET", "/memories/" + bob_id, "", alice);
+  EXPECT_EQ(get.status, 404);
+  EXPECT_THAT(get.raw, Not(HasSubstr("4417")));
+  HttpResult history = server.Call("GET", "/memories/" + bob_id + "/history", "", alice);
+  EXPECT_EQ(history.status, 404);
+  HttpResult update =
+      server.Call("PUT", "/memories/" + bob_id, R"({"text": "Bob's locker code is 0000."})", alice);
+  EXPECT_EQ(update.status, 404);
+  HttpResult search_as_bob = server.Call(
+      "POST", "/search", R"({"query": "What is the locker code?", "user_id": "bob"})", alice);
+  EXPECT_EQ(search_as_bob.status, 403);
+  EXPECT_THAT(search_as_bob.raw, Not(HasSubstr("4417")));
+  HttpResult own = server.Call(
+      "POST", "/search", R"({"query": "What is the locker code?", "user_id": "alice"})", alice);
+  ASSERT_EQ(own.status, 200);
+  EXPECT_THAT(own.raw, Not(HasSubstr("4417")));
+  EXPECT_THAT(own.raw, HasSubstr("Alice's locker is blue."));
+  EXPECT_EQ(server.Call("POST", "/reset", "", alice).status, 403);
+  EXPECT_EQ(server.Call("GET", "/memories?user_id=alice").status, 401);
+  // Bob's memory is untouched.
+  HttpResult still = server.Call("GET", "/memories/" + bob_id, "", bob);
+  ASSERT_EQ(still.status, 200);
+  EXPECT_EQ(still.body["memory"], "Bob's locker code is 4417.");
+}
+
+}  // namespace
+}  // namespace engram::testing
