@@ -70,6 +70,9 @@ struct HttpOptions {
   // Host header values (host or host:port) accepted besides loopback names. A server bound to
   // a non-loopback address must list the names clients reach it by. Default: none.
   std::vector<std::string> allowed_hosts;
+  // Check the Host header at all. A server that authenticates every caller with an API key may
+  // turn it off (a rebound browser request cannot present the key). Default: true.
+  bool check_host = true;
 };
 
 class HttpTransport {

@@ -19,7 +19,7 @@ using nlohmann::json;
 // Longest scope path an argument may hold (Scope::kMaxDepth segments of kMaxNameBytes, with
 // their kinds and separators).
 constexpr std::int64_t kMaxScopeBytes = 2048;
-constexpr std::int64_t kMaxReasonBytes = 4096;
+constexpr std::int64_t kMaxReasonBytes = 1024;  // Engine::Amend's limit
 constexpr std::int64_t kMaxSpeakerBytes = 1024;
 constexpr std::int64_t kMaxQueryBytes = 16 * 1024;
 constexpr std::int64_t kMaxTokenBudget = 1'000'000;
@@ -560,7 +560,6 @@ StatusOr<io::Json> RunRead(const Call& call) {
 
 StatusOr<io::Json> RunAmend(const Call& call) {
   ASSIGN_OR_RETURN(const Memory memory, MemoryArg(call, auth::Right::kWrite));
-#ifdef ENGRAM_MCP_HAVE_AMEND
   Turn replacement;
   replacement.text = StringArg(call.args, "text");
   replacement.role = memory.role;
@@ -573,10 +572,6 @@ StatusOr<io::Json> RunAmend(const Call& call) {
   out["sequence"] = result.sequence;
   out["scope"] = memory.scope;
   return out;
-#else
-  return Status::FailedPrecondition("memory_amend is not available in this build of engram (" +
-                                    memory.id + " was left unchanged)");
-#endif
 }
 
 StatusOr<io::Json> RunRetire(const Call& call) {

@@ -6,6 +6,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "auth/access.h"
 #include "engram/engine.h"
@@ -359,7 +361,6 @@ TEST_F(McpServerTest, ListScopesCountsMemories) {
   EXPECT_GE(scopes[0]["memories"].get<int>(), 2);
 }
 
-#ifdef ENGRAM_MCP_HAVE_AMEND
 TEST_F(McpServerTest, AmendSupersedesTheTurn) {
   const std::vector<std::string> ids = WriteAlice();
   json amended = ToolOk(
@@ -375,13 +376,6 @@ TEST_F(McpServerTest, AmendSupersedesTheTurn) {
   EXPECT_THAT(ToolError("memory_amend", {{"id", ids[0]}, {"text", "again"}}),
               StartsWith("FAILED_PRECONDITION"));
 }
-#else
-TEST_F(McpServerTest, AmendReportsItIsUnavailableInThisBuild) {
-  const std::vector<std::string> ids = WriteAlice();
-  EXPECT_THAT(ToolError("memory_amend", {{"id", ids[0]}, {"text", "new"}}),
-              HasSubstr("not available"));
-}
-#endif
 
 // ---- tools: isError -------------------------------------------------------------------------
 
@@ -629,6 +623,49 @@ TEST_F(HttpTransportTest, ForeignHostsAndOriginsAreForbidden) {
   call.headers["Origin"] = "https://app.example.com";
   call.headers["Host"] = "memory.example.com:443";
   EXPECT_EQ(configured.Handle(call, auth::Access::Unrestricted()).status, 200);
+}
+
+TEST_F(HttpTransportTest, HostCheckCanBeTurnedOffButOriginStillApplies) {
+  HttpTransport keyed(*server_, {.check_host = false});
+  HttpCall call = Post({{"jsonrpc", "2.0"},
+                        {"id", 1},
+                        {"method", "initialize"},
+                        {"params", {{"protocolVersion", "2025-11-25"}}}});
+  call.headers["Host"] = "memory.example.com";
+  EXPECT_EQ(keyed.Handle(call, auth::Access::Unrestricted()).status, 200);
+  call.headers["Origin"] = "http://evil.example.com";
+  EXPECT_EQ(keyed.Handle(call, auth::Access::Unrestricted()).status, 403);
+}
+
+TEST_F(HttpTransportTest, ConcurrentSessionsStayApart) {
+  HttpTransport wide(*server_, {.max_sessions = 16});
+  constexpr int kThreads = 4;
+  constexpr int kCalls = 10;
+  std::vector<std::string> sessions(kThreads);
+  std::vector<int> ok(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int thread_idx = 0; thread_idx < kThreads; ++thread_idx) {
+    threads.emplace_back([&, thread_idx] {
+      const std::string version = thread_idx % 2 == 0 ? "2025-06-18" : "2025-11-25";
+      HttpResult opened = wide.Handle(Post({{"jsonrpc", "2.0"},
+                                            {"id", 1},
+                                            {"method", "initialize"},
+                                            {"params", {{"protocolVersion", version}}}}),
+                                      auth::Access::Unrestricted());
+      sessions[thread_idx] = opened.headers["Mcp-Session-Id"];
+      for (int call_idx = 0; call_idx < kCalls; ++call_idx) {
+        HttpCall call = Post(kPing, sessions[thread_idx]);
+        call.headers["MCP-Protocol-Version"] = version;
+        if (wide.Handle(call, auth::Access::Unrestricted()).status == 200) ++ok[thread_idx];
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wide.session_count(), static_cast<std::size_t>(kThreads));
+  for (int thread_idx = 0; thread_idx < kThreads; ++thread_idx) {
+    EXPECT_EQ(ok[thread_idx], kCalls) << "thread " << thread_idx;
+    EXPECT_EQ(sessions[thread_idx].size(), 32u);
+  }
 }
 
 TEST_F(HttpTransportTest, OnlyPostAndDeleteAreServed) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-sdk-client.sh ENGRAM_BIN [HAVE_AMEND]: the TypeScript SDK client suite (ctest
+# run-sdk-client.sh ENGRAM_BIN: the TypeScript SDK client suite (ctest
 # mcp_sdk_client). Exits 77 (skipped) when scripts/setup-node has not installed the packages.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -9,4 +9,4 @@ if [[ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ]]; then
   exit 77
 fi
 cd "$here"
-ENGRAM_BIN="$1" ENGRAM_HAVE_AMEND="${2:-OFF}" exec "$ENGRAM_NODE" --test sdk_client.test.mjs
+ENGRAM_BIN="$1" exec "$ENGRAM_NODE" --test sdk_client.test.mjs

@@ -2,7 +2,7 @@
 // streamable HTTP: the handshake, tools/list, and a write / recall / amend / retire / purge
 // round trip. The SDK checks every structuredContent against the tool's outputSchema.
 //
-//   ENGRAM_BIN=build/engram ENGRAM_HAVE_AMEND=ON node --test tests/mcp/node/sdk_client.test.mjs
+//   ENGRAM_BIN=build/engram node --test tests/mcp/node/sdk_client.test.mjs
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +17,6 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
 const engram = process.env.ENGRAM_BIN;
 if (!engram) throw new Error("ENGRAM_BIN must name the engram binary");
-const haveAmend = ["ON", "1", "TRUE"].includes((process.env.ENGRAM_HAVE_AMEND ?? "").toUpperCase());
 
 const workDir = mkdtempSync(join(tmpdir(), "engram-mcp-sdk-"));
 const configPath = join(workDir, "engram.toml");
@@ -81,18 +80,15 @@ async function roundTrip(client) {
     name: "memory_amend",
     arguments: { id: mayaId, text: "My sister Maya lives in Lisbon.", reason: "she moved" },
   });
-  if (haveAmend) {
-    assert.equal(amended.isError, false, amended.content[0].text);
-    assert.equal(amended.structuredContent.superseded_id, mayaId);
-    const after = await client.callTool({
-      name: "memory_recall",
-      arguments: { scope: "user:alice", query: "Where does Maya live?" },
-    });
-    assert.match(after.structuredContent.context, /Lisbon/);
-  } else {
-    assert.equal(amended.isError, true);
-    assert.match(amended.content[0].text, /not available/);
-  }
+  assert.equal(amended.isError, false, amended.content[0].text);
+  assert.equal(amended.structuredContent.superseded_id, mayaId);
+  const afterAmend = await client.callTool({
+    name: "memory_recall",
+    arguments: { scope: "user:alice", query: "Where does Maya live?" },
+  });
+  assert.match(afterAmend.structuredContent.context, /Lisbon/);
+  const old = await client.callTool({ name: "memory_read", arguments: { id: mayaId, history: true } });
+  assert.equal(old.structuredContent.memory.status, "superseded");
 
   const retired = await client.callTool({
     name: "memory_retire",
@@ -177,26 +173,30 @@ describe("engram mcp over stdio", () => {
 describe("engram mcp over streamable HTTP", () => {
   let server;
   let url;
+  let serverLog = "";
 
   before(async () => {
     server = spawn(engram, [...engramArgs("http.db"), "--http", "127.0.0.1:0"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     url = await new Promise((resolve, reject) => {
-      let stderr = "";
       server.stderr.on("data", (chunk) => {
-        stderr += chunk;
-        const found = stderr.match(/listening on (http:\/\/\S+)/);
+        serverLog += chunk;
+        const found = serverLog.match(/listening on (http:\/\/\S+\/mcp)\n/);
         if (found) resolve(found[1]);
       });
-      server.on("exit", (code) => reject(new Error(`engram mcp --http exited (${code}): ${stderr}`)));
+      server.on("exit", (code) => reject(new Error(`engram mcp --http exited (${code}): ${serverLog}`)));
     });
   });
 
   after(async () => {
-    const exited = new Promise((resolve) => server.on("exit", resolve));
+    const exited = new Promise((resolve) =>
+      server.exitCode !== null || server.signalCode !== null
+        ? resolve([server.exitCode, server.signalCode])
+        : server.on("exit", (code, signal) => resolve([code, signal])),
+    );
     server.kill("SIGTERM");
-    assert.equal(await exited, 0);
+    assert.deepEqual(await exited, [0, null], `engram mcp --http: ${serverLog}`);
   });
 
   test("round trip with the SDK client, then the session ends", async () => {
