@@ -151,7 +151,7 @@ describe("engram mcp over stdio", () => {
     }
   });
 
-  test("exits cleanly at end of input with one reply per request", async () => {
+  test("exits cleanly at end of input with one reply per request, long lines included", async () => {
     const child = spawn(engram, ["--quiet", ...engramArgs("eof.db")], {
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -160,13 +160,19 @@ describe("engram mcp over stdio", () => {
     child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
     child.stdin.write("not json\n");
+    // A line over the 4 MiB message limit is skipped whole and answered with an error.
+    child.stdin.write(`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"${"a".repeat(5 << 20)}"}}\n`);
+    child.stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
     child.stdin.end();
     const code = await new Promise((resolve) => child.on("exit", resolve));
     assert.equal(code, 0);
     const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
-    assert.equal(lines.length, 2);
+    assert.equal(lines.length, 4);
     assert.deepEqual(lines[0], { jsonrpc: "2.0", id: 1, result: {} });
     assert.equal(lines[1].error.code, -32700);
+    assert.equal(lines[2].error.code, -32600);
+    assert.match(lines[2].error.message, /longer than/);
+    assert.deepEqual(lines[3], { jsonrpc: "2.0", id: 3, result: {} });
   });
 });
 
