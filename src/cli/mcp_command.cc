@@ -49,7 +49,7 @@ class LineReader {
     *too_long = false;
     int c = 0;
     bool any = false;
-    while ((c = std::fgetc(in_)) != EOF) {
+    while ((c = getc_unlocked(in_)) != EOF) {  // one reader thread: no locking needed
       any = true;
       if (c == '\n') break;
       if (*too_long) continue;
