@@ -245,3 +245,41 @@ describe("engram mcp over streamable HTTP", () => {
     assert.equal(response.status, 403);
   });
 });
+
+describe("engram serve's /mcp endpoint", () => {
+  let server;
+  let url;
+  let serverLog = "";
+
+  before(async () => {
+    server = spawn(
+      engram,
+      ["--store", join(workDir, "serve.db"), "--config", configPath, "serve", "--listen", "127.0.0.1:0"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    url = await new Promise((resolve, reject) => {
+      server.stderr.on("data", (chunk) => {
+        serverLog += chunk;
+        const found = serverLog.match(/ on (http:\/\/127\.0\.0\.1:\d+)\n/);
+        if (found) resolve(`${found[1]}/mcp`);
+      });
+      server.on("exit", (code) => reject(new Error(`engram serve exited (${code}): ${serverLog}`)));
+    });
+  });
+
+  after(async () => {
+    const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve([code, signal])));
+    server.kill("SIGTERM");
+    assert.deepEqual(await exited, [0, null], `engram serve: ${serverLog}`);
+  });
+
+  test("round trip with the SDK client", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    const client = newClient();
+    await client.connect(transport);
+    assert.match(transport.sessionId, /^[0-9a-f]{32}$/);
+    await roundTrip(client);
+    await transport.terminateSession();
+    await client.close();
+  });
+});
