@@ -125,6 +125,8 @@ void AddEntitiesCommand(CLI::App& app, Console& console, CommandList* commands);
 void AddServeCommand(CLI::App& app, Console& console, CommandList* commands);
 // keys create, keys list, keys revoke (keys_command.cc)
 void AddKeysCommands(CLI::App& app, Console& console, CommandList* commands);
+// mcp (mcp_command.cc)
+void AddMcpCommand(CLI::App& app, Console& console, CommandList* commands);
 
 }  // namespace engram::cli
 

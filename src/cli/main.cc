@@ -67,6 +67,7 @@ int Run(int argc, char** argv) {
   AddEntitiesCommand(app, console, &commands);
   AddServeCommand(app, console, &commands);
   AddKeysCommands(app, console, &commands);
+  AddMcpCommand(app, console, &commands);
   AddVersionCommand(app, console, &commands);
 
   try {

@@ -8,6 +8,7 @@
 // every caller has full access and only a loopback address may be bound.
 #include <pthread.h>
 #include <signal.h>
+#include <strings.h>
 
 #include <memory>
 #include <string>
@@ -15,9 +16,11 @@
 
 #include "auth/keys.h"
 #include "cli/cli.h"
+#include "mcp/http_transport.h"
+#include "mcp/server.h"
 #include "server/api_v1.h"
-#include "server/mem0_api.h"
 #include "server/http_server.h"
+#include "server/mem0_api.h"
 
 namespace engram::cli {
 namespace {
@@ -35,6 +38,31 @@ struct ServeArgs {
   int timeout_seconds = 10;
   bool log_requests = false;
 };
+
+// The MCP streamable-HTTP transport behind the server's raw mount at /mcp: the request, already
+// authenticated, goes to the transport with the caller's Access.
+server::RawResponse ServeMcp(mcp::HttpTransport& transport, const server::RawRequest& request) {
+  server::RawResponse response;
+  if (request.path != "/mcp") {
+    response.status = 404;
+    response.body = R"({"error":{"code":"NOT_FOUND","message":"the MCP endpoint is /mcp"}})";
+    return response;
+  }
+  mcp::HttpCall call{.method = request.method, .body = request.body};
+  for (const auto& [name, value] : request.headers) call.headers.emplace(name, value);
+  mcp::HttpResult result = transport.Handle(call, *request.access);
+  response.status = result.status;
+  response.content_type = "";
+  for (const auto& [name, value] : result.headers) {
+    if (strcasecmp(name.c_str(), "Content-Type") == 0) {
+      response.content_type = value;
+    } else {
+      response.headers.emplace_back(name, value);
+    }
+  }
+  response.body = std::move(result.body);
+  return response;
+}
 
 int RunServe(const ServeArgs& args, Console& console) {
   StatusOr<std::pair<std::string, int>> address = server::ParseListenAddress(args.listen);
@@ -85,7 +113,13 @@ int RunServe(const ServeArgs& args, Console& console) {
     http.AddRoutes(v1.Routes());
     server::Mem0Api mem0(**engine, server::Mem0Options{});
     http.AddRoutes(mem0.Routes());
-    // The MCP transport mounts here.
+    // MCP at /mcp. With keys every caller presents one, which a DNS-rebound browser request
+    // cannot, so only the Origin is checked; without keys (loopback only) the Host is too.
+    const mcp::McpServer mcp_server(**engine);
+    mcp::HttpTransport mcp_http(mcp_server, {.check_host = !http.authenticated()});
+    http.MountRaw("/mcp", [&mcp_http](const server::RawRequest& request) {
+      return ServeMcp(mcp_http, request);
+    });
     Status bound = http.Bind();
     if (!bound.ok()) return console.Fail("serve", bound);
     if (!http.authenticated()) {

@@ -1,0 +1,215 @@
+// mcp_command.cc: `engram mcp` — engram's MCP server for one local agent host.
+//
+//   engram --store memory.db mcp                       # stdio: what MCP hosts launch
+//   engram --store memory.db mcp --http 127.0.0.1:0    # streamable HTTP on a loopback port
+//
+// stdio: newline-delimited JSON-RPC messages on stdin, replies on stdout (nothing else is ever
+// written there), notes on stderr; exits 0 at end of input, closing the store. HTTP: serves
+// POST/GET/DELETE at /mcp on a loopback address only (`engram serve` is the networked server),
+// prints "engram mcp: listening on http://HOST:PORT/mcp" on stderr once bound, and stops on
+// SIGINT or SIGTERM. Both serve the caller with every right (auth::Access::Unrestricted).
+#include <httplib.h>
+#include <signal.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auth/access.h"
+#include "cli/cli.h"
+#include "mcp/http_transport.h"
+#include "mcp/server.h"
+
+namespace engram::cli {
+namespace {
+
+struct McpArgs {
+  std::string http;  // "host:port"; empty: stdio
+  std::vector<std::string> allowed_origins;
+  std::size_t max_sessions = 64;
+};
+
+// Reads newline-terminated lines of at most `max_bytes` bytes; a longer line is skipped whole
+// and reported as too long, so one hostile line cannot exhaust memory.
+class LineReader {
+ public:
+  LineReader(std::FILE* in, std::size_t max_bytes) : in_(in), max_bytes_(max_bytes) {}
+
+  // Next line (without its "\n" or "\r\n") or nullopt at end of input; *too_long when the line
+  // exceeded the limit (its text is then empty).
+  std::optional<std::string> Next(bool* too_long) {
+    std::string line;
+    *too_long = false;
+    int c = 0;
+    bool any = false;
+    while ((c = getc_unlocked(in_)) != EOF) {  // one reader thread: no locking needed
+      any = true;
+      if (c == '\n') break;
+      if (*too_long) continue;
+      if (line.size() >= max_bytes_) {
+        *too_long = true;
+        line.clear();
+        line.shrink_to_fit();
+        continue;
+      }
+      line.push_back(static_cast<char>(c));
+    }
+    if (!any) return std::nullopt;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return line;
+  }
+
+ private:
+  std::FILE* in_;
+  std::size_t max_bytes_;
+};
+
+int ServeStdio(const mcp::McpServer& server, Console& console) {
+  const auth::Access access = auth::Access::Unrestricted();
+  mcp::Session session;
+  LineReader reader(stdin, server.options().max_message_bytes);
+  console.Note("engram mcp: serving " + console.global().store + " over stdio");
+  bool too_long = false;
+  while (std::optional<std::string> line = reader.Next(&too_long)) {
+    std::optional<std::string> reply;
+    if (too_long) {
+      reply = io::Dump(mcp::McpServer::ErrorReply(
+          nullptr, mcp::error_code::kInvalidRequest,
+          "message is longer than " + std::to_string(server.options().max_message_bytes) +
+              " bytes"));
+    } else {
+      if (line->find_first_not_of(" \t") == std::string::npos) continue;
+      reply = server.HandleMessage(*line, session, access);
+    }
+    if (reply) {
+      std::fwrite(reply->data(), 1, reply->size(), stdout);
+      std::fputc('\n', stdout);
+      std::fflush(stdout);
+    }
+  }
+  return ToInt(ExitCode::kOk);
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]";
+}
+
+int ServeHttp(const mcp::McpServer& server, const McpArgs& args, Console& console) {
+  const std::size_t colon = args.http.rfind(':');
+  if (colon == std::string::npos) {
+    return console.UsageError("mcp", "--http: expected HOST:PORT, e.g. 127.0.0.1:0");
+  }
+  std::string host = args.http.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  int port = -1;
+  try {
+    port = std::stoi(args.http.substr(colon + 1));
+  } catch (const std::exception&) {
+    port = -1;
+  }
+  if (port < 0 || port > 65535) {
+    return console.UsageError("mcp", "--http: the port must be a number from 0 to 65535");
+  }
+  if (!IsLoopbackHost(host)) {
+    return console.UsageError("mcp",
+                              "--http binds loopback addresses only (127.0.0.1, localhost, ::1); "
+                              "use `engram serve` to serve a network");
+  }
+
+  // SIGINT and SIGTERM are taken by a waiting thread, which stops the server; every other
+  // thread (the server's pool included) has them blocked.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  mcp::HttpTransport transport(
+      server, {.max_sessions = args.max_sessions, .allowed_origins = args.allowed_origins});
+  const auth::Access access = auth::Access::Unrestricted();
+  httplib::Server http;
+  http.set_payload_max_length(server.options().max_message_bytes + 1);
+  const auto forward = [&transport, &access](const httplib::Request& request,
+                                             httplib::Response& response) {
+    mcp::HttpCall call;
+    call.method = request.method;
+    for (const auto& [name, value] : request.headers) call.headers.emplace(name, value);
+    call.body = request.body;
+    mcp::HttpResult result = transport.Handle(call, access);
+    response.status = result.status;
+    std::string content_type = "text/plain";
+    for (const auto& [name, value] : result.headers) {
+      if (strcasecmp(name.c_str(), "Content-Type") == 0) {
+        content_type = value;
+      } else {
+        response.set_header(name, value);
+      }
+    }
+    if (!result.body.empty()) response.set_content(result.body, content_type);
+  };
+  http.Post("/mcp", forward);
+  http.Get("/mcp", forward);
+  http.Delete("/mcp", forward);
+  http.Options("/mcp", forward);
+
+  const int bound =
+      port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
+  if (bound < 0) {
+    return console.Fail("mcp", Status::Unavailable("cannot listen on " + args.http));
+  }
+  std::atomic<bool> stopping = false;
+  std::thread stopper([&http, &stop_signals, &stopping] {
+    int received = 0;
+    sigwait(&stop_signals, &received);
+    stopping = true;
+    http.stop();
+  });
+  const std::string shown_host = host.find(':') == std::string::npos ? host : "[" + host + "]";
+  // Always printed (not a --quiet note): tests and scripts read the port from it.
+  console.err() << "engram mcp: listening on http://" << shown_host << ":" << bound << "/mcp"
+                << std::endl;
+  const bool served = http.listen_after_bind();
+  // Wake the stopper if the server ended on its own (the signal stays blocked everywhere else).
+  if (!stopping) kill(getpid(), SIGTERM);
+  stopper.join();
+  return served ? ToInt(ExitCode::kOk)
+                : console.Fail("mcp", Status::Unavailable("HTTP server stopped"));
+}
+
+}  // namespace
+
+void AddMcpCommand(CLI::App& app, Console& console, CommandList* commands) {
+  auto args = std::make_shared<McpArgs>();
+  CLI::App* command = app.add_subcommand(
+      "mcp",
+      "Serve the memory to an MCP host (Claude Desktop, Cursor, ...): JSON-RPC on stdin/stdout, "
+      "or streamable HTTP with --http");
+  command->add_option("--http", args->http,
+                      "Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio "
+                      "(loopback only; port 0 picks a free one)");
+  command->add_option("--allow-origin", args->allowed_origins,
+                      "With --http: a browser Origin to accept besides loopback ones (repeatable)");
+  command
+      ->add_option("--max-sessions", args->max_sessions,
+                   "With --http: sessions open at once at most (default 64)")
+      ->check(WholeNumber(1));
+  commands->push_back({command, [&console, args] {
+                         StatusOr<std::unique_ptr<Engine>> engine =
+                             OpenEngine(console.global(), /*create_if_missing=*/true);
+                         if (!engine.ok()) return console.Fail("mcp", engine.status());
+                         const mcp::McpServer server(**engine);
+                         if (args->http.empty()) return ServeStdio(server, console);
+                         return ServeHttp(server, *args, console);
+                       }});
+}
+
+}  // namespace engram::cli

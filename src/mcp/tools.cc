@@ -1,0 +1,897 @@
+// The nine memory tools (see tools.h): one table of argument specs per tool, from which both the
+// inputSchema and the argument checks come, and one function per tool that runs it.
+#include "mcp/tools.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/ids.h"
+#include "core/utf8.h"
+
+namespace engram::mcp {
+namespace {
+
+using nlohmann::json;
+
+// Longest scope path an argument may hold (Scope::kMaxDepth segments of kMaxNameBytes, with
+// their kinds and separators).
+constexpr std::int64_t kMaxScopeBytes = 2048;
+constexpr std::int64_t kMaxReasonBytes = 1024;  // Engine::Amend's limit
+constexpr std::int64_t kMaxSpeakerBytes = 1024;
+constexpr std::int64_t kMaxQueryBytes = 16 * 1024;
+constexpr std::int64_t kMaxTokenBudget = 1'000'000;
+
+enum class ArgType { kString, kInteger, kBoolean, kObject, kArray };
+
+std::string_view TypeName(ArgType type) {
+  switch (type) {
+    case ArgType::kString:
+      return "string";
+    case ArgType::kInteger:
+      return "integer";
+    case ArgType::kBoolean:
+      return "boolean";
+    case ArgType::kObject:
+      return "object";
+    case ArgType::kArray:
+      return "array";
+  }
+  return "value";
+}
+
+std::string_view JsonTypeName(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return "integer";
+    case json::value_t::number_float:
+      return "number";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::array:
+      return "array";
+    case json::value_t::object:
+      return "object";
+    default:
+      return "value";
+  }
+}
+
+// One argument of a tool: its JSON type, bounds and description. The inputSchema and the checks
+// both come from it.
+struct ArgSpec {
+  std::string_view name;
+  ArgType type = ArgType::kString;
+  bool required = false;
+  std::string_view description;
+  std::int64_t minimum = 0;  // integers: smallest value; strings and arrays: fewest bytes / items
+  std::int64_t maximum = 0;  // integers: largest value; strings: most bytes; arrays: most items
+  std::vector<std::string_view> choices;  // strings: the allowed values (empty: any)
+  bool must_be_true = false;              // booleans: only `true` is accepted
+  io::Json items = nullptr;               // arrays: the schema of one item
+};
+
+struct Call {
+  const json& args;
+  Engine& engine;
+  const auth::Access& access;
+  const ServerOptions& options;
+};
+
+using Runner = StatusOr<io::Json> (*)(const Call& call);
+
+struct ToolSpec {
+  std::string_view name;
+  std::string_view title;
+  std::string_view description;
+  std::vector<ArgSpec> args;
+  bool read_only = false;
+  bool destructive = false;
+  bool idempotent = false;
+  io::Json output_schema;
+  Runner run = nullptr;
+};
+
+// ---- schemas ---------------------------------------------------------------------------------
+
+io::Json TypeSchema(std::string_view type) {
+  io::Json schema = io::Json::object();
+  schema["type"] = type;
+  return schema;
+}
+
+io::Json NullableString() {
+  io::Json schema = io::Json::object();
+  schema["type"] = io::Json::array({"string", "null"});
+  return schema;
+}
+
+io::Json ObjectSchema(std::vector<std::pair<std::string_view, io::Json>> properties,
+                      std::vector<std::string_view> required) {
+  io::Json schema = io::Json::object();
+  schema["type"] = "object";
+  io::Json props = io::Json::object();
+  for (auto& [name, property] : properties) props[std::string(name)] = std::move(property);
+  schema["properties"] = std::move(props);
+  io::Json names = io::Json::array();
+  for (std::string_view name : required) names.push_back(name);
+  schema["required"] = std::move(names);
+  return schema;
+}
+
+io::Json ArrayOf(io::Json items) {
+  io::Json schema = TypeSchema("array");
+  schema["items"] = std::move(items);
+  return schema;
+}
+
+io::Json MemorySchema() {
+  return ObjectSchema({{"id", TypeSchema("string")},
+                       {"kind", TypeSchema("string")},
+                       {"scope", TypeSchema("string")},
+                       {"sequence", TypeSchema("integer")},
+                       {"status", TypeSchema("string")},
+                       {"role", TypeSchema("string")},
+                       {"speaker", TypeSchema("string")},
+                       {"session_id", TypeSchema("string")},
+                       {"event_time", NullableString()},
+                       {"text", TypeSchema("string")},
+                       {"valid_from", NullableString()},
+                       {"valid_to", NullableString()},
+                       {"ingested_at", NullableString()},
+                       {"updated_at", NullableString()},
+                       {"provenance", ArrayOf(TypeSchema("string"))}},
+                      {"id", "kind", "scope", "sequence", "status", "text"});
+}
+
+io::Json InputSchema(const std::vector<ArgSpec>& args) {
+  io::Json schema = io::Json::object();
+  schema["type"] = "object";
+  io::Json properties = io::Json::object();
+  io::Json required = io::Json::array();
+  for (const ArgSpec& arg : args) {
+    io::Json property = TypeSchema(TypeName(arg.type));
+    property["description"] = arg.description;
+    switch (arg.type) {
+      case ArgType::kString:
+        if (arg.minimum > 0) property["minLength"] = arg.minimum;
+        if (arg.maximum > 0) property["maxLength"] = arg.maximum;
+        if (!arg.choices.empty()) {
+          io::Json choices = io::Json::array();
+          for (std::string_view choice : arg.choices) choices.push_back(choice);
+          property["enum"] = std::move(choices);
+        }
+        break;
+      case ArgType::kInteger:
+        property["minimum"] = arg.minimum;
+        if (arg.maximum > 0) property["maximum"] = arg.maximum;
+        break;
+      case ArgType::kBoolean:
+        if (arg.must_be_true) property["const"] = true;
+        break;
+      case ArgType::kArray:
+        if (arg.minimum > 0) property["minItems"] = arg.minimum;
+        if (arg.maximum > 0) property["maxItems"] = arg.maximum;
+        if (!arg.items.is_null()) property["items"] = arg.items;
+        break;
+      case ArgType::kObject:
+        break;
+    }
+    properties[std::string(arg.name)] = std::move(property);
+    if (arg.required) required.push_back(arg.name);
+  }
+  schema["properties"] = std::move(properties);
+  schema["required"] = std::move(required);
+  schema["additionalProperties"] = false;
+  return schema;
+}
+
+// ---- argument checks -------------------------------------------------------------------------
+
+Status ArgError(std::string_view name, std::string_view problem) {
+  return Status::InvalidArgument("argument \"" + std::string(name) + "\" " + std::string(problem));
+}
+
+Status CheckArg(const ArgSpec& arg, const json& value) {
+  const std::string got = " (got " + std::string(JsonTypeName(value)) + ")";
+  switch (arg.type) {
+    case ArgType::kString: {
+      if (!value.is_string()) return ArgError(arg.name, "must be a string" + got);
+      const std::string& text = value.get_ref<const std::string&>();
+      if (!core::IsValidUtf8(text)) return ArgError(arg.name, "is not valid UTF-8");
+      if (static_cast<std::int64_t>(text.size()) < arg.minimum) {
+        return ArgError(arg.name, arg.minimum == 1 ? "must not be empty"
+                                                   : "must be at least " +
+                                                         std::to_string(arg.minimum) + " bytes");
+      }
+      if (arg.maximum > 0 && static_cast<std::int64_t>(text.size()) > arg.maximum) {
+        return ArgError(arg.name, "is " + std::to_string(text.size()) +
+                                      " bytes long; the limit is " + std::to_string(arg.maximum));
+      }
+      if (!arg.choices.empty()) {
+        std::string allowed;
+        for (std::string_view choice : arg.choices) {
+          if (text == choice) return Status::Ok();
+          allowed += (allowed.empty() ? "" : ", ") + std::string(choice);
+        }
+        return ArgError(arg.name, "must be one of " + allowed);
+      }
+      return Status::Ok();
+    }
+    case ArgType::kInteger: {
+      const std::string range = arg.maximum > 0 ? "between " + std::to_string(arg.minimum) +
+                                                      " and " + std::to_string(arg.maximum)
+                                                : ">= " + std::to_string(arg.minimum);
+      if (!value.is_number_integer()) {
+        return ArgError(arg.name, "must be a whole number " + range + got);
+      }
+      if (value.is_number_unsigned() &&
+          value.get<std::uint64_t>() >
+              static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        return ArgError(arg.name, "must be a whole number " + range);
+      }
+      const std::int64_t number = value.get<std::int64_t>();
+      if (number < arg.minimum || (arg.maximum > 0 && number > arg.maximum)) {
+        return ArgError(arg.name,
+                        "must be a whole number " + range + ", got " + std::to_string(number));
+      }
+      return Status::Ok();
+    }
+    case ArgType::kBoolean:
+      if (!value.is_boolean()) return ArgError(arg.name, "must be true or false" + got);
+      if (arg.must_be_true && !value.get<bool>()) {
+        return ArgError(arg.name, "must be true to confirm; nothing was done");
+      }
+      return Status::Ok();
+    case ArgType::kObject:
+      if (!value.is_object()) return ArgError(arg.name, "must be an object" + got);
+      return Status::Ok();
+    case ArgType::kArray: {
+      if (!value.is_array()) return ArgError(arg.name, "must be an array" + got);
+      const auto count = static_cast<std::int64_t>(value.size());
+      if (count < arg.minimum) {
+        return ArgError(arg.name, "must hold at least " + std::to_string(arg.minimum) + " item" +
+                                      (arg.minimum == 1 ? "" : "s"));
+      }
+      if (arg.maximum > 0 && count > arg.maximum) {
+        return ArgError(arg.name, "holds " + std::to_string(count) + " items; the limit is " +
+                                      std::to_string(arg.maximum));
+      }
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckArgs(const ToolSpec& tool, const json& args) {
+  if (!args.is_object()) {
+    return Status::InvalidArgument("arguments must be an object (got " +
+                                   std::string(JsonTypeName(args)) + ")");
+  }
+  for (const auto& [name, value] : args.items()) {
+    bool known = false;
+    for (const ArgSpec& arg : tool.args) known = known || arg.name == name;
+    if (!known) {
+      std::string allowed;
+      for (const ArgSpec& arg : tool.args) {
+        allowed += (allowed.empty() ? "" : ", ") + std::string(arg.name);
+      }
+      return Status::InvalidArgument(
+          "unknown argument \"" + (core::IsValidUtf8(name) ? name : std::string("?")) + "\"; " +
+          std::string(tool.name) + " takes " + (allowed.empty() ? "no arguments" : allowed));
+    }
+  }
+  for (const ArgSpec& arg : tool.args) {
+    const auto found = args.find(arg.name);
+    if (found == args.end() || found->is_null()) {
+      if (arg.required) return ArgError(arg.name, "is required");
+      continue;
+    }
+    RETURN_IF_ERROR(CheckArg(arg, *found));
+  }
+  return Status::Ok();
+}
+
+// Accessors for arguments CheckArgs has accepted.
+std::string StringArg(const json& args, std::string_view name, std::string fallback = "") {
+  const auto found = args.find(name);
+  return found != args.end() && found->is_string() ? found->get<std::string>() : fallback;
+}
+std::int64_t IntArg(const json& args, std::string_view name, std::int64_t fallback) {
+  const auto found = args.find(name);
+  return found != args.end() && found->is_number_integer() ? found->get<std::int64_t>() : fallback;
+}
+bool BoolArg(const json& args, std::string_view name, bool fallback) {
+  const auto found = args.find(name);
+  return found != args.end() && found->is_boolean() ? found->get<bool>() : fallback;
+}
+
+// ---- access ----------------------------------------------------------------------------------
+
+Status Denied(std::string_view scope, auth::Right right) {
+  return Status::InvalidArgument("permission denied: this caller has no " +
+                                 std::string(auth::RightName(right)) + " right on scope " +
+                                 std::string(scope));
+}
+
+StatusOr<Scope> ScopeArg(const Call& call, std::string_view name, auth::Right right) {
+  StatusOr<Scope> scope = Scope::Parse(StringArg(call.args, name));
+  if (!scope.ok()) return ArgError(name, "is not a valid scope: " + scope.status().message());
+  if (!call.access.Allows(*scope, right)) return Denied(scope->ToString(), right);
+  return scope;
+}
+
+// The memory `id` names, if the caller may read it (and hold `right` on its scope). A memory the
+// caller may not read is "not found", so ids reveal nothing about other tenants.
+StatusOr<Memory> MemoryArg(const Call& call, auth::Right right) {
+  const std::string id = StringArg(call.args, "id");
+  if (!core::LooksLikeId(id)) {
+    return ArgError("id", "must be a memory id: 32 lowercase hex digits");
+  }
+  StatusOr<Memory> memory = call.engine.Get(id);
+  if ((!memory.ok() && memory.status().code() == StatusCode::kNotFound) ||
+      (memory.ok() && !call.access.AllowsPath(memory->scope, auth::Right::kRead))) {
+    return Status::NotFound("no memory with id " + id);
+  }
+  if (!memory.ok()) return memory.status();
+  if (right != auth::Right::kRead && !call.access.AllowsPath(memory->scope, right)) {
+    return Denied(memory->scope, right);
+  }
+  return memory;
+}
+
+// ---- the tools -------------------------------------------------------------------------------
+
+ArgSpec ScopeSpec(std::string_view description) {
+  return {.name = "scope",
+          .type = ArgType::kString,
+          .required = true,
+          .description = description,
+          .minimum = 1,
+          .maximum = kMaxScopeBytes};
+}
+
+ArgSpec IdSpec(std::string_view description) {
+  return {.name = "id",
+          .type = ArgType::kString,
+          .required = true,
+          .description = description,
+          .minimum = 1,
+          .maximum = 256};  // the exact form (32 hex digits) is checked with a clearer message
+}
+
+ArgSpec ReasonSpec() {
+  return {.name = "reason",
+          .type = ArgType::kString,
+          .description = "Why, in a few words; kept in the memory's history.",
+          .maximum = kMaxReasonBytes};
+}
+
+constexpr std::string_view kScopeHelp =
+    "Scope: kind:name segments joined by '/', kinds user, agent, app, run, world "
+    "(e.g. user:alice or app:crm/user:alice/run:42).";
+
+// One item of memory_write's `turns`.
+io::Json TurnItemSchema() {
+  io::Json schema = io::Json::object();
+  schema["type"] = "object";
+  io::Json properties = io::Json::object();
+  properties["text"] = TypeSchema("string");
+  properties["text"]["description"] = "What was said or observed, verbatim.";
+  properties["text"]["minLength"] = 1;
+  properties["role"] = TypeSchema("string");
+  properties["role"]["enum"] = io::Json::array({"user", "assistant", "system", "tool"});
+  properties["role"]["description"] = "Who produced the turn. Default: user.";
+  properties["speaker"] = TypeSchema("string");
+  properties["speaker"]["description"] = "The speaker's name, e.g. Alice.";
+  properties["session_id"] = TypeSchema("string");
+  properties["session_id"]["description"] = "The conversation session the turn belongs to.";
+  properties["event_time"] = TypeSchema("string");
+  properties["event_time"]["description"] =
+      "When it happened, ISO-8601 (2024-05-01T10:00:00Z). Default: now.";
+  properties["metadata"] = TypeSchema("object");
+  properties["metadata"]["description"] = "Free-form JSON object stored with the turn.";
+  schema["properties"] = std::move(properties);
+  schema["required"] = io::Json::array({"text"});
+  schema["additionalProperties"] = false;
+  return schema;
+}
+
+StatusOr<Turn> ParseTurn(const json& item, std::size_t index) {
+  const std::string where = "turns[" + std::to_string(index) + "]";
+  if (!item.is_object()) {
+    return Status::InvalidArgument(where + " must be an object with at least \"text\" (got " +
+                                   std::string(JsonTypeName(item)) + ")");
+  }
+  Turn turn;
+  for (const auto& [key, value] : item.items()) {
+    const std::string field = where + "." + (core::IsValidUtf8(key) ? key : std::string("?"));
+    if (key == "metadata") {
+      if (!value.is_object()) return Status::InvalidArgument(field + " must be an object");
+      turn.metadata_json = value.dump();
+      continue;
+    }
+    if (key != "text" && key != "role" && key != "speaker" && key != "session_id" &&
+        key != "event_time") {
+      return Status::InvalidArgument(
+          "unknown field " + field +
+          "; a turn takes text, role, speaker, session_id, event_time, metadata");
+    }
+    if (!value.is_string()) {
+      return Status::InvalidArgument(field + " must be a string (got " +
+                                     std::string(JsonTypeName(value)) + ")");
+    }
+    const std::string& text = value.get_ref<const std::string&>();
+    if (!core::IsValidUtf8(text)) return Status::InvalidArgument(field + " is not valid UTF-8");
+    if (key == "text") {
+      turn.text = text;
+    } else if (key == "role") {
+      StatusOr<Role> role = ParseRole(text);
+      if (!role.ok()) {
+        return Status::InvalidArgument(field + " must be one of user, assistant, system, tool");
+      }
+      turn.role = *role;
+    } else if (key == "speaker") {
+      if (text.size() > static_cast<std::size_t>(kMaxSpeakerBytes)) {
+        return Status::InvalidArgument(field + " is longer than " +
+                                       std::to_string(kMaxSpeakerBytes) + " bytes");
+      }
+      turn.speaker = text;
+    } else if (key == "session_id") {
+      turn.session_id = text;
+    } else {
+      StatusOr<Timestamp> time = ParseTimestamp(text);
+      if (!time.ok()) {
+        return Status::InvalidArgument(field +
+                                       " is not an ISO-8601 time: " + time.status().message());
+      }
+      turn.event_time = *time;
+    }
+  }
+  if (turn.text.empty()) return Status::InvalidArgument(where + ".text is required");
+  return turn;
+}
+
+StatusOr<io::Json> RunWrite(const Call& call) {
+  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kWrite));
+  std::vector<Turn> turns;
+  const json& items = call.args.at("turns");
+  for (std::size_t index = 0; index < items.size(); ++index) {
+    ASSIGN_OR_RETURN(Turn turn, ParseTurn(items[index], index));
+    turns.push_back(std::move(turn));
+  }
+  ASSIGN_OR_RETURN(const RememberResult result, call.engine.Remember(scope, turns));
+  io::Json out = io::Json::object();
+  out["scope"] = scope.ToString();
+  const io::Json fields = io::ToJson(result);
+  for (const auto& [key, value] : fields.items()) out[key] = value;
+  return out;
+}
+
+StatusOr<io::Json> RunRecall(const Call& call) {
+  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kRead));
+  RecallQuery query{.text = StringArg(call.args, "query")};
+  const std::string query_time = StringArg(call.args, "query_time");
+  if (!query_time.empty()) {
+    StatusOr<Timestamp> time = ParseTimestamp(query_time);
+    if (!time.ok()) return ArgError("query_time", "is not an ISO-8601 time");
+    query.query_time = *time;
+  }
+  RecallOptions options;
+  options.k = static_cast<std::size_t>(IntArg(call.args, "k", 0));
+  options.token_budget = static_cast<std::size_t>(IntArg(call.args, "token_budget", 0));
+  options.include_retired = BoolArg(call.args, "include_retired", false);
+  ASSIGN_OR_RETURN(options.policy, ParseAnswerPolicy(StringArg(call.args, "policy", "balanced")));
+  ASSIGN_OR_RETURN(const ReadResult result, call.engine.Recall(scope, query, options));
+  io::Json out = io::ToJson(result);
+  if (!BoolArg(call.args, "explain", false)) {
+    out.erase("diagnostics");
+    for (io::Json& item : out["items"]) {
+      item.erase("routes");
+      item.erase("adjustments");
+    }
+  }
+  return out;
+}
+
+StatusOr<io::Json> RunList(const Call& call) {
+  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kRead));
+  ListOptions options;
+  options.limit = static_cast<std::size_t>(IntArg(call.args, "limit", 100));
+  options.after_sequence = IntArg(call.args, "after", 0);
+  options.include_retired = BoolArg(call.args, "include_retired", true);
+  const std::string kind = StringArg(call.args, "kind", "turn");
+  if (kind == "all") {
+    options.kind = std::nullopt;
+  } else {
+    ASSIGN_OR_RETURN(options.kind, ParseNodeKind(kind));
+  }
+  ASSIGN_OR_RETURN(const std::vector<Memory> memories, call.engine.List(scope, options));
+  io::Json out = io::Json::object();
+  out["scope"] = scope.ToString();
+  out["memories"] = io::Json::array();
+  for (const Memory& memory : memories) out["memories"].push_back(io::ToJson(memory));
+  // Pass next_after as `after` for the next page; null when this page was the last.
+  out["next_after"] = memories.size() == options.limit && !memories.empty()
+                          ? io::Json(memories.back().sequence)
+                          : io::Json(nullptr);
+  return out;
+}
+
+StatusOr<io::Json> RunRead(const Call& call) {
+  ASSIGN_OR_RETURN(const Memory memory, MemoryArg(call, auth::Right::kRead));
+  io::Json out = io::Json::object();
+  out["memory"] = io::ToJson(memory);
+  if (BoolArg(call.args, "links", false)) {
+    ASSIGN_OR_RETURN(const std::vector<Link> links, call.engine.Links(memory.id));
+    io::Json entries = io::Json::array();
+    for (const Link& link : links) {
+      // An edge to a memory the caller may not read is left out, like the memory itself.
+      const std::string& other = link.src == memory.id ? link.dst : link.src;
+      StatusOr<Memory> other_memory = call.engine.Get(other);
+      if (!other_memory.ok() || !call.access.AllowsPath(other_memory->scope, auth::Right::kRead)) {
+        continue;
+      }
+      io::Json entry = io::Json::object();
+      entry["id"] = link.id;
+      entry["type"] = link.type;
+      entry["src"] = link.src;
+      entry["dst"] = link.dst;
+      entry["status"] = link.status;
+      entry["attrs"] = io::MetadataToJson(link.attrs_json);
+      entries.push_back(std::move(entry));
+    }
+    out["links"] = std::move(entries);
+  }
+  if (BoolArg(call.args, "history", false)) {
+    ASSIGN_OR_RETURN(const std::vector<HistoryEvent> history, call.engine.History(memory.id));
+    out["history"] = io::Json::array();
+    for (const HistoryEvent& event : history) out["history"].push_back(io::ToJson(event));
+  }
+  return out;
+}
+
+StatusOr<io::Json> RunAmend(const Call& call) {
+  ASSIGN_OR_RETURN(const Memory memory, MemoryArg(call, auth::Right::kWrite));
+  Turn replacement;
+  replacement.text = StringArg(call.args, "text");
+  replacement.role = memory.role;
+  replacement.speaker = StringArg(call.args, "speaker");
+  ASSIGN_OR_RETURN(const AmendResult result,
+                   call.engine.Amend(memory.id, replacement, StringArg(call.args, "reason")));
+  io::Json out = io::Json::object();
+  out["id"] = result.id;
+  out["superseded_id"] = result.superseded_id;
+  out["sequence"] = result.sequence;
+  out["scope"] = memory.scope;
+  return out;
+}
+
+StatusOr<io::Json> RunRetire(const Call& call) {
+  ASSIGN_OR_RETURN(const Memory memory, MemoryArg(call, auth::Right::kWrite));
+  RETURN_IF_ERROR(call.engine.Retire(memory.id, StringArg(call.args, "reason")));
+  ASSIGN_OR_RETURN(const Memory retired, call.engine.Get(memory.id));
+  io::Json out = io::Json::object();
+  out["memory"] = io::ToJson(retired);
+  return out;
+}
+
+StatusOr<io::Json> RunRetireAll(const Call& call) {
+  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kWrite));
+  ASSIGN_OR_RETURN(const std::size_t retired, call.engine.RetireAll(scope));
+  io::Json out = io::Json::object();
+  out["scope"] = scope.ToString();
+  out["retired"] = retired;
+  return out;
+}
+
+StatusOr<io::Json> RunPurgeScope(const Call& call) {
+  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kErase));
+  ASSIGN_OR_RETURN(const EraseResult result, call.engine.Erase(scope));
+  io::Json out = io::Json::object();
+  out["scope"] = scope.ToString();
+  const io::Json fields = io::ToJson(result);
+  for (const auto& [key, value] : fields.items()) out[key] = value;
+  return out;
+}
+
+StatusOr<io::Json> RunListScopes(const Call& call) {
+  ASSIGN_OR_RETURN(const std::vector<ScopeInfo> scopes, call.engine.ListScopes());
+  io::Json out = io::Json::object();
+  out["scopes"] = io::Json::array();
+  for (const ScopeInfo& info : scopes) {
+    if (call.access.AllowsPath(info.scope, auth::Right::kRead)) {
+      out["scopes"].push_back(io::ToJson(info));
+    }
+  }
+  return out;
+}
+
+std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
+  std::vector<ToolSpec> tools;
+  tools.push_back(
+      {.name = "memory_write",
+       .title = "Write memories",
+       .description =
+           "Stores conversation turns or observations verbatim in a scope, in order, all or "
+           "none. Returns one memory id per turn.",
+       .args = {ScopeSpec(kScopeHelp),
+                {.name = "turns",
+                 .type = ArgType::kArray,
+                 .required = true,
+                 .description = "The turns to store, oldest first.",
+                 .minimum = 1,
+                 .maximum = static_cast<std::int64_t>(options.max_turns_per_write),
+                 .items = TurnItemSchema()}},
+       .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
+                                      {"ids", ArrayOf(TypeSchema("string"))},
+                                      {"first_sequence", TypeSchema("integer")},
+                                      {"last_sequence", TypeSchema("integer")}},
+                                     {"scope", "ids", "first_sequence", "last_sequence"}),
+       .run = RunWrite});
+  tools.push_back(
+      {.name = "memory_recall",
+       .title = "Recall memories",
+       .description =
+           "Finds what a scope (and the scopes nested in it) remembers about a question. "
+           "Returns `context` (evidence to answer from), `answer_instructions` and the "
+           "ranked items with their provenance.",
+       .args = {ScopeSpec(kScopeHelp),
+                {.name = "query",
+                 .type = ArgType::kString,
+                 .required = true,
+                 .description = "The question, in natural language.",
+                 .minimum = 1,
+                 .maximum = kMaxQueryBytes},
+                {.name = "k",
+                 .type = ArgType::kInteger,
+                 .description = "Items returned at most. Default: the configured value.",
+                 .minimum = 1,
+                 .maximum = static_cast<std::int64_t>(options.max_recall_k)},
+                {.name = "token_budget",
+                 .type = ArgType::kInteger,
+                 .description = "Token budget of the context. Default: the configured value.",
+                 .minimum = 1,
+                 .maximum = kMaxTokenBudget},
+                {.name = "policy",
+                 .type = ArgType::kString,
+                 .description = "Answer policy for the instructions. Default: balanced.",
+                 .choices = {"strict", "balanced", "advanced"}},
+                {.name = "explain",
+                 .type = ArgType::kBoolean,
+                 .description = "Include per-route scores and diagnostics. Default: false."},
+                {.name = "include_retired",
+                 .type = ArgType::kBoolean,
+                 .description = "Also return retired and superseded memories. Default: false."},
+                {.name = "query_time",
+                 .type = ArgType::kString,
+                 .description = "'Now' for the question, ISO-8601. Default: the current time.",
+                 .maximum = 64}},
+       .read_only = true,
+       .idempotent = true,
+       .output_schema =
+           ObjectSchema({{"query", TypeSchema("string")},
+                         {"policy", TypeSchema("string")},
+                         {"context", TypeSchema("string")},
+                         {"answer_instructions", TypeSchema("string")},
+                         {"items", ArrayOf(ObjectSchema({{"id", TypeSchema("string")},
+                                                         {"scope", TypeSchema("string")},
+                                                         {"text", TypeSchema("string")},
+                                                         {"score", TypeSchema("number")}},
+                                                        {"id", "scope", "text"}))},
+                         {"diagnostics", TypeSchema("object")}},
+                        {"query", "policy", "context", "answer_instructions", "items"}),
+       .run = RunRecall});
+  tools.push_back(
+      {.name = "memory_list",
+       .title = "List memories",
+       .description =
+           "Lists the memories of exactly one scope in sequence order, a page at a time: pass "
+           "the returned next_after as `after` for the next page.",
+       .args = {ScopeSpec(kScopeHelp),
+                {.name = "kind",
+                 .type = ArgType::kString,
+                 .description = "Kind of memory listed, or all. Default: turn.",
+                 .choices = {"turn", "signal", "entity", "fact", "episode", "scene", "profile",
+                             "summary", "all"}},
+                {.name = "limit",
+                 .type = ArgType::kInteger,
+                 .description = "Memories returned at most. Default: 100.",
+                 .minimum = 1,
+                 .maximum = static_cast<std::int64_t>(options.max_list_limit)},
+                {.name = "after",
+                 .type = ArgType::kInteger,
+                 .description = "Only memories with a greater sequence number. Default: 0.",
+                 .minimum = 0},
+                {.name = "include_retired",
+                 .type = ArgType::kBoolean,
+                 .description = "Also list retired and superseded memories. Default: true."}},
+       .read_only = true,
+       .idempotent = true,
+       .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
+                                      {"memories", ArrayOf(MemorySchema())},
+                                      {"next_after",
+                                       [] {
+                                         io::Json schema = io::Json::object();
+                                         schema["type"] = io::Json::array({"integer", "null"});
+                                         return schema;
+                                       }()}},
+                                     {"scope", "memories", "next_after"}),
+       .run = RunList});
+  tools.push_back(
+      {.name = "memory_read",
+       .title = "Read a memory",
+       .description = "Reads one memory by id, optionally with its links (derived facts, entities, "
+                      "times, supersessions) and its history of changes.",
+       .args = {IdSpec("The memory's id (32 hex digits)."),
+                {.name = "links",
+                 .type = ArgType::kBoolean,
+                 .description = "Include the memory's edges. Default: false."},
+                {.name = "history",
+                 .type = ArgType::kBoolean,
+                 .description = "Include the memory's history. Default: false."}},
+       .read_only = true,
+       .idempotent = true,
+       .output_schema = ObjectSchema({{"memory", MemorySchema()},
+                                      {"links", ArrayOf(TypeSchema("object"))},
+                                      {"history", ArrayOf(TypeSchema("object"))}},
+                                     {"memory"}),
+       .run = RunRead});
+  tools.push_back(
+      {.name = "memory_amend",
+       .title = "Amend a memory",
+       .description =
+           "Corrects a stored turn: stores the new text as a new turn that supersedes the old "
+           "one. The old turn is kept, superseded, with its history; recall shows the new one.",
+       .args = {IdSpec("The id of the turn to correct."),
+                {.name = "text",
+                 .type = ArgType::kString,
+                 .required = true,
+                 .description = "The corrected text, in full.",
+                 .minimum = 1},
+                ReasonSpec(),
+                {.name = "speaker",
+                 .type = ArgType::kString,
+                 .description = "The speaker, when it changes. Default: the old turn's.",
+                 .maximum = kMaxSpeakerBytes}},
+       .destructive = true,
+       .output_schema = ObjectSchema({{"id", TypeSchema("string")},
+                                      {"superseded_id", TypeSchema("string")},
+                                      {"sequence", TypeSchema("integer")},
+                                      {"scope", TypeSchema("string")}},
+                                     {"id", "superseded_id", "sequence", "scope"}),
+       .run = RunAmend});
+  tools.push_back({.name = "memory_retire",
+                   .title = "Retire a memory",
+                   .description =
+                       "Closes a memory's validity now: it stays in history and lists but recall "
+                       "no longer returns it.",
+                   .args = {IdSpec("The id of the memory to retire."), ReasonSpec()},
+                   .destructive = true,
+                   .idempotent = true,
+                   .output_schema = ObjectSchema({{"memory", MemorySchema()}}, {"memory"}),
+                   .run = RunRetire});
+  tools.push_back(
+      {.name = "memory_retire_all",
+       .title = "Retire a scope's memories",
+       .description = "Retires every active memory of a scope and of the scopes nested in it. "
+                      "Returns how many were retired.",
+       .args = {ScopeSpec(kScopeHelp)},
+       .destructive = true,
+       .idempotent = true,
+       .output_schema =
+           ObjectSchema({{"scope", TypeSchema("string")}, {"retired", TypeSchema("integer")}},
+                        {"scope", "retired"}),
+       .run = RunRetireAll});
+  tools.push_back(
+      {.name = "memory_purge_scope",
+       .title = "Erase a scope",
+       .description =
+           "Permanently deletes a scope, the scopes nested in it and everything they hold. "
+           "Cannot be undone; set confirm to true.",
+       .args = {ScopeSpec(kScopeHelp),
+                {.name = "confirm",
+                 .type = ArgType::kBoolean,
+                 .required = true,
+                 .description = "Must be true: the erase cannot be undone.",
+                 .must_be_true = true}},
+       .destructive = true,
+       .idempotent = true,
+       .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
+                                      {"scopes", TypeSchema("integer")},
+                                      {"nodes", TypeSchema("integer")},
+                                      {"edges", TypeSchema("integer")}},
+                                     {"scope", "scopes", "nodes", "edges"}),
+       .run = RunPurgeScope});
+  tools.push_back(
+      {.name = "memory_list_scopes",
+       .title = "List scopes",
+       .description = "Lists the scopes this caller may read, with how many memories each holds.",
+       .args = {},
+       .read_only = true,
+       .idempotent = true,
+       .output_schema =
+           ObjectSchema({{"scopes", ArrayOf(ObjectSchema({{"scope", TypeSchema("string")},
+                                                          {"memories", TypeSchema("integer")},
+                                                          {"last_sequence", TypeSchema("integer")}},
+                                                         {"scope", "memories"}))}},
+                        {"scopes"}),
+       .run = RunListScopes});
+  return tools;
+}
+
+const ToolSpec* FindTool(const std::vector<ToolSpec>& tools, std::string_view name) {
+  for (const ToolSpec& tool : tools) {
+    if (tool.name == name) return &tool;
+  }
+  return nullptr;
+}
+
+io::Json TextContent(std::string text) {
+  io::Json item = io::Json::object();
+  item["type"] = "text";
+  item["text"] = std::move(text);
+  return io::Json::array({std::move(item)});
+}
+
+io::Json ErrorResult(const Status& status) {
+  io::Json result = io::Json::object();
+  result["content"] =
+      TextContent(std::string(StatusCodeName(status.code())) + ": " + status.message());
+  result["isError"] = true;
+  return result;
+}
+
+}  // namespace
+
+io::Json ToolDefinitions(const ServerOptions& options) {
+  io::Json list = io::Json::array();
+  for (const ToolSpec& tool : BuildTools(options)) {
+    io::Json entry = io::Json::object();
+    entry["name"] = tool.name;
+    entry["title"] = tool.title;
+    entry["description"] = tool.description;
+    entry["inputSchema"] = InputSchema(tool.args);
+    entry["outputSchema"] = tool.output_schema;
+    io::Json annotations = io::Json::object();
+    annotations["title"] = tool.title;
+    annotations["readOnlyHint"] = tool.read_only;
+    annotations["destructiveHint"] = tool.destructive;
+    annotations["idempotentHint"] = tool.idempotent;
+    annotations["openWorldHint"] = false;
+    entry["annotations"] = std::move(annotations);
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
+bool IsKnownTool(std::string_view name) {
+  static const std::vector<ToolSpec> tools = BuildTools(ServerOptions{});
+  return FindTool(tools, name) != nullptr;
+}
+
+io::Json CallTool(std::string_view name, const json& arguments, Engine& engine,
+                  const auth::Access& access, const ServerOptions& options) {
+  const std::vector<ToolSpec> tools = BuildTools(options);
+  const ToolSpec* tool = FindTool(tools, name);
+  if (tool == nullptr) {
+    return ErrorResult(Status::InvalidArgument("unknown tool " + std::string(name)));
+  }
+  if (Status valid = CheckArgs(*tool, arguments); !valid.ok()) return ErrorResult(valid);
+  StatusOr<io::Json> output = tool->run(Call{arguments, engine, access, options});
+  if (!output.ok()) return ErrorResult(output.status());
+  io::Json result = io::Json::object();
+  result["content"] = TextContent(io::Dump(*output));
+  result["structuredContent"] = *std::move(output);
+  result["isError"] = false;
+  return result;
+}
+
+}  // namespace engram::mcp

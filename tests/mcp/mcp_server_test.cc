@@ -1,0 +1,725 @@
+// The MCP server's protocol core and streamable HTTP handler, driven in process: every method,
+// every tool's success and isError paths, access rules, hostile input, sessions and headers.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auth/access.h"
+#include "engram/engine.h"
+#include "mcp/http_transport.h"
+#include "mcp/server.h"
+#include "test_util.h"
+
+namespace engram::mcp {
+namespace {
+
+using nlohmann::json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr std::size_t kMaxTurnBytes = 2048;
+
+class McpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    EngineOptions options = engram::testing::TestOptions(dir_);
+    Config config;
+    config.embedder.kind = "hashing";
+    config.limits.max_turn_bytes = kMaxTurnBytes;
+    options.config = config;
+    engine_ = engram::testing::OpenOrDie(options);
+    server_ = std::make_unique<McpServer>(*engine_);
+  }
+
+  // Sends one message and returns the parsed reply (null when there is none).
+  json Send(const std::string& text, const auth::Access& access = auth::Access::Unrestricted()) {
+    std::optional<std::string> reply = server_->HandleMessage(text, session_, access);
+    if (!reply) return nullptr;
+    EXPECT_EQ(reply->find('\n'), std::string::npos) << "a reply is one line";
+    return json::parse(*reply);
+  }
+
+  json Request(const std::string& method, const json& params = json::object(),
+               const auth::Access& access = auth::Access::Unrestricted()) {
+    json message = {{"jsonrpc", "2.0"}, {"id", ++next_id_}, {"method", method}, {"params", params}};
+    json reply = Send(message.dump(), access);
+    EXPECT_EQ(reply.value("id", json()), next_id_) << reply.dump();
+    return reply;
+  }
+
+  // tools/call; returns the CallToolResult.
+  json Tool(const std::string& name, const json& arguments,
+            const auth::Access& access = auth::Access::Unrestricted()) {
+    json reply = Request("tools/call", {{"name", name}, {"arguments", arguments}}, access);
+    EXPECT_TRUE(reply.contains("result")) << reply.dump();
+    return reply.value("result", json::object());
+  }
+
+  // A successful tool call's structuredContent (and a check that the text item carries it).
+  json ToolOk(const std::string& name, const json& arguments,
+              const auth::Access& access = auth::Access::Unrestricted()) {
+    json result = Tool(name, arguments, access);
+    EXPECT_EQ(result.value("isError", true), false) << result.dump();
+    EXPECT_EQ(result["content"][0]["type"], "text");
+    EXPECT_EQ(json::parse(result["content"][0]["text"].get<std::string>()),
+              result["structuredContent"]);
+    return result["structuredContent"];
+  }
+
+  // A failed tool call's message.
+  std::string ToolError(const std::string& name, const json& arguments,
+                        const auth::Access& access = auth::Access::Unrestricted()) {
+    json result = Tool(name, arguments, access);
+    EXPECT_EQ(result.value("isError", false), true) << result.dump();
+    EXPECT_FALSE(result.contains("structuredContent"));
+    return result["content"][0].value("text", "");
+  }
+
+  std::vector<std::string> WriteAlice() {
+    json written = ToolOk("memory_write",
+                          {{"scope", "user:alice"},
+                           {"turns",
+                            {{{"text", "My sister Maya lives in Porto."}, {"speaker", "Alice"}},
+                             {{"text", "I adopted a cat called Miso."},
+                              {"speaker", "Alice"},
+                              {"event_time", "2024-05-01T10:00:00Z"},
+                              {"metadata", {{"source", "chat"}}}}}}});
+    return written["ids"].get<std::vector<std::string>>();
+  }
+
+  engram::testing::TempDir dir_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<McpServer> server_;
+  Session session_;
+  int next_id_ = 0;
+};
+
+// ---- lifecycle -------------------------------------------------------------------------------
+
+TEST_F(McpServerTest, InitializeEchoesASupportedSessionVersion) {
+  for (const std::string version : {"2025-06-18", "2025-11-25"}) {
+    json reply = Request("initialize", {{"protocolVersion", version},
+                                        {"capabilities", json::object()},
+                                        {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+    EXPECT_EQ(reply["result"]["protocolVersion"], version);
+    EXPECT_EQ(session_.protocol_version, version);
+    EXPECT_EQ(session_.client_name, "test");
+  }
+}
+
+TEST_F(McpServerTest, InitializeAnswersAnUnknownVersionWithTheLatest) {
+  json reply = Request("initialize", {{"protocolVersion", "1999-01-01"}});
+  EXPECT_EQ(reply["result"]["protocolVersion"], "2025-11-25");
+  // The stateless revision has no handshake: an initialize asking for it gets a session version.
+  reply = Request("initialize", {{"protocolVersion", "2026-07-28"}});
+  EXPECT_EQ(reply["result"]["protocolVersion"], "2025-11-25");
+}
+
+TEST_F(McpServerTest, InitializeDeclaresOnlyTools) {
+  json result = Request("initialize", {{"protocolVersion", "2025-11-25"}})["result"];
+  EXPECT_EQ(result["capabilities"], json({{"tools", {{"listChanged", false}}}}));
+  EXPECT_EQ(result["serverInfo"]["name"], "engram");
+  EXPECT_THAT(result["instructions"].get<std::string>(), HasSubstr("memory_recall"));
+  EXPECT_FALSE(result.contains("resultType"));
+}
+
+TEST_F(McpServerTest, InitializeWithoutVersionIsInvalidParams) {
+  json reply = Request("initialize", json::object());
+  EXPECT_EQ(reply["error"]["code"], error_code::kInvalidParams);
+}
+
+TEST_F(McpServerTest, InitializedNotificationGetsNoReply) {
+  EXPECT_TRUE(Send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").is_null());
+  EXPECT_TRUE(session_.initialized);
+  EXPECT_TRUE(Send(R"({"jsonrpc":"2.0","method":"notifications/whatever"})").is_null());
+}
+
+TEST_F(McpServerTest, PingAnswersEmptyResult) {
+  EXPECT_EQ(Request("ping")["result"], json::object());
+}
+
+TEST_F(McpServerTest, ClientResponsesAreDropped) {
+  EXPECT_TRUE(Send(R"({"jsonrpc":"2.0","id":7,"result":{}})").is_null());
+}
+
+TEST_F(McpServerTest, ToolsListNamesTheNineToolsWithStrictSchemas) {
+  json tools = Request("tools/list")["result"]["tools"];
+  std::vector<std::string> names;
+  for (const json& tool : tools) {
+    names.push_back(tool["name"]);
+    EXPECT_EQ(tool["inputSchema"]["type"], "object");
+    EXPECT_EQ(tool["inputSchema"]["additionalProperties"], false) << tool["name"];
+    EXPECT_EQ(tool["outputSchema"]["type"], "object");
+    EXPECT_EQ(tool["annotations"]["openWorldHint"], false);
+  }
+  EXPECT_THAT(names, ElementsAre("memory_write", "memory_recall", "memory_list", "memory_read",
+                                 "memory_amend", "memory_retire", "memory_retire_all",
+                                 "memory_purge_scope", "memory_list_scopes"));
+  EXPECT_EQ(tools[1]["annotations"]["readOnlyHint"], true);
+  EXPECT_EQ(tools[7]["annotations"]["destructiveHint"], true);
+  EXPECT_EQ(tools[0]["annotations"]["readOnlyHint"], false);
+  EXPECT_EQ(tools[0]["annotations"]["destructiveHint"], false);
+  EXPECT_EQ(tools[7]["inputSchema"]["properties"]["confirm"]["const"], true);
+  EXPECT_EQ(tools[1]["inputSchema"]["required"], json({"scope", "query"}));
+}
+
+TEST_F(McpServerTest, ToolsListRefusesACursorItNeverIssued) {
+  EXPECT_EQ(Request("tools/list", {{"cursor", "abc"}})["error"]["code"],
+            error_code::kInvalidParams);
+}
+
+// ---- JSON-RPC errors and hostile input ------------------------------------------------------
+
+TEST_F(McpServerTest, MalformedJsonIsParseError) {
+  json reply = Send("{\"jsonrpc\":\"2.0\",");
+  EXPECT_EQ(reply["error"]["code"], error_code::kParseError);
+  EXPECT_TRUE(reply["id"].is_null());
+}
+
+TEST_F(McpServerTest, InvalidUtf8IsParseError) {
+  json reply = Send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"\xff\xfe\"}");
+  EXPECT_EQ(reply["error"]["code"], error_code::kParseError);
+  EXPECT_THAT(reply["error"]["message"].get<std::string>(), HasSubstr("UTF-8"));
+}
+
+TEST_F(McpServerTest, DuplicateKeysAreParseError) {
+  json reply = Send(R"({"jsonrpc":"2.0","id":1,"id":2,"method":"ping"})");
+  EXPECT_EQ(reply["error"]["code"], error_code::kParseError);
+  EXPECT_THAT(reply["error"]["message"].get<std::string>(), HasSubstr("\"id\""));
+}
+
+TEST_F(McpServerTest, DeepNestingIsRefusedBeforeParsing) {
+  std::string deep = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":)";
+  deep += std::string(100000, '[') + std::string(100000, ']') + "}}";
+  json reply = Send(deep);
+  EXPECT_EQ(reply["error"]["code"], error_code::kInvalidRequest);
+  EXPECT_THAT(reply["error"]["message"].get<std::string>(), HasSubstr("nested deeper than 64"));
+}
+
+TEST_F(McpServerTest, OversizedMessageIsRefused) {
+  const std::string big = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":")" +
+                          std::string(server_->options().max_message_bytes, 'a') + "\"}}";
+  json reply = Send(big);
+  EXPECT_EQ(reply["error"]["code"], error_code::kInvalidRequest);
+  EXPECT_THAT(reply["error"]["message"].get<std::string>(), HasSubstr("the limit is"));
+}
+
+TEST_F(McpServerTest, WrongJsonRpcVersionIsInvalidRequestWithTheId) {
+  json reply = Send(R"({"jsonrpc":"1.0","id":"abc","method":"ping"})");
+  EXPECT_EQ(reply["error"]["code"], error_code::kInvalidRequest);
+  EXPECT_EQ(reply["id"], "abc");
+  EXPECT_EQ(Send(R"({"id":1,"method":"ping"})")["error"]["code"], error_code::kInvalidRequest);
+}
+
+TEST_F(McpServerTest, BatchesAreInvalidRequests) {
+  json reply = Send(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])");
+  EXPECT_EQ(reply["error"]["code"], error_code::kInvalidRequest);
+  EXPECT_THAT(reply["error"]["message"].get<std::string>(), HasSubstr("batches"));
+  EXPECT_EQ(Send("42")["error"]["code"], error_code::kInvalidRequest);
+}
+
+TEST_F(McpServerTest, IdsMustBeStringsOrIntegers) {
+  EXPECT_EQ(Send(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})")["error"]["code"],
+            error_code::kInvalidRequest);
+  EXPECT_EQ(Send(R"({"jsonrpc":"2.0","id":null,"method":"ping"})")["error"]["code"],
+            error_code::kInvalidRequest);
+  EXPECT_EQ(Send(R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})")["error"]["code"],
+            error_code::kInvalidRequest);
+  const std::string long_id(300, 'x');
+  EXPECT_EQ(Send(R"({"jsonrpc":"2.0","id":")" + long_id + R"(","method":"ping"})")["error"]["code"],
+            error_code::kInvalidRequest);
+  // The largest unsigned and the smallest signed 64-bit ids are echoed exactly.
+  json reply = Send(R"({"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"})");
+  EXPECT_EQ(reply["id"].get<std::uint64_t>(), 18446744073709551615ULL);
+  reply = Send(R"({"jsonrpc":"2.0","id":-9223372036854775808,"method":"ping"})");
+  EXPECT_EQ(reply["id"].get<std::int64_t>(), INT64_MIN);
+  // Beyond 64 bits an id is a float to the parser, and so not an integer.
+  EXPECT_EQ(
+      Send(R"({"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"})")["error"]["code"],
+      error_code::kInvalidRequest);
+}
+
+TEST_F(McpServerTest, UnknownMethodIsMethodNotFound) {
+  json reply = Request("resources/list");
+  EXPECT_EQ(reply["error"]["code"], error_code::kMethodNotFound);
+  EXPECT_EQ(Request("logging/setLevel", {{"level", "info"}})["error"]["code"],
+            error_code::kMethodNotFound);
+}
+
+TEST_F(McpServerTest, NonObjectParamsAreInvalidParams) {
+  EXPECT_EQ(Send(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":[1]})")["error"]["code"],
+            error_code::kInvalidParams);
+}
+
+TEST_F(McpServerTest, UnknownToolIsInvalidParams) {
+  json reply = Request("tools/call", {{"name", "memory_forget_everything"}});
+  EXPECT_EQ(reply["error"]["code"], error_code::kInvalidParams);
+  EXPECT_THAT(reply["error"]["message"].get<std::string>(), HasSubstr("unknown tool"));
+  EXPECT_EQ(Request("tools/call", {{"name", 7}})["error"]["code"], error_code::kInvalidParams);
+}
+
+// ---- tools: success ----------------------------------------------------------------------------
+
+TEST_F(McpServerTest, WriteReturnsOneIdPerTurn) {
+  const std::vector<std::string> ids = WriteAlice();
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[0].size(), 32u);
+  StatusOr<Memory> stored = engine_->Get(ids[1]);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->text, "I adopted a cat called Miso.");
+  EXPECT_EQ(stored->scope, "user:alice");
+  EXPECT_EQ(stored->speaker, "Alice");
+}
+
+TEST_F(McpServerTest, RecallReturnsContextAndItems) {
+  WriteAlice();
+  json result =
+      ToolOk("memory_recall", {{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
+  EXPECT_THAT(result["context"].get<std::string>(), HasSubstr("Porto"));
+  ASSERT_FALSE(result["items"].empty());
+  EXPECT_EQ(result["items"][0]["text"], "My sister Maya lives in Porto.");
+  EXPECT_FALSE(result.contains("diagnostics"));
+  EXPECT_FALSE(result["items"][0].contains("routes"));
+
+  json explained = ToolOk("memory_recall", {{"scope", "user:alice"},
+                                            {"query", "Where does Maya live?"},
+                                            {"explain", true},
+                                            {"k", 1},
+                                            {"policy", "strict"}});
+  EXPECT_TRUE(explained.contains("diagnostics"));
+  EXPECT_TRUE(explained["items"][0].contains("routes"));
+  EXPECT_EQ(explained["items"].size(), 1u);
+  EXPECT_EQ(explained["policy"], "strict");
+}
+
+TEST_F(McpServerTest, ListPagesBySequence) {
+  const std::vector<std::string> ids = WriteAlice();
+  json page = ToolOk("memory_list", {{"scope", "user:alice"}, {"limit", 1}});
+  ASSERT_EQ(page["memories"].size(), 1u);
+  EXPECT_EQ(page["memories"][0]["id"], ids[0]);
+  EXPECT_EQ(page["next_after"], 1);
+  json next = ToolOk("memory_list", {{"scope", "user:alice"}, {"limit", 1}, {"after", 1}});
+  EXPECT_EQ(next["memories"][0]["id"], ids[1]);
+  json rest = ToolOk("memory_list", {{"scope", "user:alice"}, {"after", 2}});
+  EXPECT_TRUE(rest["memories"].empty());
+  EXPECT_TRUE(rest["next_after"].is_null());
+}
+
+TEST_F(McpServerTest, ReadReturnsTheMemoryWithLinksAndHistory) {
+  const std::vector<std::string> ids = WriteAlice();
+  json read = ToolOk("memory_read", {{"id", ids[1]}, {"links", true}, {"history", true}});
+  EXPECT_EQ(read["memory"]["text"], "I adopted a cat called Miso.");
+  EXPECT_EQ(read["memory"]["metadata"], json({{"source", "chat"}}));
+  EXPECT_EQ(read["memory"]["event_time"], "2024-05-01T10:00:00Z");
+  EXPECT_TRUE(read["links"].is_array());
+  ASSERT_FALSE(read["history"].empty());
+  EXPECT_EQ(read["history"][0]["action"], "created");
+  json plain = ToolOk("memory_read", {{"id", ids[0]}});
+  EXPECT_FALSE(plain.contains("links"));
+  EXPECT_FALSE(plain.contains("history"));
+}
+
+TEST_F(McpServerTest, RetireHidesFromRecallAndIsReportedOnce) {
+  const std::vector<std::string> ids = WriteAlice();
+  json retired = ToolOk("memory_retire", {{"id", ids[0]}, {"reason", "moved"}});
+  EXPECT_EQ(retired["memory"]["status"], "retired");
+  json recall =
+      ToolOk("memory_recall", {{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
+  for (const json& item : recall["items"]) EXPECT_NE(item["id"], ids[0]);
+  EXPECT_THAT(ToolError("memory_retire", {{"id", ids[0]}}), StartsWith("FAILED_PRECONDITION"));
+}
+
+TEST_F(McpServerTest, RetireAllCountsTheScopesMemories) {
+  WriteAlice();
+  json result = ToolOk("memory_retire_all", {{"scope", "user:alice"}});
+  EXPECT_EQ(result["scope"], "user:alice");
+  EXPECT_GE(result["retired"].get<int>(), 2);
+}
+
+TEST_F(McpServerTest, PurgeNeedsConfirmationThenErases) {
+  WriteAlice();
+  EXPECT_THAT(ToolError("memory_purge_scope", {{"scope", "user:alice"}, {"confirm", false}}),
+              HasSubstr("must be true"));
+  EXPECT_THAT(ToolError("memory_purge_scope", {{"scope", "user:alice"}}), HasSubstr("required"));
+  EXPECT_EQ(ToolOk("memory_list_scopes", json::object())["scopes"].size(), 1u);
+  json erased = ToolOk("memory_purge_scope", {{"scope", "user:alice"}, {"confirm", true}});
+  EXPECT_GE(erased["nodes"].get<int>(), 2);
+  EXPECT_TRUE(ToolOk("memory_list_scopes", json::object())["scopes"].empty());
+}
+
+TEST_F(McpServerTest, ListScopesCountsMemories) {
+  WriteAlice();
+  json scopes = ToolOk("memory_list_scopes", json::object())["scopes"];
+  ASSERT_EQ(scopes.size(), 1u);
+  EXPECT_EQ(scopes[0]["scope"], "user:alice");
+  EXPECT_GE(scopes[0]["memories"].get<int>(), 2);
+}
+
+TEST_F(McpServerTest, AmendSupersedesTheTurn) {
+  const std::vector<std::string> ids = WriteAlice();
+  json amended = ToolOk(
+      "memory_amend",
+      {{"id", ids[0]}, {"text", "My sister Maya lives in Lisbon."}, {"reason", "she moved"}});
+  EXPECT_EQ(amended["superseded_id"], ids[0]);
+  EXPECT_NE(amended["id"], ids[0]);
+  json old = ToolOk("memory_read", {{"id", ids[0]}});
+  EXPECT_EQ(old["memory"]["status"], "superseded");
+  json recall =
+      ToolOk("memory_recall", {{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
+  EXPECT_THAT(recall["context"].get<std::string>(), HasSubstr("Lisbon"));
+  EXPECT_THAT(ToolError("memory_amend", {{"id", ids[0]}, {"text", "again"}}),
+              StartsWith("FAILED_PRECONDITION"));
+}
+
+// ---- tools: isError -------------------------------------------------------------------------
+
+TEST_F(McpServerTest, BadArgumentsAreToolErrorsAModelCanActOn) {
+  EXPECT_THAT(ToolError("memory_write", {{"scope", "user:alice"}, {"turns", "hello"}}),
+              HasSubstr("argument \"turns\" must be an array (got string)"));
+  EXPECT_THAT(ToolError("memory_write", {{"turns", {{{"text", "x"}}}}}),
+              HasSubstr("argument \"scope\" is required"));
+  EXPECT_THAT(ToolError("memory_write", {{"scope", "alice"}, {"turns", {{{"text", "x"}}}}}),
+              HasSubstr("not a valid scope"));
+  EXPECT_THAT(
+      ToolError("memory_write", {{"scope", "user:a"}, {"turns", {{{"text", "x"}}}}, {"x", 1}}),
+      HasSubstr("unknown argument \"x\""));
+  EXPECT_THAT(ToolError("memory_write", {{"scope", "user:a"}, {"turns", json::array()}}),
+              HasSubstr("at least 1 item"));
+  EXPECT_THAT(ToolError("memory_write", {{"scope", "user:a"}, {"turns", {{{"txt", "x"}}}}}),
+              HasSubstr("unknown field turns[0].txt"));
+  EXPECT_THAT(ToolError("memory_write",
+                        {{"scope", "user:a"}, {"turns", {{{"text", "x"}, {"role", "robot"}}}}}),
+              HasSubstr("turns[0].role must be one of"));
+  EXPECT_THAT(ToolError("memory_write", {{"scope", "user:a"},
+                                         {"turns", {{{"text", "x"}, {"event_time", "soon"}}}}}),
+              HasSubstr("turns[0].event_time is not an ISO-8601 time"));
+  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"k", 0}}),
+              HasSubstr("argument \"k\" must be a whole number between 1 and 200"));
+  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"k", "5"}}),
+              HasSubstr("(got string)"));
+  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"policy", "x"}}),
+              HasSubstr("must be one of strict, balanced, advanced"));
+  EXPECT_THAT(ToolError("memory_read", {{"id", "not-an-id"}}), HasSubstr("32 lowercase hex"));
+  EXPECT_THAT(ToolError("memory_list", {{"scope", "user:a"}, {"kind", "planet"}}),
+              HasSubstr("must be one of"));
+  EXPECT_THAT(ToolError("memory_list_scopes", {{"scope", "user:a"}}),
+              HasSubstr("takes no arguments"));
+  json not_object = Request("tools/call", {{"name", "memory_list_scopes"}, {"arguments", 5}});
+  EXPECT_EQ(not_object["result"]["isError"], true);
+}
+
+TEST_F(McpServerTest, OversizedTurnTextIsAToolError) {
+  const std::string text(kMaxTurnBytes + 1, 'a');
+  EXPECT_THAT(ToolError("memory_write", {{"scope", "user:a"}, {"turns", {{{"text", text}}}}}),
+              StartsWith("INVALID_ARGUMENT"));
+  EXPECT_TRUE(ToolOk("memory_list_scopes", json::object())["scopes"].empty());
+}
+
+TEST_F(McpServerTest, EngineErrorsBecomeToolErrors) {
+  EXPECT_THAT(ToolError("memory_read", {{"id", std::string(32, '0')}}), StartsWith("NOT_FOUND"));
+  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:nobody"}, {"query", "anything"}}),
+              StartsWith("NOT_FOUND"));
+}
+
+// ---- access ----------------------------------------------------------------------------------
+
+TEST_F(McpServerTest, AccessLimitsEveryTool) {
+  const std::vector<std::string> alice = WriteAlice();
+  json bob =
+      ToolOk("memory_write", {{"scope", "user:bob"}, {"turns", {{{"text", "I like tea."}}}}});
+  const std::string bob_id = bob["ids"][0];
+  const auth::Access reader = auth::Access::Granted(
+      {{.prefix = Scope::Parse("user:alice").value(), .rights = {auth::Right::kRead}}});
+
+  // Reads inside the grant work; a memory outside it does not exist for this caller.
+  EXPECT_EQ(ToolOk("memory_read", {{"id", alice[0]}}, reader)["memory"]["id"], alice[0]);
+  EXPECT_THAT(ToolError("memory_read", {{"id", bob_id}}, reader),
+              "NOT_FOUND: no memory with id " + bob_id);
+  EXPECT_THAT(ToolError("memory_retire", {{"id", bob_id}}, reader), StartsWith("NOT_FOUND"));
+  json scopes = ToolOk("memory_list_scopes", json::object(), reader)["scopes"];
+  ASSERT_EQ(scopes.size(), 1u);
+  EXPECT_EQ(scopes[0]["scope"], "user:alice");
+  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:bob"}, {"query", "tea"}}, reader),
+              HasSubstr("permission denied"));
+
+  // Writes, retirements and erasure need their own rights.
+  EXPECT_THAT(
+      ToolError("memory_write", {{"scope", "user:alice"}, {"turns", {{{"text", "x"}}}}}, reader),
+      HasSubstr("no write right on scope user:alice"));
+  EXPECT_THAT(ToolError("memory_retire", {{"id", alice[0]}}, reader), HasSubstr("no write right"));
+  EXPECT_THAT(ToolError("memory_retire_all", {{"scope", "user:alice"}}, reader),
+              HasSubstr("no write right"));
+  EXPECT_THAT(ToolError("memory_purge_scope", {{"scope", "user:alice"}, {"confirm", true}}, reader),
+              HasSubstr("no erase right"));
+  EXPECT_EQ(ToolOk("memory_read", {{"id", alice[0]}})["memory"]["status"], "active");
+}
+
+// ---- the stateless revision (2026-07-28) -------------------------------------------------------
+
+TEST_F(McpServerTest, DiscoverDescribesTheServer) {
+  json result = Request("server/discover")["result"];
+  EXPECT_EQ(result["supportedVersions"], json({"2025-06-18", "2025-11-25", "2026-07-28"}));
+  EXPECT_EQ(result["resultType"], "complete");
+  EXPECT_EQ(result["capabilities"], json({{"tools", {{"listChanged", false}}}}));
+  EXPECT_EQ(result["cacheScope"], "public");
+  EXPECT_GT(result["ttlMs"].get<int>(), 0);
+}
+
+TEST_F(McpServerTest, StatelessRequestsCarryTheirVersionAndGetResultType) {
+  const json meta = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                     {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+  json list = Request("tools/list", {{"_meta", meta}});
+  EXPECT_EQ(list["result"]["resultType"], "complete");
+  EXPECT_EQ(list["result"]["tools"].size(), 9u);
+  json call =
+      Request("tools/call",
+              {{"_meta", meta}, {"name", "memory_list_scopes"}, {"arguments", json::object()}});
+  EXPECT_EQ(call["result"]["resultType"], "complete");
+  EXPECT_EQ(call["result"]["isError"], false);
+  EXPECT_TRUE(session_.protocol_version.empty()) << "a stateless request leaves no state";
+  // Session clients never see resultType.
+  EXPECT_FALSE(Request("tools/list")["result"].contains("resultType"));
+}
+
+TEST_F(McpServerTest, UnsupportedRequestVersionIsRefusedWithTheSupportedOnes) {
+  json reply = Request("tools/list",
+                       {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2030-01-01"}}}});
+  EXPECT_EQ(reply["error"]["code"], error_code::kUnsupportedProtocolVersion);
+  EXPECT_EQ(reply["error"]["data"]["requested"], "2030-01-01");
+  EXPECT_EQ(reply["error"]["data"]["supported"].size(), 3u);
+}
+
+// ---- streamable HTTP ---------------------------------------------------------------------------
+
+class HttpTransportTest : public McpServerTest {
+ protected:
+  HttpCall Post(const json& message, const std::string& session = "") {
+    HttpCall call{.method = "POST",
+                  .headers = {{"Content-Type", "application/json"},
+                              {"Accept", "application/json, text/event-stream"},
+                              {"Host", "127.0.0.1:8080"}},
+                  .body = message.dump()};
+    if (!session.empty()) call.headers["Mcp-Session-Id"] = session;
+    return call;
+  }
+
+  HttpResult Do(const HttpCall& call) {
+    return transport_->Handle(call, auth::Access::Unrestricted());
+  }
+
+  std::string Initialize(const std::string& version = "2025-11-25") {
+    HttpResult result = Do(Post({{"jsonrpc", "2.0"},
+                                 {"id", 1},
+                                 {"method", "initialize"},
+                                 {"params", {{"protocolVersion", version}}}}));
+    EXPECT_EQ(result.status, 200) << result.body;
+    return result.headers["Mcp-Session-Id"];
+  }
+
+  void SetUp() override {
+    McpServerTest::SetUp();
+    transport_ = std::make_unique<HttpTransport>(*server_, HttpOptions{.max_sessions = 2});
+  }
+
+  const json kPing = {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "ping"}};
+  std::unique_ptr<HttpTransport> transport_;
+};
+
+TEST_F(HttpTransportTest, InitializeOpensASessionWithARandomId) {
+  HttpResult result = Do(Post({{"jsonrpc", "2.0"},
+                               {"id", 1},
+                               {"method", "initialize"},
+                               {"params", {{"protocolVersion", "2025-06-18"}}}}));
+  EXPECT_EQ(result.status, 200);
+  EXPECT_EQ(result.headers["content-type"], "application/json");
+  EXPECT_EQ(json::parse(result.body)["result"]["protocolVersion"], "2025-06-18");
+  const std::string id = result.headers["Mcp-Session-Id"];
+  EXPECT_EQ(id.size(), 32u);
+  EXPECT_NE(Initialize(), id);
+  EXPECT_EQ(transport_->session_count(), 2u);
+}
+
+TEST_F(HttpTransportTest, RequestsNeedAKnownSession) {
+  const std::string session = Initialize();
+  HttpResult ok = Do(Post(kPing, session));
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(json::parse(ok.body)["result"], json::object());
+  EXPECT_EQ(Do(Post(kPing)).status, 400);
+  EXPECT_EQ(Do(Post(kPing, std::string(32, 'f'))).status, 404);
+  // Header names are case-insensitive.
+  HttpCall lower = Post(kPing);
+  lower.headers["mcp-session-id"] = session;
+  EXPECT_EQ(Do(lower).status, 200);
+}
+
+TEST_F(HttpTransportTest, NotificationsAreAccepted) {
+  const std::string session = Initialize();
+  HttpResult result =
+      Do(Post({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}, session));
+  EXPECT_EQ(result.status, 202);
+  EXPECT_TRUE(result.body.empty());
+}
+
+TEST_F(HttpTransportTest, DeleteEndsTheSession) {
+  const std::string session = Initialize();
+  HttpCall end{.method = "DELETE", .headers = {{"Mcp-Session-Id", session}}};
+  EXPECT_EQ(Do(end).status, 204);
+  EXPECT_EQ(Do(Post(kPing, session)).status, 404);
+  EXPECT_EQ(Do(end).status, 404);
+  EXPECT_EQ(Do(HttpCall{.method = "DELETE"}).status, 400);
+}
+
+TEST_F(HttpTransportTest, SessionsAreBoundedLeastRecentlyUsedFirst) {
+  const std::string first = Initialize();
+  const std::string second = Initialize();
+  EXPECT_EQ(Do(Post(kPing, first)).status, 200);  // first is now the most recently used
+  const std::string third = Initialize();
+  EXPECT_EQ(transport_->session_count(), 2u);
+  EXPECT_EQ(Do(Post(kPing, second)).status, 404);
+  EXPECT_EQ(Do(Post(kPing, first)).status, 200);
+  EXPECT_EQ(Do(Post(kPing, third)).status, 200);
+}
+
+TEST_F(HttpTransportTest, ProtocolVersionHeaderMustMatchTheSession) {
+  const std::string session = Initialize("2025-06-18");
+  HttpCall call = Post(kPing, session);
+  call.headers["MCP-Protocol-Version"] = "2025-06-18";
+  EXPECT_EQ(Do(call).status, 200);
+  call.headers["MCP-Protocol-Version"] = "2025-11-25";
+  EXPECT_EQ(Do(call).status, 400);
+  call.headers["MCP-Protocol-Version"] = "1.0";
+  HttpResult unsupported = Do(call);
+  EXPECT_EQ(unsupported.status, 400);
+  EXPECT_EQ(json::parse(unsupported.body)["error"]["code"],
+            error_code::kUnsupportedProtocolVersion);
+}
+
+TEST_F(HttpTransportTest, ForeignHostsAndOriginsAreForbidden) {
+  HttpCall call = Post({{"jsonrpc", "2.0"},
+                        {"id", 1},
+                        {"method", "initialize"},
+                        {"params", {{"protocolVersion", "2025-11-25"}}}});
+  call.headers["Origin"] = "http://evil.example.com";
+  EXPECT_EQ(Do(call).status, 403);
+  call.headers["Origin"] = "null";
+  EXPECT_EQ(Do(call).status, 403);
+  call.headers["Origin"] = "http://localhost:3000";
+  EXPECT_EQ(Do(call).status, 200);
+  call.headers["Host"] = "evil.example.com:8080";
+  EXPECT_EQ(Do(call).status, 403);
+  call.headers["Host"] = "[::1]:8080";
+  call.headers["Origin"] = "http://[::1]:8080";
+  EXPECT_EQ(Do(call).status, 200);
+  EXPECT_EQ(transport_->session_count(), 2u);
+
+  HttpTransport configured(*server_, {.allowed_origins = {"https://app.example.com"},
+                                      .allowed_hosts = {"memory.example.com"}});
+  call.headers["Origin"] = "https://app.example.com";
+  call.headers["Host"] = "memory.example.com:443";
+  EXPECT_EQ(configured.Handle(call, auth::Access::Unrestricted()).status, 200);
+}
+
+TEST_F(HttpTransportTest, HostCheckCanBeTurnedOffButOriginStillApplies) {
+  HttpTransport keyed(*server_, {.check_host = false});
+  HttpCall call = Post({{"jsonrpc", "2.0"},
+                        {"id", 1},
+                        {"method", "initialize"},
+                        {"params", {{"protocolVersion", "2025-11-25"}}}});
+  call.headers["Host"] = "memory.example.com";
+  EXPECT_EQ(keyed.Handle(call, auth::Access::Unrestricted()).status, 200);
+  call.headers["Origin"] = "http://evil.example.com";
+  EXPECT_EQ(keyed.Handle(call, auth::Access::Unrestricted()).status, 403);
+}
+
+TEST_F(HttpTransportTest, ConcurrentSessionsStayApart) {
+  HttpTransport wide(*server_, {.max_sessions = 16});
+  constexpr int kThreads = 4;
+  constexpr int kCalls = 10;
+  std::vector<std::string> sessions(kThreads);
+  std::vector<int> ok(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int thread_idx = 0; thread_idx < kThreads; ++thread_idx) {
+    threads.emplace_back([&, thread_idx] {
+      const std::string version = thread_idx % 2 == 0 ? "2025-06-18" : "2025-11-25";
+      HttpResult opened = wide.Handle(Post({{"jsonrpc", "2.0"},
+                                            {"id", 1},
+                                            {"method", "initialize"},
+                                            {"params", {{"protocolVersion", version}}}}),
+                                      auth::Access::Unrestricted());
+      sessions[thread_idx] = opened.headers["Mcp-Session-Id"];
+      for (int call_idx = 0; call_idx < kCalls; ++call_idx) {
+        HttpCall call = Post(kPing, sessions[thread_idx]);
+        call.headers["MCP-Protocol-Version"] = version;
+        if (wide.Handle(call, auth::Access::Unrestricted()).status == 200) ++ok[thread_idx];
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wide.session_count(), static_cast<std::size_t>(kThreads));
+  for (int thread_idx = 0; thread_idx < kThreads; ++thread_idx) {
+    EXPECT_EQ(ok[thread_idx], kCalls) << "thread " << thread_idx;
+    EXPECT_EQ(sessions[thread_idx].size(), 32u);
+  }
+}
+
+TEST_F(HttpTransportTest, OnlyPostAndDeleteAreServed) {
+  HttpResult get = Do(HttpCall{.method = "GET", .headers = {{"Accept", "text/event-stream"}}});
+  EXPECT_EQ(get.status, 405);
+  EXPECT_EQ(get.headers["Allow"], "POST, DELETE");
+  EXPECT_EQ(Do(HttpCall{.method = "PUT"}).status, 405);
+}
+
+TEST_F(HttpTransportTest, ContentTypeAndAcceptAreChecked) {
+  HttpCall call = Post(kPing, Initialize());
+  call.headers["Content-Type"] = "text/plain";
+  EXPECT_EQ(Do(call).status, 415);
+  call.headers["Content-Type"] = "application/json; charset=utf-8";
+  call.headers["Accept"] = "text/html";
+  EXPECT_EQ(Do(call).status, 406);
+  call.headers["Accept"] = "*/*";
+  EXPECT_EQ(Do(call).status, 200);
+}
+
+TEST_F(HttpTransportTest, MalformedBodiesAreBadRequests) {
+  HttpCall call = Post(kPing);
+  call.body = "{oops";
+  HttpResult result = Do(call);
+  EXPECT_EQ(result.status, 400);
+  EXPECT_EQ(json::parse(result.body)["error"]["code"], error_code::kParseError);
+  call.body = R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])";
+  EXPECT_EQ(Do(call).status, 400);
+  call.body = std::string(server_->options().max_message_bytes + 1, ' ');
+  EXPECT_EQ(Do(call).status, 413);
+}
+
+TEST_F(HttpTransportTest, StatelessClientsNeedNoSession) {
+  HttpCall call =
+      Post({{"jsonrpc", "2.0"},
+            {"id", 5},
+            {"method", "tools/list"},
+            {"params", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}}}});
+  call.headers["MCP-Protocol-Version"] = "2026-07-28";
+  call.headers["Mcp-Method"] = "tools/list";
+  HttpResult result = Do(call);
+  EXPECT_EQ(result.status, 200) << result.body;
+  EXPECT_EQ(json::parse(result.body)["result"]["resultType"], "complete");
+  EXPECT_EQ(transport_->session_count(), 0u);
+
+  call.headers["Mcp-Method"] = "tools/call";
+  HttpResult mismatch = Do(call);
+  EXPECT_EQ(mismatch.status, 400);
+  EXPECT_EQ(json::parse(mismatch.body)["error"]["code"], error_code::kHeaderMismatch);
+
+  HttpResult discover = Do(Post({{"jsonrpc", "2.0"}, {"id", 6}, {"method", "server/discover"}}));
+  EXPECT_EQ(discover.status, 200);
+  EXPECT_EQ(json::parse(discover.body)["result"]["resultType"], "complete");
+}
+
+}  // namespace
+}  // namespace engram::mcp

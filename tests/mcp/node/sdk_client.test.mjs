@@ -1,0 +1,285 @@
+// Drives `engram mcp` with the official MCP TypeScript SDK client, over stdio and over
+// streamable HTTP: the handshake, tools/list, and a write / recall / amend / retire / purge
+// round trip. The SDK checks every structuredContent against the tool's outputSchema.
+//
+//   ENGRAM_BIN=build/engram node --test tests/mcp/node/sdk_client.test.mjs
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+
+const engram = process.env.ENGRAM_BIN;
+if (!engram) throw new Error("ENGRAM_BIN must name the engram binary");
+
+const workDir = mkdtempSync(join(tmpdir(), "engram-mcp-sdk-"));
+const configPath = join(workDir, "engram.toml");
+// The hashing embedder needs no model files.
+writeFileSync(configPath, '[embedder]\nkind = "hashing"\n');
+
+function engramArgs(store) {
+  return ["--store", join(workDir, store), "--config", configPath, "mcp"];
+}
+
+const expectedTools = [
+  "memory_write",
+  "memory_recall",
+  "memory_list",
+  "memory_read",
+  "memory_amend",
+  "memory_retire",
+  "memory_retire_all",
+  "memory_purge_scope",
+  "memory_list_scopes",
+];
+
+// The whole round trip, the same over either transport.
+async function roundTrip(client) {
+  assert.equal(client.getServerVersion().name, "engram");
+  assert.deepEqual(Object.keys(client.getServerCapabilities()), ["tools"]);
+
+  const { tools } = await client.listTools();
+  assert.deepEqual(
+    tools.map((tool) => tool.name),
+    expectedTools,
+  );
+  const recallTool = tools.find((tool) => tool.name === "memory_recall");
+  assert.equal(recallTool.annotations.readOnlyHint, true);
+  assert.equal(recallTool.inputSchema.additionalProperties, false);
+
+  const written = await client.callTool({
+    name: "memory_write",
+    arguments: {
+      scope: "user:alice",
+      turns: [
+        { text: "My sister Maya lives in Porto.", speaker: "Alice" },
+        { text: "I adopted a cat called Miso.", speaker: "Alice" },
+      ],
+    },
+  });
+  assert.equal(written.isError, false);
+  assert.equal(written.structuredContent.ids.length, 2);
+  const [mayaId, misoId] = written.structuredContent.ids;
+  assert.deepEqual(JSON.parse(written.content[0].text), written.structuredContent);
+
+  const recalled = await client.callTool({
+    name: "memory_recall",
+    arguments: { scope: "user:alice", query: "Where does Maya live?", k: 5 },
+  });
+  assert.equal(recalled.isError, false);
+  assert.match(recalled.structuredContent.context, /Porto/);
+  assert.equal(recalled.structuredContent.items[0].id, mayaId);
+
+  const amended = await client.callTool({
+    name: "memory_amend",
+    arguments: { id: mayaId, text: "My sister Maya lives in Lisbon.", reason: "she moved" },
+  });
+  assert.equal(amended.isError, false, amended.content[0].text);
+  assert.equal(amended.structuredContent.superseded_id, mayaId);
+  const afterAmend = await client.callTool({
+    name: "memory_recall",
+    arguments: { scope: "user:alice", query: "Where does Maya live?" },
+  });
+  assert.match(afterAmend.structuredContent.context, /Lisbon/);
+  const old = await client.callTool({ name: "memory_read", arguments: { id: mayaId, history: true } });
+  assert.equal(old.structuredContent.memory.status, "superseded");
+
+  const retired = await client.callTool({
+    name: "memory_retire",
+    arguments: { id: misoId, reason: "test" },
+  });
+  assert.equal(retired.isError, false);
+  assert.equal(retired.structuredContent.memory.status, "retired");
+
+  const missing = await client.callTool({
+    name: "memory_read",
+    arguments: { id: "0".repeat(32) },
+  });
+  assert.equal(missing.isError, true);
+  assert.match(missing.content[0].text, /^NOT_FOUND/);
+
+  const badArgs = await client.callTool({
+    name: "memory_recall",
+    arguments: { scope: "user:alice", query: "x", k: "ten" },
+  });
+  assert.equal(badArgs.isError, true);
+  assert.match(badArgs.content[0].text, /argument "k"/);
+
+  await assert.rejects(
+    client.callTool({ name: "no_such_tool", arguments: {} }),
+    (error) => error instanceof McpError && error.code === -32602,
+  );
+
+  const purged = await client.callTool({
+    name: "memory_purge_scope",
+    arguments: { scope: "user:alice", confirm: true },
+  });
+  assert.equal(purged.isError, false);
+  assert.ok(purged.structuredContent.nodes >= 2);
+
+  const scopes = await client.callTool({ name: "memory_list_scopes", arguments: {} });
+  assert.deepEqual(scopes.structuredContent.scopes, []);
+
+  await client.ping();
+}
+
+function newClient() {
+  return new Client({ name: "engram-sdk-test", version: "1.0.0" });
+}
+
+after(() => rmSync(workDir, { recursive: true, force: true }));
+
+describe("engram mcp over stdio", () => {
+  test("round trip with the SDK client", async () => {
+    const transport = new StdioClientTransport({
+      command: engram,
+      args: engramArgs("stdio.db"),
+      stderr: "pipe",
+    });
+    const client = newClient();
+    await client.connect(transport);
+    try {
+      await roundTrip(client);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("exits cleanly at end of input with one reply per request, long lines included", async () => {
+    const child = spawn(engram, ["--quiet", ...engramArgs("eof.db")], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    child.stdin.write("not json\n");
+    // A line over the 4 MiB message limit is skipped whole and answered with an error.
+    child.stdin.write(`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"${"a".repeat(5 << 20)}"}}\n`);
+    child.stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    child.stdin.end();
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    assert.equal(code, 0);
+    const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    assert.equal(lines.length, 4);
+    assert.deepEqual(lines[0], { jsonrpc: "2.0", id: 1, result: {} });
+    assert.equal(lines[1].error.code, -32700);
+    assert.equal(lines[2].error.code, -32600);
+    assert.match(lines[2].error.message, /longer than/);
+    assert.deepEqual(lines[3], { jsonrpc: "2.0", id: 3, result: {} });
+  });
+});
+
+describe("engram mcp over streamable HTTP", () => {
+  let server;
+  let url;
+  let serverLog = "";
+
+  before(async () => {
+    server = spawn(engram, [...engramArgs("http.db"), "--http", "127.0.0.1:0"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    url = await new Promise((resolve, reject) => {
+      server.stderr.on("data", (chunk) => {
+        serverLog += chunk;
+        const found = serverLog.match(/listening on (http:\/\/\S+\/mcp)\n/);
+        if (found) resolve(found[1]);
+      });
+      server.on("exit", (code) => reject(new Error(`engram mcp --http exited (${code}): ${serverLog}`)));
+    });
+  });
+
+  after(async () => {
+    const exited = new Promise((resolve) =>
+      server.exitCode !== null || server.signalCode !== null
+        ? resolve([server.exitCode, server.signalCode])
+        : server.on("exit", (code, signal) => resolve([code, signal])),
+    );
+    server.kill("SIGTERM");
+    assert.deepEqual(await exited, [0, null], `engram mcp --http: ${serverLog}`);
+  });
+
+  test("round trip with the SDK client, then the session ends", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    const client = newClient();
+    await client.connect(transport);
+    assert.match(transport.sessionId, /^[0-9a-f]{32}$/);
+    await roundTrip(client);
+    const sessionId = transport.sessionId;
+    await transport.terminateSession();
+    // The ended session is gone: the server answers 404.
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "Mcp-Session-Id": sessionId,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
+    });
+    assert.equal(response.status, 404);
+    await client.close();
+  });
+
+  test("a foreign Origin is refused", async () => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        Origin: "http://evil.example.com",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      }),
+    });
+    assert.equal(response.status, 403);
+  });
+});
+
+describe("engram serve's /mcp endpoint", () => {
+  let server;
+  let url;
+  let serverLog = "";
+
+  before(async () => {
+    server = spawn(
+      engram,
+      ["--store", join(workDir, "serve.db"), "--config", configPath, "serve", "--listen", "127.0.0.1:0"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    url = await new Promise((resolve, reject) => {
+      server.stderr.on("data", (chunk) => {
+        serverLog += chunk;
+        const found = serverLog.match(/ on (http:\/\/127\.0\.0\.1:\d+)\n/);
+        if (found) resolve(`${found[1]}/mcp`);
+      });
+      server.on("exit", (code) => reject(new Error(`engram serve exited (${code}): ${serverLog}`)));
+    });
+  });
+
+  after(async () => {
+    const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve([code, signal])));
+    server.kill("SIGTERM");
+    assert.deepEqual(await exited, [0, null], `engram serve: ${serverLog}`);
+  });
+
+  test("round trip with the SDK client", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    const client = newClient();
+    await client.connect(transport);
+    assert.match(transport.sessionId, /^[0-9a-f]{32}$/);
+    await roundTrip(client);
+    await transport.terminateSession();
+    await client.close();
+  });
+});
