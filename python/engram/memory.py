@@ -199,6 +199,8 @@ class Memory:
         """Memories relevant to ``query``, best first: ``{"results": [{"id", "memory", "hash",
         "metadata", "score", "created_at", "updated_at", "user_id", ...}]}``.
 
+        Results are stored messages, as get_all lists them: a fact engram derived stands for
+        the messages it came from.
         ``top_k`` (or mem0's older ``limit``) bounds the count; ``threshold`` drops results
         scoring below it; ``filters`` may hold the ids and metadata values to match exactly.
         """
@@ -216,13 +218,23 @@ class Memory:
             result = self._engine.recall(scope, query, k=count)
         except NotFound:
             return {"results": []}
+        # mem0's memories are what get_all lists: stored messages. A derived item (a fact, an
+        # entity) stands for the turns it came from, so it contributes those, at its score.
         results = []
+        seen = set()
         for item in result.items:
+            if len(results) >= count:
+                break
             if threshold is not None and item.score < threshold:
                 continue
-            if not _matches(item.metadata, wanted):
-                continue
-            results.append(_record(self._engine.get(item.id), score=item.score))
+            for memory_id in [item.id] if item.kind == "turn" else item.provenance:
+                if memory_id in seen:
+                    continue
+                seen.add(memory_id)
+                memory = self._engine.get(memory_id)
+                if memory.status != "active" or not _matches(memory.metadata, wanted):
+                    continue
+                results.append(_record(memory, score=item.score))
         return {"results": results}
 
     def get(self, memory_id):

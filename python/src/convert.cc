@@ -215,7 +215,10 @@ Turn TurnFromPython(const py::handle& value, std::string_view where) {
     if (name == "text" && py::isinstance<py::bytes>(field)) {
       raw_text = field.cast<std::string>();
       fields[key] = py::str("-");
-    } else if (name == "event_time" && !field.is_none() && !py::isinstance<py::str>(field)) {
+    } else if (py::isinstance<py::str>(field)) {
+      TextFromPython(field, std::string(where) + "." + name);  // rejects lone surrogates
+      fields[key] = field;
+    } else if (name == "event_time" && !field.is_none()) {
       const std::optional<Timestamp> time =
           TimestampFromPython(field, std::string(where) + ".event_time");
       fields[key] = py::str(FormatTimestamp(*time));

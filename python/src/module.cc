@@ -703,6 +703,19 @@ void DefineModule(py::module_& module) {
       "count_tokens",
       [](const py::object& text) { return CountTokens(TextFromPython(text, "text")); },
       py::arg("text"), "Tokens of `text` as engram counts them for every budget.");
+  // A test seam: raises the error a status with this code name ("NOT_FOUND") becomes, so the
+  // tests can check the class of every code, including those no call can provoke on demand.
+  module.def(
+      "_raise_status",
+      [](const std::string& code_name, const std::string& message) {
+        for (int code = 1; code <= static_cast<int>(StatusCode::kResourceExhausted); ++code) {
+          if (StatusCodeName(static_cast<StatusCode>(code)) == code_name) {
+            throw StatusError{Status(static_cast<StatusCode>(code), message)};
+          }
+        }
+        throw py::value_error("unknown status code name " + code_name);
+      },
+      py::arg("code"), py::arg("message"));
 }
 
 }  // namespace engram::python
