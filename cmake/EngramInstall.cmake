@@ -58,3 +58,8 @@ install(FILES ${CMAKE_BINARY_DIR}/engramConfig.cmake ${CMAKE_BINARY_DIR}/engramC
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/engram.pc.in ${CMAKE_BINARY_DIR}/engram.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/engram.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The engram command, when it is built.
+if(TARGET engram)
+  install(TARGETS engram RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()

@@ -45,8 +45,8 @@ std::string TypeName(const py::handle& value) {
 // Decodes UTF-8 the engine produced; bytes that are not UTF-8 (never expected) become U+FFFD
 // rather than an exception in the middle of a result.
 py::str Utf8(const std::string& text) {
-  PyObject* decoded = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
-                                           "replace");
+  PyObject* decoded =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
   if (decoded == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::str>(decoded);
 }
@@ -105,8 +105,8 @@ py::object JsonToPython(const io::Json& json) {
 py::object TimestampToPython(const std::optional<Timestamp>& time) {
   if (!time.has_value()) return py::none();
   py::module_ datetime = py::module_::import("datetime");
-  py::object epoch = datetime.attr("datetime")(1970, 1, 1, py::arg("tzinfo") =
-                                                               datetime.attr("timezone").attr("utc"));
+  py::object epoch = datetime.attr("datetime")(
+      1970, 1, 1, py::arg("tzinfo") = datetime.attr("timezone").attr("utc"));
   return epoch + datetime.attr("timedelta")(py::arg("microseconds") = time->micros);
 }
 
@@ -120,16 +120,16 @@ Timestamp TimestampFromPython(const py::handle& value, std::string_view name) {
     StatusOr<Timestamp> parsed =
         ParseTimestamp(py::str(time.attr("isoformat")()).cast<std::string>());
     if (!parsed.ok()) {
-      throw StatusError{Status::InvalidArgument(std::string(name) + ": " +
-                                                parsed.status().message())};
+      throw StatusError{
+          Status::InvalidArgument(std::string(name) + ": " + parsed.status().message())};
     }
     return *parsed;
   }
   if (py::isinstance<py::str>(value)) {
     StatusOr<Timestamp> parsed = ParseTimestamp(value.cast<std::string>());
     if (!parsed.ok()) {
-      throw StatusError{Status::InvalidArgument(std::string(name) + ": " +
-                                                parsed.status().message())};
+      throw StatusError{
+          Status::InvalidArgument(std::string(name) + ": " + parsed.status().message())};
     }
     return *parsed;
   }
@@ -159,8 +159,7 @@ Scope ScopeFromPython(const py::handle& value, std::string_view name) {
   }
   StatusOr<Scope> scope = Scope::Parse(TextFromPython(value, name));
   if (!scope.ok()) {
-    throw StatusError{
-        Status::InvalidArgument(std::string(name) + ": " + scope.status().message())};
+    throw StatusError{Status::InvalidArgument(std::string(name) + ": " + scope.status().message())};
   }
   return *std::move(scope);
 }
@@ -228,10 +227,10 @@ Turn TurnFromPython(const py::handle& value, std::string_view where) {
   }
   std::string json_text;
   try {
-    json_text = py::module_::import("json")
-                    .attr("dumps")(fields, py::arg("ensure_ascii") = true,
-                                   py::arg("allow_nan") = false)
-                    .cast<std::string>();
+    json_text =
+        py::module_::import("json")
+            .attr("dumps")(fields, py::arg("ensure_ascii") = true, py::arg("allow_nan") = false)
+            .cast<std::string>();
   } catch (py::error_already_set& error) {
     if (error.matches(PyExc_TypeError) || error.matches(PyExc_ValueError)) {
       throw py::type_error(std::string(where) + ": " + py::str(error.value()).cast<std::string>());

@@ -47,8 +47,7 @@ template <typename T>
 py::class_<T> BindRecord(py::module_& module, const char* name, const char* doc) {
   py::class_<T> record(module, name, doc);
   record.def(
-      "to_dict",
-      [](const T& value) { return JsonToPython(Encode(value)); },
+      "to_dict", [](const T& value) { return JsonToPython(Encode(value)); },
       "The JSON object the CLI's --json prints for this value, as plain Python objects.");
   record.def("__repr__", [name](const T& value) {
     return std::string("engram.") + name + "(" + io::Dump(Encode(value)) + ")";
@@ -86,17 +85,12 @@ class PyEngine {
       }
     }
     path_ = options.store_path;
-    std::unique_ptr<Engine> engine;
+    StatusOr<std::unique_ptr<Engine>> opened = Status::Internal("the engine was not opened");
     {
       py::gil_scoped_release release;
-      StatusOr<std::unique_ptr<Engine>> opened = Engine::Open(options);
-      if (!opened.ok()) {
-        py::gil_scoped_acquire acquire;
-        throw StatusError{std::move(opened).status()};
-      }
-      engine = *std::move(opened);
+      opened = Engine::Open(options);
     }
-    engine_ = std::move(engine);
+    engine_ = ValueOrThrow(std::move(opened));
   }
 
   const std::string& path() const { return path_; }
@@ -174,9 +168,8 @@ std::size_t SizeOrDefault(const py::object& value, std::string_view name) {
 
 py::object Recall(const PyEngine& self, const py::object& scope_arg, const py::object& query_arg,
                   const py::object& k, const py::object& token_budget, const py::object& policy,
-                  const py::object& routes, bool explain, bool include_retired,
-                  bool include_nested, const py::object& route_weights, bool use_planner,
-                  const py::object& at) {
+                  const py::object& routes, bool explain, bool include_retired, bool include_nested,
+                  const py::object& route_weights, bool use_planner, const py::object& at) {
   const Scope scope = ScopeFromPython(scope_arg, "scope");
   RecallQuery query;
   query.text = TextFromPython(query_arg, "query");
@@ -209,8 +202,8 @@ py::object Recall(const PyEngine& self, const py::object& scope_arg, const py::o
   options.include_retired = include_retired;
   options.include_nested = include_nested;
   options.use_planner = use_planner;
-  ReadResult result = self.Run(
-      [&](Engine& engine) { return engine.Recall(scope, query, options); });
+  ReadResult result =
+      self.Run([&](Engine& engine) { return engine.Recall(scope, query, options); });
   return py::cast(ReadResultView{std::move(result), explain});
 }
 
@@ -293,9 +286,11 @@ void BindTypes(py::module_& module) {
       .def_readonly("sequence", &Memory::sequence)
       .def_property_readonly("event_time",
                              [](const Memory& m) { return TimestampToPython(m.event_time); })
-      .def_property_readonly("time", [](const Memory& m) { return TimestampToPython(m.event_time); })
+      .def_property_readonly("time",
+                             [](const Memory& m) { return TimestampToPython(m.event_time); })
       .def_property_readonly(
-          "metadata", [](const Memory& m) { return JsonToPython(io::MetadataToJson(m.metadata_json)); })
+          "metadata",
+          [](const Memory& m) { return JsonToPython(io::MetadataToJson(m.metadata_json)); })
       .def_property_readonly("status", [](const Memory& m) { return NodeStatusName(m.status); })
       .def_property_readonly("valid_from",
                              [](const Memory& m) { return TimestampToPython(m.valid_from); })
@@ -346,30 +341,31 @@ void BindTypes(py::module_& module) {
                              [](const RecallItem& i) { return TimestampToPython(i.event_time); })
       .def_property_readonly("time",
                              [](const RecallItem& i) { return TimestampToPython(i.event_time); })
-      .def_property_readonly("metadata",
-                             [](const RecallItem& i) {
-                               return JsonToPython(io::MetadataToJson(i.metadata_json));
-                             })
+      .def_property_readonly(
+          "metadata",
+          [](const RecallItem& i) { return JsonToPython(io::MetadataToJson(i.metadata_json)); })
       .def_property_readonly("status", [](const RecallItem& i) { return NodeStatusName(i.status); })
       .def_readonly("score", &RecallItem::score)
       .def_readonly("fused_score", &RecallItem::fused_score)
       .def_readonly("routes", &RecallItem::routes)
-      .def_property_readonly("ranks",
-                             [](const RecallItem& i) {
-                               py::dict ranks;
-                               for (const RouteScore& r : i.routes) ranks[py::str(r.route)] = r.rank;
-                               return ranks;
-                             },
-                             "Route name -> 1-based rank within that route.")
-      .def_property_readonly("route_scores",
-                             [](const RecallItem& i) {
-                               py::dict scores;
-                               for (const RouteScore& r : i.routes) {
-                                 scores[py::str(r.route)] = r.score;
-                               }
-                               return scores;
-                             },
-                             "Route name -> the route's own score.")
+      .def_property_readonly(
+          "ranks",
+          [](const RecallItem& i) {
+            py::dict ranks;
+            for (const RouteScore& r : i.routes) ranks[py::str(r.route)] = r.rank;
+            return ranks;
+          },
+          "Route name -> 1-based rank within that route.")
+      .def_property_readonly(
+          "route_scores",
+          [](const RecallItem& i) {
+            py::dict scores;
+            for (const RouteScore& r : i.routes) {
+              scores[py::str(r.route)] = r.score;
+            }
+            return scores;
+          },
+          "Route name -> the route's own score.")
       .def_readonly("adjustments", &RecallItem::adjustments)
       .def_property_readonly("provenance",
                              [](const RecallItem& i) { return MetadataList(i.provenance); })
@@ -381,10 +377,8 @@ void BindTypes(py::module_& module) {
   BindRecord<Diagnostics>(module, "Diagnostics", "How a recall result came about.")
       .def_readonly("frame", &Diagnostics::frame)
       .def_readonly("plan", &Diagnostics::plan)
-      .def_property_readonly("routes",
-                             [](const Diagnostics& d) {
-                               return JsonToPython(io::ToJson(d)["routes"]);
-                             })
+      .def_property_readonly(
+          "routes", [](const Diagnostics& d) { return JsonToPython(io::ToJson(d)["routes"]); })
       .def_readonly("fused_candidates", &Diagnostics::fused_candidates)
       .def_readonly("neighbours_added", &Diagnostics::neighbours_added)
       .def_readonly("bridged", &Diagnostics::bridged)
@@ -393,9 +387,8 @@ void BindTypes(py::module_& module) {
       .def_readonly("deduplicated", &Diagnostics::deduplicated)
       .def_readonly("token_budget", &Diagnostics::token_budget)
       .def_readonly("context_tokens", &Diagnostics::context_tokens)
-      .def_property_readonly("timings", [](const Diagnostics& d) {
-        return JsonToPython(io::ToJson(d)["timings"]);
-      });
+      .def_property_readonly(
+          "timings", [](const Diagnostics& d) { return JsonToPython(io::ToJson(d)["timings"]); });
 
   py::class_<ReadResultView>(module, "ReadResult",
                              "What Engine.recall returns: the packed context for the answer "
@@ -458,9 +451,8 @@ void BindTypes(py::module_& module) {
       .def_readonly("src", &Link::src)
       .def_readonly("dst", &Link::dst)
       .def_readonly("status", &Link::status)
-      .def_property_readonly("attrs", [](const Link& l) {
-        return JsonToPython(io::MetadataToJson(l.attrs_json));
-      });
+      .def_property_readonly(
+          "attrs", [](const Link& l) { return JsonToPython(io::MetadataToJson(l.attrs_json)); });
 
   BindRecord<FactRecord>(module, "Fact",
                          "A fact the write path derived (Engine.facts): subject, predicate, "
@@ -470,31 +462,29 @@ void BindTypes(py::module_& module) {
                              [](const FactRecord& f) { return NodeStatusName(f.memory.status); })
       .def_property_readonly("text", [](const FactRecord& f) { return f.memory.text; })
       .def_property_readonly("subject", [](const FactRecord& f) { return f.Field("subject"); })
-      .def_property_readonly("predicate",
-                             [](const FactRecord& f) { return f.Field("predicate"); })
+      .def_property_readonly("predicate", [](const FactRecord& f) { return f.Field("predicate"); })
       .def_property_readonly("object", [](const FactRecord& f) { return f.Field("object"); })
-      .def_property_readonly("valid_from",
-                             [](const FactRecord& f) { return TimestampToPython(f.memory.valid_from); })
-      .def_property_readonly("valid_to",
-                             [](const FactRecord& f) { return TimestampToPython(f.memory.valid_to); })
+      .def_property_readonly(
+          "valid_from", [](const FactRecord& f) { return TimestampToPython(f.memory.valid_from); })
+      .def_property_readonly(
+          "valid_to", [](const FactRecord& f) { return TimestampToPython(f.memory.valid_to); })
       .def_property_readonly("provenance",
                              [](const FactRecord& f) { return MetadataList(f.memory.provenance); })
       .def_readonly("supersedes", &FactRecord::supersedes)
       .def_readonly("superseded_by", &FactRecord::superseded_by)
       .def_readonly("contradicts", &FactRecord::contradicts);
 
-  BindRecord<EntityRecord>(module, "Entity",
-                           "An entity the write path resolved (Engine.entities).")
+  BindRecord<EntityRecord>(module, "Entity", "An entity the write path resolved (Engine.entities).")
       .def_property_readonly("id", [](const EntityRecord& e) { return e.memory.id; })
       .def_readonly("name", &EntityRecord::name)
       .def_readonly("kind", &EntityRecord::kind)
       .def_readonly("mentions", &EntityRecord::mentions)
       .def_readonly("same_as", &EntityRecord::same_as)
       .def_property_readonly(
-          "first_seen", [](const EntityRecord& e) { return TimestampToPython(e.memory.valid_from); })
-      .def_property_readonly("provenance", [](const EntityRecord& e) {
-        return MetadataList(e.memory.provenance);
-      });
+          "first_seen",
+          [](const EntityRecord& e) { return TimestampToPython(e.memory.valid_from); })
+      .def_property_readonly(
+          "provenance", [](const EntityRecord& e) { return MetadataList(e.memory.provenance); });
 }
 
 void BindEngine(py::module_& module) {
@@ -518,8 +508,9 @@ void BindEngine(py::module_& module) {
           "Model id of the configured embedder (\"use-lite@0.2.0\", \"hashing-256\", \"none\").")
       .def("close", &PyEngine::Close,
            "Closes the store. Later calls raise engram.FailedPrecondition; closing twice is fine.")
-      .def("__enter__", [](PyEngine& self) -> PyEngine& { return self; },
-           py::return_value_policy::reference)
+      .def(
+          "__enter__", [](PyEngine& self) -> PyEngine& { return self; },
+          py::return_value_policy::reference)
       .def("__exit__", [](PyEngine& self, const py::args&) { self.Close(); })
       .def(
           "remember",

@@ -134,8 +134,7 @@ io::Json LinkToJson(const Link& link) {
 std::string ExplainItem(const RecallItem& item) {
   std::string text;
   for (const RouteScore& route : item.routes) {
-    text += route.route + " rank " + std::to_string(route.rank) + " score " +
-            Number(route.score);
+    text += route.route + " rank " + std::to_string(route.rank) + " score " + Number(route.score);
     if (!route.explanation.empty()) text += ": " + route.explanation;
     text += "\n";
   }

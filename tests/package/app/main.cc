@@ -21,9 +21,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const engram::StatusOr<engram::Scope> scope = engram::Scope::Parse("user:alice");
-  const engram::Turn turn{.role = engram::Role::kUser,
-                          .speaker = "Alice",
-                          .text = "My sister Maya lives in Porto."};
+  const engram::Turn turn{
+      .role = engram::Role::kUser, .speaker = "Alice", .text = "My sister Maya lives in Porto."};
   if (auto stored = (*engine)->Remember(*scope, {&turn, 1}); !stored.ok()) {
     std::cerr << stored.status() << "\n";
     return 1;
