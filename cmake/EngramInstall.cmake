@@ -56,6 +56,9 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/engramConfigVersion.cmake
 install(FILES ${CMAKE_BINARY_DIR}/engramConfig.cmake ${CMAKE_BINARY_DIR}/engramConfigVersion.cmake
         DESTINATION ${ENGRAM_CMAKE_INSTALL_DIR})
 
+# engram.pc finds the prefix relative to itself, so `cmake --install --prefix DIR` works too.
+file(RELATIVE_PATH ENGRAM_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" ENGRAM_PC_TO_PREFIX "${ENGRAM_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/engram.pc.in ${CMAKE_BINARY_DIR}/engram.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/engram.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
