@@ -1,0 +1,118 @@
+"""Bad input: wrong types name the argument (TypeError), bad values are engram.InvalidArgument
+(a ValueError) with the engine's message, and a rejected batch stores nothing."""
+
+import pytest
+
+import engram
+
+
+def turn_count(engine, scope="user:alice"):
+    return len(engine.list(scope, limit=0)) if any(
+        s.scope == scope for s in engine.scopes()) else 0
+
+
+@pytest.mark.parametrize("turns, message", [
+    ("just a string", "turns must be a list"),
+    (42, "turns must be a list"),
+    ([42], r"turns\[0\] must be a dict or an engram.Turn"),
+    ([{"text": "ok"}, ["not", "a", "dict"]], r"turns\[1\] must be a dict"),
+    ([{1: "x"}], r"turns\[0\]: keys must be str"),
+    ([{"text": "x", "metadata": {"blob": b"\x00"}}], r"turns\[0\]: .*bytes"),
+    ([{"text": "x", "event_time": 1714557600}], r"turns\[0\].event_time must be a datetime"),
+])
+def test_wrong_turn_types_are_type_errors(engine, turns, message):
+    with pytest.raises(TypeError, match=message):
+        engine.remember("user:alice", turns)
+    assert turn_count(engine) == 0
+
+
+@pytest.mark.parametrize("turn, message", [
+    ({"text": ""}, "text"),
+    ({"speaker": "Alice"}, "text"),
+    ({"text": "x", "speker": "typo"}, 'unknown field "speker"'),
+    ({"text": "x", "role": "bot"}, "role"),
+    ({"text": "x", "event_time": "yesterday-ish"}, "event_time"),
+    ({"text": "x", "metadata": ["not", "an", "object"]}, "metadata"),
+])
+def test_bad_turn_values_are_invalid_argument(engine, turn, message):
+    with pytest.raises(engram.InvalidArgument, match=message):
+        engine.remember("user:alice", [{"text": "A good turn."}, turn])
+    assert turn_count(engine) == 0  # all or nothing
+
+
+def test_invalid_utf8_bytes_are_rejected_by_the_engine(engine):
+    with pytest.raises(engram.InvalidArgument, match="not valid UTF-8"):
+        engine.remember("user:alice", [{"text": b"caf\xe9 (latin-1)"}])
+    engine.remember("user:alice", [{"text": "A good turn."}])
+    with pytest.raises(engram.InvalidArgument, match="not valid UTF-8"):
+        engine.recall("user:alice", b"\xc3\x28")
+
+
+def test_lone_surrogates_are_rejected(engine):
+    with pytest.raises(engram.InvalidArgument, match=r"turns\[0\].text is not valid Unicode"):
+        engine.remember("user:alice", [{"text": "broken \udcff text"}])
+    engine.remember("user:alice", [{"text": "A good turn."}])
+    with pytest.raises(engram.InvalidArgument, match="query is not valid Unicode"):
+        engine.recall("user:alice", "broken \udcff query")
+
+
+def test_huge_inputs_are_refused_with_the_limit(engine):
+    with pytest.raises(engram.InvalidArgument, match=r"max_turn_bytes"):
+        engine.remember("user:alice", [{"text": "x" * (4 << 20)}])
+    engine.remember("user:alice", [{"text": "A good turn."}])
+    with pytest.raises(engram.InvalidArgument, match=r"max_query_bytes"):
+        engine.recall("user:alice", "why " * (1 << 18))
+
+
+def test_a_large_batch_is_stored_in_one_call(engine):
+    stored = engine.remember("user:alice", [{"text": f"Note number {n}."} for n in range(2000)])
+    assert (stored.first_sequence, stored.last_sequence) == (1, 2000)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda e: e.remember(7, [{"text": "x"}]), "scope must be a str"),
+    (lambda e: e.recall("user:alice", 3.5), "query must be str or bytes"),
+    (lambda e: e.recall("user:alice", "x", k="3"), "k must be an int"),
+    (lambda e: e.recall("user:alice", "x", k=True), "k must be an int"),
+    (lambda e: e.recall("user:alice", "x", token_budget=2.0), "token_budget must be an int"),
+    (lambda e: e.recall("user:alice", "x", routes="bm25"), "routes must be a list of str"),
+    (lambda e: e.recall("user:alice", "x", routes=[1]), "routes must be a list of str"),
+    (lambda e: e.recall("user:alice", "x", policy=1), "policy must be a str"),
+    (lambda e: e.recall("user:alice", "x", route_weights=[1]), "route_weights must be a dict"),
+    (lambda e: e.recall("user:alice", "x", at=5), "at must be a datetime"),
+    (lambda e: e.get(123), "id must be a str"),
+    (lambda e: e.history(None), "id must be a str"),
+    (lambda e: e.retire("0" * 32, reason=5), "reason must be a str"),
+    (lambda e: e.list("user:alice", limit="10"), "limit must be an int"),
+    (lambda e: e.list("user:alice", kind=3), "kind must be a str"),
+])
+def test_wrong_argument_types_name_the_argument(engine, call, message):
+    with pytest.raises(TypeError, match=message):
+        call(engine)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda e: e.recall("user:alice", "x", k=-1), "k must be >= 0"),
+    (lambda e: e.list("user:alice", after=-5), "after must be >= 0"),
+    (lambda e: e.recall("user:alice", "x", k=10**30), "k is too large"),
+])
+def test_negative_and_huge_counts_are_value_errors(engine, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(engine)
+
+
+@pytest.mark.parametrize("scope", ["alice", "user:", "user:a/b:c", "", "user:" + "x" * 300])
+def test_bad_scopes_are_invalid_argument(engine, scope):
+    with pytest.raises(engram.InvalidArgument, match="scope"):
+        engine.remember(scope, [{"text": "x"}])
+
+
+def test_bad_engine_arguments(tmp_path):
+    with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
+        engram.Engine(42)
+    with pytest.raises(TypeError, match="config must be"):
+        engram.Engine(str(tmp_path / "x.db"), config=3)
+    with pytest.raises(TypeError, match="config: kind has a value of type set"):
+        engram.Engine(str(tmp_path / "x.db"), config={"embedder": {"kind": {"none"}}})
+    with pytest.raises(ValueError, match="must be a section"):
+        engram.Engine(str(tmp_path / "x.db"), config={"kind": "none"})
