@@ -267,20 +267,15 @@ class Memory:
 
     def update(self, memory_id, data):
         """Replaces a memory's text: stores ``data`` as a new memory of the same scope (same
-        speaker, role, session and metadata) and retires the old one. Returns
-        ``{"message": "Memory updated successfully!", "id": <new id>}``."""
+        speaker, role, session and metadata) that supersedes the old one, which keeps its
+        history (Engine.amend). Returns ``{"message": "Memory updated successfully!", "id":
+        <new id>}``."""
         if not isinstance(memory_id, str):
             raise TypeError(f"memory_id must be a str, got {type(memory_id).__name__}")
         if not isinstance(data, str):
             raise TypeError(f"data must be a str, got {type(data).__name__}")
-        old = self._engine.get(memory_id)
-        turn = {"text": data, "role": old.role, "speaker": old.speaker,
-                "session_id": old.session_id}
-        if isinstance(old.metadata, dict) and old.metadata:
-            turn["metadata"] = old.metadata
-        stored = self._engine.remember(old.scope, [turn])
-        self._engine.retire(memory_id, f"updated: replaced by {stored.ids[0]}")
-        return {"message": "Memory updated successfully!", "id": stored.ids[0]}
+        amended = self._engine.amend(memory_id, data, "updated")
+        return {"message": "Memory updated successfully!", "id": amended["id"]}
 
     def delete(self, memory_id):
         """Retires the memory (hidden from search and get_all, kept in history)."""
@@ -313,10 +308,6 @@ class Memory:
                      "is_deleted": False}
             if event.action == "created":
                 entry.update(new_memory=memory.text, event="ADD", updated_at=None)
-            elif event.status == "retired" and event.detail.find("updated: replaced by ") >= 0:
-                new_id = event.detail.split("updated: replaced by ", 1)[1].split()[0]
-                entry.update(old_memory=memory.text, event="UPDATE",
-                             new_memory=self._engine.get(new_id).text)
             elif event.status == "retired":
                 entry.update(old_memory=memory.text, event="DELETE", is_deleted=True)
             elif event.status == "superseded" and event.related_id:

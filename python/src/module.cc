@@ -598,6 +598,31 @@ void BindEngine(py::module_& module) {
           },
           py::arg("id"), "Every edge from or to the memory, as Link objects.")
       .def(
+          "amend",
+          [](const PyEngine& self, const py::object& id_arg, const py::object& replacement_arg,
+             const py::object& reason_arg) {
+            const std::string id = IdFromPython(id_arg, "id");
+            const Turn replacement =
+                py::isinstance<py::str>(replacement_arg) || py::isinstance<py::bytes>(replacement_arg)
+                    ? TurnFromPython(py::dict(py::arg("text") = replacement_arg), "replacement")
+                    : TurnFromPython(replacement_arg, "replacement");
+            const std::string reason = ReasonFromPython(reason_arg);
+            const AmendResult amended =
+                self.Run([&](Engine& engine) { return engine.Amend(id, replacement, reason); });
+            py::dict result;
+            result["id"] = amended.id;
+            result["superseded_id"] = amended.superseded_id;
+            result["sequence"] = amended.sequence;
+            return result;
+          },
+          py::arg("id"), py::arg("replacement"), py::arg("reason") = "",
+          "Corrects a turn: stores the replacement (a str, or a dict / Turn with the JSONL "
+          "fields) as a new turn of the same scope that supersedes the old one, which stays with "
+          "its history. Speaker, event time and metadata carry over when the replacement leaves "
+          "them empty. Returns {\"id\", \"superseded_id\", \"sequence\"}. Amending a "
+          "superseded or retired turn raises engram.FailedPrecondition; a derived memory, "
+          "engram.InvalidArgument.")
+      .def(
           "retire",
           [](const PyEngine& self, const py::object& id_arg, const py::object& reason_arg) {
             const std::string id = IdFromPython(id_arg, "id");

@@ -117,6 +117,26 @@ def test_recall_hides_retired_unless_asked(filled):
     assert ids[0] in [i.id for i in shown.items]
 
 
+def test_amend_supersedes_and_keeps_the_old_turn(engine):
+    old_id = engine.remember("user:alice", [{"text": "My sister Lena lives in Berlin.",
+                                             "speaker": "Alice", "session_id": "s1"}]).ids[0]
+    amended = engine.amend(old_id, "My sister Lena lives in Munich.", reason="moved")
+    assert amended["superseded_id"] == old_id and amended["sequence"] == 2
+    fresh = engine.get(amended["id"])
+    assert fresh.text == "My sister Lena lives in Munich."
+    assert fresh.speaker == "Alice" and fresh.session_id == "s1"
+    assert engine.get(old_id).status == "superseded"
+    texts = [i.text for i in engine.recall("user:alice", "Where does Lena live?", at=AT).items]
+    assert "My sister Lena lives in Munich." in texts
+    assert "My sister Lena lives in Berlin." not in texts
+    with pytest.raises(engram.FailedPrecondition):
+        engine.amend(old_id, "again")
+    with pytest.raises(engram.InvalidArgument):
+        engine.amend(amended["id"], "")
+    with pytest.raises(TypeError):
+        engine.amend(amended["id"], 42)
+
+
 def test_recall_nested_scopes(engine):
     engine.remember("user:alice/run:1", [{"text": "The parcel arrives on Tuesday."}])
     assert engine.recall("user:alice", "When does the parcel arrive?", at=AT).items
