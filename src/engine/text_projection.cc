@@ -33,23 +33,28 @@ Status TextProjection::CatchUp() {
   }
   ASSIGN_OR_RETURN(std::vector<store::JournalEntry> entries,
                    store_->ReadJournal(applied_journal_seq_, 0));
+  // Advanced only once every entry is applied: a catch-up that fails part way (a read error) is
+  // redone in full by the next call, and applying an entry twice is harmless.
+  std::int64_t applied_seq = applied_journal_seq_;
   std::vector<std::int64_t> rows;
   for (const store::JournalEntry& entry : entries) {
-    applied_journal_seq_ = entry.seq;
+    applied_seq = entry.seq;
     if (entry.op == store::JournalOp::kScopeErased) {
       indexes_.erase(entry.scope_id);
     } else if (entry.op == store::JournalOp::kNodeInserted && indexes_.count(entry.scope_id)) {
       rows.push_back(entry.target_row);
     }
   }
-  if (rows.empty()) return Status::Ok();
-  ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store_->GetNodesByRow(rows));
-  for (const store::NodeRecord& node : nodes) {
-    if (node.kind != NodeKind::kTurn) continue;
-    auto found = indexes_.find(node.scope_id);
-    if (found == indexes_.end()) continue;
-    found->second->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
+  if (!rows.empty()) {
+    ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store_->GetNodesByRow(rows));
+    for (const store::NodeRecord& node : nodes) {
+      if (node.kind != NodeKind::kTurn) continue;
+      auto found = indexes_.find(node.scope_id);
+      if (found == indexes_.end()) continue;
+      found->second->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
+    }
   }
+  applied_journal_seq_ = applied_seq;
   return Status::Ok();
 }
 
