@@ -15,6 +15,7 @@
 #include "engram/config.h"
 #include "engram/testing/status_matchers.h"
 #include "fuzz_targets.h"
+#include "io/locomo.h"
 
 #ifndef ENGRAM_DEFAULT_SOURCE_DIR
 #define ENGRAM_DEFAULT_SOURCE_DIR "."
@@ -93,6 +94,21 @@ TEST(FuzzRegressionTest, ConfigRefusesCharactersTheTomlParserMishandles) {
                           "b\n[bm25]\nk1 = 1.0\n",
                           "x.toml"),
               IsOk());
+}
+
+// Found by the LoCoMo fuzzer (regressions/locomo/session-number-leading-zero.json): a session
+// key with a leading zero ("session_05") was read as session 5 and then looked up as
+// "session_5", a key that does not exist (a use after free). Such keys are not sessions.
+TEST(FuzzRegressionTest, LocomoSessionKeyWithLeadingZeroIsNotASession) {
+  StatusOr<std::vector<io::LocomoConversation>> parsed = io::ParseLocomo(
+      R"([{"sample_id": "c1", "conversation": {
+            "session_05": [{"speaker": "Ann", "dia_id": "D5:1", "text": "Hi."}],
+            "session_6": [{"speaker": "Bob", "dia_id": "D6:1", "text": "Hello."}]}}])",
+      "x.json");
+  ASSERT_THAT(parsed, ::engram::testing::IsOk());
+  ASSERT_EQ(parsed->size(), 1u);
+  ASSERT_EQ((*parsed)[0].turns.size(), 1u);
+  EXPECT_EQ((*parsed)[0].turns[0].text, "Hello.");
 }
 
 }  // namespace
