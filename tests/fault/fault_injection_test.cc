@@ -23,6 +23,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <random>
 #include <set>
 #include <sstream>
@@ -35,6 +36,11 @@
 #include "test_util.h"
 
 namespace engram {
+namespace fault {
+// Names the kind in test output (gtest's default prints the enum's bytes).
+void PrintTo(FaultKind kind, std::ostream* out) { *out << FaultKindName(kind); }
+}  // namespace fault
+
 namespace {
 
 using ::engram::fault::FaultKind;

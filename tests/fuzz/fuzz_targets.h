@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ostream>
 #include <string_view>
 
 #define FUZZ_CHECK(condition)                                                                \
@@ -44,6 +45,9 @@ inline constexpr FuzzTarget kFuzzTargets[] = {
     {"temporal", FuzzTemporal},      {"signals", FuzzSignals}, {"query_frame", FuzzQueryFrame},
     {"config", FuzzConfig},
 };
+
+// Names the target in test output (gtest's default prints the struct's bytes).
+inline void PrintTo(const FuzzTarget& target, std::ostream* out) { *out << target.name; }
 
 inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
