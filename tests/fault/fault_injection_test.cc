@@ -25,7 +25,6 @@
 #include <optional>
 #include <ostream>
 #include <random>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
