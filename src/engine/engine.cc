@@ -185,11 +185,13 @@ struct Engine::Impl {
     return Status::Ok();
   }
 
-  // Brings the projections up to the store's journal after a commit.
+  // Brings the projections up to the store's journal after a commit. The write is committed by
+  // now, so a failed catch-up (a read error) must not fail the call, whose caller would retry a
+  // stored write: the projections catch up again before every read (IndexesFor).
   Status AfterCommit() {
     std::unique_lock lock(projection_mutex);
-    RETURN_IF_ERROR(projection->CatchUp());
-    if (vectors != nullptr) RETURN_IF_ERROR(vectors->CatchUp());
+    static_cast<void>(projection->CatchUp());
+    if (vectors != nullptr) static_cast<void>(vectors->CatchUp());
     return Status::Ok();
   }
 
@@ -650,8 +652,9 @@ StatusOr<EraseResult> Engine::Erase(const Scope& scope) {
       std::lock_guard paths_lock(impl_->scope_paths_mutex);
       for (const std::int64_t scope_id : scope_ids) impl_->scope_paths.erase(scope_id);
     }
-    RETURN_IF_ERROR(impl_->projection->CatchUp());
-    if (impl_->vectors != nullptr) RETURN_IF_ERROR(impl_->vectors->CatchUp());
+    // The erase is committed: a failed catch-up is retried before the next read (AfterCommit).
+    static_cast<void>(impl_->projection->CatchUp());
+    if (impl_->vectors != nullptr) static_cast<void>(impl_->vectors->CatchUp());
   }
   EraseResult result;
   result.scopes = counts.scopes;

@@ -35,27 +35,32 @@ Status TextProjection::CatchUp() {
   }
   ASSIGN_OR_RETURN(std::vector<store::JournalEntry> entries,
                    store_->ReadJournal(applied_journal_seq_, 0));
+  // Advanced only once every entry is applied: a catch-up that fails part way (a read error) is
+  // redone in full by the next call, and applying an entry twice is harmless.
+  std::int64_t applied_seq = applied_journal_seq_;
   std::vector<std::int64_t> rows;
   for (const store::JournalEntry& entry : entries) {
-    applied_journal_seq_ = entry.seq;
+    applied_seq = entry.seq;
     if (entry.op == store::JournalOp::kScopeErased) {
       scopes_.erase(entry.scope_id);
     } else if (entry.op == store::JournalOp::kNodeInserted && scopes_.count(entry.scope_id)) {
       rows.push_back(entry.target_row);
     }
   }
-  if (rows.empty()) return Status::Ok();
-  ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store_->GetNodesByRow(rows));
-  for (const store::NodeRecord& node : nodes) {
-    if (node.kind != NodeKind::kTurn) continue;
-    auto found = scopes_.find(node.scope_id);
-    if (found == scopes_.end()) continue;
-    found->second.index->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
-    // A scope built from a scan that already saw this turn (committed during the scan) has it.
-    if (!found->second.layout.IndexOf(node.row).has_value()) {
-      found->second.layout.Append(read::TurnLayout::TurnOf(node));
+  if (!rows.empty()) {
+    ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store_->GetNodesByRow(rows));
+    for (const store::NodeRecord& node : nodes) {
+      if (node.kind != NodeKind::kTurn) continue;
+      auto found = scopes_.find(node.scope_id);
+      if (found == scopes_.end()) continue;
+      found->second.index->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
+      // A turn applied before (a scan that saw it, or a catch-up redone) is in the layout.
+      if (!found->second.layout.IndexOf(node.row).has_value()) {
+        found->second.layout.Append(read::TurnLayout::TurnOf(node));
+      }
     }
   }
+  applied_journal_seq_ = applied_seq;
   return Status::Ok();
 }
 

@@ -111,11 +111,14 @@ Status VectorProjection::CatchUp() {
   }
   ASSIGN_OR_RETURN(std::vector<store::JournalEntry> entries,
                    store_->ReadJournal(applied_journal_seq_, 0));
+  // Advanced only once every entry is applied: a catch-up that fails part way (a read error) is
+  // redone in full by the next call, and applying an entry twice is harmless.
+  std::int64_t applied_seq = applied_journal_seq_;
   bool embedder_set = false;
   std::vector<std::int64_t> rows;
   std::map<std::int64_t, std::int64_t> scope_of_row;
   for (const store::JournalEntry& entry : entries) {
-    applied_journal_seq_ = entry.seq;
+    applied_seq = entry.seq;
     if (entry.op == store::JournalOp::kEmbedderSet) {
       // Vectors were replaced: everything loaded so far is stale, including rows gathered above.
       indexes_.clear();
@@ -130,7 +133,10 @@ Status VectorProjection::CatchUp() {
     }
   }
   if (embedder_set) RETURN_IF_ERROR(ReadRecordedEmbedder());
-  if (rows.empty() || !usable_) return Status::Ok();
+  if (rows.empty() || !usable_) {
+    applied_journal_seq_ = applied_seq;
+    return Status::Ok();
+  }
   ASSIGN_OR_RETURN(std::vector<store::VectorRecord> vectors, store_->GetVectorsByRow(rows));
   for (const store::VectorRecord& record : vectors) {
     auto found = indexes_.find(scope_of_row[record.row]);
@@ -146,6 +152,7 @@ Status VectorProjection::CatchUp() {
     }
     RETURN_IF_ERROR(loaded.index->Add(id, record.values));
   }
+  applied_journal_seq_ = applied_seq;
   return Status::Ok();
 }
 

@@ -75,7 +75,9 @@ int SessionNumber(std::string_view key) {
   constexpr std::string_view kPrefix = "session_";
   if (key.substr(0, kPrefix.size()) != kPrefix) return 0;
   key.remove_prefix(kPrefix.size());
-  if (key.empty() || key.size() > 6) return 0;
+  // No leading zero: the caller looks the session up again as "session_<number>", so
+  // "session_05" must not count as session 5 (found by fuzzing: a lookup of a missing key).
+  if (key.empty() || key.size() > 6 || key[0] == '0') return 0;
   int number = 0;
   for (const char c : key) {
     if (!std::isdigit(static_cast<unsigned char>(c))) return 0;

@@ -1088,10 +1088,19 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
   }
   // The deleted rows were zeroed in their pages (secure_delete), but older copies of those pages
   // still sit in the WAL. Copy the WAL back into the database and truncate it to zero bytes.
-  ASSIGN_OR_RETURN(Statement checkpoint,
-                   writer_->Prepare("PRAGMA wal_checkpoint(TRUNCATE)", "erase scopes: checkpoint"));
-  ASSIGN_OR_RETURN(const bool has_row, checkpoint.Step());
-  if (has_row && checkpoint.ColumnInt(0) != 0) {
+  // A failure from here on comes after the commit: the caller must learn that the erase happened.
+  const auto committed = [this](const Status& status) {
+    return Status(status.code(),
+                  "sqlite: erase scopes: the erase is committed, but wiping the write-ahead log "
+                  "failed; erased text may remain in " +
+                      path_ + "-wal until the next checkpoint: " + status.message());
+  };
+  StatusOr<Statement> checkpoint =
+      writer_->Prepare("PRAGMA wal_checkpoint(TRUNCATE)", "erase scopes: checkpoint");
+  if (!checkpoint.ok()) return committed(checkpoint.status());
+  const StatusOr<bool> has_row = checkpoint->Step();
+  if (!has_row.ok()) return committed(has_row.status());
+  if (*has_row && checkpoint->ColumnInt(0) != 0) {
     return Status::Unavailable(
         "sqlite: erase scopes: the erase is committed, but readers kept the write-ahead log from "
         "being wiped; erased text may remain in " +
