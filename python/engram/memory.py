@@ -308,9 +308,9 @@ class Memory:
                      "is_deleted": False}
             if event.action == "created":
                 entry.update(new_memory=memory.text, event="ADD", updated_at=None)
-            elif event.status == "retired":
+            elif event.action == "retired":
                 entry.update(old_memory=memory.text, event="DELETE", is_deleted=True)
-            elif event.status == "superseded" and event.related_id:
+            elif event.action == "supersedes (incoming)" and event.related_id:
                 entry.update(old_memory=memory.text, event="UPDATE",
                              new_memory=self._engine.get(event.related_id).text)
             else:
