@@ -205,6 +205,10 @@ struct WriteConfig {
   // centroid of the scope's previous W turns' embeddings ("W" in DMF eq. 7), whatever batch they
   // came in; 0 without an embedder. In [1, 1000].
   std::size_t divergence_window = 5;
+  // signals: a turn yields at most this many Tier-0 signals (the first ones in text order; the
+  // rest of the turn is stored and indexed but derives nothing), so the nodes, edges and time
+  // one turn's analysis costs are bounded. In [1, 100000]. Default: 500.
+  std::size_t max_signals_per_turn = 500;
   bool facts = true;     // rule-based facts, validation and reconciliation
   // facts: V_support of the validator (Eywa §4.3), the least fraction of a candidate object's
   // content words that must occur in its source sentence, in [0, 1].

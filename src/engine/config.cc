@@ -263,6 +263,9 @@ Status Config::Validate() const {
   if (write.divergence_window == 0 || write.divergence_window > 1000) {
     return Status::InvalidArgument("[write] divergence_window must be in [1, 1000]");
   }
+  if (write.max_signals_per_turn == 0 || write.max_signals_per_turn > 100000) {
+    return Status::InvalidArgument("[write] max_signals_per_turn must be in [1, 100000]");
+  }
   if (!(write.fact_min_support >= 0 && write.fact_min_support <= 1)) {
     return Status::InvalidArgument("[write] fact_min_support must be in [0, 1]");
   }
@@ -400,6 +403,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Size("entity_cap", &config.write.entity_cap));
     RETURN_IF_ERROR(reader.Size("reference_ttl_turns", &config.write.reference_ttl_turns));
     RETURN_IF_ERROR(reader.Size("divergence_window", &config.write.divergence_window));
+    RETURN_IF_ERROR(reader.Size("max_signals_per_turn", &config.write.max_signals_per_turn));
     RETURN_IF_ERROR(reader.Bool("facts", &config.write.facts));
     RETURN_IF_ERROR(reader.Double("fact_min_support", &config.write.fact_min_support));
     RETURN_IF_ERROR(reader.Size("foresight_days", &config.write.foresight_days));

@@ -272,7 +272,7 @@ std::unique_ptr<EdgeRegistry> EdgeRegistry::WithBuiltins() {
           kAtTime,
           std::vector<NodeKind>{NodeKind::kTurn, NodeKind::kFact, NodeKind::kSignal,
                                 NodeKind::kEpisode},
-          std::vector<NodeKind>{NodeKind::kSignal}, /*check_from_dst=*/false),
+          std::vector<NodeKind>{NodeKind::kSignal}, /*check_from_dst=*/true),
       std::make_unique<KindCheckedEdgeHandler>(
           kMentions, std::vector<NodeKind>{NodeKind::kTurn, NodeKind::kFact, NodeKind::kEpisode},
           std::vector<NodeKind>{NodeKind::kEntity}, /*check_from_dst=*/false),

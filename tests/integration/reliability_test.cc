@@ -62,5 +62,46 @@ TEST(ReaderWriterTest, OpenAndReadsSucceedWhileAnotherConnectionHoldsTheWriteLoc
   EXPECT_THAT(*scopes, SizeIs(2));
 }
 
+
+// Every signal becomes a node and edges inside the write transaction, so a long turn full of
+// anchors must not derive without bound: the first [write] max_signals_per_turn signals are kept
+// (plus the turn's one content-signal node).
+std::size_t SignalNodes(Engine& engine, const Scope& scope) {
+  StatusOr<std::vector<Memory>> signals =
+      engine.List(scope, {.limit = 100000, .kind = NodeKind::kSignal});
+  EXPECT_THAT(signals, IsOk());
+  return signals.ok() ? signals->size() : 0;
+}
+
+std::string RepeatedAnchors(std::size_t count) {
+  std::string text;
+  for (std::size_t repeat = 0; repeat < count; ++repeat) {
+    text += "On 2024-01-01 Alice paid $5 at http://x.io/a; ";
+  }
+  return text;
+}
+
+TEST(DerivationBoundTest, ALongTurnYieldsAtMostMaxSignalsPerTurnSignalNodes) {
+  testing::TempDir dir;
+  EngineOptions options = LexicalOptions(dir);
+  options.config->write.max_signals_per_turn = 10;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
+  const Scope scope = testing::S("user:mallory");
+  ASSERT_THAT(engine->Remember(scope, std::vector<Turn>{testing::MakeTurn(
+                                          "Mallory", RepeatedAnchors(100))}),
+              IsOk());
+  EXPECT_EQ(SignalNodes(*engine, scope), 10u + 1u);
+}
+
+TEST(DerivationBoundTest, TheDefaultCapIsFiveHundredSignals) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  const Scope scope = testing::S("user:mallory");
+  ASSERT_THAT(engine->Remember(scope, std::vector<Turn>{testing::MakeTurn(
+                                          "Mallory", RepeatedAnchors(400))}),
+              IsOk());
+  EXPECT_EQ(SignalNodes(*engine, scope), 500u + 1u);
+}
+
 }  // namespace
 }  // namespace engram
