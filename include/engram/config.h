@@ -88,6 +88,10 @@ struct RecallConfig {
   // turns when the memory also holds turns of other roles (an assistant's answers); 1 = off.
   // 2.0: measured on the LongMemEval dev file (docs/BENCHMARKS.md, read path).
   double first_person_boost = 2.0;
+  // Packing: a turn too long for what is left of the token budget is packed as an excerpt of at
+  // most this many bytes around the query terms it matches (marked, with its byte offsets),
+  // instead of being dropped. In [64, 65536].
+  std::size_t excerpt_bytes = 1024;
   // Answer type (DMF §9.3 answerability): when the question asks for a time, number, place or
   // person ("when", "how many", "where", "who"), the turns among the best answer_type_depth
   // candidates that hold one are multiplied by answer_type_boost (1 = off). 1.3: LoCoMo dev

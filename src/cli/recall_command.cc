@@ -75,6 +75,10 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
     out << "\n";
     std::istringstream lines(Printable(item.text, /*keep_newlines=*/true));
     for (std::string line; std::getline(lines, line);) out << "   " << line << "\n";
+    if (item.excerpt) {
+      out << "   (excerpt: bytes " << item.excerpt_begin << "-" << item.excerpt_end << " of "
+          << item.full_bytes << ")\n";
+    }
     out << "   routes:";
     if (item.routes.empty()) out << " -";
     for (const RouteScore& route : item.routes) {

@@ -229,6 +229,9 @@ Status Config::Validate() const {
   if (!(recall.first_person_boost > 0 && recall.first_person_boost <= 10)) {
     return Status::InvalidArgument("[recall] first_person_boost must be in (0, 10]");
   }
+  if (recall.excerpt_bytes < 64 || recall.excerpt_bytes > 65536) {
+    return Status::InvalidArgument("[recall] excerpt_bytes must be in [64, 65536]");
+  }
   for (const auto& [shape, values] : planner.shapes) {
     for (const auto& [key, value] : values) {
       if (!(value >= 0 && std::isfinite(value)) || (key == "budget_scale" && value == 0)) {
@@ -362,6 +365,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
         reader.Double("neighbour_answer_weight", &config.recall.neighbour_answer_weight));
     RETURN_IF_ERROR(reader.Double("person_boost", &config.recall.person_boost));
     RETURN_IF_ERROR(reader.Double("first_person_boost", &config.recall.first_person_boost));
+    RETURN_IF_ERROR(reader.Size("excerpt_bytes", &config.recall.excerpt_bytes));
     return reader.WeightMap("route_weights", &config.recall.route_weights);
   }));
   RETURN_IF_ERROR(Section(root, "planner", source_name, [&](TableReader& reader) -> Status {

@@ -103,5 +103,30 @@ TEST(DerivationBoundTest, TheDefaultCapIsFiveHundredSignals) {
   EXPECT_EQ(SignalNodes(*engine, scope), 500u + 1u);
 }
 
+// A turn longer than the whole token budget, and the only match: it comes back as an excerpt
+// around the matched word, marked with its byte offsets, not dropped.
+TEST(LongTurnTest, AFortyKilobyteTurnThatIsTheOnlyMatchComesBackExcerpted) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  std::string text;
+  while (text.size() < 20000) text += "The weather report covered rain, wind and cloud again. ";
+  text += "Last summer I finally visited Zanzibar with my sister. ";
+  while (text.size() < 40000) text += "The weather report covered rain, wind and cloud again. ";
+  const Scope scope = testing::S("user:alice");
+  ASSERT_THAT(engine->Remember(scope, std::vector<Turn>{testing::MakeTurn("Alice", text)}), IsOk());
+  StatusOr<ReadResult> result = engine->Recall(scope, {.text = "Who went to Zanzibar?"}, {});
+  ASSERT_THAT(result, IsOk());
+  ASSERT_THAT(result->items, SizeIs(1));
+  const RecallItem& item = result->items[0];
+  EXPECT_TRUE(item.excerpt);
+  EXPECT_EQ(item.full_bytes, text.size());
+  EXPECT_LE(item.text.size(), Config{}.recall.excerpt_bytes);
+  EXPECT_THAT(item.text, HasSubstr("visited Zanzibar"));
+  EXPECT_EQ(item.text, text.substr(item.excerpt_begin, item.excerpt_end - item.excerpt_begin));
+  EXPECT_THAT(result->context, HasSubstr("visited Zanzibar"));
+  EXPECT_THAT(result->context, HasSubstr("(excerpt, bytes "));
+  EXPECT_EQ(result->diagnostics.dropped_by_budget, 0u);
+}
+
 }  // namespace
 }  // namespace engram
