@@ -128,5 +128,34 @@ TEST(LongTurnTest, AFortyKilobyteTurnThatIsTheOnlyMatchComesBackExcerpted) {
   EXPECT_EQ(result->diagnostics.dropped_by_budget, 0u);
 }
 
+// No edge links memories of scopes where neither contains the other: a merge proposal between
+// user:alice and user:bob is refused (erasing bob would otherwise delete links stored under
+// alice); between user:alice and user:alice/run:1 it is allowed.
+TEST(ScopeLinkTest, SameAsIsRefusedAcrossUnrelatedScopesAndAllowedWithinATree) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  auto remember = [&](const std::string& scope, const std::string& text) {
+    StatusOr<RememberResult> result =
+        engine->Remember(testing::S(scope), std::vector<Turn>{testing::MakeTurn("Ann", text)});
+    EXPECT_THAT(result, IsOk());
+    return result.ok() ? result->ids[0] : std::string();
+  };
+  const std::string alice = remember("user:alice", "My sister Kim lives in Oslo.");
+  const std::string bob = remember("user:bob", "My sister Kim lives in Oslo.");
+  const std::string alice_run = remember("user:alice/run:1", "Kim called from Oslo today.");
+
+  StatusOr<MergeProposal> across = engine->ProposeSameAs(alice, bob, "same words");
+  EXPECT_THAT(across, StatusIs(StatusCode::kFailedPrecondition));
+  EXPECT_THAT(across.status().message(), HasSubstr("user:alice"));
+  EXPECT_THAT(across.status().message(), HasSubstr("user:bob"));
+  EXPECT_THAT(engine->ProposeSameAs(bob, alice, "same words"),
+              StatusIs(StatusCode::kFailedPrecondition));
+
+  StatusOr<MergeProposal> within = engine->ProposeSameAs(alice, alice_run, "same person");
+  ASSERT_THAT(within, IsOk());
+  EXPECT_THAT(engine->AcceptProposal(within->id), IsOk());
+  EXPECT_THAT(engine->ProposeSameAs(alice_run, remember("user:alice", "Kim is back."), ""), IsOk());
+}
+
 }  // namespace
 }  // namespace engram
