@@ -3,17 +3,18 @@
 // The schema is explicit: every section and key is listed here, and anything else in the file
 // is an error naming the key, so a misspelt constant never silently keeps its default.
 #define TOML_EXCEPTIONS 0
+#include "engram/config.h"
+
 #include <toml++/toml.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <span>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "engram/config.h"
 
 namespace engram {
 namespace {
@@ -172,12 +173,29 @@ Status Config::Validate() const {
   if (!(recall.rrf_k > 0 && std::isfinite(recall.rrf_k))) {
     return Status::InvalidArgument("[recall] rrf_k must be positive");
   }
-  if (recall.token_budget == 0) {
-    return Status::InvalidArgument("[recall] token_budget must be positive");
-  }
-  if (recall.max_items == 0) return Status::InvalidArgument("[recall] max_items must be positive");
-  if (recall.route_candidates == 0) {
-    return Status::InvalidArgument("[recall] route_candidates must be positive");
+  // Keys that size loops of every recall: bounded so that no value makes a recall run for
+  // minutes ([key, min, max]).
+  const struct {
+    std::string_view key;
+    std::size_t value, min, max;
+  } kSizeBounds[] = {
+      {"[recall] token_budget", recall.token_budget, 1, 1'000'000},
+      {"[recall] max_items", recall.max_items, 1, 10'000},
+      {"[recall] route_candidates", recall.route_candidates, 1, 10'000},
+      {"[recall] fragment_window", recall.fragment_window, 1, 100},
+      {"[recall] session_turns", recall.session_turns, 0, 100'000},
+      {"[recall] neighbour_seeds", recall.neighbour_seeds, 0, 1'000},
+      {"[recall] neighbour_radius", recall.neighbour_radius, 0, 100},
+      {"[vector] exact_threshold", vector.exact_threshold, 0, 100'000'000},
+      {"[vector] hnsw_construction_expansion", vector.hnsw_construction_expansion, 1, 10'000},
+      {"[vector] hnsw_search_expansion", vector.hnsw_search_expansion, 1, 10'000},
+  };
+  for (const auto& bound : kSizeBounds) {
+    if (bound.value < bound.min || bound.value > bound.max) {
+      return Status::InvalidArgument(std::string(bound.key) + " is " + std::to_string(bound.value) +
+                                     "; it must be in [" + std::to_string(bound.min) + ", " +
+                                     std::to_string(bound.max) + "]");
+    }
   }
   for (const auto& [route, weight] : recall.route_weights) {
     if (!(weight >= 0 && std::isfinite(weight))) {
@@ -194,9 +212,6 @@ Status Config::Validate() const {
   }
   if (!(recall.keyword_synonym_weight >= 0 && recall.keyword_synonym_weight <= 1)) {
     return Status::InvalidArgument("[recall] keyword_synonym_weight must be in [0, 1]");
-  }
-  if (recall.fragment_window == 0) {
-    return Status::InvalidArgument("[recall] fragment_window must be positive");
   }
   if (!(recall.question_penalty >= 0 && recall.question_penalty <= 1)) {
     return Status::InvalidArgument("[recall] question_penalty must be in [0, 1]");
@@ -304,10 +319,6 @@ Status Config::Validate() const {
   }
   if (vector.hnsw_max_neighbors < 2 || vector.hnsw_max_neighbors > 256) {
     return Status::InvalidArgument("[vector] hnsw_max_neighbors must be in [2, 256]");
-  }
-  if (vector.hnsw_construction_expansion == 0 || vector.hnsw_search_expansion == 0) {
-    return Status::InvalidArgument(
-        "[vector] hnsw_construction_expansion and hnsw_search_expansion must be positive");
   }
   if (limits.max_turn_bytes == 0 || limits.max_batch_turns == 0 || limits.max_query_bytes == 0) {
     return Status::InvalidArgument("[limits] values must be positive");
@@ -428,6 +439,11 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
 }
 
 StatusOr<Config> LoadConfigFile(std::string_view path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(std::string(path), error)) {
+    return Status::InvalidArgument("config file " + std::string(path) +
+                                   " is a directory, not a TOML file");
+  }
   std::ifstream in{std::string(path)};
   if (!in) return Status::NotFound("config file " + std::string(path) + " cannot be read");
   std::stringstream buffer;

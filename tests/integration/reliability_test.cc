@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/config.h"
 #include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
 #include "store/store.h"
@@ -155,6 +156,39 @@ TEST(ScopeLinkTest, SameAsIsRefusedAcrossUnrelatedScopesAndAllowedWithinATree) {
   ASSERT_THAT(within, IsOk());
   EXPECT_THAT(engine->AcceptProposal(within->id), IsOk());
   EXPECT_THAT(engine->ProposeSameAs(alice_run, remember("user:alice", "Kim is back."), ""), IsOk());
+}
+
+// Every size key that drives a loop of recall has bounds; out of range is an error naming the
+// key and its bounds.
+TEST(ConfigBoundsTest, OutOfRangeSizesAreErrorsNamingKeyAndBounds) {
+  const struct {
+    std::string toml;
+    std::string message;
+  } cases[] = {
+      {"[recall]\nneighbour_radius = 2000000000\n",
+       "[recall] neighbour_radius is 2000000000; it must be in [0, 100]"},
+      {"[recall]\nmax_items = 1000000\n",
+       "[recall] max_items is 1000000; it must be in [1, 10000]"},
+      {"[recall]\nroute_candidates = 0\n",
+       "[recall] route_candidates is 0; it must be in [1, 10000]"},
+      {"[recall]\nneighbour_seeds = 5000\n", "[recall] neighbour_seeds"},
+      {"[recall]\nfragment_window = 1000\n", "[recall] fragment_window"},
+      {"[vector]\nhnsw_search_expansion = 100000000\n", "[vector] hnsw_search_expansion"},
+      {"[vector]\nhnsw_construction_expansion = 100000000\n",
+       "[vector] hnsw_construction_expansion"},
+  };
+  for (const auto& test_case : cases) {
+    StatusOr<Config> config = ParseConfig(test_case.toml, "engram.toml");
+    EXPECT_THAT(config, StatusIs(StatusCode::kInvalidArgument)) << test_case.toml;
+    EXPECT_THAT(config.status().message(), HasSubstr(test_case.message));
+  }
+  EXPECT_THAT(ParseConfig("[recall]\nneighbour_radius = 100\n", "engram.toml"), IsOk());
+}
+
+TEST(ConfigBoundsTest, ConfigFileNamingADirectoryIsAnError) {
+  testing::TempDir dir;
+  EXPECT_THAT(LoadConfigFile(dir.path()),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("is a directory")));
 }
 
 }  // namespace
