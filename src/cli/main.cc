@@ -52,7 +52,8 @@ int Run(int argc, char** argv) {
                  "Directory of engram's data files (default $ENGRAM_DATA_DIR, "
                  "$XDG_DATA_HOME/engram or ~/.local/share/engram)");
   app.add_option("--config", global.config, "TOML configuration file (default: built-in values)");
-  app.add_flag("--json", global.json, "Machine-readable JSON on stdout (errors too)");
+  app.add_flag("--json", global.json,
+               "Machine-readable JSON on stdout (errors too, not on stderr)");
   app.add_flag("-q,--quiet", global.quiet, "No progress, headers or hints");
 
   CommandList commands;

@@ -179,12 +179,12 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
       "QUERY '-' reads the question from stdin. Unknown scope: exit 3.\n");
   command->add_option("--scope", args->scope, "Scope to search (nested scopes included)")
       ->required();
-  command->add_option("-k,--k", args->k, "Items to return at most (default: config, 10)")
-      ->check(WholeNumber(0));
+  command->add_option("-k,--k", args->k, "Items to return at most, >= 1 (default: config, 10)")
+      ->check(WholeNumber(1));
   command
       ->add_option("--budget", args->budget,
-                   "Token budget of the packed context (default: config, 2000)")
-      ->check(WholeNumber(0));
+                   "Token budget of the packed context, >= 1 (default: config, 2000)")
+      ->check(WholeNumber(1));
   command->add_option("--routes", args->routes, "Routes to run, comma-separated (e.g. bm25)")
       ->delimiter(',');
   command->add_option("--policy", args->policy, "Answer policy (default balanced)")

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -126,6 +127,50 @@ TEST_F(ReliabilityCliTest, QuietIngestPrintsNoSummary) {
   ASSERT_EQ(result.exit_code, 0);
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(CountTurns("user:priya"), kExampleTurns);
+}
+
+// ---- smaller items ---------------------------------------------------------------------------
+
+TEST_F(ReliabilityCliTest, KAndBudgetZeroAreUsageErrors) {
+  ASSERT_EQ(Engram("-q ingest --scope user:priya '" + kExample + "'").exit_code, 0);
+  const ShellOutput k = Engram("recall --scope user:priya --k 0 'Where is Biscuit?'", true);
+  EXPECT_EQ(k.exit_code, 2) << k.out;
+  EXPECT_THAT(k.out, HasSubstr("must be a whole number >= 1"));
+  const ShellOutput budget = Engram("recall --scope user:priya --budget 0 'Where?'", true);
+  EXPECT_EQ(budget.exit_code, 2) << budget.out;
+}
+
+TEST_F(ReliabilityCliTest, WithJsonAnErrorGoesToStdoutOnly) {
+  const std::string err = Path("stderr.txt");
+  const ShellOutput result = Engram("--json list --scope user:nobody 2>'" + err + "'");
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_TRUE(json::parse(result.out).contains("error")) << result.out;
+  std::ifstream in(err);
+  const std::string stderr_text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(stderr_text, "");
+}
+
+TEST_F(ReliabilityCliTest, EmbedRejectsEmptyAndInvalidUtf8TextLikeIngest) {
+  const ShellOutput empty = RunCli("embed '' 'hello'", true);
+  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  EXPECT_THAT(empty.out, HasSubstr("text 1 is empty"));
+  const ShellOutput invalid = RunCli("embed \"$(printf 'caf\\351')\"", true);
+  EXPECT_EQ(invalid.exit_code, 2) << invalid.out;
+  EXPECT_THAT(invalid.out, HasSubstr("text 1 is not valid UTF-8"));
+}
+
+TEST_F(ReliabilityCliTest, ScopesOnAnEmptyFileIsAnErrorAndLeavesItEmpty) {
+  File("engram.db", "");
+  const ShellOutput result = Engram("scopes", true);
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_THAT(result.out, HasSubstr("not an engram store"));
+  EXPECT_EQ(fs::file_size(store_), 0u);
+}
+
+TEST_F(ReliabilityCliTest, ConfigNamingADirectoryIsAnError) {
+  const ShellOutput result = Engram("--config '" + dir_ + "' scopes", true);
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_THAT(result.out, HasSubstr("is a directory"));
 }
 
 }  // namespace
