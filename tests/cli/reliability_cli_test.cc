@@ -173,5 +173,18 @@ TEST_F(ReliabilityCliTest, ConfigNamingADirectoryIsAnError) {
   EXPECT_THAT(result.out, HasSubstr("is a directory"));
 }
 
+TEST_F(ReliabilityCliTest, ATrailingSpaceOrDecomposedAccentNamesTheSameScope) {
+  ASSERT_EQ(Engram("-q ingest --scope 'user:alice ' '" + kExample + "'").exit_code, 0);
+  EXPECT_EQ(CountTurns("user:alice"), kExampleTurns);
+  ASSERT_EQ(Engram("-q ingest --scope 'user:jose\xCC\x81' '" + kExample + "'").exit_code, 0);
+  EXPECT_EQ(CountTurns("user:jos\xC3\xA9"), kExampleTurns);
+  const ShellOutput zwj = Engram("ingest --scope 'user:ali\xE2\x80\x8D' '" + kExample + "'", true);
+  EXPECT_EQ(zwj.exit_code, 2) << zwj.out;
+  EXPECT_THAT(zwj.out, HasSubstr("invisible character U+200D"));
+  const ShellOutput erase = Engram("erase --scope user:alice --yes");
+  EXPECT_EQ(erase.exit_code, 0) << erase.out;
+  EXPECT_EQ(CountTurns("user:alice "), 0);
+}
+
 }  // namespace
 }  // namespace engram
