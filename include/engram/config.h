@@ -88,6 +88,10 @@ struct RecallConfig {
   // turns when the memory also holds turns of other roles (an assistant's answers); 1 = off.
   // 2.0: measured on the LongMemEval dev file (docs/BENCHMARKS.md, read path).
   double first_person_boost = 2.0;
+  // Packing: a turn too long for what is left of the token budget is packed as an excerpt of at
+  // most this many bytes around the query terms it matches (marked, with its byte offsets),
+  // instead of being dropped. In [64, 65536].
+  std::size_t excerpt_bytes = 1024;
   // Answer type (DMF §9.3 answerability): when the question asks for a time, number, place or
   // person ("when", "how many", "where", "who"), the turns among the best answer_type_depth
   // candidates that hold one are multiplied by answer_type_boost (1 = off). 1.3: LoCoMo dev
@@ -205,6 +209,10 @@ struct WriteConfig {
   // centroid of the scope's previous W turns' embeddings ("W" in DMF eq. 7), whatever batch they
   // came in; 0 without an embedder. In [1, 1000].
   std::size_t divergence_window = 5;
+  // signals: a turn yields at most this many Tier-0 signals (the first ones in text order; the
+  // rest of the turn is stored and indexed but derives nothing), so the nodes, edges and time
+  // one turn's analysis costs are bounded. In [1, 100000]. Default: 500.
+  std::size_t max_signals_per_turn = 500;
   bool facts = true;     // rule-based facts, validation and reconciliation
   // facts: V_support of the validator (Eywa §4.3), the least fraction of a candidate object's
   // content words that must occur in its source sentence, in [0, 1].

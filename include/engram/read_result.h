@@ -49,6 +49,13 @@ struct RecallItem {
   std::vector<Adjustment> adjustments;
   std::vector<std::string> provenance;  // evidence turn ids, in sequence order
   std::size_t tokens = 0;               // tokens this item adds to the context
+  // Set when the turn was too long for what was left of the token budget: `text` then holds
+  // only bytes [excerpt_begin, excerpt_end) of the turn's full_bytes-byte text, a window of at
+  // most [recall] excerpt_bytes around the query terms it matches (read/packing.h).
+  bool excerpt = false;
+  std::size_t excerpt_begin = 0;
+  std::size_t excerpt_end = 0;
+  std::size_t full_bytes = 0;
 };
 
 struct StageTiming {

@@ -48,7 +48,11 @@ struct ScopeSegment {
 };
 
 // A scope path. Invariant after Parse/Validate: at least one segment; every name is non-empty
-// valid UTF-8 of at most kMaxNameBytes bytes with no '/' and no control characters.
+// valid UTF-8 of at most kMaxNameBytes bytes in Unicode NFC, without surrounding white space,
+// '/', control characters or invisible ones (format characters such as zero-width joiners and
+// bidirectional controls, and other default-ignorable code points). Parse trims each kind and
+// name and normalises names to NFC, so "user:alice " and "user:alice", or a decomposed and a
+// composed "é", are one scope; an invisible character is refused, not removed.
 class Scope {
  public:
   static constexpr std::size_t kMaxNameBytes = 200;

@@ -56,8 +56,10 @@ int Console::UsageError(std::string_view command, std::string_view message) {
 int Console::Report(std::string_view command, const Status& status, ExitCode code) {
   std::string message = status.message();
   if (message.size() > kMaxMessageBytes) message = Excerpt(message, kMaxMessageBytes);
+  // With --json the error is one JSON object on stdout, and nothing on stderr.
   if (global_.json) {
     PrintJson(io::ErrorToJson(Status(status.code(), message)));
+    return ToInt(code);
   }
   err_ << "engram: ";
   if (!command.empty()) err_ << command << ": ";

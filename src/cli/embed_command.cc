@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "core/paths.h"
+#include "core/utf8.h"
 #include "embed/use_lite.h"
 
 namespace engram::cli {
@@ -19,6 +20,16 @@ struct EmbedArgs {
 };
 
 int RunEmbed(const EmbedArgs& args, Console& console) {
+  // The same text checks as a turn's (ingest): valid UTF-8, not blank.
+  for (std::size_t text_idx = 0; text_idx < args.texts.size(); ++text_idx) {
+    const std::string& text = args.texts[text_idx];
+    const std::string which = "text " + std::to_string(text_idx + 1);
+    if (auto bad = core::FindInvalidUtf8(text)) {
+      return console.UsageError("embed",
+                                which + " is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
+    }
+    if (core::IsBlank(text)) return console.UsageError("embed", which + " is empty");
+  }
   const std::string model_dir =
       core::ResolveDataDir(console.global().data_dir) + "/models/use-lite";
   StatusOr<std::unique_ptr<embed::UseLiteEmbedder>> embedder =

@@ -1,24 +1,37 @@
 // ingest_command.cc: `engram ingest` — stores turns from JSONL files (into --scope) or imports
 // the LoCoMo / LongMemEval benchmark files (one scope per conversation / question).
 //
-// Every input is parsed completely before anything is stored, so a malformed line or field
-// stores nothing. Then each scope's turns go to the engine in one Remember call, which is
-// all-or-nothing per scope; if a later scope fails, the scopes before it stay stored and the
+// Every input is parsed and every turn validated (write::ValidateTurn, the check Remember makes)
+// before anything is stored, so a malformed line, field or turn in any format stores nothing.
+// Then each scope's turns go to the engine in one Remember call, which is all-or-nothing per
+// scope; if a later scope still fails (a store error), the scopes before it stay stored and the
 // error says so.
+//
+// Idempotency: every turn carries an idempotency key in its metadata ("idempotency_key"): the
+// JSONL field "idempotency_key" (or that metadata field) when given, else derived as the first
+// 128 bits (hex) of SHA-256 over the length-prefixed input file's base name, the turn's position
+// there (JSONL: its line; LoCoMo and LongMemEval: its 1-based index in its conversation or
+// question), role, speaker, session id, event time and text. A turn whose key its scope already
+// holds (or that an earlier turn of the input had) is not stored again but counted as "already
+// stored", so re-running an import after a failure, or twice, stores each turn once.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cli/cli.h"
+#include "core/sha256.h"
 #include "engram/config.h"
 #include "io/file_reader.h"
 #include "io/locomo.h"
 #include "io/longmemeval.h"
 #include "io/turns_jsonl.h"
+#include "write/capture.h"
 
 namespace engram::cli {
 namespace {
@@ -40,7 +53,107 @@ struct Batch {
   Scope scope;
   std::vector<Turn> turns;
   std::size_t skipped_blank_turns = 0;  // blank benchmark turns the importer left out
+  std::vector<std::string> origins;     // where turns[i] came from, for errors ("a.jsonl line 3")
+  std::vector<std::string> keys;        // the idempotency key of turns[i]
+  std::size_t already_stored = 0;       // turns left out: their key was stored already
 };
+
+constexpr std::string_view kKeyField = "idempotency_key";
+
+// The derived idempotency key (see the file comment).
+std::string DerivedKey(std::string_view file, std::string_view position, const Turn& turn) {
+  const std::string base = std::filesystem::path(std::string(file)).filename().string();
+  const std::string time = turn.event_time ? FormatTimestamp(*turn.event_time) : "";
+  std::string material = "engram-ingest-v1";
+  for (const std::string_view part :
+       {std::string_view(base), position, RoleName(turn.role), std::string_view(turn.speaker),
+        std::string_view(turn.session_id), std::string_view(time), std::string_view(turn.text)}) {
+    material += "\n" + std::to_string(part.size()) + ":";
+    material += part;
+  }
+  return core::Sha256Hex(material).substr(0, 32);
+}
+
+// Records the turn's key (`given`, else its metadata's, else derived) in the batch and in the
+// turn's metadata.
+Status AddTurn(Batch& batch, Turn turn, std::string origin, std::string given,
+               std::string_view file, std::string_view position) {
+  io::Json metadata = io::Json::object();
+  if (!turn.metadata_json.empty()) {
+    metadata = io::Json::parse(turn.metadata_json, nullptr, /*allow_exceptions=*/false);
+    if (!metadata.is_object()) {
+      return Status::InvalidArgument(origin + ": metadata must be a JSON object");
+    }
+  }
+  std::string key = std::move(given);
+  if (key.empty() && metadata.contains(kKeyField) && metadata[kKeyField].is_string()) {
+    key = metadata[kKeyField].get<std::string>();
+  }
+  if (key.empty()) key = DerivedKey(file, position, turn);
+  metadata[kKeyField] = key;
+  turn.metadata_json = metadata.dump();
+  batch.turns.push_back(std::move(turn));
+  batch.origins.push_back(std::move(origin));
+  batch.keys.push_back(std::move(key));
+  return Status::Ok();
+}
+
+// Validates every turn of every batch as Remember would, naming the turn's origin.
+Status ValidateBatches(const std::vector<Batch>& batches, const Config& config) {
+  for (const Batch& batch : batches) {
+    RETURN_IF_ERROR(batch.scope.Validate().WithContext(batch.scope.ToString()));
+    if (batch.turns.size() > config.limits.max_batch_turns) {
+      return Status::InvalidArgument(batch.scope.ToString() + " has " +
+                                     std::to_string(batch.turns.size()) + " turns; at most " +
+                                     std::to_string(config.limits.max_batch_turns) +
+                                     " are allowed per scope ([limits] max_batch_turns)");
+    }
+    for (std::size_t turn_idx = 0; turn_idx < batch.turns.size(); ++turn_idx) {
+      const StatusOr<std::string> valid = write::ValidateTurn(batch.turns[turn_idx], config.limits);
+      if (!valid.ok()) {
+        return Status(valid.status().code(),
+                      batch.origins[turn_idx] + ": " + valid.status().message());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// Leaves out of each batch the turns whose key its scope holds already (or an earlier turn of
+// the batch has), counting them.
+Status DropStoredTurns(Engine& engine, std::vector<Batch>& batches) {
+  constexpr std::size_t kPage = 1000;
+  for (Batch& batch : batches) {
+    std::set<std::string> stored;
+    std::int64_t after = 0;
+    while (true) {
+      StatusOr<std::vector<Memory>> page =
+          engine.List(batch.scope, {.limit = kPage, .after_sequence = after});
+      if (!page.ok() && page.status().code() == StatusCode::kNotFound) break;  // a new scope
+      if (!page.ok()) return page.status();
+      for (const Memory& memory : *page) {
+        const io::Json metadata =
+            io::Json::parse(memory.metadata_json, nullptr, /*allow_exceptions=*/false);
+        if (metadata.is_object() && metadata.contains(kKeyField) &&
+            metadata[kKeyField].is_string()) {
+          stored.insert(metadata[kKeyField].get<std::string>());
+        }
+        after = std::max(after, memory.sequence);
+      }
+      if (page->size() < kPage) break;
+    }
+    std::vector<Turn> kept;
+    for (std::size_t turn_idx = 0; turn_idx < batch.turns.size(); ++turn_idx) {
+      if (!stored.insert(batch.keys[turn_idx]).second) {
+        ++batch.already_stored;
+        continue;
+      }
+      kept.push_back(std::move(batch.turns[turn_idx]));
+    }
+    batch.turns = std::move(kept);
+  }
+  return Status::Ok();
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -54,7 +167,7 @@ std::string Fixed(double value, int decimals) {
   return buffer;
 }
 
-// The size limits JSONL turns are checked against before the engine sees them.
+// The limits turns are checked against before the engine sees them.
 StatusOr<Config> LoadLimits(const GlobalOptions& global) {
   if (global.config.empty()) return Config();
   return LoadConfigFile(global.config);
@@ -68,7 +181,26 @@ Status LoadJsonl(const IngestArgs& args, const Scope& scope, const Config& confi
   options.max_metadata_bytes = config.limits.max_metadata_bytes;
   for (const std::string& file : args.files) {
     ASSIGN_OR_RETURN(io::ParsedTurns parsed, io::ReadTurnsJsonl(file, options));
-    for (Turn& turn : parsed.turns) batch.turns.push_back(std::move(turn));
+    for (std::size_t turn_idx = 0; turn_idx < parsed.turns.size(); ++turn_idx) {
+      const std::string line = std::to_string(parsed.line_numbers[turn_idx]);
+      RETURN_IF_ERROR(AddTurn(batch, std::move(parsed.turns[turn_idx]),
+                              io::DisplayName(file) + " line " + line,
+                              std::move(parsed.idempotency_keys[turn_idx]), file, "line " + line));
+    }
+  }
+  batches->push_back(std::move(batch));
+  return Status::Ok();
+}
+
+// One benchmark conversation (or question) as a batch; turn i is named "turn i+1" of its scope.
+Status AddConversation(const std::string& file, Scope scope, std::vector<Turn> turns,
+                       std::size_t skipped_blank_turns, std::vector<Batch>* batches) {
+  Batch batch{std::move(scope), {}, skipped_blank_turns};
+  const std::string prefix = io::DisplayName(file) + ": " + batch.scope.ToString() + " turn ";
+  for (std::size_t turn_idx = 0; turn_idx < turns.size(); ++turn_idx) {
+    const std::string position = std::to_string(turn_idx + 1);
+    RETURN_IF_ERROR(AddTurn(batch, std::move(turns[turn_idx]), prefix + position, "", file,
+                            "turn " + position));
   }
   batches->push_back(std::move(batch));
   return Status::Ok();
@@ -78,8 +210,9 @@ Status LoadLocomo(const IngestArgs& args, std::vector<Batch>* batches) {
   for (const std::string& file : args.files) {
     ASSIGN_OR_RETURN(std::vector<io::LocomoConversation> conversations, io::ReadLocomo(file));
     for (io::LocomoConversation& conversation : conversations) {
-      batches->push_back({std::move(conversation.scope), std::move(conversation.turns),
-                          conversation.skipped_blank_turns});
+      RETURN_IF_ERROR(AddConversation(file, std::move(conversation.scope),
+                                      std::move(conversation.turns),
+                                      conversation.skipped_blank_turns, batches));
     }
   }
   return Status::Ok();
@@ -90,9 +223,8 @@ Status LoadLongMemEval(const IngestArgs& args, std::vector<Batch>* batches) {
     ASSIGN_OR_RETURN(const std::string text, io::ReadFile(file));
     RETURN_IF_ERROR(io::ForEachLongMemEval(
         text, io::DisplayName(file), [&](io::LongMemEvalInstance&& instance) {
-          batches->push_back(
-              {std::move(instance.scope), std::move(instance.turns), instance.skipped_blank_turns});
-          return Status::Ok();
+          return AddConversation(file, std::move(instance.scope), std::move(instance.turns),
+                                 instance.skipped_blank_turns, batches);
         }));
   }
   return Status::Ok();
@@ -116,11 +248,11 @@ int RunIngest(const IngestArgs& args, Console& console) {
   }
 
   std::vector<Batch> batches;
+  StatusOr<Config> config = LoadLimits(console.global());
+  if (!config.ok()) return console.Fail(kCommand, config.status());
   if (jsonl) {
     StatusOr<Scope> scope = Scope::Parse(args.scope);
     if (!scope.ok()) return console.UsageError(kCommand, "--scope: " + scope.status().message());
-    StatusOr<Config> config = LoadLimits(console.global());
-    if (!config.ok()) return console.Fail(kCommand, config.status());
     if (Status status = LoadJsonl(args, *scope, *config, &batches); !status.ok()) {
       return console.Fail(kCommand, status);
     }
@@ -129,9 +261,18 @@ int RunIngest(const IngestArgs& args, Console& console) {
         args.format == "locomo" ? LoadLocomo(args, &batches) : LoadLongMemEval(args, &batches);
     if (!status.ok()) return console.Fail(kCommand, status);
   }
+  // The whole input is valid before the first write.
+  if (Status status = ValidateBatches(batches, *config); !status.ok()) {
+    return console.Fail(kCommand, status.WithContext("nothing was stored"));
+  }
 
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), true);
   if (!engine.ok()) return console.Fail(kCommand, engine.status());
+  if (Status status = DropStoredTurns(**engine, batches); !status.ok()) {
+    return console.Fail(kCommand, status);
+  }
+  std::size_t already_stored = 0;
+  for (const Batch& batch : batches) already_stored += batch.already_stored;
 
   std::size_t skipped_blank_turns = 0;
   for (const Batch& batch : batches) skipped_blank_turns += batch.skipped_blank_turns;
@@ -150,8 +291,11 @@ int RunIngest(const IngestArgs& args, Console& console) {
     io::Json entry = io::Json::object();
     entry["scope"] = batch.scope.ToString();
     entry["turns"] = batch.turns.size();
+    entry["already_stored"] = batch.already_stored;
     if (batch.turns.empty()) {
-      console.Note("engram: ingest: " + batch.scope.ToString() + ": no turns in the input");
+      if (batch.already_stored == 0) {
+        console.Note("engram: ingest: " + batch.scope.ToString() + ": no turns in the input");
+      }
       entry["first_sequence"] = nullptr;
       entry["last_sequence"] = nullptr;
       scopes.push_back(std::move(entry));
@@ -193,18 +337,23 @@ int RunIngest(const IngestArgs& args, Console& console) {
     json["files"] = std::move(files);
     json["scopes"] = std::move(scopes);
     json["turns"] = total_turns;
+    json["already_stored"] = already_stored;
     json["skipped_blank_turns"] = skipped_blank_turns;
     json["seconds"] = seconds;
     json["turns_per_second"] = turns_per_second;
     console.PrintJson(json);
-  } else {
+  } else if (!console.global().quiet) {
     console.out() << "ingested " << total_turns << " turns into " << stored_scopes
                   << (stored_scopes == 1 ? " scope" : " scopes");
     if (stored_scopes == 1 && batches.size() == 1) {
       console.out() << " (" << Printable(batches[0].scope.ToString()) << ")";
     }
     console.out() << " in " << Fixed(seconds, 2) << " s (" << Fixed(turns_per_second, 0)
-                  << " turns/s)\n";
+                  << " turns/s)";
+    if (already_stored > 0) {
+      console.out() << "; " << already_stored << " turn(s) already stored, not stored again";
+    }
+    console.out() << "\n";
   }
   return ToInt(ExitCode::kOk);
 }
@@ -218,8 +367,12 @@ void AddIngestCommand(CLI::App& app, Console& console, CommandList* commands) {
       "JSONL (one {\"text\", \"role\", \"speaker\", \"session_id\", \"event_time\", \"metadata\"}\n"
       "object per line) goes into --scope. LoCoMo and LongMemEval files make one scope per\n"
       "conversation (world:locomo-<sample_id>) or question (world:lme-<question_id>). Files may\n"
-      "be zstd-compressed (.zst); '-' reads stdin. Every input is parsed before anything is\n"
-      "stored, so a bad line stores nothing; each scope is stored all-or-nothing.\n");
+      "be zstd-compressed (.zst); '-' reads stdin. Every input is parsed and every turn checked\n"
+      "before anything is stored, so a bad line or turn in any format stores nothing; each scope\n"
+      "is stored all-or-nothing. Each turn carries an idempotency key (the JSONL field\n"
+      "\"idempotency_key\", else derived from the file name, the turn's position and content),\n"
+      "so ingesting a file again stores only what is new and reports the rest as already\n"
+      "stored. -q prints no summary.\n");
   command->add_option("--scope", args->scope, "Scope of the turns (jsonl only), e.g. user:alice");
   command->add_option("--format", args->format, "Input format (default jsonl)")
       ->check(CLI::IsMember({"jsonl", "locomo", "longmemeval"}));

@@ -40,9 +40,11 @@ int Run(int argc, char** argv) {
       "engram: long-term memory for AI agents. Stores conversation turns verbatim and "
       "recalls a ranked, explained, provenance-carrying context for a question.",
       "engram");
-  app.footer(std::string(kExitCodesHelp) +
-             "\nScopes are kind:name, nested with '/': user:alice, app:crm/user:alice/run:42\n"
-             "(kinds: user, agent, app, run, world).\n");
+  app.footer(
+      std::string(kExitCodesHelp) +
+      "\nScopes are kind:name, nested with '/': user:alice, app:crm/user:alice/run:42\n"
+      "(kinds: user, agent, app, run, world). Names are trimmed and compared in Unicode NFC;\n"
+      "invisible characters (zero-width, bidirectional controls) are refused.\n");
   app.require_subcommand(1);
   app.fallthrough();  // global options may come after the subcommand
   app.set_version_flag("--version", std::string("engram ") + ENGRAM_VERSION);
@@ -52,7 +54,8 @@ int Run(int argc, char** argv) {
                  "Directory of engram's data files (default $ENGRAM_DATA_DIR, "
                  "$XDG_DATA_HOME/engram or ~/.local/share/engram)");
   app.add_option("--config", global.config, "TOML configuration file (default: built-in values)");
-  app.add_flag("--json", global.json, "Machine-readable JSON on stdout (errors too)");
+  app.add_flag("--json", global.json,
+               "Machine-readable JSON on stdout (errors too, not on stderr)");
   app.add_flag("-q,--quiet", global.quiet, "No progress, headers or hints");
 
   CommandList commands;

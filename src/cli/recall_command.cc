@@ -75,6 +75,10 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
     out << "\n";
     std::istringstream lines(Printable(item.text, /*keep_newlines=*/true));
     for (std::string line; std::getline(lines, line);) out << "   " << line << "\n";
+    if (item.excerpt) {
+      out << "   (excerpt: bytes " << item.excerpt_begin << "-" << item.excerpt_end << " of "
+          << item.full_bytes << ")\n";
+    }
     out << "   routes:";
     if (item.routes.empty()) out << " -";
     for (const RouteScore& route : item.routes) {
@@ -175,12 +179,12 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
       "QUERY '-' reads the question from stdin. Unknown scope: exit 3.\n");
   command->add_option("--scope", args->scope, "Scope to search (nested scopes included)")
       ->required();
-  command->add_option("-k,--k", args->k, "Items to return at most (default: config, 10)")
-      ->check(WholeNumber(0));
+  command->add_option("-k,--k", args->k, "Items to return at most, >= 1 (default: config, 10)")
+      ->check(WholeNumber(1));
   command
       ->add_option("--budget", args->budget,
-                   "Token budget of the packed context (default: config, 2000)")
-      ->check(WholeNumber(0));
+                   "Token budget of the packed context, >= 1 (default: config, 2000)")
+      ->check(WholeNumber(1));
   command->add_option("--routes", args->routes, "Routes to run, comma-separated (e.g. bm25)")
       ->delimiter(',');
   command->add_option("--policy", args->policy, "Answer policy (default balanced)")

@@ -104,6 +104,39 @@ TEST(ScopeTest, RejectsMalformed) {
   EXPECT_THAT(Scope::Parse("user:\xff\xfe"), StatusIs(StatusCode::kInvalidArgument, HasSubstr("UTF-8")));
 }
 
+// Look-alike names are one scope or refused: surrounding white space is trimmed, names are NFC,
+// and invisible characters (zero-width joiner, bidirectional controls) are errors.
+TEST(ScopeTest, LookAlikeNamesAreOneScopeOrRefused) {
+  StatusOr<Scope> plain = Scope::Parse("user:alice");
+  ASSERT_THAT(plain, IsOk());
+  for (const std::string text :
+       {"user:alice ", " user:alice", "user: alice\t", "user:alice\xC2\xA0"}) {
+    StatusOr<Scope> spaced = Scope::Parse(text);
+    ASSERT_THAT(spaced, IsOk()) << text;
+    EXPECT_EQ(spaced->ToString(), "user:alice") << text;
+  }
+  StatusOr<Scope> nested = Scope::Parse("app:crm /user:alice ");
+  ASSERT_THAT(nested, IsOk());
+  EXPECT_EQ(nested->ToString(), "app:crm/user:alice");
+
+  // "josé" with a decomposed é (e + U+0301) is the composed one.
+  StatusOr<Scope> composed = Scope::Parse("user:jos\xC3\xA9");
+  StatusOr<Scope> decomposed = Scope::Parse("user:jose\xCC\x81");
+  ASSERT_THAT(composed, IsOk());
+  ASSERT_THAT(decomposed, IsOk());
+  EXPECT_EQ(decomposed->ToString(), composed->ToString());
+
+  EXPECT_THAT(Scope::Parse("user:ali\xE2\x80\x8D"
+                           "ce"),  // U+200D zero-width joiner
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("U+200D")));
+  EXPECT_THAT(Scope::Parse("user:alice\xE2\x80\x8B"),  // U+200B zero-width space
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("invisible")));
+  EXPECT_THAT(Scope::Parse("user:\xE2\x80\xAE"
+                           "ecila"),  // U+202E right-to-left override
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("U+202E")));
+  EXPECT_THAT(Scope::Parse("user:   "), StatusIs(StatusCode::kInvalidArgument));
+}
+
 TEST(Utf8Test, FindsInvalidSequences) {
   EXPECT_TRUE(core::IsValidUtf8("héllo wörld — 東京 🎉"));
   EXPECT_EQ(core::FindInvalidUtf8("ab\xff"), 2u);

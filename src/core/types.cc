@@ -1,14 +1,82 @@
 // Scope paths and the name tables of include/engram/types.h and options.h.
+#include "engram/types.h"
+
+#include <utf8proc.h>
+
 #include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "core/utf8.h"
 #include "engram/options.h"
-#include "engram/types.h"
 
 namespace engram {
 namespace {
+
+// The code point starting at text[pos] and its length in bytes (valid UTF-8 expected).
+std::pair<utf8proc_int32_t, std::size_t> CodePointAt(std::string_view text, std::size_t pos) {
+  utf8proc_int32_t code_point = -1;
+  const utf8proc_ssize_t length =
+      utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + pos),
+                       static_cast<utf8proc_ssize_t>(text.size() - pos), &code_point);
+  return {code_point, length > 0 ? static_cast<std::size_t>(length) : 1};
+}
+
+bool IsSpace(utf8proc_int32_t code_point) {
+  if (code_point == ' ' || (code_point >= '\t' && code_point <= '\r')) return true;
+  const utf8proc_category_t category = utf8proc_category(code_point);
+  return category == UTF8PROC_CATEGORY_ZS || category == UTF8PROC_CATEGORY_ZL ||
+         category == UTF8PROC_CATEGORY_ZP;
+}
+
+// Format characters (zero-width space / joiners, bidirectional controls, soft hyphen, BOM) and
+// other default-ignorable code points render as nothing.
+bool IsInvisible(utf8proc_int32_t code_point) {
+  return utf8proc_category(code_point) == UTF8PROC_CATEGORY_CF ||
+         utf8proc_get_property(code_point)->ignorable;
+}
+
+// `text` without leading and trailing white space (ASCII and Unicode).
+std::string_view TrimSpace(std::string_view text) {
+  while (!text.empty()) {
+    const auto [code_point, length] = CodePointAt(text, 0);
+    if (!IsSpace(code_point)) break;
+    text.remove_prefix(length);
+  }
+  while (!text.empty()) {
+    std::size_t start = text.size() - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    if (!IsSpace(CodePointAt(text, start).first)) break;
+    text.remove_suffix(text.size() - start);
+  }
+  return text;
+}
+
+struct FreeDeleter {
+  void operator()(utf8proc_uint8_t* pointer) const { std::free(pointer); }
+};
+
+// `text` in Unicode NFC; `text` unchanged when it is not valid UTF-8 (Validate reports that).
+std::string ToNfc(std::string_view text) {
+  if (!core::IsValidUtf8(text)) return std::string(text);
+  utf8proc_uint8_t* output = nullptr;
+  const utf8proc_ssize_t length =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                   static_cast<utf8proc_ssize_t>(text.size()), &output,
+                   static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  std::unique_ptr<utf8proc_uint8_t, FreeDeleter> owned(output);
+  if (length < 0) return std::string(text);
+  return std::string(reinterpret_cast<const char*>(output), static_cast<std::size_t>(length));
+}
+
+std::string U(utf8proc_int32_t code_point) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof(buffer), "U+%04X", static_cast<unsigned>(code_point));
+  return buffer;
+}
 
 template <typename Enum, std::size_t N>
 StatusOr<Enum> ParseName(const std::array<std::pair<Enum, std::string_view>, N>& table,
@@ -155,6 +223,24 @@ Status Scope::Validate() const {
             "\" contains '/' or a control character");
       }
     }
+    for (std::size_t pos = 0; pos < name.size();) {
+      const auto [code_point, length] = CodePointAt(name, pos);
+      if (IsInvisible(code_point)) {
+        return Status::InvalidArgument(
+            "scope name contains the invisible character " + U(code_point) +
+            " (zero-width, bidirectional control or other default-ignorable characters make "
+            "names that look alike)");
+      }
+      pos += length;
+    }
+    if (TrimSpace(name).size() != name.size()) {
+      return Status::InvalidArgument("scope name \"" + name.substr(0, 64) +
+                                     "\" begins or ends with white space");
+    }
+    if (ToNfc(name) != name) {
+      return Status::InvalidArgument("scope name \"" + name.substr(0, 64) +
+                                     "\" is not in Unicode NFC (Scope::Parse normalises names)");
+    }
   }
   return Status::Ok();
 }
@@ -172,9 +258,9 @@ StatusOr<Scope> Scope::Parse(std::string_view text) {
       return Status::InvalidArgument("scope segment \"" + std::string(segment.substr(0, 64)) +
                                      "\" is not kind:name (kinds: user, agent, app, run, world)");
     }
-    StatusOr<ScopeKind> kind = ParseScopeKind(segment.substr(0, colon));
+    StatusOr<ScopeKind> kind = ParseScopeKind(TrimSpace(segment.substr(0, colon)));
     if (!kind.ok()) return kind.status().WithContext("scope \"" + std::string(text.substr(0, 64)) + "\"");
-    scope.path_.push_back({*kind, std::string(segment.substr(colon + 1))});
+    scope.path_.push_back({*kind, ToNfc(TrimSpace(segment.substr(colon + 1)))});
     if (end == text.size()) break;
     start = end + 1;
   }

@@ -3,18 +3,19 @@
 // The schema is explicit: every section and key is listed here, and anything else in the file
 // is an error naming the key, so a misspelt constant never silently keeps its default.
 #define TOML_EXCEPTIONS 0
+#include "engram/config.h"
+
 #include <toml++/toml.h>
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <span>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "engram/config.h"
 
 namespace engram {
 namespace {
@@ -208,12 +209,29 @@ Status Config::Validate() const {
   if (!(recall.rrf_k > 0 && std::isfinite(recall.rrf_k))) {
     return Status::InvalidArgument("[recall] rrf_k must be positive");
   }
-  if (recall.token_budget == 0) {
-    return Status::InvalidArgument("[recall] token_budget must be positive");
-  }
-  if (recall.max_items == 0) return Status::InvalidArgument("[recall] max_items must be positive");
-  if (recall.route_candidates == 0) {
-    return Status::InvalidArgument("[recall] route_candidates must be positive");
+  // Keys that size loops of every recall: bounded so that no value makes a recall run for
+  // minutes ([key, min, max]).
+  const struct {
+    std::string_view key;
+    std::size_t value, min, max;
+  } kSizeBounds[] = {
+      {"[recall] token_budget", recall.token_budget, 1, 1'000'000},
+      {"[recall] max_items", recall.max_items, 1, 10'000},
+      {"[recall] route_candidates", recall.route_candidates, 1, 10'000},
+      {"[recall] fragment_window", recall.fragment_window, 1, 100},
+      {"[recall] session_turns", recall.session_turns, 0, 100'000},
+      {"[recall] neighbour_seeds", recall.neighbour_seeds, 0, 1'000},
+      {"[recall] neighbour_radius", recall.neighbour_radius, 0, 100},
+      {"[vector] exact_threshold", vector.exact_threshold, 0, 100'000'000},
+      {"[vector] hnsw_construction_expansion", vector.hnsw_construction_expansion, 1, 10'000},
+      {"[vector] hnsw_search_expansion", vector.hnsw_search_expansion, 1, 10'000},
+  };
+  for (const auto& bound : kSizeBounds) {
+    if (bound.value < bound.min || bound.value > bound.max) {
+      return Status::InvalidArgument(std::string(bound.key) + " is " + std::to_string(bound.value) +
+                                     "; it must be in [" + std::to_string(bound.min) + ", " +
+                                     std::to_string(bound.max) + "]");
+    }
   }
   for (const auto& [route, weight] : recall.route_weights) {
     if (!(weight >= 0 && std::isfinite(weight))) {
@@ -230,9 +248,6 @@ Status Config::Validate() const {
   }
   if (!(recall.keyword_synonym_weight >= 0 && recall.keyword_synonym_weight <= 1)) {
     return Status::InvalidArgument("[recall] keyword_synonym_weight must be in [0, 1]");
-  }
-  if (recall.fragment_window == 0) {
-    return Status::InvalidArgument("[recall] fragment_window must be positive");
   }
   if (!(recall.question_penalty >= 0 && recall.question_penalty <= 1)) {
     return Status::InvalidArgument("[recall] question_penalty must be in [0, 1]");
@@ -264,6 +279,9 @@ Status Config::Validate() const {
   }
   if (!(recall.first_person_boost > 0 && recall.first_person_boost <= 10)) {
     return Status::InvalidArgument("[recall] first_person_boost must be in (0, 10]");
+  }
+  if (recall.excerpt_bytes < 64 || recall.excerpt_bytes > 65536) {
+    return Status::InvalidArgument("[recall] excerpt_bytes must be in [64, 65536]");
   }
   for (const auto& [shape, values] : planner.shapes) {
     for (const auto& [key, value] : values) {
@@ -298,6 +316,9 @@ Status Config::Validate() const {
   }
   if (write.divergence_window == 0 || write.divergence_window > 1000) {
     return Status::InvalidArgument("[write] divergence_window must be in [1, 1000]");
+  }
+  if (write.max_signals_per_turn == 0 || write.max_signals_per_turn > 100000) {
+    return Status::InvalidArgument("[write] max_signals_per_turn must be in [1, 100000]");
   }
   if (!(write.fact_min_support >= 0 && write.fact_min_support <= 1)) {
     return Status::InvalidArgument("[write] fact_min_support must be in [0, 1]");
@@ -334,10 +355,6 @@ Status Config::Validate() const {
   }
   if (vector.hnsw_max_neighbors < 2 || vector.hnsw_max_neighbors > 256) {
     return Status::InvalidArgument("[vector] hnsw_max_neighbors must be in [2, 256]");
-  }
-  if (vector.hnsw_construction_expansion == 0 || vector.hnsw_search_expansion == 0) {
-    return Status::InvalidArgument(
-        "[vector] hnsw_construction_expansion and hnsw_search_expansion must be positive");
   }
   if (limits.max_turn_bytes == 0 || limits.max_batch_turns == 0 || limits.max_query_bytes == 0) {
     return Status::InvalidArgument("[limits] values must be positive");
@@ -396,6 +413,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
         reader.Double("neighbour_answer_weight", &config.recall.neighbour_answer_weight));
     RETURN_IF_ERROR(reader.Double("person_boost", &config.recall.person_boost));
     RETURN_IF_ERROR(reader.Double("first_person_boost", &config.recall.first_person_boost));
+    RETURN_IF_ERROR(reader.Size("excerpt_bytes", &config.recall.excerpt_bytes));
     return reader.WeightMap("route_weights", &config.recall.route_weights);
   }));
   RETURN_IF_ERROR(Section(root, "planner", source_name, [&](TableReader& reader) -> Status {
@@ -437,6 +455,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.Size("entity_cap", &config.write.entity_cap));
     RETURN_IF_ERROR(reader.Size("reference_ttl_turns", &config.write.reference_ttl_turns));
     RETURN_IF_ERROR(reader.Size("divergence_window", &config.write.divergence_window));
+    RETURN_IF_ERROR(reader.Size("max_signals_per_turn", &config.write.max_signals_per_turn));
     RETURN_IF_ERROR(reader.Bool("facts", &config.write.facts));
     RETURN_IF_ERROR(reader.Double("fact_min_support", &config.write.fact_min_support));
     RETURN_IF_ERROR(reader.Size("foresight_days", &config.write.foresight_days));
@@ -457,6 +476,11 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
 }
 
 StatusOr<Config> LoadConfigFile(std::string_view path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(std::string(path), error)) {
+    return Status::InvalidArgument("config file " + std::string(path) +
+                                   " is a directory, not a TOML file");
+  }
   std::ifstream in{std::string(path)};
   if (!in) return Status::NotFound("config file " + std::string(path) + " cannot be read");
   std::stringstream buffer;

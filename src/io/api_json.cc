@@ -133,6 +133,10 @@ Json ToJson(const RecallItem& item) {
   json["adjustments"] = List(item.adjustments);
   json["provenance"] = Strings(item.provenance);
   json["tokens"] = item.tokens;
+  if (item.excerpt) {
+    json["excerpt"] = {
+        {"begin", item.excerpt_begin}, {"end", item.excerpt_end}, {"full_bytes", item.full_bytes}};
+  }
   return json;
 }
 

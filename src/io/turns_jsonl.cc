@@ -13,7 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kFields = "text, role, speaker, session_id, event_time, metadata";
+constexpr std::string_view kFields =
+    "text, role, speaker, session_id, event_time, metadata, idempotency_key";
+constexpr std::size_t kMaxIdempotencyKeyBytes = 256;
 
 Status FieldMustBe(std::string_view field, std::string_view expected, const json& value) {
   return Status::InvalidArgument("\"" + std::string(field) + "\" must be " + std::string(expected) +
@@ -39,19 +41,26 @@ bool IsBlankLine(std::string_view line) {
 // Parses one non-blank line and prefixes errors with "<source> line N: ".
 Status ParseLine(std::string_view line, std::size_t line_number, const std::string& source,
                  const TurnsJsonlOptions& options, ParsedTurns* parsed) {
-  StatusOr<Turn> turn = ParseTurnJson(line, options);
+  std::string idempotency_key;
+  StatusOr<Turn> turn = ParseTurnObject(line, options, &idempotency_key);
   if (!turn.ok()) {
     return Status(turn.status().code(),
                   source + " line " + std::to_string(line_number) + ": " + turn.status().message());
   }
   parsed->turns.push_back(*std::move(turn));
   parsed->line_numbers.push_back(line_number);
+  parsed->idempotency_keys.push_back(std::move(idempotency_key));
   return Status::Ok();
 }
 
 }  // namespace
 
 StatusOr<Turn> ParseTurnJson(std::string_view json_text, const TurnsJsonlOptions& options) {
+  return ParseTurnObject(json_text, options, nullptr);
+}
+
+StatusOr<Turn> ParseTurnObject(std::string_view json_text, const TurnsJsonlOptions& options,
+                               std::string* idempotency_key) {
   if (const auto bad_byte = core::FindInvalidUtf8(json_text); bad_byte.has_value()) {
     return Status::InvalidArgument("invalid UTF-8 at byte " + std::to_string(*bad_byte + 1));
   }
@@ -63,7 +72,7 @@ StatusOr<Turn> ParseTurnJson(std::string_view json_text, const TurnsJsonlOptions
   }
   for (const auto& [key, value] : object.items()) {
     if (key != "text" && key != "role" && key != "speaker" && key != "session_id" &&
-        key != "event_time" && key != "metadata") {
+        key != "event_time" && key != "metadata" && key != "idempotency_key") {
       return Status::InvalidArgument("unknown field \"" + internal::Truncate(key, 64) +
                                      "\" (a turn has " + std::string(kFields) + ")");
     }
@@ -104,6 +113,15 @@ StatusOr<Turn> ParseTurnJson(std::string_view json_text, const TurnsJsonlOptions
     }
     turn.event_time = *parsed_time;
   }
+
+  std::string key;
+  RETURN_IF_ERROR(OptionalString(object, "idempotency_key", &key));
+  if (object.contains("idempotency_key") && !object["idempotency_key"].is_null() &&
+      (core::IsBlank(key) || key.size() > kMaxIdempotencyKeyBytes)) {
+    return Status::InvalidArgument("\"idempotency_key\" must be a non-empty string of at most " +
+                                   std::to_string(kMaxIdempotencyKeyBytes) + " bytes");
+  }
+  if (idempotency_key != nullptr) *idempotency_key = std::move(key);
 
   if (const auto metadata = object.find("metadata");
       metadata != object.end() && !metadata->is_null()) {

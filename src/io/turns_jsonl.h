@@ -7,8 +7,10 @@
 // Only "text" is required (a non-empty string). "role" is user | assistant | system | tool
 // (default user); "speaker" and "session_id" are strings; "event_time" is an ISO-8601 string (see
 // engram::ParseTimestamp); "metadata" is a JSON object, stored canonically (sorted keys). null
-// means "not given" for every optional field. Any other field is an error, so a typo such as
-// "speker" never goes unnoticed. Blank lines are skipped.
+// means "not given" for every optional field. "idempotency_key" (a non-empty string of at most
+// 256 bytes) names the turn for repeated imports: `engram ingest` stores a turn whose key the
+// scope already holds only once (see src/cli/ingest_command.cc). Any other field is an error, so a
+// typo such as "speker" never goes unnoticed. Blank lines are skipped.
 //
 // Atomicity: the whole input is parsed before a caller stores anything. ParseTurnsJsonl and
 // ReadTurnsJsonl return every turn or the first error, naming the 1-based line and the problem
@@ -44,11 +46,17 @@ struct TurnsJsonlOptions {
 struct ParsedTurns {
   std::vector<Turn> turns;
   std::vector<std::size_t> line_numbers;  // 1-based; line_numbers[i] is the line of turns[i]
+  std::vector<std::string> idempotency_keys;  // "idempotency_key" of turns[i], "" = not given
 };
 
 // Parses one turn object. Errors are kInvalidArgument and say what is wrong without a location
 // ("\"role\" must be one of user, assistant, system, tool, got \"bot\"").
 StatusOr<Turn> ParseTurnJson(std::string_view json_text, const TurnsJsonlOptions& options = {});
+
+// ParseTurnJson, also returning the "idempotency_key" field ("" when absent) in *idempotency_key
+// (may be null).
+StatusOr<Turn> ParseTurnObject(std::string_view json_text, const TurnsJsonlOptions& options,
+                               std::string* idempotency_key);
 
 // Parses a whole JSONL text; all turns or the first error ("<source> line N: <problem>").
 StatusOr<ParsedTurns> ParseTurnsJsonl(std::string_view text, const TurnsJsonlOptions& options = {});

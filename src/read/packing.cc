@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <utility>
 
 namespace engram::read {
@@ -13,6 +14,22 @@ constexpr std::string_view kHeader = "Memories (evidence from earlier conversati
 std::string ShortTime(Timestamp time) {
   std::string iso = FormatTimestamp(time);  // 2023-05-08T13:56:00Z
   return iso.substr(0, 10) + " " + iso.substr(11, 5);
+}
+
+bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// `item` reduced to an excerpt of at most `max_bytes` around its query matches.
+RecallItem ExcerptOf(const RecallItem& item, std::size_t max_bytes, const PackOptions& options) {
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  if (options.match_spans) spans = options.match_spans(item.text);
+  const auto [begin, end] = ExcerptWindow(item.text, spans, max_bytes);
+  RecallItem excerpt = item;
+  excerpt.text = item.text.substr(begin, end - begin);
+  excerpt.excerpt = true;
+  excerpt.excerpt_begin = begin;
+  excerpt.excerpt_end = end;
+  excerpt.full_bytes = item.text.size();
+  return excerpt;
 }
 
 }  // namespace
@@ -27,6 +44,10 @@ std::string RenderItemLine(const RecallItem& item) {
   line += "] ";
   line += item.speaker.empty() ? std::string(RoleName(item.role)) : item.speaker;
   line += ": ";
+  if (item.excerpt) {
+    line += "(excerpt, bytes " + std::to_string(item.excerpt_begin) + "-" +
+            std::to_string(item.excerpt_end) + " of " + std::to_string(item.full_bytes) + ") ";
+  }
   // One line per item: newlines inside the text become spaces.
   for (const char c : item.text) line += (c == '\n' || c == '\r') ? ' ' : c;
   return line;
@@ -52,7 +73,19 @@ PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::s
       continue;
     }
     std::string line = RenderItemLine(item);
-    const std::size_t tokens = CountTokens(line);
+    std::size_t tokens = CountTokens(line);
+    if (used + tokens > token_budget && turn && options.excerpt_bytes > 0 &&
+        item.text.size() > options.excerpt_bytes) {
+      RecallItem excerpt = ExcerptOf(item, options.excerpt_bytes, options);
+      std::string excerpt_line = RenderItemLine(excerpt);
+      const std::size_t excerpt_tokens = CountTokens(excerpt_line);
+      if (used + excerpt_tokens <= token_budget) {
+        packed_texts.emplace(item.speaker, item.text);
+        item = std::move(excerpt);
+        line = std::move(excerpt_line);
+        tokens = excerpt_tokens;
+      }
+    }
     if (used + tokens > token_budget) {
       ++result.dropped_by_budget;
       continue;
@@ -61,7 +94,7 @@ PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::s
     item.tokens = tokens;
     if (turn) {
       packed_turns.insert(item.id);
-      packed_texts.emplace(item.speaker, item.text);
+      if (!item.excerpt) packed_texts.emplace(item.speaker, item.text);
     }
     lines.emplace_back(result.items.size(), std::move(line));
     result.items.push_back(std::move(item));
@@ -89,6 +122,39 @@ PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::s
   }
   result.context_tokens = used;
   return result;
+}
+
+std::pair<std::size_t, std::size_t> ExcerptWindow(
+    std::string_view text, std::span<const std::pair<std::size_t, std::size_t>> spans,
+    std::size_t max_bytes) {
+  const std::size_t size = text.size();
+  if (size <= max_bytes) return {0, size};
+  // The densest run: for each span as the first, how many following spans end inside the window.
+  std::size_t best_first = 0, best_last = 0, best_count = 0;
+  for (std::size_t first = 0; first < spans.size(); ++first) {
+    std::size_t last = first;
+    while (last + 1 < spans.size() && spans[last + 1].second <= spans[first].first + max_bytes) {
+      ++last;
+    }
+    const bool fits = spans[first].second - spans[first].first <= max_bytes;
+    if (fits && last - first + 1 > best_count) {
+      best_count = last - first + 1;
+      best_first = first;
+      best_last = last;
+    }
+  }
+  std::size_t begin = 0;
+  if (best_count > 0) {
+    const std::size_t covered = spans[best_last].second - spans[best_first].first;
+    const std::size_t slack = max_bytes - covered;
+    begin = spans[best_first].first - std::min(spans[best_first].first, slack / 2);
+    begin = std::min(begin, size - max_bytes);
+  }
+  std::size_t end = begin + max_bytes;
+  // Whole characters only: the begin moves forward and the end back to a character start.
+  while (begin < end && IsContinuationByte(text[begin])) ++begin;
+  while (end > begin && end < size && IsContinuationByte(text[end])) --end;
+  return {begin, end};
 }
 
 std::string AnswerInstructions(AnswerPolicy policy) {

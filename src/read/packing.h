@@ -3,7 +3,12 @@
 #ifndef ENGRAM_READ_PACKING_H_
 #define ENGRAM_READ_PACKING_H_
 
+#include <cstddef>
+#include <functional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engram/options.h"
@@ -27,12 +32,26 @@ struct PackOptions {
   // items form a block, in this order, then everyone else's; each block in time order. Empty
   // (default): one block in time order.
   std::vector<std::string> group_speakers;
+  // A turn whose line does not fit what is left of the budget and whose text is longer than
+  // this is packed as an excerpt of at most this many bytes (RecallItem::excerpt) around the
+  // densest run of `match_spans` (else from its start), if the excerpt fits. Default: 0 = never.
+  std::size_t excerpt_bytes = 0;
+  // The byte spans [begin, end) of a text that match the query, in text order; null = none.
+  std::function<std::vector<std::pair<std::size_t, std::size_t>>(std::string_view)> match_spans;
 };
 
-// Takes items in rank order while they fit `token_budget` (an item that does not fit is skipped
-// and later, smaller ones may still fit), at most `max_items`. Duplicates are skipped and counted
-// (`deduplicated`): a turn with the same speaker and text as a packed one, and a derived item
-// (a fact) whose provenance turns are all packed already, since its evidence is in the context.
+// The window [begin, end) of at most `max_bytes` bytes of `text` that holds the most of `spans`
+// (sorted [begin, end) byte spans; ties: the earliest), widened evenly around them, on UTF-8
+// character boundaries; [0, min(size, max_bytes)) when no span fits.
+std::pair<std::size_t, std::size_t> ExcerptWindow(
+    std::string_view text, std::span<const std::pair<std::size_t, std::size_t>> spans,
+    std::size_t max_bytes);
+
+// Takes items in rank order while they fit `token_budget` (an item that does not fit is skipped,
+// or excerpted as `options` says, and later, smaller ones may still fit), at most `max_items`.
+// Duplicates are skipped and counted (`deduplicated`): a turn with the same speaker and text as a
+// packed one, and a derived item (a fact) whose provenance turns are all packed already, since
+// its evidence is in the context.
 // The context lists the packed items in time order (event time, then scope and sequence), grouped
 // as `options` asks, under a one-line header; its CountTokens() is at most the budget.
 PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::size_t max_items,

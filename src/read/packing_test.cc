@@ -109,5 +109,53 @@ TEST(PackTest, BudgetSkipsItemsThatDoNotFit) {
   EXPECT_LE(packed.context_tokens, 40u);
 }
 
+// A turn too long for the budget comes back as a bounded excerpt around the query's matches,
+// marked with its byte offsets, instead of being dropped.
+TEST(PackTest, ExcerptsATurnTooLongForTheBudgetAroundItsMatches) {
+  std::string text(20000, 'x');
+  for (std::size_t pos = 100; pos < text.size(); pos += 100) text[pos] = ' ';
+  const std::size_t match = 15000;
+  text.replace(match, 6, "Lisbon");
+  const std::vector<RecallItem> ranked = {Turn("t1", "Caroline", text, "2024-05-01T10:00:00Z")};
+  PackOptions options;
+  options.excerpt_bytes = 500;
+  options.match_spans = [](std::string_view turn_text) {
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (std::size_t pos = turn_text.find("Lisbon"); pos != std::string_view::npos;
+         pos = turn_text.find("Lisbon", pos + 1)) {
+      spans.emplace_back(pos, pos + 6);
+    }
+    return spans;
+  };
+  const PackResult packed = Pack(ranked, 2000, 10, options);
+  ASSERT_THAT(Ids(packed), ::testing::ElementsAre("t1"));
+  const RecallItem& item = packed.items[0];
+  EXPECT_TRUE(item.excerpt);
+  EXPECT_EQ(item.full_bytes, text.size());
+  EXPECT_LE(item.excerpt_end - item.excerpt_begin, 500u);
+  EXPECT_LE(item.excerpt_begin, match);
+  EXPECT_GE(item.excerpt_end, match + 6);
+  EXPECT_EQ(item.text, text.substr(item.excerpt_begin, item.excerpt_end - item.excerpt_begin));
+  EXPECT_THAT(item.text, ::testing::HasSubstr("Lisbon"));
+  EXPECT_THAT(packed.context,
+              ::testing::HasSubstr("(excerpt, bytes " + std::to_string(item.excerpt_begin) + "-" +
+                                   std::to_string(item.excerpt_end) + " of 20000)"));
+  EXPECT_EQ(packed.dropped_by_budget, 0u);
+  EXPECT_EQ(packed.context_tokens, CountTokens(packed.context));
+
+  // Without excerpts (the default) the turn does not fit and is dropped, as before.
+  EXPECT_EQ(Pack(ranked, 2000, 10).dropped_by_budget, 1u);
+}
+
+TEST(PackTest, ExcerptWindowCentresOnTheDensestMatchesOnCharacterBoundaries) {
+  const std::string text = std::string(50, 'a') + "\xC3\xA9" + std::string(50, 'b');  // 102 bytes
+  const std::vector<std::pair<std::size_t, std::size_t>> spans = {{10, 12}, {60, 62}, {70, 72}};
+  // Two spans (60-72) fit in 20 bytes; the window is centred on them.
+  EXPECT_EQ(ExcerptWindow(text, spans, 20), (std::pair<std::size_t, std::size_t>{56, 76}));
+  // No spans: the start. A window edge inside "é" (bytes 50-51) moves to a character start.
+  EXPECT_EQ(ExcerptWindow(text, {}, 51), (std::pair<std::size_t, std::size_t>{0, 50}));
+  EXPECT_EQ(ExcerptWindow(text, {}, 200), (std::pair<std::size_t, std::size_t>{0, 102}));
+}
+
 }  // namespace
 }  // namespace engram::read

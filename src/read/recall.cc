@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "read/bm25_route.h"
@@ -273,6 +274,18 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   PackOptions pack_options;
   // A question about several people: the context groups each one's evidence.
   if (frame.asked_speakers.size() >= 2) pack_options.group_speakers = frame.asked_speakers;
+  // A long turn is excerpted around the words that carry the question's index terms.
+  pack_options.excerpt_bytes = config.recall.excerpt_bytes;
+  const std::set<std::string> terms(frame.terms.begin(), frame.terms.end());
+  if (request.tokenizer != nullptr) {
+    pack_options.match_spans = [&terms, &request](std::string_view text) {
+      std::vector<std::pair<std::size_t, std::size_t>> spans;
+      for (const text::Token& token : request.tokenizer->Tokenize(text)) {
+        if (terms.contains(token.term)) spans.emplace_back(token.begin, token.end);
+      }
+      return spans;
+    };
+  }
   PackResult packed = Pack(std::move(items), token_budget, request.options.k, pack_options);
   result.items = std::move(packed.items);
   result.context = std::move(packed.context);

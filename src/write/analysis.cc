@@ -182,6 +182,15 @@ class Analyzer {
   Status AnalyseTurn(const store::NodeRecord& turn, const std::vector<float>* vector);
 
  private:
+  // The turn's signals, the first max_signals_per_turn of them in text order: every signal
+  // becomes a node and edges, so the cap bounds a turn's derivation cost and size.
+  std::vector<text::Signal> DetectTurnSignals(std::string_view text, Timestamp event_time) const {
+    std::vector<text::Signal> signals = text::DetectSignals(text, event_time, signal_options_);
+    if (signals.size() > config_.max_signals_per_turn) {
+      signals.resize(config_.max_signals_per_turn);
+    }
+    return signals;
+  }
   // A derived node of `turn` with the given content (also its metadata).
   StatusOr<std::string> InsertDerived(const store::NodeRecord& turn, NodeKind kind,
                                       std::string_view type, const json& content, std::string text,
@@ -262,8 +271,7 @@ Status Analyzer::ReplayFocus(const store::NodeRecord& first) {
       }
     }
     const Timestamp event_time = TurnTime(turn);
-    const std::vector<text::Signal> signals =
-        text::DetectSignals(turn.text, event_time, signal_options_);
+    const std::vector<text::Signal> signals = DetectTurnSignals(turn.text, event_time);
     std::vector<TurnMention> focus_mentions;
     for (const text::Signal& signal : signals) {
       const std::optional<text::EntityKind> kind = EntityKindOf(signal.kind);
@@ -412,7 +420,7 @@ Status Analyzer::ProposeByEmbedding(text::EntityKind kind, const std::string& ke
 Status Analyzer::AnalyseTurn(const store::NodeRecord& turn, const std::vector<float>* vector) {
   const Timestamp event_time = turn.event_time.value_or(context_.now);
   const std::string& text = turn.text;
-  const std::vector<text::Signal> signals = text::DetectSignals(text, event_time, signal_options_);
+  const std::vector<text::Signal> signals = DetectTurnSignals(text, event_time);
   const std::vector<text::Lexeme> lexemes = text::Lex(text);
 
   // Signal nodes and at_time edges.

@@ -16,6 +16,40 @@ namespace {
 
 std::string ShortId(std::string_view id) { return std::string(id.substr(0, 64)); }
 
+// The path of scope `scope_id`, from its scope node (kind scope, text = path, sequence 0).
+StatusOr<std::string> ScopePath(store::Transaction& txn, std::int64_t scope_id) {
+  store::NodeFilter filter;
+  filter.kind = NodeKind::kScope;
+  filter.after_sequence = -1;
+  filter.limit = 1;
+  ASSIGN_OR_RETURN(const std::vector<store::NodeRecord> nodes, txn.ListNodes(scope_id, filter));
+  if (nodes.empty()) {
+    return Status::Corruption("scope " + std::to_string(scope_id) + " has no scope node");
+  }
+  return nodes.front().text;
+}
+
+// Whether scope path `outer` is `inner` or one of its ancestors ("user:a" contains "user:a/run:1").
+bool ScopeContains(std::string_view outer, std::string_view inner) {
+  return inner == outer ||
+         (inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '/');
+}
+
+// Every edge joins memories of one scope tree: its endpoints' scopes must be the same, or one
+// must contain the other. Memories of unrelated scopes (user:alice, user:bob) are never linked,
+// so erasing one scope never touches the other's links.
+Status CheckScopesRelated(store::Transaction& txn, const EdgeRequest& request,
+                          const store::NodeRecord& src, const store::NodeRecord& dst) {
+  if (src.scope_id == dst.scope_id) return Status::Ok();
+  ASSIGN_OR_RETURN(const std::string src_path, ScopePath(txn, src.scope_id));
+  ASSIGN_OR_RETURN(const std::string dst_path, ScopePath(txn, dst.scope_id));
+  if (ScopeContains(src_path, dst_path) || ScopeContains(dst_path, src_path)) return Status::Ok();
+  return Status::FailedPrecondition(
+      request.type + " edge: " + ShortId(request.src) + " is in scope " + src_path + " and " +
+      ShortId(request.dst) + " in scope " + dst_path +
+      "; an edge may only join memories of the same scope or of a scope and one it contains");
+}
+
 // An active edge without side effects. A second active edge of the type between the same ordered
 // pair is kAlreadyExists. With `src_must_be_scope`, the src node must be a scope node (contains).
 class PlainEdgeHandler final : public EdgeHandler {
@@ -272,7 +306,7 @@ std::unique_ptr<EdgeRegistry> EdgeRegistry::WithBuiltins() {
           kAtTime,
           std::vector<NodeKind>{NodeKind::kTurn, NodeKind::kFact, NodeKind::kSignal,
                                 NodeKind::kEpisode},
-          std::vector<NodeKind>{NodeKind::kSignal}, /*check_from_dst=*/false),
+          std::vector<NodeKind>{NodeKind::kSignal}, /*check_from_dst=*/true),
       std::make_unique<KindCheckedEdgeHandler>(
           kMentions, std::vector<NodeKind>{NodeKind::kTurn, NodeKind::kFact, NodeKind::kEpisode},
           std::vector<NodeKind>{NodeKind::kEntity}, /*check_from_dst=*/false),
@@ -341,6 +375,7 @@ StatusOr<store::EdgeRecord> EdgeRegistry::Apply(store::Transaction& txn,
   if (attrs.is_discarded() || !attrs.is_object()) {
     return Status::InvalidArgument(request.type + " edge: attrs_json is not a JSON object");
   }
+  RETURN_IF_ERROR(CheckScopesRelated(txn, request, endpoint_nodes[0], endpoint_nodes[1]));
   const store::EdgeWriteKey key;
   EdgeContext ctx(txn, key, request.type, scope_id);
   ctx.src_node_ = &endpoint_nodes[0];

@@ -15,7 +15,9 @@
 //
 // Before any handler runs, Apply checks what every edge needs: a non-empty type with a registered
 // handler (kInvalidArgument otherwise), src != dst (kInvalidArgument), both endpoints exist
-// (kNotFound naming "src" or "dst"), attrs_json is a JSON object (kInvalidArgument). The edge id is
+// (kNotFound naming "src" or "dst"), attrs_json is a JSON object (kInvalidArgument), and the
+// endpoints' scopes are related: the same scope, or one contains the other (kFailedPrecondition
+// otherwise, naming both scopes: no edge links memories of user:alice to user:bob). The edge id is
 // core::EdgeId(type, src, dst, now.micros); scope_id 0 means "the src node's scope".
 //
 // Thread-safety: Register must not run concurrently with anything else; after registration the

@@ -113,14 +113,17 @@ TEST_P(EdgeRegistryContractTest, ContainsLinksAScopeNodeToAMember) {
   const ScopeRecord bob = MakeScope("user:bob");
   const NodeRecord turn = AddTurn(alice.scope_id, "hello", At(2));
   const NodeRecord other = AddTurn(alice.scope_id, "world", At(3));
-  EXPECT_THAT(edges.Apply({.type = "contains", .src = bob.node_id, .dst = turn.id, .now = At(4)}),
+  EXPECT_THAT(edges.Apply({.type = "contains", .src = alice.node_id, .dst = turn.id, .now = At(4)}),
               IsOkAndHolds(Field(&EdgeRecord::status, "active")));
+  // No edge joins unrelated scopes, not even contains.
+  EXPECT_THAT(edges.Apply({.type = "contains", .src = bob.node_id, .dst = turn.id, .now = At(4)}),
+              StatusIs(StatusCode::kFailedPrecondition, HasSubstr("user:bob")));
   EXPECT_THAT(
       edges.Apply({.type = "contains", .src = alice.node_id, .dst = run.node_id, .now = At(4)}),
       IsOk());
   EXPECT_THAT(edges.Apply({.type = "contains", .src = other.id, .dst = turn.id, .now = At(4)}),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("not a scope node")));
-  EXPECT_THAT(edges.Apply({.type = "contains", .src = bob.node_id, .dst = turn.id, .now = At(5)}),
+  EXPECT_THAT(edges.Apply({.type = "contains", .src = alice.node_id, .dst = turn.id, .now = At(5)}),
               StatusIs(StatusCode::kAlreadyExists));
 }
 

@@ -628,7 +628,8 @@ TEST_P(StoreContractTest, EdgesInScopeIncludesEdgesWithOneEndpointInTheScope) {
   write::EdgeRegistry registry;
   ASSERT_THAT(registry.Register(write::MakePlainEdgeHandler("refers_to")), IsOk());
   const ScopeRecord alice = MakeScope("user:alice");
-  const ScopeRecord bob = MakeScope("user:bob");
+  // Edges join related scopes only (write/edge_registry.h): bob's run sits inside alice.
+  const ScopeRecord bob = MakeScope("user:alice/run:bob", alice.scope_id);
   const NodeRecord a = AddTurn(alice.scope_id, "a", At(1));
   const NodeRecord b = AddTurn(bob.scope_id, "b", At(2));
   const NodeRecord b2 = AddTurn(bob.scope_id, "b2", At(3));
@@ -653,9 +654,10 @@ TEST_P(StoreContractTest, EdgesInScopeIncludesEdgesWithOneEndpointInTheScope) {
 TEST_P(StoreContractTest, EraseScopesRemovesTheTreeAndLeavesOtherScopesAlone) {
   write::EdgeRegistry registry;
   ASSERT_THAT(registry.Register(write::MakePlainEdgeHandler("refers_to")), IsOk());
-  const ScopeRecord alice = MakeScope("user:alice");
-  const ScopeRecord run = MakeScope("user:alice/run:1", alice.scope_id);
-  const ScopeRecord bob = MakeScope("user:bob");
+  // Edges join related scopes only (write/edge_registry.h): "bob" is the app scope around alice.
+  const ScopeRecord bob = MakeScope("app:bob");
+  const ScopeRecord alice = MakeScope("app:bob/user:alice", bob.scope_id);
+  const ScopeRecord run = MakeScope("app:bob/user:alice/run:1", alice.scope_id);
   const NodeRecord a1 = AddTurn(alice.scope_id, "alice secret one", At(1));
   const NodeRecord r1 = AddTurn(run.scope_id, "alice secret in run", At(2));
   const NodeRecord b1 = AddTurn(bob.scope_id, "bob keeps this", At(3));
@@ -693,8 +695,8 @@ TEST_P(StoreContractTest, EraseScopesRemovesTheTreeAndLeavesOtherScopesAlone) {
   // scope_created x2, node_inserted x2, edge_inserted x2.
   EXPECT_EQ(counts->journal_entries, 6u);
 
-  EXPECT_THAT(store_->FindScope("user:alice"), IsOkAndHolds(Eq(std::nullopt)));
-  EXPECT_THAT(store_->FindScope("user:alice/run:1"), IsOkAndHolds(Eq(std::nullopt)));
+  EXPECT_THAT(store_->FindScope("app:bob/user:alice"), IsOkAndHolds(Eq(std::nullopt)));
+  EXPECT_THAT(store_->FindScope("app:bob/user:alice/run:1"), IsOkAndHolds(Eq(std::nullopt)));
   EXPECT_THAT(store_->GetNode(a1.id), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(store_->GetNode(r1.id), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(store_->GetNode(alice.node_id), StatusIs(StatusCode::kNotFound));
@@ -704,7 +706,7 @@ TEST_P(StoreContractTest, EraseScopesRemovesTheTreeAndLeavesOtherScopesAlone) {
   EXPECT_THAT(store_->JournalFor(cross_edge), IsOkAndHolds(IsEmpty()));
 
   // Bob is untouched.
-  EXPECT_THAT(store_->FindScope("user:bob"), IsOkAndHolds(Not(Eq(std::nullopt))));
+  EXPECT_THAT(store_->FindScope("app:bob"), IsOkAndHolds(Not(Eq(std::nullopt))));
   EXPECT_THAT(store_->GetNode(b1.id), IsOkAndHolds(Field(&NodeRecord::text, "bob keeps this")));
   EXPECT_THAT(store_->GetNode(b2.id), IsOk());
   EXPECT_THAT(store_->GetEdge(bob_edge), IsOk());

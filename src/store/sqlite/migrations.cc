@@ -171,16 +171,35 @@ StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection) {
   return parsed;
 }
 
+namespace {
+
+Status CheckNotNewer(const Connection& connection, std::int64_t current) {
+  if (current <= kLatestSchemaVersion) return Status::Ok();
+  return Status::FailedPrecondition(
+      "sqlite: store " + connection.path() + " has schema version " + std::to_string(current) +
+      " but this engram binary supports at most version " + std::to_string(kLatestSchemaVersion) +
+      "; open it with a newer engram");
+}
+
+}  // namespace
+
 Status ApplyMigrations(Connection& connection) {
+  // Check first in a read transaction: in WAL mode it runs alongside another connection's write
+  // transaction, so opening an up-to-date store never waits for a writer.
+  {
+    ScopedSqlTransaction read(connection, "BEGIN DEFERRED");
+    RETURN_IF_ERROR(read.status());
+    ASSIGN_OR_RETURN(const std::int64_t current, ReadSchemaVersion(connection));
+    RETURN_IF_ERROR(CheckNotNewer(connection, current));
+    RETURN_IF_ERROR(read.Commit());
+    if (current == kLatestSchemaVersion) return Status::Ok();
+  }
+  // A migration is needed: take the write lock and read the version again (another process may
+  // have migrated in between).
   ScopedSqlTransaction txn(connection, "BEGIN IMMEDIATE");
   RETURN_IF_ERROR(txn.status());
   ASSIGN_OR_RETURN(const std::int64_t current, ReadSchemaVersion(connection));
-  if (current > kLatestSchemaVersion) {
-    return Status::FailedPrecondition(
-        "sqlite: store " + connection.path() + " has schema version " + std::to_string(current) +
-        " but this engram binary supports at most version " + std::to_string(kLatestSchemaVersion) +
-        "; open it with a newer engram");
-  }
+  RETURN_IF_ERROR(CheckNotNewer(connection, current));
   if (current == kLatestSchemaVersion) return txn.Commit();
   for (const Migration& migration : Migrations()) {
     if (migration.version <= current) continue;

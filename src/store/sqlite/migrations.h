@@ -34,8 +34,10 @@ std::span<const Migration> Migrations();
 // has tables but no engram `meta` table (not an engram store).
 StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection);
 
-// Brings the schema to kLatestSchemaVersion in one IMMEDIATE transaction. kFailedPrecondition when
-// the stored version is newer than this binary knows.
+// Brings the schema to kLatestSchemaVersion. The version is read first without the write lock, so
+// opening an up-to-date store never waits for (or blocks) a writer; only when a migration is due
+// does it run, in one IMMEDIATE transaction. kFailedPrecondition when the stored version is newer
+// than this binary knows.
 Status ApplyMigrations(Connection& connection);
 
 }  // namespace engram::store::sqlite

@@ -1180,6 +1180,12 @@ StatusOr<std::unique_ptr<Store>> Open(std::string_view path, const SqliteOptions
   if (exists && std::filesystem::is_directory(path_text, error)) {
     return Status::InvalidArgument("sqlite: store path " + path_text + " is a directory");
   }
+  // An empty file is no store: only a command that may create one turns it into one.
+  if (exists && !options.create_if_missing && std::filesystem::file_size(path_text, error) == 0 &&
+      !error) {
+    return Status::FailedPrecondition("sqlite: " + path_text +
+                                      " is an empty file, not an engram store");
+  }
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
   if (options.create_if_missing) flags |= SQLITE_OPEN_CREATE;
   ASSIGN_OR_RETURN(std::unique_ptr<Connection> writer,

@@ -1,0 +1,190 @@
+// The `engram` binary on careless and hostile input (issue 21): ingest validates every format
+// completely before the first write and is idempotent, -q is quiet, errors with --json go to
+// stdout only.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "shell_runner.h"
+
+namespace engram {
+namespace {
+
+namespace fs = std::filesystem;
+using ::engram::testing::RunCli;
+using ::engram::testing::ShellOutput;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using json = nlohmann::json;
+
+const std::string kExample = std::string(ENGRAM_EXAMPLES_DIR) + "/conversation.jsonl";
+constexpr int kExampleTurns = 60;
+
+class ReliabilityCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "engram_rel_cli_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    store_ = Path("engram.db");
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ignored);
+    fs::remove_all(dir_, ignored);
+  }
+
+  std::string Path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+
+  std::string File(const std::string& name, const std::string& content) {
+    const std::string path = Path(name);
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+
+  // engram --store <store> <args>; the caller quotes arguments.
+  ShellOutput Engram(const std::string& args, bool with_stderr = false) {
+    return RunCli("--store '" + store_ + "' " + args, with_stderr);
+  }
+
+  // Turns listed in `scope`; 0 when the store or scope does not exist.
+  int CountTurns(const std::string& scope) {
+    const ShellOutput result = Engram("--json list --scope '" + scope + "' --limit 100000");
+    if (result.exit_code != 0) return 0;
+    return json::parse(result.out).value("count", -1);
+  }
+
+  std::string dir_;
+  std::string store_;
+};
+
+// ---- ingest: idempotent, validated before the first write ------------------------------------
+
+TEST_F(ReliabilityCliTest, IngestingTheSameFileTwiceStoresEveryTurnOnce) {
+  const ShellOutput first = Engram("--json ingest --scope user:priya '" + kExample + "'");
+  ASSERT_EQ(first.exit_code, 0) << first.out;
+  EXPECT_EQ(json::parse(first.out)["turns"], kExampleTurns);
+  const ShellOutput second = Engram("--json ingest --scope user:priya '" + kExample + "'");
+  ASSERT_EQ(second.exit_code, 0) << second.out;
+  const json summary = json::parse(second.out);
+  EXPECT_EQ(summary["turns"], 0);
+  EXPECT_EQ(summary["already_stored"], kExampleTurns);
+  EXPECT_EQ(CountTurns("user:priya"), kExampleTurns);
+  const ShellOutput third = Engram("ingest --scope user:priya '" + kExample + "'");
+  ASSERT_EQ(third.exit_code, 0) << third.out;
+  EXPECT_THAT(third.out, HasSubstr("ingested 0 turns"));
+  EXPECT_THAT(third.out, HasSubstr("60 turn(s) already stored"));
+}
+
+TEST_F(ReliabilityCliTest, GivenIdempotencyKeysMakeARepeatedTurnOneTurn) {
+  const std::string path = File("keys.jsonl",
+                                "{\"text\": \"I moved to Lisbon.\", \"idempotency_key\": \"m1\"}\n"
+                                "{\"text\": \"I moved to Lisbon.\", \"idempotency_key\": \"m1\"}\n"
+                                "{\"text\": \"I adopted a cat.\", \"idempotency_key\": \"m2\"}\n");
+  const ShellOutput first = Engram("--json ingest --scope user:ana '" + path + "'");
+  ASSERT_EQ(first.exit_code, 0) << first.out;
+  EXPECT_EQ(json::parse(first.out)["turns"], 2);
+  EXPECT_EQ(json::parse(first.out)["already_stored"], 1);
+  EXPECT_EQ(CountTurns("user:ana"), 2);
+}
+
+TEST_F(ReliabilityCliTest, ABadSpeakerInTheLastLocomoConversationStoresNothing) {
+  const std::string path = File("locomo.json", R"([
+    {"sample_id": "a", "conversation": {"speaker_a": "Ann", "speaker_b": "Bob",
+      "session_1_date_time": "1:00 pm on 2 June, 2023",
+      "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "Hello Bob."}]}, "qa": []},
+    {"sample_id": "b", "conversation": {"speaker_a": "Cy", "speaker_b": "Di",
+      "session_1_date_time": "1:00 pm on 2 June, 2023",
+      "session_1": [{"speaker": "Cy", "dia_id": "D1:1", "text": "Hi."},
+                    {"speaker": "D\u0007i", "dia_id": "D1:2", "text": "Hi there."}]}, "qa": []}
+  ])");
+  const ShellOutput result = Engram("ingest --format locomo '" + path + "'", true);
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_THAT(result.out, HasSubstr("world:locomo-b turn 2"));
+  EXPECT_THAT(result.out, HasSubstr("speaker contains a control character"));
+  EXPECT_THAT(result.out, HasSubstr("nothing was stored"));
+  EXPECT_EQ(CountTurns("world:locomo-a"), 0);
+}
+
+TEST_F(ReliabilityCliTest, AJsonlErrorFoundAtStoreTimeNamesTheLine) {
+  // Line 3 (after a blank line) holds a NUL character, which only the store-time check knew.
+  const std::string path =
+      File("nul.jsonl", "{\"text\": \"fine\"}\n\n{\"text\": \"bad\\u0000byte\"}\n");
+  const ShellOutput result = Engram("ingest --scope user:ana '" + path + "'", true);
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_THAT(result.out, HasSubstr("nul.jsonl line 3: text contains a NUL character"));
+  EXPECT_EQ(CountTurns("user:ana"), 0);
+}
+
+TEST_F(ReliabilityCliTest, QuietIngestPrintsNoSummary) {
+  const ShellOutput result = Engram("-q ingest --scope user:priya '" + kExample + "'");
+  ASSERT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(CountTurns("user:priya"), kExampleTurns);
+}
+
+// ---- smaller items ---------------------------------------------------------------------------
+
+TEST_F(ReliabilityCliTest, KAndBudgetZeroAreUsageErrors) {
+  ASSERT_EQ(Engram("-q ingest --scope user:priya '" + kExample + "'").exit_code, 0);
+  const ShellOutput k = Engram("recall --scope user:priya --k 0 'Where is Biscuit?'", true);
+  EXPECT_EQ(k.exit_code, 2) << k.out;
+  EXPECT_THAT(k.out, HasSubstr("must be a whole number >= 1"));
+  const ShellOutput budget = Engram("recall --scope user:priya --budget 0 'Where?'", true);
+  EXPECT_EQ(budget.exit_code, 2) << budget.out;
+}
+
+TEST_F(ReliabilityCliTest, WithJsonAnErrorGoesToStdoutOnly) {
+  const std::string err = Path("stderr.txt");
+  const ShellOutput result = Engram("--json list --scope user:nobody 2>'" + err + "'");
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_TRUE(json::parse(result.out).contains("error")) << result.out;
+  std::ifstream in(err);
+  const std::string stderr_text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(stderr_text, "");
+}
+
+TEST_F(ReliabilityCliTest, EmbedRejectsEmptyAndInvalidUtf8TextLikeIngest) {
+  const ShellOutput empty = RunCli("embed '' 'hello'", true);
+  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  EXPECT_THAT(empty.out, HasSubstr("text 1 is empty"));
+  const ShellOutput invalid = RunCli("embed \"$(printf 'caf\\351')\"", true);
+  EXPECT_EQ(invalid.exit_code, 2) << invalid.out;
+  EXPECT_THAT(invalid.out, HasSubstr("text 1 is not valid UTF-8"));
+}
+
+TEST_F(ReliabilityCliTest, ScopesOnAnEmptyFileIsAnErrorAndLeavesItEmpty) {
+  File("engram.db", "");
+  const ShellOutput result = Engram("scopes", true);
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_THAT(result.out, HasSubstr("not an engram store"));
+  EXPECT_EQ(fs::file_size(store_), 0u);
+}
+
+TEST_F(ReliabilityCliTest, ConfigNamingADirectoryIsAnError) {
+  const ShellOutput result = Engram("--config '" + dir_ + "' scopes", true);
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_THAT(result.out, HasSubstr("is a directory"));
+}
+
+TEST_F(ReliabilityCliTest, ATrailingSpaceOrDecomposedAccentNamesTheSameScope) {
+  ASSERT_EQ(Engram("-q ingest --scope 'user:alice ' '" + kExample + "'").exit_code, 0);
+  EXPECT_EQ(CountTurns("user:alice"), kExampleTurns);
+  ASSERT_EQ(Engram("-q ingest --scope 'user:jose\xCC\x81' '" + kExample + "'").exit_code, 0);
+  EXPECT_EQ(CountTurns("user:jos\xC3\xA9"), kExampleTurns);
+  const ShellOutput zwj = Engram("ingest --scope 'user:ali\xE2\x80\x8D' '" + kExample + "'", true);
+  EXPECT_EQ(zwj.exit_code, 2) << zwj.out;
+  EXPECT_THAT(zwj.out, HasSubstr("invisible character U+200D"));
+  const ShellOutput erase = Engram("erase --scope user:alice --yes");
+  EXPECT_EQ(erase.exit_code, 0) << erase.out;
+  EXPECT_EQ(CountTurns("user:alice "), 0);
+}
+
+}  // namespace
+}  // namespace engram

@@ -1,0 +1,195 @@
+// Reliability through the public API (issue 21): readers are never blocked by a writer, the cost
+// of deriving one turn is bounded, long turns come back excerpted, scope names that look alike
+// are one scope, and nothing links memories of unrelated scopes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engram/config.h"
+#include "engram/engine.h"
+#include "engram/testing/status_matchers.h"
+#include "store/store.h"
+#include "test_util.h"
+
+namespace engram {
+namespace {
+
+using ::engram::testing::IsOk;
+using ::engram::testing::StatusIs;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+
+EngineOptions LexicalOptions(const testing::TempDir& dir) {
+  EngineOptions options = testing::TestOptions(dir);
+  options.config = Config{};
+  options.config->embedder.kind = "none";
+  return options;
+}
+
+// A second connection holds the store's write lock (BEGIN IMMEDIATE, as a long Remember would)
+// while another engine opens the store and reads: every read succeeds instead of waiting for the
+// lock and failing with "database is locked".
+TEST(ReaderWriterTest, OpenAndReadsSucceedWhileAnotherConnectionHoldsTheWriteLock) {
+  testing::TempDir dir;
+  const EngineOptions options = LexicalOptions(dir);
+  {
+    std::unique_ptr<Engine> writer = testing::OpenOrDie(options);
+    ASSERT_THAT(writer->Remember(testing::S("user:bob"),
+                                 std::vector<Turn>{testing::MakeTurn("Bob", "I moved to Lisbon last spring.")}),
+                IsOk());
+    ASSERT_THAT(writer->Remember(testing::S("user:mallory"),
+                                 std::vector<Turn>{testing::MakeTurn("Mallory", "Nothing to see here.")}),
+                IsOk());
+  }
+  StatusOr<std::unique_ptr<store::Store>> other = store::OpenSqliteStore(options.store_path);
+  ASSERT_THAT(other, IsOk());
+  StatusOr<std::unique_ptr<store::Transaction>> held = (*other)->BeginWrite();
+  ASSERT_THAT(held, IsOk());
+
+  StatusOr<std::unique_ptr<Engine>> reader = Engine::Open(options);
+  ASSERT_THAT(reader, IsOk());
+  StatusOr<ReadResult> recalled =
+      (*reader)->Recall(testing::S("user:bob"), {.text = "Where did Bob move?"}, {});
+  ASSERT_THAT(recalled, IsOk());
+  ASSERT_THAT(recalled->items, ::testing::Not(::testing::IsEmpty()));
+  EXPECT_THAT(recalled->items[0].text, HasSubstr("Lisbon"));
+  StatusOr<std::vector<Memory>> listed = (*reader)->List(testing::S("user:bob"));
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_THAT(*listed, SizeIs(1));
+  StatusOr<std::vector<ScopeInfo>> scopes = (*reader)->ListScopes();
+  ASSERT_THAT(scopes, IsOk());
+  EXPECT_THAT(*scopes, SizeIs(2));
+}
+
+
+// Every signal becomes a node and edges inside the write transaction, so a long turn full of
+// anchors must not derive without bound: the first [write] max_signals_per_turn signals are kept
+// (plus the turn's one content-signal node).
+std::size_t SignalNodes(Engine& engine, const Scope& scope) {
+  StatusOr<std::vector<Memory>> signals =
+      engine.List(scope, {.limit = 100000, .kind = NodeKind::kSignal});
+  EXPECT_THAT(signals, IsOk());
+  return signals.ok() ? signals->size() : 0;
+}
+
+std::string RepeatedAnchors(std::size_t count) {
+  std::string text;
+  for (std::size_t repeat = 0; repeat < count; ++repeat) {
+    text += "On 2024-01-01 Alice paid $5 at http://x.io/a; ";
+  }
+  return text;
+}
+
+TEST(DerivationBoundTest, ALongTurnYieldsAtMostMaxSignalsPerTurnSignalNodes) {
+  testing::TempDir dir;
+  EngineOptions options = LexicalOptions(dir);
+  options.config->write.max_signals_per_turn = 10;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
+  const Scope scope = testing::S("user:mallory");
+  ASSERT_THAT(engine->Remember(scope, std::vector<Turn>{testing::MakeTurn(
+                                          "Mallory", RepeatedAnchors(100))}),
+              IsOk());
+  EXPECT_EQ(SignalNodes(*engine, scope), 10u + 1u);
+}
+
+TEST(DerivationBoundTest, TheDefaultCapIsFiveHundredSignals) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  const Scope scope = testing::S("user:mallory");
+  ASSERT_THAT(engine->Remember(scope, std::vector<Turn>{testing::MakeTurn(
+                                          "Mallory", RepeatedAnchors(400))}),
+              IsOk());
+  EXPECT_EQ(SignalNodes(*engine, scope), 500u + 1u);
+}
+
+// A turn longer than the whole token budget, and the only match: it comes back as an excerpt
+// around the matched word, marked with its byte offsets, not dropped.
+TEST(LongTurnTest, AFortyKilobyteTurnThatIsTheOnlyMatchComesBackExcerpted) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  std::string text;
+  while (text.size() < 20000) text += "The weather report covered rain, wind and cloud again. ";
+  text += "Last summer I finally visited Zanzibar with my sister. ";
+  while (text.size() < 40000) text += "The weather report covered rain, wind and cloud again. ";
+  const Scope scope = testing::S("user:alice");
+  ASSERT_THAT(engine->Remember(scope, std::vector<Turn>{testing::MakeTurn("Alice", text)}), IsOk());
+  StatusOr<ReadResult> result = engine->Recall(scope, {.text = "Who went to Zanzibar?"}, {});
+  ASSERT_THAT(result, IsOk());
+  ASSERT_THAT(result->items, SizeIs(1));
+  const RecallItem& item = result->items[0];
+  EXPECT_TRUE(item.excerpt);
+  EXPECT_EQ(item.full_bytes, text.size());
+  EXPECT_LE(item.text.size(), Config{}.recall.excerpt_bytes);
+  EXPECT_THAT(item.text, HasSubstr("visited Zanzibar"));
+  EXPECT_EQ(item.text, text.substr(item.excerpt_begin, item.excerpt_end - item.excerpt_begin));
+  EXPECT_THAT(result->context, HasSubstr("visited Zanzibar"));
+  EXPECT_THAT(result->context, HasSubstr("(excerpt, bytes "));
+  EXPECT_EQ(result->diagnostics.dropped_by_budget, 0u);
+}
+
+// No edge links memories of scopes where neither contains the other: a merge proposal between
+// user:alice and user:bob is refused (erasing bob would otherwise delete links stored under
+// alice); between user:alice and user:alice/run:1 it is allowed.
+TEST(ScopeLinkTest, SameAsIsRefusedAcrossUnrelatedScopesAndAllowedWithinATree) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  auto remember = [&](const std::string& scope, const std::string& text) {
+    StatusOr<RememberResult> result =
+        engine->Remember(testing::S(scope), std::vector<Turn>{testing::MakeTurn("Ann", text)});
+    EXPECT_THAT(result, IsOk());
+    return result.ok() ? result->ids[0] : std::string();
+  };
+  const std::string alice = remember("user:alice", "My sister Kim lives in Oslo.");
+  const std::string bob = remember("user:bob", "My sister Kim lives in Oslo.");
+  const std::string alice_run = remember("user:alice/run:1", "Kim called from Oslo today.");
+
+  StatusOr<MergeProposal> across = engine->ProposeSameAs(alice, bob, "same words");
+  EXPECT_THAT(across, StatusIs(StatusCode::kFailedPrecondition));
+  EXPECT_THAT(across.status().message(), HasSubstr("user:alice"));
+  EXPECT_THAT(across.status().message(), HasSubstr("user:bob"));
+  EXPECT_THAT(engine->ProposeSameAs(bob, alice, "same words"),
+              StatusIs(StatusCode::kFailedPrecondition));
+
+  StatusOr<MergeProposal> within = engine->ProposeSameAs(alice, alice_run, "same person");
+  ASSERT_THAT(within, IsOk());
+  EXPECT_THAT(engine->AcceptProposal(within->id), IsOk());
+  EXPECT_THAT(engine->ProposeSameAs(alice_run, remember("user:alice", "Kim is back."), ""), IsOk());
+}
+
+// Every size key that drives a loop of recall has bounds; out of range is an error naming the
+// key and its bounds.
+TEST(ConfigBoundsTest, OutOfRangeSizesAreErrorsNamingKeyAndBounds) {
+  const struct {
+    std::string toml;
+    std::string message;
+  } cases[] = {
+      {"[recall]\nneighbour_radius = 2000000000\n",
+       "[recall] neighbour_radius is 2000000000; it must be in [0, 100]"},
+      {"[recall]\nmax_items = 1000000\n",
+       "[recall] max_items is 1000000; it must be in [1, 10000]"},
+      {"[recall]\nroute_candidates = 0\n",
+       "[recall] route_candidates is 0; it must be in [1, 10000]"},
+      {"[recall]\nneighbour_seeds = 5000\n", "[recall] neighbour_seeds"},
+      {"[recall]\nfragment_window = 1000\n", "[recall] fragment_window"},
+      {"[vector]\nhnsw_search_expansion = 100000000\n", "[vector] hnsw_search_expansion"},
+      {"[vector]\nhnsw_construction_expansion = 100000000\n",
+       "[vector] hnsw_construction_expansion"},
+  };
+  for (const auto& test_case : cases) {
+    StatusOr<Config> config = ParseConfig(test_case.toml, "engram.toml");
+    EXPECT_THAT(config, StatusIs(StatusCode::kInvalidArgument)) << test_case.toml;
+    EXPECT_THAT(config.status().message(), HasSubstr(test_case.message));
+  }
+  EXPECT_THAT(ParseConfig("[recall]\nneighbour_radius = 100\n", "engram.toml"), IsOk());
+}
+
+TEST(ConfigBoundsTest, ConfigFileNamingADirectoryIsAnError) {
+  testing::TempDir dir;
+  EXPECT_THAT(LoadConfigFile(dir.path()),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("is a directory")));
+}
+
+}  // namespace
+}  // namespace engram
