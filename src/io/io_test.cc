@@ -239,6 +239,10 @@ TEST(TurnsJsonlTest, ErrorsNameTheLineAndTheProblem) {
       {"{\"text\": \"x\", \"speaker\": 7}",
        "turns.jsonl line 3: \"speaker\" must be a string, got a number"},
       {"{\"text\": \"caf\xC3\"}", "turns.jsonl line 3: invalid UTF-8 at byte 14"},
+      {"{\"text\": \"first\", \"text\": \"second\"}",
+       "turns.jsonl line 3: invalid JSON: the key \"text\" appears twice in one object"},
+      {"{\"text\": \"x\", \"metadata\": {\"a\": 1, \"b\": {\"a\": 2}, \"a\": 3}}",
+       "turns.jsonl line 3: invalid JSON: the key \"a\" appears twice in one object"},
   };
   for (const Case& test_case : cases) {
     SCOPED_TRACE(test_case.line);
@@ -361,6 +365,10 @@ TEST(LocomoTest, ErrorsNameTheConversationAndField) {
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("cannot name a scope")));
   EXPECT_THAT(ParseLocomo("[{", "f.json"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("f.json: invalid JSON")));
+  EXPECT_THAT(
+      ParseLocomo(R"([{"sample_id": "c1", "sample_id": "c2", "conversation": {}}])", "f.json"),
+      StatusIs(StatusCode::kInvalidArgument,
+               HasSubstr("f.json: invalid JSON: the key \"sample_id\" appears twice")));
   const std::string huge_id(1 << 20, 'a');
   EXPECT_THAT(ParseLocomo("[{\"sample_id\": \"" + huge_id + "\", \"conversation\": {}}]", "f.json"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("at most 200")));
@@ -486,6 +494,12 @@ TEST(LongMemEvalTest, ErrorsNameTheQuestion) {
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("expected a question object")));
   EXPECT_THAT(ParseLongMemEval("[{\"a\": ", "lme.json"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("invalid JSON")));
+  std::string repeated = kLongMemEvalSample;
+  repeated.replace(repeated.find("\"question_id\""), 0, "\"answer\": \"x\", ");
+  EXPECT_THAT(ParseLongMemEval(repeated, "lme.json"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("lme.json: question 1: invalid JSON: the key \"answer\" "
+                                 "appears twice in one object")));
   // A visitor's error stops the parse and is returned unchanged.
   EXPECT_THAT(ForEachLongMemEval(kLongMemEvalSample, "lme.json",
                                  [](LongMemEvalInstance&&) { return Status::Unavailable("stop"); }),

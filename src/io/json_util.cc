@@ -42,12 +42,44 @@ StatusOr<nlohmann::json> ParseJson(std::string_view text, bool single_line, std:
     return Status::InvalidArgument("JSON nested deeper than " + std::to_string(max_depth) +
                                    " levels");
   }
+  DuplicateKeyFinder duplicates;
+  nlohmann::json value;
   try {
-    return nlohmann::json::parse(text);
+    value = nlohmann::json::parse(text, [&duplicates](int /*depth*/,
+                                                      nlohmann::json::parse_event_t event,
+                                                      nlohmann::json& parsed) {
+      duplicates.Observe(event, parsed);
+      return true;
+    });
   } catch (const nlohmann::json::exception& error) {
     return Status::InvalidArgument("invalid JSON: " + DescribeJsonError(error, single_line));
   } catch (const std::exception& error) {
     return Status::InvalidArgument(std::string("invalid JSON: ") + error.what());
+  }
+  if (!duplicates.duplicate().empty()) {
+    return Status::InvalidArgument("invalid JSON: the key \"" + Truncate(duplicates.duplicate(), 64) +
+                                   "\" appears twice in one object");
+  }
+  return value;
+}
+
+void DuplicateKeyFinder::Observe(nlohmann::json::parse_event_t event,
+                                 const nlohmann::json& parsed) {
+  switch (event) {
+    case nlohmann::json::parse_event_t::object_start:
+      open_objects_.emplace_back();
+      break;
+    case nlohmann::json::parse_event_t::object_end:
+      if (!open_objects_.empty()) open_objects_.pop_back();
+      break;
+    case nlohmann::json::parse_event_t::key:
+      if (!open_objects_.empty() && duplicate_.empty() && parsed.is_string() &&
+          !open_objects_.back().insert(parsed.get<std::string>()).second) {
+        duplicate_ = parsed.get<std::string>();
+      }
+      break;
+    default:
+      break;
   }
 }
 

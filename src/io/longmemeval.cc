@@ -217,8 +217,17 @@ Status ForEachLongMemEval(std::string_view json_text, std::string_view source_na
   }
   Status failure;
   std::size_t question_idx = 0;
+  internal::DuplicateKeyFinder duplicates;
   const json::parser_callback_t callback = [&](int depth, json::parse_event_t event,
                                                json& parsed) -> bool {
+    duplicates.Observe(event, parsed);
+    if (!duplicates.duplicate().empty()) {
+      failure = Status::InvalidArgument(source + ": question " + std::to_string(question_idx + 1) +
+                                        ": invalid JSON: the key \"" +
+                                        internal::Truncate(duplicates.duplicate(), 64) +
+                                        "\" appears twice in one object");
+      throw StopParsing{};
+    }
     if (depth != 1) return true;
     if (event != json::parse_event_t::object_end && event != json::parse_event_t::value &&
         event != json::parse_event_t::array_end) {

@@ -6,6 +6,7 @@
 
 #include "core/json_depth.h"
 #include "core/utf8.h"
+#include "io/json_util.h"
 
 namespace engram::server {
 namespace {
@@ -83,28 +84,11 @@ StatusOr<nlohmann::json> ParseJsonBody(std::string_view body) {
     return Status::InvalidArgument("request body is nested deeper than " +
                                    std::to_string(kMaxBodyDepth) + " levels");
   }
-  // Keys seen in each open object, innermost last; a repeated key is an error rather than
-  // nlohmann's silent last-one-wins.
-  std::vector<std::set<std::string>> open_objects;
-  std::string duplicate;
-  auto callback = [&](int /*depth*/, nlohmann::json::parse_event_t event,
-                      nlohmann::json& parsed) -> bool {
-    switch (event) {
-      case nlohmann::json::parse_event_t::object_start:
-        open_objects.emplace_back();
-        break;
-      case nlohmann::json::parse_event_t::object_end:
-        if (!open_objects.empty()) open_objects.pop_back();
-        break;
-      case nlohmann::json::parse_event_t::key:
-        if (!open_objects.empty() && duplicate.empty() &&
-            !open_objects.back().insert(parsed.get<std::string>()).second) {
-          duplicate = parsed.get<std::string>();
-        }
-        break;
-      default:
-        break;
-    }
+  // A repeated key is an error rather than nlohmann's silent last-one-wins.
+  io::internal::DuplicateKeyFinder duplicates;
+  auto callback = [&duplicates](int /*depth*/, nlohmann::json::parse_event_t event,
+                                nlohmann::json& parsed) -> bool {
+    duplicates.Observe(event, parsed);
     return true;
   };
   nlohmann::json value;
@@ -117,8 +101,8 @@ StatusOr<nlohmann::json> ParseJsonBody(std::string_view body) {
     return Status::InvalidArgument("request body is not valid JSON: " +
                                    (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
   }
-  if (!duplicate.empty()) {
-    return Status::InvalidArgument("request body repeats the key \"" + duplicate +
+  if (!duplicates.duplicate().empty()) {
+    return Status::InvalidArgument("request body repeats the key \"" + duplicates.duplicate() +
                                    "\" in one object");
   }
   return value;
