@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/civil_date.h"
 #include "core/ids.h"
 #include "core/sha256.h"
 #include "core/utf8.h"
@@ -71,6 +72,35 @@ TEST(TimestampTest, FormatRoundTrips) {
     ASSERT_THAT(parsed, IsOk());
     EXPECT_EQ(FormatTimestamp(*parsed), text);
   }
+}
+
+TEST(CivilDateTest, DayNumbersOfKnownDates) {
+  EXPECT_EQ(core::DaysFromCivil(1970, 1, 1), 0);
+  EXPECT_EQ(core::DaysFromCivil(2000, 3, 1), 11017);
+  EXPECT_EQ(core::DaysFromCivil(1969, 12, 31), -1);
+  EXPECT_EQ(core::CivilFromDays(19783), (core::CivilDate{2024, 3, 1}));
+  EXPECT_EQ(core::CivilFromDays(-719162), (core::CivilDate{1, 1, 1}));
+}
+
+TEST(CivilDateTest, RoundTripsAcrossLeapDaysAndCenturies) {
+  for (std::int64_t day = core::DaysFromCivil(1899, 12, 1); day < core::DaysFromCivil(2101, 1, 1);
+       ++day) {
+    const core::CivilDate date = core::CivilFromDays(day);
+    ASSERT_EQ(core::DaysFromCivil(date.year, date.month, date.day), day);
+    ASSERT_LE(date.day, core::DaysInMonth(date.year, date.month));
+  }
+}
+
+TEST(CivilDateTest, LeapYearsMonthLengthsAndWeekdays) {
+  EXPECT_TRUE(core::IsLeapYear(2000));
+  EXPECT_FALSE(core::IsLeapYear(1900));
+  EXPECT_TRUE(core::IsLeapYear(2024));
+  EXPECT_EQ(core::DaysInMonth(2024, 2), 29);
+  EXPECT_EQ(core::DaysInMonth(2023, 2), 28);
+  EXPECT_EQ(core::DaysInMonth(2023, 4), 30);
+  EXPECT_EQ(core::WeekdayOf(0), 3);                                // 1970-01-01, a Thursday
+  EXPECT_EQ(core::WeekdayOf(core::DaysFromCivil(2024, 3, 1)), 4);  // a Friday
+  EXPECT_EQ(core::WeekdayOf(-1), 2);                               // 1969-12-31, a Wednesday
 }
 
 TEST(ClockTest, FixedClockSteps) {

@@ -4,47 +4,16 @@
 #include <cstdio>
 #include <string>
 
+#include "core/civil_date.h"
 #include "engram/clock.h"
 #include "engram/types.h"
 
 namespace engram {
 namespace {
 
-// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
-constexpr std::int64_t DaysFromCivil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-struct Civil {
-  std::int64_t year;
-  unsigned month;
-  unsigned day;
-};
-
-constexpr Civil CivilFromDays(std::int64_t z) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  return {y + (m <= 2), m, d};
-}
-
-bool IsLeap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-unsigned DaysInMonth(std::int64_t y, unsigned m) {
-  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
-}
+using core::CivilFromDays;
+using core::DaysFromCivil;
+using core::DaysInMonth;
 
 class Cursor {
  public:
@@ -102,7 +71,7 @@ StatusOr<Timestamp> ParseTimestamp(std::string_view text) {
     return BadTime(text, "date must be YYYY-MM-DD");
   }
   if (month < 1 || month > 12) return BadTime(text, "month out of range");
-  if (day < 1 || day > DaysInMonth(year, static_cast<unsigned>(month))) {
+  if (day < 1 || day > DaysInMonth(year, static_cast<int>(month))) {
     return BadTime(text, "day out of range");
   }
   std::int64_t offset_seconds = 0;
@@ -128,8 +97,7 @@ StatusOr<Timestamp> ParseTimestamp(std::string_view text) {
     }
   }
   if (!cur.Done()) return BadTime(text, "unexpected trailing characters");
-  const std::int64_t days = DaysFromCivil(year, static_cast<unsigned>(month),
-                                          static_cast<unsigned>(day));
+  const std::int64_t days = DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day));
   const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
   return Timestamp{seconds * 1'000'000 + micros};
 }
@@ -147,15 +115,15 @@ std::string FormatTimestamp(Timestamp time) {
     rem += 86400;
     days -= 1;
   }
-  const Civil civil = CivilFromDays(days);
+  const core::CivilDate civil = CivilFromDays(days);
   char buffer[64];
   if (micros == 0) {
-    std::snprintf(buffer, sizeof(buffer), "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ",
+    std::snprintf(buffer, sizeof(buffer), "%04lld-%02d-%02dT%02lld:%02lld:%02lldZ",
                   static_cast<long long>(civil.year), civil.month, civil.day,
                   static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60),
                   static_cast<long long>(rem % 60));
   } else {
-    std::snprintf(buffer, sizeof(buffer), "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ",
+    std::snprintf(buffer, sizeof(buffer), "%04lld-%02d-%02dT%02lld:%02lld:%02lld.%06lldZ",
                   static_cast<long long>(civil.year), civil.month, civil.day,
                   static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60),
                   static_cast<long long>(rem % 60), static_cast<long long>(micros));

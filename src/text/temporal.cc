@@ -15,6 +15,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/civil_date.h"
+
 namespace engram::text {
 namespace {
 
@@ -24,7 +26,7 @@ constexpr std::int64_t kMicrosPerHour = 60 * kMicrosPerMinute;
 constexpr std::int64_t kMicrosPerDay = 24 * kMicrosPerHour;
 
 // ---------------------------------------------------------------------------------------------
-// Calendar arithmetic (proleptic Gregorian, Howard Hinnant's algorithms).
+// Calendar arithmetic: day numbers from core/civil_date.h, months counted from year 0.
 
 std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
@@ -32,42 +34,11 @@ std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {
   return q;
 }
 
-std::int64_t DaysFromCivil(std::int64_t y, int m, int d) {
-  y -= m <= 2 ? 1 : 0;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const std::int64_t yoe = y - era * 400;
-  const std::int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const std::int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-struct Civil {
-  std::int64_t year = 1970;
-  int month = 1;
-  int day = 1;
-};
-
-Civil CivilFromDays(std::int64_t z) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const std::int64_t doe = z - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  const int d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  const int m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  return {yoe + era * 400 + (m <= 2 ? 1 : 0), m, d};
-}
-
-bool IsLeap(std::int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int DaysInMonth(std::int64_t y, int m) {
-  static constexpr std::array<int, 12> kDays = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[static_cast<std::size_t>(m - 1)];
-}
-
-// 0 = Monday ... 6 = Sunday. 1970-01-01 was a Thursday.
-int WeekdayOf(std::int64_t days) { return static_cast<int>(((days % 7) + 7 + 3) % 7); }
+using core::CivilFromDays;
+using core::DaysFromCivil;
+using core::DaysInMonth;
+using core::WeekdayOf;
+using Civil = core::CivilDate;
 
 // Months counted from year 0: year * 12 + (month - 1).
 std::int64_t MonthIndex(std::int64_t year, int month) { return year * 12 + (month - 1); }
