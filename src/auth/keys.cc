@@ -9,11 +9,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
+#include "core/files.h"
 #include "core/sha256.h"
 
 namespace engram::auth {
@@ -161,11 +161,11 @@ StatusOr<KeyFile> KeyFile::Parse(std::string_view text) {
 }
 
 StatusOr<KeyFile> KeyFile::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("keys file " + path + " does not exist or cannot be read");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  StatusOr<KeyFile> file = Parse(buffer.str());
+  StatusOr<std::string> text = core::ReadWholeFile(path, "keys file");
+  if (!text.ok()) {
+    return Status::NotFound("keys file " + path + " does not exist or cannot be read");
+  }
+  StatusOr<KeyFile> file = Parse(*text);
   if (!file.ok()) {
     return Status(file.status().code(), path + ": " + file.status().message());
   }

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -21,6 +20,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/files.h"
 #include "core/sha256.h"
 #include "embed/dense_kernel.h"
 
@@ -68,18 +68,12 @@ Status FileCorruption(const std::string& path, std::string_view problem) {
                             "); " + std::string(kSetupHint));
 }
 
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    return Status::NotFound("USE-lite model file " + path + " is missing; " +
-                            std::string(kSetupHint));
+StatusOr<std::string> ReadModelFile(const std::string& path) {
+  StatusOr<std::string> contents = core::ReadWholeFile(path, "USE-lite model file");
+  if (contents.status().code() == StatusCode::kNotFound) {
+    return Status::NotFound(contents.status().message() + "; " + std::string(kSetupHint));
   }
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return Status::Unavailable("cannot open USE-lite model file " + path);
-  std::ostringstream contents;
-  contents << stream.rdbuf();
-  if (stream.bad()) return Status::Unavailable("cannot read USE-lite model file " + path);
-  return std::move(contents).str();
+  return contents;
 }
 
 // One entry of the weights manifest: where a named tensor lives in its group's concatenated shards.
@@ -181,7 +175,7 @@ Status ParseManifest(const nlohmann::json& model, const std::string& model_json_
 Status VerifyChecksums(const std::string& directory,
                        const std::vector<std::pair<std::string, const std::string*>>& files) {
   const std::string checksums_path = FilePath(directory, kChecksums);
-  ASSIGN_OR_RETURN(std::string checksums_text, ReadWholeFile(checksums_path));
+  ASSIGN_OR_RETURN(std::string checksums_text, ReadModelFile(checksums_path));
   std::map<std::string, std::string> expected;
   std::istringstream lines(checksums_text);
   std::string line;
@@ -678,7 +672,7 @@ StatusOr<std::unique_ptr<UseLiteEmbedder>> UseLiteEmbedder::Open(std::string_vie
     const std::string directory(model_dir);
     const std::string model_json_path = FilePath(directory, kModelJson);
     const std::string vocab_json_path = FilePath(directory, kVocabJson);
-    ASSIGN_OR_RETURN(std::string model_json_text, ReadWholeFile(model_json_path));
+    ASSIGN_OR_RETURN(std::string model_json_text, ReadModelFile(model_json_path));
     nlohmann::json model_json;
     try {
       model_json = nlohmann::json::parse(model_json_text);
@@ -690,11 +684,11 @@ StatusOr<std::unique_ptr<UseLiteEmbedder>> UseLiteEmbedder::Open(std::string_vie
     std::map<std::string, WeightEntry> weights;
     RETURN_IF_ERROR(ParseManifest(model_json, model_json_path, groups, weights));
 
-    ASSIGN_OR_RETURN(std::string vocab_json_text, ReadWholeFile(vocab_json_path));
+    ASSIGN_OR_RETURN(std::string vocab_json_text, ReadModelFile(vocab_json_path));
     std::vector<std::vector<std::string>> shard_contents(groups.size());
     for (std::size_t group_index = 0; group_index < groups.size(); ++group_index) {
       for (const std::string& shard : groups[group_index].paths) {
-        ASSIGN_OR_RETURN(std::string contents, ReadWholeFile(FilePath(directory, shard)));
+        ASSIGN_OR_RETURN(std::string contents, ReadModelFile(FilePath(directory, shard)));
         shard_contents[group_index].push_back(std::move(contents));
       }
     }

@@ -23,6 +23,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/files.h"
 #include "core/sha256.h"
 #include "text/normalize.h"
 
@@ -66,15 +67,13 @@ bool FileExists(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+StatusOr<std::string> ReadLexiconFile(const std::string& path) {
+  StatusOr<std::string> contents = core::ReadWholeFile(path, "lexicon file");
+  if (!contents.ok()) {
     return Status::FailedPrecondition("cannot read lexicon file " + path +
                                       "; run scripts/setup to install the lexicons");
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return contents;
 }
 
 // Calls `line` for every line of `text` (without the line break; a trailing '\r' is dropped).
@@ -318,7 +317,7 @@ namespace {
 
 Status AddNames(std::string_view dir, std::string_view file, std::uint32_t name_class,
                 TableBuilder& names) {
-  ASSIGN_OR_RETURN(const std::string text, ReadWholeFile(Join(dir, file)));
+  ASSIGN_OR_RETURN(const std::string text, ReadLexiconFile(Join(dir, file)));
   ForEachLine(text, [&](std::string_view line) {
     if (line.empty()) return;
     std::string key = Key(line);
@@ -336,7 +335,7 @@ StatusOr<std::vector<std::uint32_t>> Compile(std::string_view dir,
   TableBuilder names;
 
   {
-    ASSIGN_OR_RETURN(const std::string text, ReadWholeFile(Join(dir, kVaderFile)));
+    ASSIGN_OR_RETURN(const std::string text, ReadLexiconFile(Join(dir, kVaderFile)));
     ForEachLine(text, [&](std::string_view line) {
       const std::size_t tab = line.find('\t');
       if (tab == std::string_view::npos || tab == 0) return;
@@ -352,7 +351,7 @@ StatusOr<std::vector<std::uint32_t>> Compile(std::string_view dir,
     }
   }
   {
-    ASSIGN_OR_RETURN(const std::string text, ReadWholeFile(Join(dir, kPosFile)));
+    ASSIGN_OR_RETURN(const std::string text, ReadLexiconFile(Join(dir, kPosFile)));
     std::set<std::string, std::less<>> from_lower_case;  // keys whose primary came from the
                                                          // lower-case spelling
     ForEachLine(text, [&](std::string_view line) {
@@ -403,7 +402,7 @@ StatusOr<std::vector<std::uint32_t>> Compile(std::string_view dir,
   std::vector<std::vector<std::string>> synsets;
   for (std::size_t pos_idx = 0; pos_idx < kWordNetPosNames.size(); ++pos_idx) {
     const std::string path = Join(dir, "wordnet/data." + std::string(kWordNetPosNames[pos_idx]));
-    ASSIGN_OR_RETURN(const std::string text, ReadWholeFile(path));
+    ASSIGN_OR_RETURN(const std::string text, ReadLexiconFile(path));
     ForEachLine(text, [&](std::string_view line) {
       if (line.empty() || line.front() == ' ') return;  // licence header
       // offset lex_filenum ss_type w_cnt(hex) word lex_id ...
@@ -453,7 +452,7 @@ StatusOr<std::vector<std::uint32_t>> Compile(std::string_view dir,
   }
   for (std::size_t pos_idx = 0; pos_idx < kWordNetPosNames.size(); ++pos_idx) {
     const std::string path = Join(dir, "wordnet/" + std::string(kWordNetPosNames[pos_idx]) + ".exc");
-    ASSIGN_OR_RETURN(const std::string text, ReadWholeFile(path));
+    ASSIGN_OR_RETURN(const std::string text, ReadLexiconFile(path));
     ForEachLine(text, [&](std::string_view line) {
       std::istringstream fields{std::string(line)};
       std::string inflected;
@@ -483,7 +482,7 @@ StatusOr<std::vector<std::uint32_t>> Compile(std::string_view dir,
 }
 
 StatusOr<std::array<std::uint8_t, 32>> Fingerprint(std::string_view dir) {
-  ASSIGN_OR_RETURN(const std::string sums, ReadWholeFile(Join(dir, "SHA256SUMS")));
+  ASSIGN_OR_RETURN(const std::string sums, ReadLexiconFile(Join(dir, "SHA256SUMS")));
   core::Sha256 hash;
   hash.Update("engram-lexicons-v" + std::to_string(kFormatVersion) + "\n");
   hash.Update(sums);
