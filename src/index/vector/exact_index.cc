@@ -7,6 +7,8 @@
 #include <new>
 #include <string>
 
+#include "embed/embedder.h"
+
 namespace engram::index {
 
 StatusOr<std::unique_ptr<ExactIndex>> ExactIndex::Create(std::size_t dimension) {
@@ -65,7 +67,7 @@ StatusOr<std::vector<VectorHit>> ExactIndex::Search(std::span<const float> query
     for (std::size_t slot = 0; slot < ids_.size(); ++slot) {
       if (!live_[slot] || (filter && !filter(ids_[slot]))) continue;
       const VectorHit hit{
-          ids_[slot], InnerProduct(normalized, std::span<const float>(&vectors_[slot * dimension_],
+          ids_[slot], embed::Dot(normalized, std::span<const float>(&vectors_[slot * dimension_],
                                                                       dimension_))};
       if (best.size() < k) {
         best.push_back(hit);

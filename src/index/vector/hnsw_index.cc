@@ -20,6 +20,8 @@
 #include <new>
 #include <string>
 
+#include "embed/embedder.h"
+
 namespace engram::index {
 
 struct HnswIndex::Graph {
@@ -127,9 +129,9 @@ StatusOr<std::vector<VectorHit>> HnswIndex::Search(std::span<const float> query,
         const std::uint64_t id = found.top().second;
         found.pop();
         if (filter && !filter(id)) continue;
-        // Rescore with the shared InnerProduct so scores and ties match ExactIndex exactly.
+        // Rescore with the shared embed::Dot so scores and ties match ExactIndex exactly.
         const std::vector<float> stored = hnsw.getDataByLabel<float>(id);
-        hits.push_back({id, InnerProduct(normalized, stored)});
+        hits.push_back({id, embed::Dot(normalized, stored)});
       }
       if (hits.size() >= k || !filter || candidates >= nodes) break;
       candidates = std::min(nodes, candidates * 4);

@@ -2,29 +2,14 @@
 #include "index/vector/vector_index.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <string>
+
+#include "embed/embedder.h"
 
 namespace engram::index {
 
 VectorIndex::~VectorIndex() = default;
-
-float InnerProduct(std::span<const float> a, std::span<const float> b) {
-  constexpr std::size_t kLanes = 8;
-  std::array<float, kLanes> partial{};
-  const std::size_t size = std::min(a.size(), b.size());
-  const std::size_t vectorised = size - size % kLanes;
-  for (std::size_t index = 0; index < vectorised; index += kLanes) {
-    for (std::size_t lane = 0; lane < kLanes; ++lane) {
-      partial[lane] += a[index + lane] * b[index + lane];
-    }
-  }
-  float sum = ((partial[0] + partial[1]) + (partial[2] + partial[3])) +
-              ((partial[4] + partial[5]) + (partial[6] + partial[7]));
-  for (std::size_t index = vectorised; index < size; ++index) sum += a[index] * b[index];
-  return sum;
-}
 
 StatusOr<std::vector<float>> NormalizedCopy(std::span<const float> vector, std::size_t dimension,
                                             std::string_view what) {
@@ -38,7 +23,7 @@ StatusOr<std::vector<float>> NormalizedCopy(std::span<const float> vector, std::
     }
   }
   std::vector<float> normalized(vector.begin(), vector.end());
-  const float norm = std::sqrt(InnerProduct(normalized, normalized));
+  const float norm = std::sqrt(embed::Dot(normalized, normalized));
   if (!(norm > 0.0f) || !std::isfinite(norm)) {
     return Status::InvalidArgument(std::string(what) + " is all zeros (or too small to normalise)");
   }

@@ -39,7 +39,8 @@ using VectorFilter = std::function<bool(std::uint64_t id)>;
 
 // Contract of every implementation (checked by vector_index_test.cc against both):
 //   - Vectors are stored L2-normalised, so scores are cosine similarities; the score of an id is
-//     Dot(normalised query, normalised vector) computed by InnerProduct below, whichever index.
+//     embed::Dot(normalised query, normalised vector) (embed/embedder.h: summed in a fixed
+//     order), whichever index.
 //   - Results are ordered by score descending, ties broken by id ascending; deterministic.
 //   - Thread-safety: Search, size, dimension and Contains may run concurrently with each other;
 //     Add and Remove take an exclusive lock (they may be called from any thread).
@@ -69,9 +70,6 @@ class VectorIndex {
   // True when `id` is live.
   virtual bool Contains(std::uint64_t id) const = 0;
 };
-
-// Inner product summed in a fixed order (8 partial sums), so every index scores alike.
-float InnerProduct(std::span<const float> a, std::span<const float> b);
 
 // Checks length and values, then returns the L2-normalised copy of `vector`. `what` names the
 // argument in error messages ("vector", "query").
