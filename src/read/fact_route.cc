@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cmath>
 #include <cstdio>
 #include <string_view>
+
+#include "index/bm25/bm25.h"
 
 namespace engram::read {
 namespace {
@@ -78,9 +79,7 @@ StatusOr<std::vector<RouteCandidate>> FactRoute::Run(const RouteContext& context
     for (const index::Bm25Index* text_index : context.text_indexes) {
       if (text_index != nullptr) df += text_index->DocumentFrequency(term);
     }
-    const double n = static_cast<double>(std::max(doc_count, df));
-    const double d = static_cast<double>(df);
-    terms.push_back({term, std::log(1.0 + (n - d + 0.5) / (d + 0.5))});
+    terms.push_back({term, index::Bm25Idf(doc_count, df)});
   }
 
   // The persons asked about: the names of the question and the speakers it names (each also by
