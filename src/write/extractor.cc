@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "text/normalize.h"
+#include "write/predicates.h"
 
 namespace engram::write {
 namespace {
@@ -106,23 +107,22 @@ std::string Snake(std::string_view normalized) {
   return out;
 }
 
-// State topics of the memory acts and the predicates of their current and past facts.
+// State topics of the memory acts and the predicates of their current facts; the past forms and
+// which are single-valued come from the predicate schema (predicates.h).
 struct Mapping {
   std::string_view topic;
   std::string_view current;
-  std::string_view past;
   FactKind kind;
-  bool single;
 };
 constexpr std::array<Mapping, 8> kMappings = {{
-    {"residence", "lives_in", "lived_in", FactKind::kState, true},
-    {"employer", "works_at", "worked_at", FactKind::kState, true},
-    {"occupation", "works_as", "worked_as", FactKind::kState, true},
-    {"study", "studies", "studied", FactKind::kState, true},
-    {"possession", "owns", "owned", FactKind::kState, false},
-    {"identity", "is_a", "was_a", FactKind::kProfile, false},
-    {"origin", "from", "from", FactKind::kProfile, true},
-    {"habit", "habit", "used_to", FactKind::kState, false},
+    {"residence", "lives_in", FactKind::kState},
+    {"employer", "works_at", FactKind::kState},
+    {"occupation", "works_as", FactKind::kState},
+    {"study", "studies", FactKind::kState},
+    {"possession", "owns", FactKind::kState},
+    {"identity", "is_a", FactKind::kProfile},
+    {"origin", "from", FactKind::kProfile},
+    {"habit", "habit", FactKind::kState},
 }};
 
 class Extractor {
@@ -267,6 +267,7 @@ class Extractor {
     candidate.begin = std::min(begin, obj_begin);
     candidate.end = obj_end;
     candidate.time = SentenceTime(obj_begin, obj_end);
+    candidate.single_valued = IsSingleValued(candidate.predicate);
     out_.push_back(std::move(candidate));
     return out_.back();
   }
@@ -376,9 +377,8 @@ class Extractor {
       switch (act.kind) {
         case text::SignalKind::kPreference: {
           if (topic.rfind("favorite ", 0) == 0) {
-            FactCandidate& fact = Add("favorite_" + Snake(NormalizeFactText(topic.substr(9))),
-                                      begin, end, FactKind::kPreference, act.begin);
-            fact.single_valued = true;
+            Add("favorite_" + Snake(NormalizeFactText(topic.substr(9))), begin, end,
+                FactKind::kPreference, act.begin);
           } else {
             // "Everyone we love was there": the object must not open with a verb or a clause.
             const std::string value = NormalizeFactText(Span(begin, end));
@@ -419,8 +419,7 @@ class Extractor {
             if (topic == "diet" && In(value, {"vegan", "vegetarian", "pescatarian", "kosher",
                                               "halal", "diabetic", "celiac", "coeliac", "sober",
                                               "teetotal"})) {
-              FactCandidate& fact = Add("diet", begin, end, FactKind::kConstraint, act.begin);
-              fact.single_valued = true;
+              Add("diet", begin, end, FactKind::kConstraint, act.begin);
               break;
             }
             const std::string predicate = topic == "allergy"       ? "allergic_to"
@@ -463,8 +462,7 @@ class Extractor {
             FactCandidate& fact = Add("instruction", begin, end, FactKind::kConstraint, act.begin);
             fact.negated = negative;
           } else if (topic == "budget") {
-            FactCandidate& fact = Add("budget", begin, end, FactKind::kConstraint, act.begin);
-            fact.single_valued = true;
+            Add("budget", begin, end, FactKind::kConstraint, act.begin);
           }
           break;
         }
@@ -519,31 +517,25 @@ class Extractor {
         FactCandidate& fact =
             Add(std::string(mapping.current), begin, end, mapping.kind, act.begin);
         fact.negated = true;
-        fact.single_valued = mapping.single;
         return;
       }
       if (mapping.topic == "habit" && !past) return;
-      FactCandidate& fact = Add(std::string(past ? mapping.past : mapping.current), begin, end,
-                                mapping.kind, act.begin);
+      FactCandidate& fact = Add(past ? PastOf(mapping.current) : std::string(mapping.current),
+                                begin, end, mapping.kind, act.begin);
       fact.past = past;
-      fact.single_valued = mapping.single && !past;
       return;
     }
     if (topic == "status") {
       const std::string value = NormalizeFactText(act.value);
       std::string predicate = "status";
-      bool single = false;
       if (In(value, {"married", "single", "divorced", "engaged", "widowed", "separated"})) {
         predicate = "relationship_status";
-        single = true;
       } else if (In(value, {"retired", "unemployed", "employed", "self employed"})) {
         predicate = "employment_status";
-        single = true;
       }
-      FactCandidate& fact = Add(past ? "was_" + predicate : predicate, begin, end,
-                                FactKind::kState, act.begin);
+      FactCandidate& fact =
+          Add(past ? PastOf(predicate) : predicate, begin, end, FactKind::kState, act.begin);
       fact.past = past;
-      fact.single_valued = single && !past;
       return;
     }
     if (topic == "state" && negative) {
@@ -559,15 +551,7 @@ class Extractor {
     const std::size_t spaces = std::count(attribute.begin(), attribute.end(), ' ');
     if (spaces > 1) return;
     // Only attributes a profile has; "my art is important to me" is an opinion, not a field.
-    if (!In(attribute, {"name", "birthday", "age", "job", "hometown", "address", "email",
-                        "phone number", "major", "nickname", "profession", "occupation",
-                        "company", "employer", "school", "university", "degree", "religion",
-                        "nationality", "height", "blood type", "zodiac sign", "pronouns",
-                        "first name", "last name", "full name", "middle name", "native language",
-                        "first language", "mother tongue", "username", "handle", "timezone",
-                        "time zone"})) {
-      return;
-    }
+    if (!IsProfileAttribute(Snake(attribute))) return;
     // The "my" must open its clause: "Representing diversity in my art is important".
     bool clause_start = false;
     for (std::size_t word_idx = 0; word_idx < words_.size(); ++word_idx) {
@@ -577,10 +561,9 @@ class Extractor {
       break;
     }
     if (!clause_start) return;
-    FactCandidate& fact = Add((past ? "was_" : "") + Snake(attribute), begin, end,
+    FactCandidate& fact = Add(past ? PastOf(Snake(attribute)) : Snake(attribute), begin, end,
                               FactKind::kProfile, act.begin);
     fact.past = past;
-    fact.single_valued = !past;
   }
 
   void Replacement(const text::Signal& act) {
@@ -590,8 +573,7 @@ class Extractor {
     const auto [begin, end] = ValueSpan(act);
     if (begin == end) return;
     if (In(verb, {"moved", "relocated", "moving"})) {
-      FactCandidate& fact = Add("lives_in", begin, end, FactKind::kState, act.begin);
-      fact.single_valued = true;
+      Add("lives_in", begin, end, FactKind::kState, act.begin);
       return;
     }
     if (!In(verb, {"switched", "switch", "switching", "migrated", "migrate", "migrating",
@@ -712,7 +694,6 @@ class Extractor {
       fact.subject = Span(words_[k].begin, words_[name_end - 1].end);
       fact.subject_is_speaker = false;
       fact.past = past;
-      fact.single_valued = !past && predicate != "is_a";
       k = name_end;
     }
   }
@@ -914,9 +895,8 @@ class Extractor {
           const auto [begin, end] = ObjectFrom(to + 1, {"for", "because"});
           if (begin == end) continue;
           std::string setting = NormalizeFactText(Span(words_[x].begin, words_[to - 1].end));
-          FactCandidate& fact = Add("setting_" + Snake(setting), begin, end,
+          Add("setting_" + Snake(setting), begin, end,
                                     FactKind::kTechnical, words_[k].begin);
-          fact.single_valued = true;
         }
         continue;
       }
@@ -979,20 +959,6 @@ StatusOr<FactKind> ParseFactKind(std::string_view name) {
   return Status::InvalidArgument("unknown fact kind \"" + std::string(name.substr(0, 32)) +
                                  "\" (profile, preference, constraint, state, event, relation, "
                                  "technical, foresight)");
-}
-
-std::optional<std::string> SingleValuedCurrentOf(std::string_view past_predicate) {
-  for (const Mapping& mapping : kMappings) {
-    if (mapping.single && mapping.past == past_predicate && mapping.past != mapping.current) {
-      return std::string(mapping.current);
-    }
-  }
-  // "was_relationship_status", "was_employment_status", "was_<profile attribute>".
-  if (past_predicate.starts_with("was_") && past_predicate.size() > 4 &&
-      past_predicate != "was_a" && past_predicate != "was_status") {
-    return std::string(past_predicate.substr(4));
-  }
-  return std::nullopt;
 }
 
 std::string NormalizeFactText(std::string_view text) {

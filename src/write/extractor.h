@@ -99,8 +99,9 @@ struct FactCandidate {
   bool negated = false;    // polarity -: "doesn't like", "not using", "don't ..."
   bool uncertain = false;  // hedged sentence: kept, flagged
   bool past = false;       // a state that held before the turn ("used to", "lived in")
-  // A single-valued slot (lives_in, works_at, ...) holds one current value per subject; other
-  // predicates hold one current polarity per (subject, predicate, object).
+  // A single-valued slot (lives_in, works_at, ...; predicates.h IsSingleValued) holds one current
+  // value per subject; other predicates hold one current polarity per (subject, predicate,
+  // object).
   bool single_valued = false;
   std::optional<FactTime> time;
   std::uint32_t begin = 0;  // supporting span in the turn text
@@ -118,11 +119,6 @@ struct RuleExtractorOptions {
 // Candidates of every sentence, in text order. Deterministic.
 std::vector<FactCandidate> ExtractRuleFacts(const FactSource& source,
                                             const RuleExtractorOptions& options = {});
-
-// The single-valued current predicate a past-state predicate speaks about ("lived_in" ->
-// "lives_in", "worked_at" -> "works_at", "was_relationship_status" -> "relationship_status");
-// unset for predicates without one ("owned", "used_to", "went_to").
-std::optional<std::string> SingleValuedCurrentOf(std::string_view past_predicate);
 
 // Lower-cased, accent-free, single-spaced form used to compare subjects and objects.
 std::string NormalizeFactText(std::string_view text);

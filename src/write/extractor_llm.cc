@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "write/predicates.h"
+
 namespace engram::write {
 namespace {
 
@@ -102,10 +104,7 @@ StatusOr<LlmExtraction> ParseLlmFacts(std::string_view content, const FactSource
     } else {
       candidate.subject_is_speaker = false;
     }
-    candidate.single_valued =
-        candidate.predicate == "lives_in" || candidate.predicate == "works_at" ||
-        candidate.predicate == "works_as" || candidate.predicate == "relationship_status" ||
-        candidate.predicate == "diet" || candidate.predicate.rfind("favorite_", 0) == 0;
+    candidate.single_valued = IsSingleValued(candidate.predicate);
     if (candidate.kind == FactKind::kEvent && source.times.size() == 1) {
       const text::TimeMention& time = source.times.front();
       candidate.time = FactTime{time.surface, time.from, time.to,

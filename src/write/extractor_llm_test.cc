@@ -126,6 +126,23 @@ TEST_F(LlmExtractorTest, FencedArrayIsAccepted) {
   EXPECT_TRUE(ValidateFact(extraction->candidates[0], source).accepted);
 }
 
+TEST(ParseLlmFactsTest, SingleValuedSlotsComeFromThePredicateSchema) {
+  // The same schema as the rule extractor: origin and what one studies hold one current value.
+  const FactSource source = AnalyzeFactSource("I'm from Oslo and I study law and I like tea.",
+                                              "Mia", Role::kUser, kReference);
+  StatusOr<LlmExtraction> extraction = ParseLlmFacts(
+      R"({"facts": [{"subject": "Mia", "predicate": "from", "object": "Oslo", "kind": "profile"},
+                    {"subject": "Mia", "predicate": "studies", "object": "law", "kind": "state"},
+                    {"subject": "Mia", "predicate": "likes", "object": "tea",
+                     "kind": "preference"}]})",
+      source, 10);
+  ASSERT_THAT(extraction.status(), IsOk());
+  ASSERT_EQ(extraction->candidates.size(), 3u);
+  EXPECT_TRUE(extraction->candidates[0].single_valued);
+  EXPECT_TRUE(extraction->candidates[1].single_valued);
+  EXPECT_FALSE(extraction->candidates[2].single_valued);
+}
+
 TEST_F(LlmExtractorTest, MalformedRepliesAndErrorsAreUnavailable) {
   const FactSource source = AnalyzeFactSource("I live in Oslo.", "Mia", Role::kUser, kReference);
   server_.Reply("Sure! Mia lives in Oslo.");

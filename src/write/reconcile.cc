@@ -6,6 +6,7 @@
 
 #include "core/ids.h"
 #include "store/journal.h"
+#include "write/predicates.h"
 
 namespace engram::write {
 namespace {
