@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "text/normalize.h"
+#include "text/word_stream.h"
 
 namespace engram::text {
 namespace {
@@ -359,64 +360,6 @@ struct Sentence {
   bool hedged = false;
 };
 
-// Expands a lower-cased word into words: "don't" -> "do", "not"; "i'm" -> "i", "am".
-void ExpandContraction(std::string_view word, std::vector<std::string_view>& out) {
-  struct Special {
-    std::string_view word;
-    std::string_view first;
-    std::string_view second;
-  };
-  static constexpr std::array<Special, 14> kSpecial = {{
-      {"can't", "can", "not"},
-      {"cannot", "can", "not"},
-      {"won't", "will", "not"},
-      {"shan't", "shall", "not"},
-      {"let's", "let", "us"},
-      {"dont", "do", "not"},
-      {"cant", "can", "not"},
-      {"didnt", "did", "not"},
-      {"doesnt", "does", "not"},
-      {"im", "i", "am"},
-      {"ain't", "is", "not"},
-      {"isnt", "is", "not"},
-      {"wasnt", "was", "not"},
-      {"ive", "i", "have"},
-  }};
-  for (const Special& special : kSpecial) {
-    if (word == special.word) {
-      out.emplace_back(special.first);
-      out.emplace_back(special.second);
-      return;
-    }
-  }
-  auto ends_with = [&word](std::string_view suffix) {
-    return word.size() > suffix.size() && word.substr(word.size() - suffix.size()) == suffix;
-  };
-  if (ends_with("n't")) {
-    out.emplace_back(word.substr(0, word.size() - 3));
-    out.emplace_back("not");
-    return;
-  }
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kSuffixes = {
-      {{"'m", "am"}, {"'re", "are"}, {"'ve", "have"}, {"'ll", "will"}, {"'d", "would"}}};
-  for (const auto& [suffix, expansion] : kSuffixes) {
-    if (ends_with(suffix)) {
-      out.emplace_back(word.substr(0, word.size() - suffix.size()));
-      out.emplace_back(expansion);
-      return;
-    }
-  }
-  if (ends_with("'s")) {
-    const std::string_view base = word.substr(0, word.size() - 2);
-    out.emplace_back(base);
-    if (In(base, {"it", "that", "what", "there", "here", "he", "she", "who", "where", "how"})) {
-      out.emplace_back("is");
-    }
-    return;
-  }
-  out.emplace_back(word);
-}
-
 // The words w[from, to) joined by single spaces.
 std::string JoinWords(const std::vector<ActWord>& w, std::size_t from, std::size_t to) {
   std::string out;
@@ -428,15 +371,6 @@ std::string JoinWords(const std::vector<ActWord>& w, std::size_t from, std::size
 }
 
 bool IsSubject(std::string_view word) { return word == "i" || word == "we"; }
-
-bool IsAdverb(std::string_view word) {
-  return In(word, {"really",     "also",     "just",       "absolutely", "totally",   "truly",
-                   "still",      "actually", "definitely", "generally",  "usually",   "honestly",
-                   "personally", "always",   "kinda",      "sorta",      "seriously", "simply",
-                   "very",       "much",     "now",        "currently",  "genuinely", "mostly",
-                   "sometimes",  "even",     "already",    "only",       "probably",  "maybe",
-                   "perhaps",    "possibly", "likely",     "apparently"});
-}
 
 bool IsPronounValue(std::string_view value) {
   return In(value, {"it", "that", "this", "them", "those", "these", "him", "her", "you", "one",
@@ -1422,7 +1356,9 @@ class Detector {
         continue;
       }
       expanded.clear();
-      ExpandContraction(lexeme.lower, expanded);
+      ExpandContraction(lexeme.lower,
+                        current.words.empty() ? std::string_view() : current.words.back().text,
+                        expanded);
       for (const std::string_view word : expanded) {
         ActWord act;
         act.text = word;

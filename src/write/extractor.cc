@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "text/normalize.h"
+#include "text/word_stream.h"
 #include "write/predicates.h"
 
 namespace engram::write {
@@ -29,49 +30,23 @@ struct Word {
   bool first = false;  // first word of the sentence
 };
 
+// Appends the words of `lexeme` (text/word_stream.h: contractions expanded) to `out`; only the
+// first keeps the lexeme's capitalisation.
 void PushExpanded(const text::Lexeme& lexeme, bool first, std::vector<Word>& out) {
-  auto push = [&](std::string text, bool capitalized) {
-    out.push_back(Word{std::move(text), lexeme.begin, lexeme.end, capitalized,
+  std::vector<std::string_view> parts;
+  const std::string_view previous =
+      out.empty() || out.back().punct ? std::string_view() : std::string_view(out.back().text);
+  text::ExpandContraction(lexeme.lower, previous, parts);
+  bool capitalized = lexeme.capitalized;
+  for (const std::string_view part : parts) {
+    out.push_back(Word{std::string(part), lexeme.begin, lexeme.end, capitalized,
                        lexeme.kind == text::LexemeKind::kPunct, first});
+    capitalized = false;
     first = false;
-  };
-  const std::string& w = lexeme.lower;
-  struct Contraction {
-    std::string_view written;
-    std::string_view a;
-    std::string_view b;
-  };
-  static constexpr std::array<Contraction, 34> kContractions = {{
-      {"i'm", "i", "am"},          {"i've", "i", "have"},       {"i'll", "i", "will"},
-      {"i'd", "i", "would"},       {"we're", "we", "are"},      {"we've", "we", "have"},
-      {"we'll", "we", "will"},     {"we'd", "we", "would"},     {"don't", "do", "not"},
-      {"doesn't", "does", "not"},  {"didn't", "did", "not"},    {"can't", "can", "not"},
-      {"cannot", "can", "not"},    {"won't", "will", "not"},    {"isn't", "is", "not"},
-      {"aren't", "are", "not"},    {"wasn't", "was", "not"},    {"weren't", "were", "not"},
-      {"haven't", "have", "not"},  {"hasn't", "has", "not"},    {"hadn't", "had", "not"},
-      {"couldn't", "could", "not"}, {"wouldn't", "would", "not"}, {"shouldn't", "should", "not"},
-      {"it's", "it", "is"},        {"that's", "that", "is"},    {"he's", "he", "is"},
-      {"she's", "she", "is"},      {"they're", "they", "are"},  {"you're", "you", "are"},
-      {"gonna", "going", "to"},    {"wanna", "want", "to"},     {"mustn't", "must", "not"},
-      {"ain't", "am", "not"},
-  }};
-  for (const Contraction& contraction : kContractions) {
-    if (w == contraction.written) {
-      push(std::string(contraction.a), lexeme.capitalized);
-      push(std::string(contraction.b), false);
-      return;
-    }
   }
-  push(w, lexeme.capitalized);
 }
 
 bool IsFirstPerson(std::string_view word) { return word == "i" || word == "we"; }
-
-bool IsAdverb(std::string_view word) {
-  return In(word, {"really", "also", "just", "actually", "still", "finally", "recently", "now",
-                   "currently", "already", "even", "officially", "definitely", "totally",
-                   "honestly", "only", "first", "last", "eventually", "happily", "luckily"});
-}
 
 bool IsPronounObject(std::string_view normalized) {
   return In(normalized, {"it", "that", "this", "them", "there", "one", "him", "her", "these",
@@ -171,7 +146,7 @@ class Extractor {
   bool Is(std::size_t k, std::string_view word) const { return At(k) == word; }
 
   std::size_t SkipAdverbs(std::size_t k) const {
-    while (k < words_.size() && IsAdverb(words_[k].text)) ++k;
+    while (k < words_.size() && text::IsAdverb(words_[k].text)) ++k;
     return k;
   }
 
