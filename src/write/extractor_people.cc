@@ -1,0 +1,134 @@
+// The people rule family of the rule extractor (rule_extractor.h): relations ("my sister Anna")
+// and states of a named third person ("Anna lives in Porto").
+#include "write/rule_extractor.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace engram::write::rule_extractor {
+namespace {
+
+constexpr std::array<std::string_view, 33> kRelations = {
+    "sister",  "brother",  "mother",  "mom",       "mum",         "father",     "dad",
+    "son",     "daughter", "husband", "wife",      "partner",     "boyfriend",  "girlfriend",
+    "friend",  "cousin",   "aunt",    "uncle",     "grandmother", "grandma",    "grandfather",
+    "grandpa", "niece",    "nephew",  "boss",      "colleague",   "coworker",   "roommate",
+    "fiance",  "fiancee",  "dog",     "cat",       "neighbor",
+};
+
+// Capitalised words that open sentences without being names.
+bool IsCommonOpener(std::string_view word) {
+  return In(word, {"everyone", "everybody", "nobody", "someone", "somebody", "he", "she", "they",
+                   "it", "this", "that", "there", "my", "our", "his", "her", "their", "the", "a",
+                   "an", "one", "who", "what", "which", "people", "mom", "dad", "mum", "you",
+                   "your", "each", "every", "no", "anyone", "if", "when", "so", "and", "but",
+                   "then", "now", "today", "yesterday", "tomorrow", "also", "maybe", "apparently",
+                   "actually", "honestly", "yeah", "yes", "well", "oh", "wow", "hey", "hi"});
+}
+
+bool IsRelationWord(std::string_view word) {
+  return std::find(kRelations.begin(), kRelations.end(), word) != kRelations.end();
+}
+
+}  // namespace
+
+// "my sister Anna", "Anna is my sister".
+void Extractor::Relations() {
+  for (std::size_t k = 0; k + 2 < words_.size(); ++k) {
+    if (words_[k].text == "my" && IsRelationWord(words_[k + 1].text)) {
+      const std::size_t name_end = NameEnd(k + 2);
+      if (name_end == k + 2) continue;
+      std::uint32_t name_stop = words_[name_end - 1].end;
+      // "my daughter Sara's birthday": the name without the possessive.
+      const std::string_view last = std::string_view(source_.text).substr(
+          words_[name_end - 1].begin, name_stop - words_[name_end - 1].begin);
+      if (last.ends_with("'s") || last.ends_with("\u2019s")) {
+        name_stop -= last.ends_with("'s") ? 2 : 4;
+      }
+      FactCandidate& fact = Add(words_[k + 1].text, words_[k + 2].begin, name_stop,
+                                FactKind::kRelation, words_[k].begin);
+      fact.time.reset();
+    }
+  }
+  for (std::size_t k = 0; k + 3 < words_.size(); ++k) {
+    // "Tom is my brother": the name may open the sentence.
+    if (k > 0 && words_[k - 1].capitalized && !words_[k - 1].punct) continue;
+    std::size_t name_end = k;
+    while (name_end < words_.size() && name_end - k < 3 && words_[name_end].capitalized &&
+           !words_[name_end].punct && !IsFirstPerson(words_[name_end].text) &&
+           !IsCommonOpener(words_[name_end].text)) {
+      ++name_end;
+    }
+    if (name_end == k) continue;
+    if (Is(name_end, "is") && Is(name_end + 1, "my") && IsRelationWord(At(name_end + 2))) {
+      FactCandidate& fact = Add(std::string(At(name_end + 2)), words_[k].begin,
+                                words_[name_end - 1].end, FactKind::kRelation, words_[k].begin);
+      fact.end = words_[name_end + 2].end;
+      fact.time.reset();
+    }
+  }
+}
+
+// "<Name> lives in X", "my sister Anna works at X", "Anna moved to X".
+void Extractor::ThirdPerson() {
+  for (std::size_t k = 0; k < words_.size(); ++k) {
+    if (!words_[k].capitalized || words_[k].punct || IsFirstPerson(words_[k].text)) continue;
+    const bool after_relation = k >= 2 && Is(k - 2, "my") && IsRelationWord(At(k - 1));
+    // A name opening the sentence is not tagged by the entity detector without a gazetteer;
+    // the verb pattern after it is the cue.
+    const bool opener = words_[k].first && !IsCommonOpener(words_[k].text);
+    if (!after_relation && !opener && !IsPersonAt(words_[k].begin)) continue;
+    std::size_t name_end = k;
+    while (name_end < words_.size() && name_end - k < 3 && words_[name_end].capitalized &&
+           !words_[name_end].punct) {
+      ++name_end;
+    }
+    std::size_t v = SkipAdverbs(name_end);
+    std::string predicate;
+    std::size_t object = 0;
+    bool past = false;
+    const std::string_view verb = At(v);
+    if (In(verb, {"lives", "lived"}) && In(At(v + 1), {"in", "at"})) {
+      predicate = verb == "lived" ? "lived_in" : "lives_in";
+      past = verb == "lived";
+      object = v + 2;
+    } else if (verb == "moved" && Is(v + 1, "to")) {
+      predicate = "lives_in";
+      object = v + 2;
+    } else if (In(verb, {"works", "worked"}) && In(At(v + 1), {"at", "for"})) {
+      predicate = verb == "worked" ? "worked_at" : "works_at";
+      past = verb == "worked";
+      object = v + 2;
+    } else if (In(verb, {"works", "worked"}) && Is(v + 1, "as")) {
+      predicate = verb == "worked" ? "worked_as" : "works_as";
+      past = verb == "worked";
+      object = v + 2;
+    } else if (verb == "is" && In(At(v + 1), {"a", "an"}) && after_relation) {
+      predicate = "is_a";
+      object = v + 2;
+    } else {
+      continue;
+    }
+    const auto [begin, end] =
+        ObjectFrom(object, {"with", "for", "near", "since", "in", "at", "on"});
+    if (begin == end) continue;
+    FactCandidate& fact = Add(predicate, begin, end,
+                              predicate == "is_a" ? FactKind::kProfile : FactKind::kState,
+                              words_[k].begin);
+    fact.subject = Span(words_[k].begin, words_[name_end - 1].end);
+    fact.subject_is_speaker = false;
+    fact.past = past;
+    k = name_end;
+  }
+}
+
+}  // namespace engram::write::rule_extractor
