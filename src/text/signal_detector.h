@@ -143,9 +143,11 @@ inline constexpr std::size_t kMaxCueDistance = 16;
 inline constexpr float kBareCueConfidence = 0.6f;  // a bare cue word ("currently", "previously")
 inline constexpr float kInnerActuallyConfidence = 0.7f;  // "actually" inside a clause
 
+// One DetectSignals call. Invariants: lx_ holds Lex(text_) and n_ its size; claimed_[i] is set
+// once an anchor covers lexeme i (anchors never overlap); opaque_ marks the lexemes inside a
+// byte-level anchor, whose punctuation does not end a clause. Run() may be called once.
 class Detector {
  public:
-
   Detector(std::string_view text, Timestamp reference, const SignalOptions& options)
       : text_(text.substr(0, std::min<std::size_t>(text.size(), 0xFFFFFFFFu))),
         reference_(reference),
@@ -158,7 +160,6 @@ class Detector {
   std::vector<Signal> Run();
 
  private:
-
   // ----- lexeme access
   bool Word(std::size_t i, std::string_view word) const {
     return i < n_ && lx_[i].kind == LexemeKind::kWord && SameWord(lx_[i].lower, word);

@@ -61,16 +61,17 @@ inline std::string Snake(std::string_view normalized) {
   return out;
 }
 
+// One ExtractRuleFacts call over `source` (which must outlive it). Run() walks the sentences in
+// order; while a sentence is read, sentence_ points at it and words_ holds its word stream, and
+// every rule appends candidates to out_, which Run() sorts by position and deduplicates.
 class Extractor {
  public:
-
   Extractor(const FactSource& source, const RuleExtractorOptions& options)
       : source_(source), options_(options) {}
 
   std::vector<FactCandidate> Run();
 
  private:
-
   std::string_view At(std::size_t k) const {
     return k < words_.size() ? std::string_view(words_[k].text) : std::string_view();
   }
