@@ -14,16 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "engram/testing/bench_data.h"
 #include "engram/testing/status_matchers.h"
 #include "io/api_json.h"
 #include "io/file_reader.h"
 #include "io/locomo.h"
 #include "io/longmemeval.h"
 #include "io/turns_jsonl.h"
-
-#ifndef ENGRAM_BENCH_DATA_DIR
-#define ENGRAM_BENCH_DATA_DIR "../shared/bench"
-#endif
 
 namespace engram::io {
 namespace {
@@ -66,11 +63,6 @@ std::string Compress(const std::string& data, int level = 3) {
   EXPECT_FALSE(ZSTD_isError(size)) << ZSTD_getErrorName(size);
   out.resize(size);
   return out;
-}
-
-std::string BenchFile(const std::string& name) {
-  const char* env = std::getenv("ENGRAM_BENCH_DATA");
-  return (fs::path(env != nullptr ? env : ENGRAM_BENCH_DATA_DIR) / name).string();
 }
 
 std::vector<std::string> ReadLines(const std::string& path) {
@@ -375,8 +367,8 @@ TEST(LocomoTest, ErrorsNameTheConversationAndField) {
 }
 
 TEST(LocomoTest, ImportsTheDevelopmentFile) {
-  const std::string path = BenchFile("locomo_dev.json");
-  if (!fs::exists(path)) FAIL() << path << " not found (set -DENGRAM_BENCH_DATA_DIR to the benchmark data folder)";
+  const std::string path = ::engram::testing::BenchDataFile("locomo_dev.json");
+  ENGRAM_SKIP_WITHOUT_BENCH_FILE(path);
   StatusOr<std::vector<LocomoConversation>> parsed = ReadLocomo(path);
   ASSERT_THAT(parsed, IsOk());
   ASSERT_THAT(*parsed, SizeIs(5));
@@ -507,8 +499,8 @@ TEST(LongMemEvalTest, ErrorsNameTheQuestion) {
 }
 
 TEST(LongMemEvalTest, ImportsTheDevelopmentFile) {
-  const std::string path = BenchFile("longmemeval_s_dev60.json.zst");
-  if (!fs::exists(path)) FAIL() << path << " not found (set -DENGRAM_BENCH_DATA_DIR to the benchmark data folder)";
+  const std::string path = ::engram::testing::BenchDataFile("longmemeval_s_dev60.json.zst");
+  ENGRAM_SKIP_WITHOUT_BENCH_FILE(path);
   StatusOr<std::vector<LongMemEvalInstance>> parsed = ReadLongMemEval(path);
   ASSERT_THAT(parsed, IsOk());
   ASSERT_THAT(*parsed, SizeIs(60));

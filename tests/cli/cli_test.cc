@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "engram/testing/bench_data.h"
+
 #ifndef ENGRAM_CLI_PATH
 #error "ENGRAM_CLI_PATH must name the engram binary"
 #endif
@@ -115,11 +117,6 @@ RunResult RunEngram(const std::vector<std::string>& args, const std::string& inp
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;
-}
-
-std::string BenchFile(const std::string& name) {
-  const char* env = std::getenv("ENGRAM_BENCH_DATA");
-  return (fs::path(env != nullptr ? env : ENGRAM_BENCH_DATA_DIR) / name).string();
 }
 
 const std::string kExample = std::string(ENGRAM_EXAMPLES_DIR) + "/conversation.jsonl";
@@ -421,8 +418,8 @@ TEST_F(CliTest, ScopesAndRebuildIndex) {
 // ---- benchmark formats -------------------------------------------------------------------
 
 TEST_F(CliTest, LocomoDevFileMakesFiveScopesAndRecallFindsDiaIds) {
-  const std::string path = BenchFile("locomo_dev.json");
-  if (!fs::exists(path)) FAIL() << path << " not found (set -DENGRAM_BENCH_DATA_DIR to the benchmark data folder)";
+  const std::string path = ::engram::testing::BenchDataFile("locomo_dev.json");
+  ENGRAM_SKIP_WITHOUT_BENCH_FILE(path);
   RunResult ingest = Engram({"--json", "ingest", "--format", "locomo", path});
   ASSERT_EQ(ingest.exit_code, 0) << ingest;
   EXPECT_EQ(ParseJson(ingest)["turns"], 419 + 369 + 663 + 629 + 680);
