@@ -1,8 +1,9 @@
 // Golden test of the analysis stage: a fixed conversation is captured and analysed in a fresh
 // SQLite store with the installed lexicons, and everything derived (signals, content signals,
 // at_time, entities, mentions, references, same_as proposals) is rendered as text and compared
-// with tests/golden/analysis_golden.txt. ENGRAM_UPDATE_GOLDEN=1 rewrites the file instead; review
-// the diff before committing it.
+// with tests/golden/analysis_golden.txt. The test only checks the file; rewriting it is an explicit
+// step (engram/testing/golden.h): run the test once with ENGRAM_UPDATE_GOLDEN=1, which writes the
+// file from the code's output and skips, then review the diff before committing it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <sstream>
 
 #include "core/paths.h"
+#include "engram/testing/golden.h"
 #include "engram/testing/status_matchers.h"
 #include "store/store.h"
 #include "write/analysis.h"
@@ -196,17 +198,7 @@ TEST_F(AnalysisGoldenTest, MatchesGoldenFile) {
   WriteConfig config;
   config.facts = false;
   const std::string rendered = Analyse(config);
-  const std::string path = SourceDir() + "/tests/golden/analysis_golden.txt";
-  if (const char* update = std::getenv("ENGRAM_UPDATE_GOLDEN"); update != nullptr &&
-                                                                 std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << rendered;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing " << path << " (ENGRAM_UPDATE_GOLDEN=1 creates it)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(rendered, expected.str());
+  testing::CheckGoldenFile(SourceDir() + "/tests/golden/analysis_golden.txt", rendered);
 }
 
 // The examples, asserted directly.
