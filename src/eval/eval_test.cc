@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 #include "eval/bench.h"
 #include "eval/bench_internal.h"
 #include "eval/metrics.h"
@@ -36,31 +37,10 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 
 namespace fs = std::filesystem;
+using ::engram::testing::TempDir;
 using Strings = std::vector<std::string>;
 
 constexpr double kEps = 1e-9;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "engram_eval_test_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string File(const std::string& name, const std::string& content) const {
-    const std::string path = Path(name);
-    std::ofstream out(path, std::ios::binary);
-    out << content;
-    return path;
-  }
-  std::string Path(const std::string& name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
 
 // Keys of a JSON object, in order.
 std::vector<std::string> Keys(const io::Json& object) {
@@ -305,7 +285,7 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
   BenchOptions options;
   options.data_path = dir.File("tiny_locomo.json", kLocomoFile);
   options.ks = {5, 1};
-  options.trace_path = dir.Path("trace.jsonl");
+  options.trace_path = dir.File("trace.jsonl");
   const StatusOr<io::Json> report = RunLocomoBench(options);
   ASSERT_THAT(report, IsOk());
   const io::Json& json = *report;
@@ -376,7 +356,7 @@ TEST(LocomoBenchTest, ExplainShowsWhereEachGoldTurnWent) {
   BenchOptions options;
   options.data_path = dir.File("tiny_locomo.json", kLocomoFile);
   options.config_file = config;
-  options.trace_path = dir.Path("trace.jsonl");
+  options.trace_path = dir.File("trace.jsonl");
   ASSERT_THAT(RunLocomoBench(options), IsOk());
 
   std::ostringstream out;
@@ -392,7 +372,7 @@ TEST(LocomoBenchTest, ExplainShowsWhereEachGoldTurnWent) {
   std::ostringstream missing;
   EXPECT_THAT(ExplainTraceQuestion(options.trace_path, "conv-t:q99", missing),
               StatusIs(StatusCode::kNotFound, HasSubstr("conv-t:q1")));
-  EXPECT_THAT(ExplainTraceQuestion(dir.Path("nope.jsonl"), "conv-t:q1", missing),
+  EXPECT_THAT(ExplainTraceQuestion(dir.File("nope.jsonl"), "conv-t:q1", missing),
               StatusIs(StatusCode::kNotFound));
 }
 
@@ -400,7 +380,7 @@ TEST(LocomoBenchTest, KeptStoreRefusesToIngestTwice) {
   TempDir dir;
   BenchOptions options;
   options.data_path = dir.File("tiny_locomo.json", kLocomoFile);
-  options.store_path = dir.Path("kept.db");
+  options.store_path = dir.File("kept.db");
   ASSERT_THAT(RunLocomoBench(options), IsOk());
   EXPECT_TRUE(fs::exists(options.store_path));
   EXPECT_THAT(RunLocomoBench(options), StatusIs(StatusCode::kAlreadyExists));
@@ -410,7 +390,7 @@ TEST(LocomoBenchTest, ReuseRecallsOverTheStoredScopesAndRefusesOtherTurns) {
   TempDir dir;
   BenchOptions options;
   options.data_path = dir.File("tiny_locomo.json", kLocomoFile);
-  options.store_path = dir.Path("kept.db");
+  options.store_path = dir.File("kept.db");
   const StatusOr<io::Json> first = RunLocomoBench(options);
   ASSERT_THAT(first, IsOk());
   EXPECT_EQ((*first)["ingest"]["turns"], 6);
@@ -436,7 +416,7 @@ TEST(LocomoBenchTest, ReuseRecallsOverTheStoredScopesAndRefusesOtherTurns) {
 TEST(LocomoBenchTest, BadInputsAreReported) {
   TempDir dir;
   BenchOptions options;
-  options.data_path = dir.Path("missing.json");
+  options.data_path = dir.File("missing.json");
   EXPECT_THAT(RunLocomoBench(options), StatusIs(StatusCode::kNotFound));
   options.data_path = dir.File("tiny_locomo.json", kLocomoFile);
   options.ks = {0};
@@ -482,7 +462,7 @@ TEST(FlatBaselineTest, TinyConversationRunsUnstemmedBm25Only) {
   options.data_path = dir.File("tiny_locomo.json", kLocomoFile);
   options.ks = {1, 5};
   options.flat = true;
-  options.trace_path = dir.Path("trace.jsonl");
+  options.trace_path = dir.File("trace.jsonl");
   const StatusOr<io::Json> report = RunLocomoBench(options);
   ASSERT_THAT(report, IsOk());
   const io::Json& config = (*report)["config"];
@@ -554,7 +534,7 @@ TEST(LongMemEvalBenchTest, TinyFileExactMetricsUnderTheOfficialFilter) {
   TempDir dir;
   BenchOptions options;
   options.data_path = dir.File("tiny_lme.json", kLongMemEvalFile);
-  options.trace_path = dir.Path("trace.jsonl");
+  options.trace_path = dir.File("trace.jsonl");
   // The lexical and structural routes: the vector route would rank every turn, s2's included.
   options.routes = {"bm25", "fragment", "session", "temporal"};
   const StatusOr<io::Json> report = RunLongMemEvalBench(options);

@@ -16,6 +16,7 @@
 
 #include "engram/testing/bench_data.h"
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 #include "io/api_json.h"
 #include "io/file_reader.h"
 #include "io/locomo.h"
@@ -33,29 +34,7 @@ using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
 namespace fs = std::filesystem;
-
-// A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "engram_io_test_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string File(const std::string& name, const std::string& content) const {
-    const std::string path = (fs::path(path_) / name).string();
-    std::ofstream out(path, std::ios::binary);
-    out << content;
-    return path;
-  }
-  std::string Path(const std::string& name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
+using ::engram::testing::TempDir;
 
 std::string Compress(const std::string& data, int level = 3) {
   std::string out(ZSTD_compressBound(data.size()), '\0');
@@ -97,7 +76,7 @@ TEST(FileReaderTest, MissingFileIsNotFoundAndNamesIt) {
 
 TEST(FileReaderTest, DirectoryIsRejected) {
   TempDir dir;
-  EXPECT_THAT(ReadFile(dir.Path("")),
+  EXPECT_THAT(ReadFile(dir.File("")),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("directory")));
 }
 

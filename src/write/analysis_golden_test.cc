@@ -17,6 +17,7 @@
 #include "core/paths.h"
 #include "engram/testing/golden.h"
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 #include "store/store.h"
 #include "write/analysis.h"
 #include "write/capture.h"
@@ -68,16 +69,12 @@ constexpr GoldenTurn kTurns[] = {
 class AnalysisGoldenTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_analysis_golden_XXXXXX").string();
-    dir_ = ::mkdtemp(pattern.data());
     auto store = store::OpenSqliteStore(dir_ + "/engram.db");
     ASSERT_THAT(store, IsOk());
     store_ = std::move(store).value();
   }
   void TearDown() override {
     store_.reset();
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
   }
 
   // Captures and analyses `turns` (one call per session batch) and returns the rendering.
@@ -190,7 +187,8 @@ class AnalysisGoldenTest : public ::testing::Test {
     return out.str();
   }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_analysis_golden"};
+  std::string dir_ = temp_dir_.path();
   std::unique_ptr<store::Store> store_;
 };
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engram/testing/bench_data.h"
+#include "engram/testing/temp_dir.h"
 
 #ifndef ENGRAM_CLI_PATH
 #error "ENGRAM_CLI_PATH must name the engram binary"
@@ -135,14 +136,7 @@ json ParseJson(const RunResult& result) {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_cli_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     store_ = (fs::path(dir_) / "engram.db").string();
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
   }
 
   // engram --store <store> args...
@@ -171,7 +165,8 @@ class CliTest : public ::testing::Test {
     ASSERT_EQ(result.exit_code, 0) << result;
   }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_cli_test"};
+  std::string dir_ = temp_dir_.path();
   std::string store_;
 };
 
