@@ -32,6 +32,32 @@ TEST(QueryFrameTest, ShapesFollowTheCueTable) {
   EXPECT_EQ(Frame("How many times did Caroline go hiking?").shape_reason, "\"how many\"");
 }
 
+// A wh-word, up to two modifiers, a plural noun and an auxiliary ask for several things; the
+// rule knows no topic word.
+TEST(QueryFrameTest, WhWordBeforeAPluralNounAsksForAList) {
+  const QueryFrame books = Frame("What books has Tim read?");
+  EXPECT_EQ(books.shape, QueryShape::kList);
+  EXPECT_EQ(books.shape_reason, "wh-word + plural noun \"books\"");
+  EXPECT_EQ(Frame("What instruments does Nate play?").shape, QueryShape::kList);
+  EXPECT_EQ(Frame("What new hobbies did Jon pick up?").shape, QueryShape::kList);
+  EXPECT_EQ(Frame("What cities has Gina visited?").shape, QueryShape::kList);
+  EXPECT_EQ(Frame("What children's books does Mel read?").shape, QueryShape::kList);
+  // One thing asked: a singular noun, a verb in the third person, a singular ending in "s".
+  EXPECT_EQ(Frame("What book has Tim read?").shape, QueryShape::kFactoid);
+  EXPECT_EQ(Frame("What makes Caroline happy?").shape, QueryShape::kFactoid);
+  EXPECT_EQ(Frame("What bus does Tim take?").shape, QueryShape::kFactoid);
+  EXPECT_EQ(Frame("What class did Tim teach?").shape, QueryShape::kFactoid);
+  EXPECT_EQ(Frame("What does Tim read?").shape, QueryShape::kFactoid);
+}
+
+// The words come from the text module's tokenizer: normalised (a typographic apostrophe is
+// ASCII, a possessive dropped) while names keep the capitals they were written with.
+TEST(QueryFrameTest, WordsAreTheTokenizersWords) {
+  EXPECT_THAT(Frame("Where did Caroline\u2019s sister move?").names, ElementsAre("Caroline"));
+  EXPECT_TRUE(Frame("Why didn\u2019t Jon call?").negated);
+  EXPECT_THAT(Frame("Did Jos\u00e9 visit the caf\u00e9?").names, ElementsAre("Jos\u00e9"));
+}
+
 TEST(QueryFrameTest, NamesSkipQuestionWordsMonthsAndI) {
   const QueryFrame frame =
       Frame("What did Caroline and Melanie's dog do in May 2023, as I recall?");
