@@ -134,7 +134,7 @@ void BM_FindTimeExpressions(benchmark::State& state) {
 }
 BENCHMARK(BM_FindTimeExpressions)
     ->RangeMultiplier(4)
-    ->Range(1'000, 16'000)
+    ->Range(1'024, 16'384)
     ->Complexity()
     ->Unit(benchmark::kMillisecond);
 
@@ -165,7 +165,7 @@ void BM_DetectSignalsLong(benchmark::State& state) {
 }
 BENCHMARK(BM_DetectSignalsLong)
     ->RangeMultiplier(4)
-    ->Range(500, 8'000)
+    ->Range(512, 8'192)
     ->Complexity()
     ->Unit(benchmark::kMillisecond);
 
