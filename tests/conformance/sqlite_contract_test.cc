@@ -199,8 +199,8 @@ TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
 TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVectors) {
   for (const bool with_turn : {false, true}) {
     SCOPED_TRACE(with_turn ? "with a turn" : "empty");
-    TearDown();
-    SetUp();
+    const engram::testing::TempDir fresh("engram_sqlite_store");  // a new store each round
+    path_ = fresh.File("engram.db");
     {
       std::unique_ptr<Store> store = OpenStore();
       ASSERT_NE(store, nullptr);
