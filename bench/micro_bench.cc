@@ -3,6 +3,11 @@
 // runs are comparable across machines and commits.
 //
 //   BM_Tokenize            tokenizer throughput (bytes/s) over 1,000 synthetic turns
+//   BM_FindTimeExpressions/R  text::FindTimeExpressions over R repeats of a 30-byte piece with two
+//                          time expressions (with its fitted complexity: linear is expected)
+//   BM_DetectSignals60Words  text::DetectSignals on one 60-word turn (design budget: < 100 µs)
+//   BM_DetectSignalsLong/R text::DetectSignals over R repeats of a cue-dense 80-byte sentence
+//                          (with its fitted complexity)
 //   BM_Bm25Search/N        one BM25 query (top 100, the route's candidate limit) over N docs
 //   BM_RememberBatch10     Engine::Remember of a 10-turn batch (one SQLite transaction)
 //   BM_Recall600           Engine::Recall at default settings on a 600-turn scope
@@ -27,6 +32,7 @@
 #include <sstream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -38,6 +44,8 @@
 #include "index/bm25/bm25_index.h"
 #include "index/vector/exact_index.h"
 #include "index/vector/hnsw_index.h"
+#include "text/signals.h"
+#include "text/temporal.h"
 #include "text/tokenizer.h"
 
 namespace engram {
@@ -107,6 +115,59 @@ void BM_Tokenize(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * sentences.size()));
 }
 BENCHMARK(BM_Tokenize)->Unit(benchmark::kMicrosecond);
+
+std::string Repeated(std::string_view piece, std::int64_t repeats) {
+  std::string text;
+  text.reserve(piece.size() * static_cast<std::size_t>(repeats));
+  for (std::int64_t repeat = 0; repeat < repeats; ++repeat) text += piece;
+  return text;
+}
+
+void BM_FindTimeExpressions(benchmark::State& state) {
+  const std::string text = Repeated("on May 8 2023 and 3 days ago, ", state.range(0));
+  for (auto _ : state) {
+    std::vector<text::TimeMention> mentions = text::FindTimeExpressions(text, kStart);
+    benchmark::DoNotOptimize(mentions.data());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_FindTimeExpressions)
+    ->RangeMultiplier(4)
+    ->Range(1'024, 16'384)
+    ->Complexity()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_DetectSignals60Words(benchmark::State& state) {
+  const std::string turn =
+      "Hey! Yesterday I met my friend Anna at Blue Bottle in San Francisco and we talked for "
+      "2 hours about her new job at Acme Inc. She makes $120k now, about 15% more than before. "
+      "I think I'll switch from Python 3.9 to Rust next month; see https://rust-lang.org or "
+      "ticket ENG-4521. Actually, I meant the week after.";
+  for (auto _ : state) {
+    std::vector<text::Signal> signals = text::DetectSignals(turn, kStart);
+    benchmark::DoNotOptimize(signals.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DetectSignals60Words)->Unit(benchmark::kMicrosecond);
+
+void BM_DetectSignalsLong(benchmark::State& state) {
+  const std::string text = Repeated(
+      "I think I love sushi, no longer Paris; it cost $5 on May 8 at https://x.com/a. ",
+      state.range(0));
+  for (auto _ : state) {
+    std::vector<text::Signal> signals = text::DetectSignals(text, kStart);
+    benchmark::DoNotOptimize(signals.data());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_DetectSignalsLong)
+    ->RangeMultiplier(4)
+    ->Range(512, 8'192)
+    ->Complexity()
+    ->Unit(benchmark::kMillisecond);
 
 const index::Bm25Index& IndexOf(std::size_t docs) {
   static std::map<std::size_t, std::unique_ptr<index::Bm25Index>> indexes;

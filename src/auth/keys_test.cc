@@ -12,6 +12,7 @@
 
 #include "core/sha256.h"
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 
 namespace engram::auth {
 namespace {
@@ -72,10 +73,8 @@ TEST(KeyFileTest, RootKeyWithAdminIsServerAdmin) {
 }
 
 TEST(KeyFileTest, SaveWritesMode0600WithoutSecretsAndLoadsBack) {
-  const std::string dir =
-      std::filesystem::temp_directory_path() / ("engram-keys-test-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = dir + "/keys.json";
+  const engram::testing::TempDir dir("engram_keys_test");
+  const std::string path = dir.File("keys.json");
   KeyFile file;
   CreatedKey created =
       file.Create(S("app:crm"), {Right::kRead, Right::kWrite}, "crm", kNow).value();
@@ -94,7 +93,6 @@ TEST(KeyFileTest, SaveWritesMode0600WithoutSecretsAndLoadsBack) {
   EXPECT_EQ(loaded->keys()[0].name, "crm");
   EXPECT_EQ(loaded->keys()[0].created_at, kNow);
   EXPECT_THAT(loaded->Authenticate(created.secret).status(), IsOk());
-  std::filesystem::remove_all(dir);
 }
 
 TEST(KeyFileTest, MissingFileIsNotFoundButLoadOrEmptyIsEmpty) {

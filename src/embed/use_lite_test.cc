@@ -19,6 +19,7 @@
 
 #include "embed/embed_test_util.h"
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 
 namespace engram::embed {
 namespace {
@@ -178,16 +179,10 @@ class DamagedModelTest : public ::testing::Test {
   void SetUp() override {
     source_ = testing::InstalledModelDir();
     ASSERT_TRUE(fs::exists(fs::path(source_) / "model.json")) << testing::kInstallHint;
-    directory_ = fs::temp_directory_path() /
-                 ("engram_use_lite_test_" + std::to_string(::getpid()) + "_" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(directory_);
-    fs::create_directories(directory_);
     for (const fs::directory_entry& entry : fs::directory_iterator(source_)) {
       fs::create_symlink(fs::absolute(entry.path()), directory_ / entry.path().filename());
     }
   }
-  void TearDown() override { fs::remove_all(directory_); }
 
   // Replaces `name` by a real file holding its first `keep` bytes.
   void Truncate(const std::string& name, std::size_t keep) {
@@ -206,7 +201,8 @@ class DamagedModelTest : public ::testing::Test {
   }
 
   std::string source_;
-  fs::path directory_;
+  engram::testing::TempDir temp_dir_{"engram_use_lite_test"};
+  fs::path directory_ = temp_dir_.path();
 };
 
 TEST_F(DamagedModelTest, IntactCopyOpens) {

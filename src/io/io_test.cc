@@ -14,16 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "engram/testing/bench_data.h"
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 #include "io/api_json.h"
 #include "io/file_reader.h"
 #include "io/locomo.h"
 #include "io/longmemeval.h"
 #include "io/turns_jsonl.h"
-
-#ifndef ENGRAM_BENCH_DATA_DIR
-#define ENGRAM_BENCH_DATA_DIR "../shared/bench"
-#endif
 
 namespace engram::io {
 namespace {
@@ -36,29 +34,7 @@ using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
 namespace fs = std::filesystem;
-
-// A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "engram_io_test_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string File(const std::string& name, const std::string& content) const {
-    const std::string path = (fs::path(path_) / name).string();
-    std::ofstream out(path, std::ios::binary);
-    out << content;
-    return path;
-  }
-  std::string Path(const std::string& name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
+using ::engram::testing::TempDir;
 
 std::string Compress(const std::string& data, int level = 3) {
   std::string out(ZSTD_compressBound(data.size()), '\0');
@@ -66,11 +42,6 @@ std::string Compress(const std::string& data, int level = 3) {
   EXPECT_FALSE(ZSTD_isError(size)) << ZSTD_getErrorName(size);
   out.resize(size);
   return out;
-}
-
-std::string BenchFile(const std::string& name) {
-  const char* env = std::getenv("ENGRAM_BENCH_DATA");
-  return (fs::path(env != nullptr ? env : ENGRAM_BENCH_DATA_DIR) / name).string();
 }
 
 std::vector<std::string> ReadLines(const std::string& path) {
@@ -105,7 +76,7 @@ TEST(FileReaderTest, MissingFileIsNotFoundAndNamesIt) {
 
 TEST(FileReaderTest, DirectoryIsRejected) {
   TempDir dir;
-  EXPECT_THAT(ReadFile(dir.Path("")),
+  EXPECT_THAT(ReadFile(dir.File("")),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("directory")));
 }
 
@@ -375,8 +346,8 @@ TEST(LocomoTest, ErrorsNameTheConversationAndField) {
 }
 
 TEST(LocomoTest, ImportsTheDevelopmentFile) {
-  const std::string path = BenchFile("locomo_dev.json");
-  if (!fs::exists(path)) FAIL() << path << " not found (set -DENGRAM_BENCH_DATA_DIR to the benchmark data folder)";
+  const std::string path = ::engram::testing::BenchDataFile("locomo_dev.json");
+  ENGRAM_SKIP_WITHOUT_BENCH_FILE(path);
   StatusOr<std::vector<LocomoConversation>> parsed = ReadLocomo(path);
   ASSERT_THAT(parsed, IsOk());
   ASSERT_THAT(*parsed, SizeIs(5));
@@ -507,8 +478,8 @@ TEST(LongMemEvalTest, ErrorsNameTheQuestion) {
 }
 
 TEST(LongMemEvalTest, ImportsTheDevelopmentFile) {
-  const std::string path = BenchFile("longmemeval_s_dev60.json.zst");
-  if (!fs::exists(path)) FAIL() << path << " not found (set -DENGRAM_BENCH_DATA_DIR to the benchmark data folder)";
+  const std::string path = ::engram::testing::BenchDataFile("longmemeval_s_dev60.json.zst");
+  ENGRAM_SKIP_WITHOUT_BENCH_FILE(path);
   StatusOr<std::vector<LongMemEvalInstance>> parsed = ReadLongMemEval(path);
   ASSERT_THAT(parsed, IsOk());
   ASSERT_THAT(*parsed, SizeIs(60));

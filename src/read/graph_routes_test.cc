@@ -14,6 +14,7 @@
 
 #include "core/ids.h"
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 #include "index/bm25/bm25_index.h"
 #include "read/entity_route.h"
 #include "read/fact_route.h"
@@ -56,11 +57,6 @@ const std::vector<Said> kConversation = {
 class GraphRoutesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    static int counter = 0;
-    path_ = (std::filesystem::temp_directory_path() /
-             ("engram_graph_routes_" + std::to_string(::getpid()) + "_" +
-              std::to_string(counter++) + ".db"))
-                .string();
     auto store = store::OpenSqliteStore(path_);
     ASSERT_THAT(store.status(), IsOk());
     store_ = std::move(store).value();
@@ -142,10 +138,7 @@ class GraphRoutesTest : public ::testing::Test {
     layout_ = TurnLayout::FromTurns(std::move(layout_turns));
   }
 
-  void TearDown() override {
-    store_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
-  }
+  void TearDown() override { store_.reset(); }
 
   std::string Entity(store::Transaction& txn, const std::string& name, const std::string& kind,
                      std::int64_t sequence) {
@@ -249,7 +242,8 @@ class GraphRoutesTest : public ::testing::Test {
   }
 
   const Timestamp now_ = T("2024-06-01T00:00:00Z");
-  std::string path_;
+  engram::testing::TempDir temp_dir_{"engram_graph_routes"};
+  std::string path_ = temp_dir_.File("engram.db");
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<write::EdgeRegistry> registry_;
   store::ScopeRecord scope_;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/testing/temp_dir.h"
 #include "index/bm25/bm25.h"
 #include "lexicon/lexicon.h"
 #include "read/query_frame.h"
@@ -179,11 +180,7 @@ TEST_F(KeywordRouteTest, NoKeywordsOrNoIndexProposesNothing) {
 class LexiconFixture {
  public:
   LexiconFixture() {
-    namespace fs = std::filesystem;
-    std::string pattern = (fs::temp_directory_path() / "engram_keyword_test_XXXXXX").string();
-    root_ = ::mkdtemp(pattern.data());
-    dir_ = root_ + "/lexicons";
-    fs::create_directories(dir_ + "/wordnet");
+    std::filesystem::create_directories(dir_ + "/wordnet");
     Write("SHA256SUMS", "fixture\n");
     Write("vader_lexicon.txt", "good\t1.9\t0.9\t[2, 2]\n");
     Write("pos_lexicon.tsv", "car\tNN\nbuy\tVB|NN\nLisbon\tNNP\nhike\tVB|NN\n");
@@ -210,18 +207,14 @@ class LexiconFixture {
     Write("wordnet/adj.exc", "");
     Write("wordnet/adv.exc", "");
   }
-  ~LexiconFixture() {
-    std::error_code ignored;
-    std::filesystem::remove_all(root_, ignored);
-  }
   const std::string& dir() const { return dir_; }
 
  private:
   void Write(const std::string& name, const std::string& text) const {
     std::ofstream(dir_ + "/" + name, std::ios::binary) << text;
   }
-  std::string root_;
-  std::string dir_;
+  engram::testing::TempDir root_{"engram_keyword_test"};
+  std::string dir_ = root_.File("lexicons");
 };
 
 TEST(AddSynonymsTest, SingleWordSynonymsAsIndexTermsInWordNetOrder) {

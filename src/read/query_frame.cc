@@ -13,35 +13,25 @@
 namespace engram::read {
 namespace {
 
-// A word of the question: its text as written and lower-cased (ASCII folding only: the cues are
-// English words).
+// A word of the question: its text as written and normalised (text::NormalizeForIndex: lower
+// case, accents stripped, the typographic apostrophe made ASCII), from the text module's
+// tokenizer, so the cues see the same words as the index.
 struct Word {
   std::string raw;
   std::string lower;
 };
 
-bool WordByte(unsigned char c) { return std::isalnum(c) || c == '\'' || c >= 0x80; }
-
-std::vector<Word> SplitWords(std::string_view text) {
+// The words of `text` in order: every token of the tokenizer with `options`, but neither stemmed
+// nor without stopwords (the cues are mostly stopwords: "how many", "what are").
+std::vector<Word> SplitWords(std::string_view text, const text::TokenizerOptions& options) {
+  text::TokenizerOptions word_options = options;
+  word_options.stem = false;
+  word_options.drop_stopwords = false;
   std::vector<Word> words;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && !WordByte(static_cast<unsigned char>(text[i]))) ++i;
-    const std::size_t begin = i;
-    while (i < text.size() && WordByte(static_cast<unsigned char>(text[i]))) ++i;
-    if (i == begin) continue;
-    Word word;
-    word.raw = std::string(text.substr(begin, i - begin));
-    // Strip a possessive or a trailing apostrophe: "Caroline's" -> "Caroline".
-    if (word.raw.size() > 2 && (word.raw.ends_with("'s") || word.raw.ends_with("'S"))) {
-      word.raw.resize(word.raw.size() - 2);
-    }
-    while (!word.raw.empty() && word.raw.back() == '\'') word.raw.pop_back();
-    if (word.raw.empty()) continue;
-    for (const char c : word.raw) {
-      word.lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    words.push_back(std::move(word));
+  for (text::Token& token : text::Tokenizer(word_options).Tokenize(text)) {
+    // `end` is before a dropped possessive: "Caroline's" -> "Caroline".
+    words.push_back({std::string(text.substr(token.begin, token.end - token.begin)),
+                     std::move(token.word)});
   }
   return words;
 }
@@ -87,20 +77,20 @@ constexpr std::array<std::string_view, 7> kOrderingCues = {
 constexpr std::array<std::string_view, 9> kCurrentCues = {"currently",  "current", "now",
                                                           "still",      "latest",  "most recent",
                                                           "these days", "anymore", "nowadays"};
-constexpr std::array<std::string_view, 8> kInferenceCues = {
-    "would", "could", "might", "likely", "probably", "why", "what if", "considered"};
+constexpr std::array<std::string_view, 7> kInferenceCues = {
+    "would", "could", "might", "likely", "probably", "why", "what if"};
 constexpr std::array<std::string_view, 14> kAuxiliaries = {"is",   "are",  "was",    "were", "do",
                                                            "does", "did",  "has",    "have", "had",
                                                            "can",  "will", "should", "am"};
-constexpr std::array<std::string_view, 11> kListCues = {
-    "what are",    "what were",       "which", "what kinds", "what kind", "what types",
-    "what things", "what activities", "list",  "all",        "what books"};
+// Question forms that ask for several things; a wh-word before a plural noun does too
+// (PluralWhPhrase).
+constexpr std::array<std::string_view, 8> kListCues = {
+    "what are", "what were", "which", "what kinds", "what kind", "what types", "list", "all"};
 constexpr std::array<std::string_view, 7> kNegations = {"not",     "never", "no",    "without",
                                                         "nothing", "none",  "nobody"};
-// First-person words ("I'm" with a straight or a typographic apostrophe).
-constexpr std::array<std::string_view, 17> kFirstPerson = {
-    "i",        "me",        "my",       "mine",      "myself", "i'm", "i've", "i'd",      "i'll",
-    "i\u2019m", "i\u2019ve", "i\u2019d", "i\u2019ll", "we",     "us",  "our",  "ourselves"};
+// First-person words (normalisation makes a typographic apostrophe ASCII: "I’m" is "i'm").
+constexpr std::array<std::string_view, 13> kFirstPerson = {
+    "i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll", "we", "us", "our", "ourselves"};
 // Irregular past tenses after "you" that make a question about what the other party said or did.
 constexpr std::array<std::string_view, 14> kIrregularPast = {
     "said",    "told",   "gave",   "wrote", "made", "sent", "found",
@@ -115,6 +105,44 @@ constexpr std::array<std::string_view, 40> kNotNames = {
 
 bool Contains(std::span<const std::string_view> list, std::string_view word) {
   return std::find(list.begin(), list.end(), word) != list.end();
+}
+
+// Endings of singular words that look like plurals ("glass", "bus", "analysis").
+constexpr std::array<std::string_view, 3> kSingularEndings = {"ss", "us", "is"};
+
+// A plural noun by its form: a word of four or more letters ending in "s" (not "ss", "us",
+// "is"), or one of the irregular plurals below, and no stopword or auxiliary ("does", "has").
+constexpr std::array<std::string_view, 7> kIrregularPlurals = {"people", "children", "men",
+                                                               "women",  "feet",     "teeth",
+                                                               "mice"};
+bool LooksPlural(const std::string& word) {
+  if (Contains(kIrregularPlurals, word)) return true;
+  if (word.size() < 4 || !word.ends_with('s') || text::IsStopword(word)) return false;
+  if (!std::all_of(word.begin(), word.end(),
+                   [](unsigned char c) { return std::isalpha(c) != 0; })) {
+    return false;
+  }
+  return std::none_of(kSingularEndings.begin(), kSingularEndings.end(),
+                      [&](std::string_view ending) { return word.ends_with(ending); });
+}
+
+// "what books has Tim read?", "what new hobbies did she pick up?": "what" or "which", up to two
+// modifiers, a plural noun and then the question's auxiliary; the wh-phrase names several things,
+// so the answer is a list. The auxiliary right after the noun is what tells the plural noun
+// ("what activities does") from a verb in the third person ("what makes Caroline happy?").
+// Returns the plural noun, or "".
+std::string PluralWhPhrase(const std::vector<Word>& words) {
+  for (std::size_t wh = 0; wh < words.size(); ++wh) {
+    if (words[wh].lower != "what" && words[wh].lower != "which") continue;
+    for (std::size_t noun = wh + 1; noun < words.size() && noun <= wh + 3; ++noun) {
+      if (noun + 1 < words.size() && Contains(kAuxiliaries, words[noun + 1].lower) &&
+          LooksPlural(words[noun].lower)) {
+        return words[noun].lower;
+      }
+      if (Contains(kAuxiliaries, words[noun].lower)) break;
+    }
+  }
+  return "";
 }
 
 bool Capitalised(const std::string& raw) {
@@ -204,7 +232,7 @@ std::vector<EventAnchor> EventAnchors(const QueryFrame& frame, const std::vector
     const bool dated = std::any_of(
         frame.time_constraints.begin(), frame.time_constraints.end(),
         [&](const TimeConstraint& constraint) {
-          const std::vector<Word> surface = SplitWords(constraint.surface);
+          const std::vector<Word> surface = SplitWords(constraint.surface, tokenizer.options());
           return std::any_of(surface.begin(), surface.end(),
                              [&](const Word& part) { return part.lower == words[content].lower; });
         });
@@ -221,7 +249,7 @@ std::vector<EventAnchor> EventAnchors(const QueryFrame& frame, const std::vector
 
 // The words of `phrase` (space-separated, lower case).
 void AddPhraseWords(std::string_view phrase, std::set<std::string>* out) {
-  for (const Word& word : SplitWords(phrase)) out->insert(word.lower);
+  for (const Word& word : SplitWords(phrase, {})) out->insert(word.lower);
 }
 
 // QueryFrame::frame_words (see there): `shape_cue` is the cue phrase that decided the shape
@@ -322,7 +350,7 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
   frame.text = std::string(query);
   frame.query_time = query_time;
 
-  const std::vector<Word> words = SplitWords(query);
+  const std::vector<Word> words = SplitWords(query, tokenizer.options());
   const auto decide = [&](QueryShape shape, std::string_view cue) {
     frame.shape = shape;
     frame.shape_reason = "\"" + std::string(cue) + "\"";
@@ -348,6 +376,9 @@ QueryFrame BuildQueryFrame(const text::Tokenizer& tokenizer, std::string_view qu
     decide(QueryShape::kBoolean, words.front().lower + " ...?");
   } else if (!(cue = FindPhrase(words, kListCues)).empty()) {
     decide(QueryShape::kList, cue);
+  } else if (const std::string plural = PluralWhPhrase(words); !plural.empty()) {
+    frame.shape = QueryShape::kList;
+    frame.shape_reason = "wh-word + plural noun \"" + plural + "\"";
   } else {
     frame.shape = QueryShape::kFactoid;
     frame.shape_reason = "no cue";

@@ -16,8 +16,9 @@
 //   inference      "would", "could", "might", "likely", "probably", "why", "what if"
 //   boolean        starts with an auxiliary verb: is, are, was, were, do, does, did, has, have,
 //                  had, can, will, should
-//   list           "what are", "what were", "which", "what kinds/types/things/activities", "list",
-//                  "all", "what ... do ... like"
+//   list           "what are", "what were", "which", "what kind(s)", "what types", "list", "all";
+//                  or "what" / "which", up to two modifiers, a plural noun and an auxiliary
+//                  ("what books has Tim read?", "what new hobbies did she try?")
 //   factoid        everything else
 // Currentness (`current`) is set by the current-state cues whatever the shape. Polarity is
 // negative when the question holds a negation ("not", "never", "no", "n't", "without").

@@ -15,6 +15,7 @@
 
 #include "engram/clock.h"
 #include "engram/engine.h"
+#include "engram/testing/temp_dir.h"
 
 namespace engram::server {
 namespace {
@@ -37,9 +38,6 @@ auth::Access Key(const std::string& prefix, const std::string& rights) {
 class Mem0ApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "engram-mem0-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     EngineOptions options;
     options.store_path = dir_ + "/engram.db";
     options.clock = FixedClock(Timestamp::FromSeconds(1704067200), 1000);
@@ -54,8 +52,6 @@ class Mem0ApiTest : public ::testing::Test {
   void TearDown() override {
     api_.reset();
     engine_.reset();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
   }
 
   static ApiRequest Request(std::string method, std::string path, std::string body,
@@ -119,7 +115,8 @@ class Mem0ApiTest : public ::testing::Test {
     return access != nullptr ? access : &admin_;
   }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_mem0"};
+  std::string dir_ = temp_dir_.path();
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Mem0Api> api_;
   auth::Access admin_ = auth::Access::Unrestricted();

@@ -5,10 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <ctime>
 #include <map>
 #include <random>
 #include <string>
@@ -432,59 +429,20 @@ TEST(SignalsTest, ArbitraryInputNeverCrashesAndIsDeterministic) {
   EXPECT_THAT(Detect("   \n\t "), IsEmpty());
 }
 
+// Long inputs finish (timings: BM_DetectSignals in bench/micro_bench.cc).
 TEST(SignalsTest, LongInputIsLinear) {
   std::string text;
   for (int k = 0; k < 5000; ++k) {
     text += "I think I love sushi, no longer Paris; it cost $5 on May 8 at https://x.com/a. ";
   }
-  const auto start = std::chrono::steady_clock::now();
   const std::vector<Signal> signals = DetectSignals(text, Reference());
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(signals.size(), 5u * 5000u);
   EXPECT_TRUE(signals.front().uncertain);
-  EXPECT_LT(seconds, 10.0);  // ~400 KB; quadratic behaviour would take minutes
 
   // One endless sentence full of cues that look for partners further on.
   std::string run_on;
   for (int k = 0; k < 20000; ++k) run_on += "no longer anymore my cat is actually I used to ";
-  const auto run_on_start = std::chrono::steady_clock::now();
   EXPECT_FALSE(DetectSignals(run_on, Reference()).empty());
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - run_on_start).count(),
-            10.0);
-}
-
-// Signal detection over a 60-word turn: the design budget is well under 100 µs.
-TEST(SignalsTest, SixtyWordTurnIsFast) {
-  const std::string turn =
-      "Hey! Yesterday I met my friend Anna at Blue Bottle in San Francisco and we talked for "
-      "2 hours about her new job at Acme Inc. She makes $120k now, about 15% more than before. "
-      "I think I'll switch from Python 3.9 to Rust next month; see https://rust-lang.org or "
-      "ticket ENG-4521. Actually, I meant the week after.";
-  int words = 0;
-  for (std::size_t k = 0; k < turn.size(); ++k) {
-    if (turn[k] != ' ' && (k == 0 || turn[k - 1] == ' ')) ++words;
-  }
-  EXPECT_GE(words, 55);
-  EXPECT_LE(words, 65);
-  const int kRounds = 2000;
-  std::size_t total = 0;
-  for (int round = 0; round < 100; ++round) total += DetectSignals(turn, Reference()).size();
-  // Thread CPU time, not wall time: the machines these tests run on are shared.
-  auto cpu_micros = [] {
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) * 1e6 + static_cast<double>(now.tv_nsec) / 1e3;
-  };
-  const double start = cpu_micros();
-  for (int round = 0; round < kRounds; ++round) total += DetectSignals(turn, Reference()).size();
-  const double micros = (cpu_micros() - start) / kRounds;
-  EXPECT_GT(total, 0u);
-  RecordProperty("micros_per_60_word_turn", std::to_string(micros));
-  std::printf("[ perf ] DetectSignals on a %d-word turn: %.1f us CPU\n", words, micros);
-  // Loose bound so that debug / sanitizer builds on a shared machine do not flake; the
-  // optimised build measures far below 100 us (see the report in the commit message).
-  EXPECT_LT(micros, 2000.0);
 }
 
 }  // namespace

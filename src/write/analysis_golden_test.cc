@@ -1,8 +1,9 @@
 // Golden test of the analysis stage: a fixed conversation is captured and analysed in a fresh
 // SQLite store with the installed lexicons, and everything derived (signals, content signals,
 // at_time, entities, mentions, references, same_as proposals) is rendered as text and compared
-// with tests/golden/analysis_golden.txt. ENGRAM_UPDATE_GOLDEN=1 rewrites the file instead; review
-// the diff before committing it.
+// with tests/golden/analysis_golden.txt. The test only checks the file; rewriting it is an explicit
+// step (engram/testing/golden.h): run the test once with ENGRAM_UPDATE_GOLDEN=1, which writes the
+// file from the code's output and skips, then review the diff before committing it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,7 +15,9 @@
 #include <sstream>
 
 #include "core/paths.h"
+#include "engram/testing/golden.h"
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 #include "store/store.h"
 #include "write/analysis.h"
 #include "write/capture.h"
@@ -66,16 +69,12 @@ constexpr GoldenTurn kTurns[] = {
 class AnalysisGoldenTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_analysis_golden_XXXXXX").string();
-    dir_ = ::mkdtemp(pattern.data());
     auto store = store::OpenSqliteStore(dir_ + "/engram.db");
     ASSERT_THAT(store, IsOk());
     store_ = std::move(store).value();
   }
   void TearDown() override {
     store_.reset();
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
   }
 
   // Captures and analyses `turns` (one call per session batch) and returns the rendering.
@@ -188,7 +187,8 @@ class AnalysisGoldenTest : public ::testing::Test {
     return out.str();
   }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_analysis_golden"};
+  std::string dir_ = temp_dir_.path();
   std::unique_ptr<store::Store> store_;
 };
 
@@ -196,17 +196,7 @@ TEST_F(AnalysisGoldenTest, MatchesGoldenFile) {
   WriteConfig config;
   config.facts = false;
   const std::string rendered = Analyse(config);
-  const std::string path = SourceDir() + "/tests/golden/analysis_golden.txt";
-  if (const char* update = std::getenv("ENGRAM_UPDATE_GOLDEN"); update != nullptr &&
-                                                                 std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << rendered;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing " << path << " (ENGRAM_UPDATE_GOLDEN=1 creates it)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(rendered, expected.str());
+  testing::CheckGoldenFile(SourceDir() + "/tests/golden/analysis_golden.txt", rendered);
 }
 
 // The examples, asserted directly.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 #include "write/capture.h"
 #include "write/facts.h"
 
@@ -31,20 +32,12 @@ struct Said {
 class ReconcileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    static int counter = 0;
-    path_ = (std::filesystem::temp_directory_path() /
-             ("engram_reconcile_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) +
-              ".db"))
-                .string();
     auto store = store::OpenSqliteStore(path_);
     ASSERT_THAT(store.status(), IsOk());
     store_ = std::move(store).value();
     registry_ = EdgeRegistry::WithBuiltins();
   }
-  void TearDown() override {
-    store_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
-  }
+  void TearDown() override { store_.reset(); }
 
   // Remembers the turns in one transaction (one batch) and derives their facts.
   FactStats Say(const std::vector<Said>& said, const std::string& scope = "user:mia") {
@@ -129,7 +122,8 @@ class ReconcileTest : public ::testing::Test {
     }
   }
 
-  std::string path_;
+  engram::testing::TempDir temp_dir_{"engram_reconcile"};
+  std::string path_ = temp_dir_.File("engram.db");
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<EdgeRegistry> registry_;
 };

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engram/testing/temp_dir.h"
 #include "shell_runner.h"
 
 namespace engram {
@@ -43,18 +44,12 @@ constexpr char kTinyLocomo[] = R"([{
 class BenchCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_bench_cli_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     std::ofstream(Path("tiny.json")) << kTinyLocomo;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
   }
   std::string Path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_bench_cli"};
+  std::string dir_ = temp_dir_.path();
 };
 
 TEST_F(BenchCliTest, FlatRunsTheBaselineAndRecordsIt) {

@@ -22,6 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "engram/testing/bench_data.h"
+#include "engram/testing/temp_dir.h"
+
 #ifndef ENGRAM_CLI_PATH
 #error "ENGRAM_CLI_PATH must name the engram binary"
 #endif
@@ -117,11 +120,6 @@ RunResult RunEngram(const std::vector<std::string>& args, const std::string& inp
   return result;
 }
 
-std::string BenchFile(const std::string& name) {
-  const char* env = std::getenv("ENGRAM_BENCH_DATA");
-  return (fs::path(env != nullptr ? env : ENGRAM_BENCH_DATA_DIR) / name).string();
-}
-
 const std::string kExample = std::string(ENGRAM_EXAMPLES_DIR) + "/conversation.jsonl";
 constexpr int kExampleTurns = 60;
 
@@ -138,14 +136,7 @@ json ParseJson(const RunResult& result) {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_cli_test_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     store_ = (fs::path(dir_) / "engram.db").string();
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
   }
 
   // engram --store <store> args...
@@ -174,7 +165,8 @@ class CliTest : public ::testing::Test {
     ASSERT_EQ(result.exit_code, 0) << result;
   }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_cli_test"};
+  std::string dir_ = temp_dir_.path();
   std::string store_;
 };
 
@@ -421,8 +413,8 @@ TEST_F(CliTest, ScopesAndRebuildIndex) {
 // ---- benchmark formats -------------------------------------------------------------------
 
 TEST_F(CliTest, LocomoDevFileMakesFiveScopesAndRecallFindsDiaIds) {
-  const std::string path = BenchFile("locomo_dev.json");
-  if (!fs::exists(path)) FAIL() << path << " not found (set -DENGRAM_BENCH_DATA_DIR to the benchmark data folder)";
+  const std::string path = ::engram::testing::BenchDataFile("locomo_dev.json");
+  ENGRAM_SKIP_WITHOUT_BENCH_FILE(path);
   RunResult ingest = Engram({"--json", "ingest", "--format", "locomo", path});
   ASSERT_EQ(ingest.exit_code, 0) << ingest;
   EXPECT_EQ(ParseJson(ingest)["turns"], 419 + 369 + 663 + 629 + 680);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engram/testing/temp_dir.h"
 #include "shell_runner.h"
 
 namespace engram {
@@ -23,9 +24,6 @@ using testing::RunCli;
 class FactsCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_facts_cli_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     store_ = "--store '" + (fs::path(dir_) / "engram.db").string() + "' ";
     const std::string input = (fs::path(dir_) / "turns.jsonl").string();
     std::ofstream(input)
@@ -38,12 +36,9 @@ class FactsCliTest : public ::testing::Test {
     const Output ingest = RunCli(store_ + "--quiet ingest --scope user:mia '" + input + "'");
     ASSERT_EQ(ingest.exit_code, 0) << ingest.out;
   }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_facts_cli"};
+  std::string dir_ = temp_dir_.path();
   std::string store_;
 };
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engram/testing/temp_dir.h"
 #include "shell_runner.h"
 
 namespace engram {
@@ -24,9 +25,6 @@ using testing::RunCli;
 class ReembedCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_reembed_cli_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     store_ = "--store '" + Path("engram.db") + "' ";
     std::ofstream(Path("wide.toml")) << "[embedder]\nkind = \"hashing\"\n";
     std::ofstream(Path("narrow.toml")) << "[embedder]\nkind = \"hashing\"\nhashing_dimension = 64\n";
@@ -38,15 +36,12 @@ class ReembedCliTest : public ::testing::Test {
                                  "' ingest --scope user:mia '" + Path("turns.jsonl") + "'");
     ASSERT_EQ(ingest.exit_code, 0) << ingest.out;
   }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
 
   std::string Path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
   std::string Narrow() const { return store_ + "--config '" + Path("narrow.toml") + "' "; }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_reembed_cli"};
+  std::string dir_ = temp_dir_.path();
   std::string store_;
 };
 

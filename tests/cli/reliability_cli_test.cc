@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engram/testing/temp_dir.h"
 #include "shell_runner.h"
 
 namespace engram {
@@ -29,15 +30,7 @@ constexpr int kExampleTurns = 60;
 class ReliabilityCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_rel_cli_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     store_ = Path("engram.db");
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ignored);
-    fs::remove_all(dir_, ignored);
   }
 
   std::string Path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
@@ -60,7 +53,8 @@ class ReliabilityCliTest : public ::testing::Test {
     return json::parse(result.out).value("count", -1);
   }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_rel_cli"};
+  std::string dir_ = temp_dir_.path();
   std::string store_;
 };
 

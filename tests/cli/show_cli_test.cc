@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/testing/temp_dir.h"
 #include "shell_runner.h"
 
 namespace engram {
@@ -25,9 +26,6 @@ using testing::RunCli;
 class ShowCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_show_cli_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     store_ = "--store '" + (fs::path(dir_) / "engram.db").string() + "' ";
     const std::string input = (fs::path(dir_) / "turns.jsonl").string();
     std::ofstream(input)
@@ -47,10 +45,6 @@ class ShowCliTest : public ::testing::Test {
     for (const nlohmann::json& memory : memories) turns_.push_back(memory["id"]);
     ASSERT_EQ(turns_.size(), 4u);
   }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
 
   nlohmann::json Show(const std::string& id) {
     const Output shown = RunCli(store_ + "--json show " + id);
@@ -66,7 +60,8 @@ class ShowCliTest : public ::testing::Test {
     return nullptr;
   }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_show_cli"};
+  std::string dir_ = temp_dir_.path();
   std::string store_;
   std::vector<std::string> turns_;
 };

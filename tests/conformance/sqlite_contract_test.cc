@@ -15,6 +15,7 @@
 
 #include "core/ids.h"
 #include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
 #include "store/store.h"
 #include "tests/conformance/store_contract_test.h"
 
@@ -69,16 +70,6 @@ class RawDb {
 
 class SqliteStoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "engram_sqlite_store_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    path_ = dir_ + "/engram.db";
-  }
-  void TearDown() override {
-    std::error_code error;
-    std::filesystem::remove_all(dir_, error);
-  }
 
   std::unique_ptr<Store> OpenStore() {
     StatusOr<std::unique_ptr<Store>> store = OpenSqliteStore(path_);
@@ -110,8 +101,9 @@ class SqliteStoreTest : public ::testing::Test {
     return node;
   }
 
-  std::string dir_;
-  std::string path_;
+  engram::testing::TempDir temp_dir_{"engram_sqlite_store"};
+  std::string dir_ = temp_dir_.path();
+  std::string path_ = dir_ + "/engram.db";
 };
 
 TEST_F(SqliteStoreTest, BackendNameIsSqlite) {
@@ -207,8 +199,8 @@ TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
 TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVectors) {
   for (const bool with_turn : {false, true}) {
     SCOPED_TRACE(with_turn ? "with a turn" : "empty");
-    TearDown();
-    SetUp();
+    const engram::testing::TempDir fresh("engram_sqlite_store");  // a new store each round
+    path_ = fresh.File("engram.db");
     {
       std::unique_ptr<Store> store = OpenStore();
       ASSERT_NE(store, nullptr);

@@ -24,6 +24,7 @@
 #include <string_view>
 
 #include "engram/status.h"
+#include "engram/testing/temp_dir.h"
 #include "store/store.h"
 
 namespace engram::store::conformance {
@@ -37,7 +38,7 @@ struct BackendParam {
 
 inline void PrintTo(const BackendParam& param, std::ostream* os) { *os << param.name; }
 
-// Gives every test a fresh directory and an open store. Not thread-safe (one fixture per test).
+// Gives every test a fresh directory (removed after the test) and an open store. Not thread-safe (one fixture per test).
 class StoreContractTest : public ::testing::TestWithParam<BackendParam> {
  protected:
   void SetUp() override;
@@ -53,7 +54,8 @@ class StoreContractTest : public ::testing::TestWithParam<BackendParam> {
   // Inserts a turn in its own committed transaction; returns the stored record.
   NodeRecord AddTurn(std::int64_t scope_id, std::string_view text, Timestamp at);
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_store_contract"};
+  std::string dir_ = temp_dir_.path();
   std::unique_ptr<Store> store_;
 };
 

@@ -11,18 +11,6 @@
 
 namespace engram::testing {
 
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "engram-test-XXXXXX").string();
-  char* made = mkdtemp(pattern.data());
-  if (made == nullptr) std::abort();
-  path_ = made;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 EngineOptions TestOptions(const TempDir& dir, const std::string& name) {
   EngineOptions options;
   options.store_path = dir.File(name);

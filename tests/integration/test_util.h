@@ -1,5 +1,5 @@
-// Helpers shared by the integration suites: temporary directories, engines with a fixed clock,
-// turn builders, raw file reads.
+// Helpers shared by the integration suites: engines with a fixed clock in a temporary directory
+// (TempDir: engram/testing/temp_dir.h), turn builders, raw file reads.
 #ifndef ENGRAM_TESTS_INTEGRATION_TEST_UTIL_H_
 #define ENGRAM_TESTS_INTEGRATION_TEST_UTIL_H_
 
@@ -8,20 +8,9 @@
 #include <vector>
 
 #include "engram/engine.h"
+#include "engram/testing/temp_dir.h"
 
 namespace engram::testing {
-
-// A fresh directory under the system temp dir, removed with the object.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 // Options for a store in `dir` with a clock fixed at 2024-01-01T00:00:00Z stepping 1 ms per call.
 EngineOptions TestOptions(const TempDir& dir, const std::string& name = "engram.db");

@@ -65,7 +65,7 @@ std::string ReadAll(const std::string& path) {
 // `engram serve` as a child process with stderr in a file.
 class ServeProcess {
  public:
-  ServeProcess(const ScratchDir& dir, const std::vector<std::string>& extra, int generation)
+  ServeProcess(const TempDir& dir, const std::vector<std::string>& extra, int generation)
       : log_(dir.File("serve-" + std::to_string(generation) + ".log")) {
     std::vector<std::string> args = {
         ENGRAM_CLI_PATH, "--store",  dir.File("engram.db"), "--config", dir.File("config.toml"),
@@ -133,7 +133,7 @@ class ServeCliTest : public ::testing::Test {
   std::string Store() const {
     return "--store '" + dir_.File("engram.db") + "' --config '" + dir_.File("config.toml") + "'";
   }
-  ScratchDir dir_;
+  TempDir dir_;
 };
 
 TEST_F(ServeCliTest, KeysCreateListRevoke) {

@@ -12,19 +12,6 @@
 
 namespace engram::testing {
 
-ScratchDir::ScratchDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "engram-server-test-XXXXXX").string();
-  char* made = mkdtemp(pattern.data());
-  if (made == nullptr) std::abort();
-  path_ = made;
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 Config TestConfig() {
   Config config;
   config.embedder.kind = "hashing";

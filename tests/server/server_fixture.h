@@ -13,23 +13,12 @@
 
 #include "auth/keys.h"
 #include "engram/engine.h"
+#include "engram/testing/temp_dir.h"
 #include "server/api_v1.h"
 #include "server/http_server.h"
 #include "server/mem0_api.h"
 
 namespace engram::testing {
-
-// A fresh directory under the system temp dir, removed with the object.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 // The engine configuration of every server test: defaults with the hashing embedder.
 Config TestConfig();
@@ -72,7 +61,7 @@ class TestServer {
   void RevokeKey(const std::string& secret);
 
  private:
-  ScratchDir dir_;
+  TempDir dir_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<server::V1Api> v1_;
   std::unique_ptr<server::Mem0Api> mem0_;
