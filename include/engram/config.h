@@ -1,8 +1,11 @@
-// Every tunable constant of engram, with the papers' values as defaults (DESIGN §12).
+// Every tunable constant of engram, with its default. Some defaults are the papers' values
+// (DESIGN §12), others were measured on the development files or chosen; docs/CONFIG.md says which
+// for each key.
 //
 // A TOML file can override any of them (EngineOptions::config_file); sections and keys mirror the
 // struct names: `[bm25] k1 = 1.2`. Unknown keys are an error, so a typo never goes unnoticed.
-// docs/CONFIG.md lists every key.
+// Implemented by src/config (engram_config), whose key table (config_table.h) holds every key's
+// type, bounds and documentation; docs/CONFIG.md's reference is generated from it.
 #ifndef ENGRAM_CONFIG_H_
 #define ENGRAM_CONFIG_H_
 
@@ -162,10 +165,6 @@ struct EmbedderConfig {
   std::size_t hashing_dimension = 256;
 };
 
-// The model id of the embedder `config` configures, e.g. "use-lite@0.2.0", "openai:<model>",
-// "hashing-256", or "none" (what the store records and Engine::embedder_id returns).
-std::string EmbedderModelId(const EmbedderConfig& config);
-
 // [vector]: the vector index projection (src/index/vector).
 struct VectorConfig {
   // Scopes with at most this many vectors are searched exactly; larger ones through HNSW.
@@ -246,7 +245,8 @@ struct Config {
   WriteConfig write;
   LimitsConfig limits;
 
-  // kInvalidArgument naming the first out-of-range value.
+  // kInvalidArgument naming the first out-of-range value (the key, the value and the allowed
+  // range), unknown route or shape name, or broken rule between keys.
   Status Validate() const;
 };
 
