@@ -37,9 +37,9 @@ namespace engram::read {
 class FactRoute final : public Route {
  public:
   static constexpr std::string_view kName = "facts";
-  static constexpr double kAskedSubject = 2.0;  // the subject is the person asked about
-  static constexpr double kOtherSubject = 0.5;  // the question asks about someone else
-  static constexpr double kUntimedWhen = 0.5;   // a "when" question, a fact without a time
+  // A fact's overlap is multiplied by [recall] facts_asked_subject (the subject is the person
+  // asked about), facts_other_subject (the question asks about someone else) and
+  // facts_untimed_when (a "when" question, a fact without a time).
 
   explicit FactRoute(std::shared_ptr<ScopeGraphCache> cache) : cache_(std::move(cache)) {}
   std::string_view name() const override { return kName; }
