@@ -12,7 +12,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # The engine's static libraries, in dependency order; libengram.so holds all of their code.
-set(ENGRAM_ENGINE_LIBRARIES engram_core engram_text engram_lexicon engram_embed engram_store
+set(ENGRAM_ENGINE_LIBRARIES engram_core engram_config engram_text engram_lexicon engram_embed engram_store
     engram_bm25 engram_vector engram_write engram_read engram_engine)
 
 file(WRITE ${CMAKE_BINARY_DIR}/engram_library.cc

@@ -1,8 +1,11 @@
-// Every tunable constant of engram, with the papers' values as defaults (DESIGN §12).
+// Every tunable constant of engram, with its default. Some defaults are the papers' values
+// (DESIGN §12), others were measured on the development files or chosen; docs/CONFIG.md says which
+// for each key.
 //
 // A TOML file can override any of them (EngineOptions::config_file); sections and keys mirror the
 // struct names: `[bm25] k1 = 1.2`. Unknown keys are an error, so a typo never goes unnoticed.
-// docs/CONFIG.md lists every key.
+// Implemented by src/config (engram_config), whose key table (config_table.h) holds every key's
+// type, bounds and documentation; docs/CONFIG.md's reference is generated from it.
 #ifndef ENGRAM_CONFIG_H_
 #define ENGRAM_CONFIG_H_
 
@@ -115,6 +118,17 @@ struct RecallConfig {
   double bridge_weight = 0.15;
   std::size_t bridge_seeds = 3;
   std::size_t bridge_max_turns = 5;
+  // Entity route (read/entity_route.h): a turn's score is its entity weights + this × its own
+  // BM25 score for the question's other words, so among turns naming the asked entities those
+  // that also match the question come first.
+  double entity_lexical_weight = 0.1;
+  // Fact route (read/fact_route.h): a fact's term overlap is multiplied by facts_asked_subject
+  // when its subject is the person asked about, by facts_other_subject when the question names
+  // someone else (or is in the first person) and the subject is not them, and by
+  // facts_untimed_when for a "when" question about a fact with no time.
+  double facts_asked_subject = 2.0;
+  double facts_other_subject = 0.5;
+  double facts_untimed_when = 0.5;
 };
 
 // [planner]: the rule table from the query frame's shape to route weights and the context
@@ -162,10 +176,6 @@ struct EmbedderConfig {
   std::size_t hashing_dimension = 256;
 };
 
-// The model id of the embedder `config` configures, e.g. "use-lite@0.2.0", "openai:<model>",
-// "hashing-256", or "none" (what the store records and Engine::embedder_id returns).
-std::string EmbedderModelId(const EmbedderConfig& config);
-
 // [vector]: the vector index projection (src/index/vector).
 struct VectorConfig {
   // Scopes with at most this many vectors are searched exactly; larger ones through HNSW.
@@ -205,6 +215,11 @@ struct WriteConfig {
   std::size_t entity_cap = 5;
   // references: a binding lives this many turns after its last mention (KeyMem's TTL), >= 1.
   std::size_t reference_ttl_turns = 3;
+  // references: focus stack sizes (KeyMem §3.5: entity stack 10, location stack 4, time stack
+  // 4); the oldest item falls off a full stack. The speaker stack has the person stack's size.
+  std::size_t reference_person_stack = 10;
+  std::size_t reference_place_stack = 4;
+  std::size_t reference_time_stack = 4;
   // DMF content signals: semantic divergence is 1 - cosine between a turn's embedding and the
   // centroid of the scope's previous W turns' embeddings ("W" in DMF eq. 7), whatever batch they
   // came in; 0 without an embedder. In [1, 1000].
@@ -246,7 +261,8 @@ struct Config {
   WriteConfig write;
   LimitsConfig limits;
 
-  // kInvalidArgument naming the first out-of-range value.
+  // kInvalidArgument naming the first out-of-range value (the key, the value and the allowed
+  // range), unknown route or shape name, or broken rule between keys.
   Status Validate() const;
 };
 

@@ -30,6 +30,10 @@
 
 namespace engram {
 
+// The model id of the embedder `config` configures, e.g. "use-lite@0.2.0", "openai:<model>",
+// "hashing-256", or "none" (what the store records and Engine::embedder_id returns).
+std::string EmbedderModelId(const EmbedderConfig& config);
+
 struct ScopeInfo {
   std::string scope;  // Scope::ToString()
   std::int64_t memories = 0;    // turns and derived nodes contained

@@ -46,10 +46,6 @@ struct RememberResult {
   std::int64_t last_sequence = 0;
 };
 
-enum class AnswerPolicy { kStrict, kBalanced, kAdvanced };
-std::string_view AnswerPolicyName(AnswerPolicy policy);
-StatusOr<AnswerPolicy> ParseAnswerPolicy(std::string_view name);
-
 struct RecallQuery {
   std::string text;  // the question; non-empty valid UTF-8
   // "Now" for the question: resolves relative time and validity. Default: the engine clock.

@@ -133,6 +133,11 @@ struct HistoryEvent {
   std::string detail;
 };
 
+// How the answer instructions of a recall treat the context (RecallOptions::policy).
+enum class AnswerPolicy { kStrict, kBalanced, kAdvanced };
+std::string_view AnswerPolicyName(AnswerPolicy policy);
+StatusOr<AnswerPolicy> ParseAnswerPolicy(std::string_view name);
+
 }  // namespace engram
 
 #endif  // ENGRAM_TYPES_H_

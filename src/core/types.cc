@@ -1,4 +1,4 @@
-// Scope paths and the name tables of include/engram/types.h and options.h.
+// Scope paths and the name tables of include/engram/types.h.
 #include "engram/types.h"
 
 #include <utf8proc.h>
@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "core/utf8.h"
-#include "engram/options.h"
 
 namespace engram {
 namespace {

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <set>
 #include <system_error>
+#include <variant>
 
+#include "config/config_table.h"
 #include "eval/bench_internal.h"
 #include "eval/metrics.h"
 
@@ -340,33 +342,15 @@ io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
   }
   planner["shapes"] = std::move(shapes);
   json["planner"] = std::move(planner);
-  Json stages = Json::object();
-  stages["fragment_window"] = config.recall.fragment_window;
-  stages["fragment_soft_match"] = config.recall.fragment_soft_match;
-  stages["session_turns"] = config.recall.session_turns;
-  stages["neighbour_seeds"] = config.recall.neighbour_seeds;
-  stages["neighbour_radius"] = config.recall.neighbour_radius;
-  stages["neighbour_weight"] = config.recall.neighbour_weight;
-  stages["neighbour_decay"] = config.recall.neighbour_decay;
-  stages["person_boost"] = config.recall.person_boost;
-  stages["first_person_boost"] = config.recall.first_person_boost;
-  stages["question_penalty"] = config.recall.question_penalty;
-  stages["neighbour_answer_weight"] = config.recall.neighbour_answer_weight;
-  stages["answer_type_boost"] = config.recall.answer_type_boost;
-  stages["answer_type_depth"] = config.recall.answer_type_depth;
-  stages["drop_frame_words"] = config.recall.drop_frame_words;
-  stages["answer_type_tense"] = config.recall.answer_type_tense;
-  stages["bridge_weight"] = config.recall.bridge_weight;
-  stages["bridge_seeds"] = config.recall.bridge_seeds;
-  stages["bridge_max_turns"] = config.recall.bridge_max_turns;
-  json["stages"] = std::move(stages);
-  json["rrf_k"] = config.recall.rrf_k;
-  json["route_candidates"] = config.recall.route_candidates;
-  Json bm25 = Json::object();
-  bm25["k1"] = config.bm25.k1;
-  bm25["b"] = config.bm25.b;
-  bm25["stem"] = config.bm25.stem;
-  json["bm25"] = std::move(bm25);
+  // Every key of every section, from the config key table (src/config/config_table.h), so the
+  // report records the whole configuration the run used.
+  Json settings = Json::object();
+  for (const config::KeySpec& spec : config::Keys()) {
+    Json& section = settings[std::string(spec.section)];
+    std::visit([&](const auto& value) { section[std::string(spec.key)] = value; },
+               spec.Get(config));
+  }
+  json["settings"] = std::move(settings);
   Json cutoffs = Json::array();
   for (const std::size_t k : ks) cutoffs.push_back(k);
   json["ks"] = std::move(cutoffs);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config_table.h"
 #include "engram/testing/status_matchers.h"
 #include "engram/testing/temp_dir.h"
 #include "eval/bench.h"
@@ -326,7 +327,11 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
               ::testing::IsSupersetOf({"bm25", "vector", "fragment", "session", "temporal"}));
   EXPECT_EQ(json["config"]["route_weights"]["session"], 0.5);
   EXPECT_EQ(json["config"]["planner"]["shapes"]["count"]["fragment"], 1.5);
-  EXPECT_EQ(json["config"]["stages"]["neighbour_radius"], 2);
+  EXPECT_EQ(json["config"]["settings"]["recall"]["neighbour_radius"], 2);
+  for (const config::KeySpec& spec : config::Keys()) {  // the echo has every key
+    EXPECT_TRUE(json["config"]["settings"][std::string(spec.section)].contains(spec.key))
+        << spec.key;
+  }
   EXPECT_EQ(json["config"]["embedder"], "use-lite@0.2.0");  // the default [embedder]
   EXPECT_EQ(json["config"]["engine_version"], std::string(EngineVersion()));
   EXPECT_EQ(json["config"]["recalls"]["eval"]["k"], 30);
@@ -470,9 +475,9 @@ TEST(FlatBaselineTest, TinyConversationRunsUnstemmedBm25Only) {
   EXPECT_EQ(config["routes"], io::Json::parse(R"(["bm25"])"));
   EXPECT_EQ(config["routes_requested"], "flat baseline");
   EXPECT_EQ(config["planner"]["enabled"], false);
-  EXPECT_EQ(config["stages"]["neighbour_weight"], 0.0);
-  EXPECT_EQ(config["stages"]["person_boost"], 1.0);
-  EXPECT_EQ(config["bm25"]["stem"], false);
+  EXPECT_EQ(config["settings"]["recall"]["neighbour_weight"], 0.0);
+  EXPECT_EQ(config["settings"]["recall"]["person_boost"], 1.0);
+  EXPECT_EQ(config["settings"]["bm25"]["stem"], false);
   EXPECT_EQ(config["embedder"], "none");
   EXPECT_THAT(config["flat_baseline"].get<std::string>(), HasSubstr("stemming off"));
   // Without stemming "name" no longer matches "named": q1 "What is the name of the puppy?"

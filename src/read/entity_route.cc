@@ -346,7 +346,9 @@ StatusOr<std::vector<RouteCandidate>> EntityRoute::Run(const RouteContext& conte
   for (const auto& [row, accumulated] : by_row) {
     const double lexical = own_score(row);
     if (!accumulated.specific) continue;  // linked to asked speakers only
-    scored.push_back({row, accumulated.entity_score + kLexicalWeight * lexical, lexical});
+    scored.push_back(
+        {row, accumulated.entity_score + context.config->recall.entity_lexical_weight * lexical,
+         lexical});
   }
   std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
     if (a.score != b.score) return a.score > b.score;
@@ -357,7 +359,7 @@ StatusOr<std::vector<RouteCandidate>> EntityRoute::Run(const RouteContext& conte
   for (const Scored& entry : scored) {
     char lexical[64];
     std::snprintf(lexical, sizeof lexical, "; + %g x own bm25 %.2f (names left out)",
-                  kLexicalWeight, entry.own);
+                  context.config->recall.entity_lexical_weight, entry.own);
     candidates.push_back(
         {entry.row, entry.score, "entities " + by_row[entry.row].explanation + lexical});
   }

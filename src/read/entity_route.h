@@ -20,8 +20,8 @@
 //   2. Specificity: a class linked to df of the N turns of the searched scopes weighs
 //      w = ln(1 + N / df), so a rare entity (3 turns) outweighs a speaker (~190 of 419 turns).
 //   3. A turn's score is the sum of w over the asked classes that link it ("turns matching several
-//      asked entities rank first") + kLexicalWeight × the turn's own BM25 for the question's
-//      terms other than the names (which orders the turns of one entity).
+//      asked entities rank first") + [recall] entity_lexical_weight × the turn's own BM25 for the
+//      question's terms other than the names (which orders the turns of one entity).
 //   4. Speakers: an entity whose key is a speaker's name (or its first word), or that a pending
 //      same_as proposal joins to one ("Mel" -> "Melanie"), is linked to nearly every turn of the
 //      other speaker ("you", "Mel"), and the speaker's own turns are lifted by the person
@@ -129,9 +129,6 @@ class ScopeGraphCache {
 class EntityRoute final : public Route {
  public:
   static constexpr std::string_view kName = "entity";
-  // Weight of the turn's own BM25 score next to the entity weights (step 3).
-  static constexpr double kLexicalWeight = 0.1;
-
   explicit EntityRoute(std::shared_ptr<ScopeGraphCache> cache) : cache_(std::move(cache)) {}
   std::string_view name() const override { return kName; }
   StatusOr<std::vector<RouteCandidate>> Run(const RouteContext& context) const override;

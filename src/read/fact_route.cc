@@ -131,16 +131,16 @@ StatusOr<std::vector<RouteCandidate>> FactRoute::Run(const RouteContext& context
           std::find(asked.begin(), asked.end(), fact.subject_key) != asked.end() ||
           std::find(asked.begin(), asked.end(), FirstWord(fact.subject_key)) != asked.end();
       if (subject_asked) {
-        subject = kAskedSubject;
+        subject = context.config->recall.facts_asked_subject;
         subject_note = "; subject asked";
       } else if (names_someone || frame.first_person) {
-        subject = kOtherSubject;
+        subject = context.config->recall.facts_other_subject;
         subject_note = "; subject not asked";
       }
       double fit = 1.0;
       std::string fit_note;
       if (when && !fact.has_time) {
-        fit = kUntimedWhen;
+        fit = context.config->recall.facts_untimed_when;
         fit_note = "; when without a time";
       }
       if (fact.status == NodeStatus::kSuperseded) fit_note += "; superseded (history asked)";

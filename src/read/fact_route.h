@@ -8,11 +8,12 @@
 //      (same tokenizer and stemming as BM25: "likes" and "like" are one term), each weighted by
 //      its BM25 idf over the searched turns: ln(1 + (N - df + 0.5) / (df + 0.5)). A fact that
 //      shares no term is not proposed.
-//   2. Subject: × kAskedSubject when the fact's subject is a person the question names (its
-//      name, or a speaker's first name), or "user" when the question speaks in the first person;
-//      × kOtherSubject when the question names someone and the subject is someone else.
+//   2. Subject: × [recall] facts_asked_subject when the fact's subject is a person the question
+//      names (its name, or a speaker's first name), or "user" when the question speaks in the
+//      first person;
+//      × facts_other_subject when the question names someone and the subject is someone else.
 //   3. Answer-type fit by shape: a "when" question prefers facts with a time of their own
-//      (× kUntimedWhen otherwise); a question about the present (frame.current) takes only
+//      (× facts_untimed_when otherwise); a question about the present (frame.current) takes only
 //      facts valid at the query time; superseded facts are proposed only when the question asks
 //      about change or history (an ordering shape, or a cue such as "changed", "previously",
 //      "used to", "anymore"); retired, rejected and pending facts never.
@@ -37,9 +38,9 @@ namespace engram::read {
 class FactRoute final : public Route {
  public:
   static constexpr std::string_view kName = "facts";
-  static constexpr double kAskedSubject = 2.0;  // the subject is the person asked about
-  static constexpr double kOtherSubject = 0.5;  // the question asks about someone else
-  static constexpr double kUntimedWhen = 0.5;   // a "when" question, a fact without a time
+  // A fact's overlap is multiplied by [recall] facts_asked_subject (the subject is the person
+  // asked about), facts_other_subject (the question asks about someone else) and
+  // facts_untimed_when (a "when" question, a fact without a time).
 
   explicit FactRoute(std::shared_ptr<ScopeGraphCache> cache) : cache_(std::move(cache)) {}
   std::string_view name() const override { return kName; }

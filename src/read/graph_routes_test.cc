@@ -414,6 +414,35 @@ TEST_F(GraphRoutesTest, FactItemsListTheirSupportingTurns) {
   EXPECT_THAT(items[1].provenance, ElementsAre(turn_ids_[0]));
 }
 
+// The routes' weights are [recall] keys: entity_lexical_weight, facts_asked_subject,
+// facts_other_subject and facts_untimed_when.
+TEST_F(GraphRoutesTest, GraphRouteWeightsComeFromTheConfig) {
+  config_.recall.entity_lexical_weight = 0;  // turn 3's "hiking" no longer lifts it
+  const std::vector<RouteCandidate> entities =
+      Run(EntityRoute(cache_), Frame("Did Oliver enjoy Sweden and hiking?"));
+  EXPECT_THAT(Rows(entities), ElementsAre(Row(1), Row(2), Row(3), Row(6)));
+  EXPECT_DOUBLE_EQ(entities[2].score, std::log(1.0 + 7.0 / 4.0));
+
+  config_.recall.facts_asked_subject = 3.0;
+  config_.recall.facts_other_subject = 0.25;
+  config_.recall.facts_untimed_when = 0.1;
+  const FactRoute facts(cache_);
+  std::vector<RouteCandidate> candidates = Run(facts, Frame("What did Melanie paint?"));
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_DOUBLE_EQ(candidates[0].score, Idf("paint") * 3.0);
+  candidates = Run(facts, Frame("What does Melanie like?"));
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_DOUBLE_EQ(candidates[0].score, Idf("like") * 0.25);
+  candidates = Run(facts, Frame("When did Caroline like hiking or paint a lake?"));
+  ASSERT_EQ(candidates.size(), 2u);
+  for (const RouteCandidate& candidate : candidates) {
+    const double expected = candidate.row == FactRow(hiking_)
+                                ? (Idf("like") + Idf("hike")) * 3.0 * 0.1
+                                : (Idf("paint") + Idf("lake")) * 0.25;
+    EXPECT_DOUBLE_EQ(candidate.score, expected);
+  }
+}
+
 TEST_F(GraphRoutesTest, RoutesAreDeterministic) {
   const QueryFrame frame = Frame("Did Oliver enjoy Sweden with Melanie?");
   const std::vector<RouteCandidate> first = Run(EntityRoute(cache_), frame);

@@ -162,7 +162,10 @@ class Analyzer {
         lexicons_(lexicons),
         name_vectors_(name_vectors),
         context_(context),
-        focus_(FocusOptions{.ttl_turns = config.reference_ttl_turns}) {
+        focus_(FocusOptions{.ttl_turns = config.reference_ttl_turns,
+                            .entity_limit = config.reference_person_stack,
+                            .place_limit = config.reference_place_stack,
+                            .time_limit = config.reference_time_stack}) {
     signal_options_.gazetteer = &lexicons.gazetteer();
     resolver_options_.accept = config.resolve_accept;
     resolver_options_.propose = config.resolve_propose;

@@ -39,6 +39,7 @@ enum class Gender : std::uint8_t { kUnknown, kMale, kFemale };
 enum class FocusKind : std::uint8_t { kPerson, kPlace, kTime, kAddressee };
 std::string_view FocusKindName(FocusKind kind);  // "person", "place", "time", "addressee"
 
+// The write path fills these from [write] reference_ttl_turns and reference_*_stack.
 struct FocusOptions {
   std::size_t ttl_turns = 3;          // KeyMem's binding TTL
   std::size_t entity_limit = 10;      // entity_stack

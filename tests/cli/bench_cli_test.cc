@@ -62,7 +62,7 @@ TEST_F(BenchCliTest, FlatRunsTheBaselineAndRecordsIt) {
   const nlohmann::json report = nlohmann::json::parse(in);
   EXPECT_EQ(report["config"]["flat"], true);
   EXPECT_EQ(report["config"]["routes"], nlohmann::json::parse(R"(["bm25"])"));
-  EXPECT_EQ(report["config"]["bm25"]["stem"], false);
+  EXPECT_EQ(report["config"]["settings"]["bm25"]["stem"], false);
   EXPECT_EQ(report["config"]["planner"]["enabled"], false);
   EXPECT_EQ(report["config"]["embedder"], "none");
   // q1: "name" does not match "named" unstemmed, the shorter puppy turn D1:2 ranks first (MRR

@@ -1,4 +1,4 @@
-// Fuzz target of the configuration loader (src/engine/config.cc ParseConfig): TOML text in,
+// Fuzz target of the configuration loader (src/config/config.cc ParseConfig): TOML text in,
 // a validated Config or an error naming the problem out.
 #include "engram/config.h"
 #include "fuzz_targets.h"

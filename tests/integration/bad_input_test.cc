@@ -151,7 +151,7 @@ TEST_F(BadInputTest, BadConfig) {
   EXPECT_THAT(ParseConfig("[bm25]\nk1 = 1.5\nkl = 2\n", "x.toml"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("x.toml:3: unknown key [bm25] kl")));
   EXPECT_THAT(ParseConfig("[bm25]\nb = 7\n", "x.toml"),
-              StatusIs(StatusCode::kInvalidArgument, HasSubstr("b must be in [0, 1]")));
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("x.toml:2: [bm25] b is 7.0; it must be in [0, 1]")));
   EXPECT_THAT(ParseConfig("[bm25\n", "x.toml"), StatusIs(StatusCode::kInvalidArgument));
   EXPECT_THAT(ParseConfig("[recall]\nfragment_soft_match = 1.5\n", "x.toml"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("fragment_soft_match")));

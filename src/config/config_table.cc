@@ -1,0 +1,430 @@
+// The key table of engram's configuration (config_table.h). To add a key: give its field a
+// default in include/engram/config.h, add one row here, and regenerate docs/CONFIG.md with
+// build/src/config/engram_config_doc docs/CONFIG.md.
+#include "config/config_table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace engram::config {
+namespace {
+
+// The field `member` of a Config, as an accessor the table can hold.
+#define ENGRAM_FIELD(member) +[](Config& c) -> decltype((c.member)) { return c.member; }
+
+constexpr Range Closed(double min, double max) { return Range{.min = min, .max = max}; }
+constexpr Range LeftOpen(double min, double max) {
+  return Range{.min = min, .max = max, .min_open = true};
+}
+
+// Where defaults come from, in the words docs/CONFIG.md uses.
+constexpr std::string_view kChosen = "chosen, not measured";
+constexpr std::string_view kReadPath = "measured on the dev files (docs/BENCHMARKS.md, read path)";
+constexpr std::string_view kStageSwitch =
+    "chosen, not measured (the stage on / off is measured: docs/BENCHMARKS.md, ablations)";
+
+constexpr std::string_view kEmbedderKinds[] = {"use-lite", "openai", "hashing", "none"};
+
+// One row per key: section, key, field, range, choices, doc, source.
+// clang-format off
+const KeySpec kKeys[] = {
+    // [bm25]
+    {"bm25", "k1", ENGRAM_FIELD(bm25.k1), Closed(0, 10), {},
+     "term-frequency saturation (Okapi BM25 \"k1\")",
+     "DESIGN §12 (Robertson's usual BM25 values)"},
+    {"bm25", "b", ENGRAM_FIELD(bm25.b), Closed(0, 1), {},
+     "document-length normalisation (Okapi BM25 \"b\")",
+     "DESIGN §12 (Robertson's usual BM25 values)"},
+    {"bm25", "stem", ENGRAM_FIELD(bm25.stem), {}, {},
+     "Porter2-stem index and query terms alike; false = words as written (the flat baseline)",
+     kChosen},
+
+    // [recall]
+    {"recall", "token_budget", ENGRAM_FIELD(recall.token_budget), Closed(1, 1'000'000), {},
+     "default token budget of the packed context (see Tokens below)",
+     "chosen, not measured (DMF's 4,096 is DESIGN §12's; engram packs turns, not cards)"},
+    {"recall", "max_items", ENGRAM_FIELD(recall.max_items), Closed(1, 10'000), {},
+     "default number of items a recall returns", kChosen},
+    {"recall", "rrf_k", ENGRAM_FIELD(recall.rrf_k), LeftOpen(0, 10'000), {},
+     "\"k\" of weighted reciprocal rank fusion", "Eywa eq. 2 (k = 20)"},
+    {"recall", "route_candidates", ENGRAM_FIELD(recall.route_candidates), Closed(1, 10'000), {},
+     "candidates each route passes to fusion", kChosen},
+    {"recall", "keyword_synonym_weight", ENGRAM_FIELD(recall.keyword_synonym_weight),
+     Closed(0, 1), {},
+     "keyword route: a keyword matched only through a WordNet synonym counts this x the "
+     "synonym's idf",
+     "measured on the dev files (docs/BENCHMARKS.md, keyword graph route)"},
+    {"recall", "fragment_window", ENGRAM_FIELD(recall.fragment_window), Closed(1, 100), {},
+     "fragment route: consecutive turns of a session scored as one window (KeyMem Path C)",
+     kChosen},
+    {"recall", "fragment_own_weight", ENGRAM_FIELD(recall.fragment_own_weight), Closed(0, 10), {},
+     "fragment route: a turn's score = its best window's + this x its own BM25 score", kChosen},
+    {"recall", "fragment_soft_match", ENGRAM_FIELD(recall.fragment_soft_match),
+     Range{.min = 0.5, .max = 1, .max_open = true, .off = 0}, {},
+     "fragment route: index terms this close (Jaro-Winkler) to a query term count as it, "
+     "scaled by the similarity (SoftTF-IDF); 0 = exact terms only",
+     "measured on the dev files (docs/BENCHMARKS.md, soft matches)"},
+    {"recall", "session_turns", ENGRAM_FIELD(recall.session_turns), Closed(0, 100'000), {},
+     "session route: turns proposed per session at most (0 = all)",
+     "measured on the dev files (docs/BENCHMARKS.md, session route)"},
+    {"recall", "neighbour_seeds", ENGRAM_FIELD(recall.neighbour_seeds), Closed(0, 1'000), {},
+     "neighbour expansion: the best this many fused candidates are seeds", kStageSwitch},
+    {"recall", "neighbour_radius", ENGRAM_FIELD(recall.neighbour_radius), Closed(0, 100), {},
+     "neighbour expansion: turns within this distance of a seed, in its session, get a bonus",
+     kStageSwitch},
+    {"recall", "neighbour_weight", ENGRAM_FIELD(recall.neighbour_weight), Closed(0, 1), {},
+     "neighbour expansion: bonus = this x decay^(distance - 1) x the seed's score; 0 = off",
+     kStageSwitch},
+    {"recall", "neighbour_decay", ENGRAM_FIELD(recall.neighbour_decay), Closed(0, 1), {},
+     "neighbour expansion: the bonus's decay per turn of distance", kStageSwitch},
+    {"recall", "question_penalty", ENGRAM_FIELD(recall.question_penalty), Closed(0, 1), {},
+     "answerability: x (1 - this x the share of a turn's query-term matches in its questions), "
+     "between peers; 0 = off",
+     kReadPath},
+    {"recall", "neighbour_answer_weight", ENGRAM_FIELD(recall.neighbour_answer_weight),
+     Closed(0, 1), {},
+     "the reply to a peer's question (share >= 0.5) gets this neighbour weight instead",
+     kReadPath},
+    {"recall", "person_boost", ENGRAM_FIELD(recall.person_boost), LeftOpen(0, 10), {},
+     "x on turns spoken by a speaker the question names; 1 = off",
+     "chosen, not measured (Eywa demotes others x0.05; engram lifts the asked person a little)"},
+    {"recall", "first_person_boost", ENGRAM_FIELD(recall.first_person_boost), LeftOpen(0, 10), {},
+     "x on the user's turns for a first-person question when other roles' turns exist; 1 = off",
+     kReadPath},
+    {"recall", "excerpt_bytes", ENGRAM_FIELD(recall.excerpt_bytes), Closed(64, 65'536), {},
+     "a turn too long for the budget left is packed as an excerpt of at most this many bytes "
+     "around its matches",
+     "chosen, not measured (Eywa's raw rescue keeps excerpts of at most 1,300 characters)"},
+    {"recall", "answer_type_boost", ENGRAM_FIELD(recall.answer_type_boost), Closed(1, 10), {},
+     "x on turns holding the date / number / place / person a when / how many / where / who "
+     "question asks for; 1 = off",
+     kReadPath},
+    {"recall", "answer_type_depth", ENGRAM_FIELD(recall.answer_type_depth), Closed(0, 1'000), {},
+     "answer type: among the best this many candidates", kChosen},
+    {"recall", "drop_frame_words", ENGRAM_FIELD(recall.drop_frame_words), {}, {},
+     "leave frame words (\"how many months have passed since\", \"currently\") out of the "
+     "lexical routes' query terms",
+     kReadPath},
+    {"recall", "answer_type_tense", ENGRAM_FIELD(recall.answer_type_tense), {}, {},
+     "a time answer counts only on the side of its turn's time the question's tense asks for",
+     kReadPath},
+    {"recall", "bridge_weight", ENGRAM_FIELD(recall.bridge_weight), Closed(0, 10), {},
+     "entity bridge: turns naming a rare entity a seed names get + this x the seed's score; "
+     "0 = off",
+     kReadPath},
+    {"recall", "bridge_seeds", ENGRAM_FIELD(recall.bridge_seeds), Closed(0, 100), {},
+     "entity bridge: the best this many candidates are seeds", kChosen},
+    {"recall", "bridge_max_turns", ENGRAM_FIELD(recall.bridge_max_turns), Closed(0, 100'000), {},
+     "entity bridge: an entity is rare when at most this many turns name it", kChosen},
+    {"recall", "entity_lexical_weight", ENGRAM_FIELD(recall.entity_lexical_weight), Closed(0, 10),
+     {}, "entity route: a turn's score = its entity weights + this x its own BM25 score",
+     kChosen},
+    {"recall", "facts_asked_subject", ENGRAM_FIELD(recall.facts_asked_subject), Closed(0, 10), {},
+     "fact route: x on a fact whose subject is the person asked about", kChosen},
+    {"recall", "facts_other_subject", ENGRAM_FIELD(recall.facts_other_subject), Closed(0, 10), {},
+     "fact route: x on a fact about someone other than the person the question names", kChosen},
+    {"recall", "facts_untimed_when", ENGRAM_FIELD(recall.facts_untimed_when), Closed(0, 10), {},
+     "fact route: x on a fact without a time for a \"when\" question", kChosen},
+
+    // [planner]
+    {"planner", "enabled", ENGRAM_FIELD(planner.enabled), {}, {},
+     "false: every question uses [recall] as it is", "Eywa Table 3 (a rule table per shape)"},
+
+    // [embedder]
+    {"embedder", "kind", ENGRAM_FIELD(embedder.kind), {}, kEmbedderKinds,
+     "use-lite (built-in encoder), openai (HTTP /v1/embeddings), hashing (tests) or none",
+     "DESIGN §8 (the built-in encoder)"},
+    {"embedder", "threads", ENGRAM_FIELD(embedder.threads), Closed(1, 64), {},
+     "use-lite: threads one batch of texts is spread over", "chosen: the 2-core target machine"},
+    {"embedder", "verify_checksums", ENGRAM_FIELD(embedder.verify_checksums), {}, {},
+     "use-lite: check the model files against SHA256SUMS when loading", kChosen},
+    {"embedder", "base_url", ENGRAM_FIELD(embedder.base_url), {}, {},
+     "openai: requests go to base_url + \"/embeddings\"", "chosen: a local server's usual address"},
+    {"embedder", "model", ENGRAM_FIELD(embedder.model), {}, {},
+     "openai: model name (required with kind = \"openai\")", kChosen},
+    {"embedder", "dimension", ENGRAM_FIELD(embedder.dimension), Closed(0, 65'536), {},
+     "openai: vector length the model returns (required with kind = \"openai\")", kChosen},
+    {"embedder", "api_key_env", ENGRAM_FIELD(embedder.api_key_env), {}, {},
+     "openai: environment variable holding the API key; \"\" = $ENGRAM_EMBEDDINGS_API_KEY, else "
+     "$OPENAI_API_KEY, else none",
+     kChosen},
+    {"embedder", "timeout_ms", ENGRAM_FIELD(embedder.timeout_ms), Closed(1, 3'600'000), {},
+     "openai: per request", kChosen},
+    {"embedder", "max_retries", ENGRAM_FIELD(embedder.max_retries), Closed(0, 100), {},
+     "openai: retries after 429 / 5xx / connection failures / timeouts", kChosen},
+    {"embedder", "batch_size", ENGRAM_FIELD(embedder.batch_size), Closed(1, 100'000), {},
+     "openai: texts per request", kChosen},
+    {"embedder", "hashing_dimension", ENGRAM_FIELD(embedder.hashing_dimension),
+     Closed(1, 65'536), {}, "hashing: vector length", kChosen},
+
+    // [vector]
+    {"vector", "exact_threshold", ENGRAM_FIELD(vector.exact_threshold), Closed(0, 100'000'000),
+     {}, "scopes with at most this many vectors are searched exactly, larger ones through HNSW",
+     "measured (docs/BENCHMARKS.md, vector search)"},
+    {"vector", "hnsw_max_neighbors", ENGRAM_FIELD(vector.hnsw_max_neighbors), Closed(2, 256), {},
+     "HNSW \"M\": links per node",
+     "measured recall (src/index/vector/hnsw_index.h)"},
+    {"vector", "hnsw_construction_expansion", ENGRAM_FIELD(vector.hnsw_construction_expansion),
+     Closed(1, 10'000), {}, "HNSW \"efConstruction\"",
+     "measured recall (src/index/vector/hnsw_index.h)"},
+    {"vector", "hnsw_search_expansion", ENGRAM_FIELD(vector.hnsw_search_expansion),
+     Closed(1, 10'000), {}, "HNSW \"ef\" (raised to k when k is larger)",
+     "measured recall (src/index/vector/hnsw_index.h)"},
+
+    // [write]
+    {"write", "signals", ENGRAM_FIELD(write.signals), {}, {},
+     "Tier-0 signal nodes and at_time edges", "Eywa Tier 0 (on)"},
+    {"write", "entities", ENGRAM_FIELD(write.entities), {}, {},
+     "entity mentions, resolution and same_as proposals", "WorldDB §3.1 (on)"},
+    {"write", "references", ENGRAM_FIELD(write.references), {}, {},
+     "pronouns, \"there\", \"that day\" resolved to entities and times", "KeyMem §3.5 (on)"},
+    {"write", "min_entity_confidence", ENGRAM_FIELD(write.min_entity_confidence), Closed(0, 1), {},
+     "a weaker person / place / organisation mention stays a signal and makes no entity",
+     "chosen, not measured (capitalisation alone, 0.3, makes none)"},
+    {"write", "resolve_accept", ENGRAM_FIELD(write.resolve_accept), LeftOpen(0, 1), {},
+     "Jaro-Winkler similarity at or above which a mention is the existing entity",
+     "chosen, not measured (WorldDB §3.1 tier 2 gives no value)"},
+    {"write", "resolve_propose", ENGRAM_FIELD(write.resolve_propose), LeftOpen(0, 1), {},
+     "at or above (below resolve_accept, which it may not exceed), or an equal phonetic key: a "
+     "new entity with a pending same_as",
+     "chosen, not measured (WorldDB §3.1 tier 2 gives no value)"},
+    {"write", "resolve_embed_propose", ENGRAM_FIELD(write.resolve_embed_propose), Closed(0, 1), {},
+     "with an embedder, name-embedding cosine at or above which an unmatched mention gets a "
+     "pending same_as (never merges); 0 = off",
+     "measured on name pairs with USE-lite (include/engram/config.h)"},
+    {"write", "entity_cap", ENGRAM_FIELD(write.entity_cap), Closed(1, 1'000), {},
+     "DMF E_cap: the entity count saturates here", "DMF eq. 4 (E_cap = 5, DESIGN §12)"},
+    {"write", "reference_ttl_turns", ENGRAM_FIELD(write.reference_ttl_turns), Closed(1, 1'000), {},
+     "a reference binding lives this many turns after its last mention",
+     "KeyMem §3.5 (TTL 3, DESIGN §12)"},
+    {"write", "reference_person_stack", ENGRAM_FIELD(write.reference_person_stack),
+     Closed(1, 1'000), {}, "references: people (and speakers) kept in focus at most",
+     "KeyMem §3.5 (entity stack 10, DESIGN §12)"},
+    {"write", "reference_place_stack", ENGRAM_FIELD(write.reference_place_stack),
+     Closed(1, 1'000), {}, "references: places kept in focus at most",
+     "KeyMem §3.5 (location stack 4, DESIGN §12)"},
+    {"write", "reference_time_stack", ENGRAM_FIELD(write.reference_time_stack), Closed(1, 1'000),
+     {}, "references: times kept in focus at most", "KeyMem §3.5 (time stack 4, DESIGN §12)"},
+    {"write", "divergence_window", ENGRAM_FIELD(write.divergence_window), Closed(1, 1'000), {},
+     "DMF W: divergence = 1 - cos(turn, centroid of the previous W turns)",
+     "chosen, not measured (DMF leaves W to the configuration)"},
+    {"write", "max_signals_per_turn", ENGRAM_FIELD(write.max_signals_per_turn),
+     Closed(1, 100'000), {},
+     "a turn yields at most this many signals (the first in text order; the rest is stored and "
+     "indexed but derives nothing)",
+     "chosen, not measured (bounds one turn's cost)"},
+    {"write", "facts", ENGRAM_FIELD(write.facts), {}, {},
+     "rule-based facts, validation and reconciliation", "Eywa Tier 1 (on)"},
+    {"write", "fact_min_support", ENGRAM_FIELD(write.fact_min_support), Closed(0, 1), {},
+     "validator V_support: least share of a fact's object words found in its sentence",
+     "chosen, not measured (Eywa §4.3 names the check, not a value)"},
+    {"write", "foresight_days", ENGRAM_FIELD(write.foresight_days), Closed(1, 36'500), {},
+     "validity of a plan / temporary state whose turn gives no end, in days",
+     "chosen, not measured (EverMemOS foresight has a validity, no default)"},
+    {"write", "llm_facts", ENGRAM_FIELD(write.llm_facts), {}, {},
+     "optional LLM extractor (OpenAI-compatible chat completions), same validator",
+     "DESIGN §1 (deterministic by default: off)"},
+    {"write", "llm_base_url", ENGRAM_FIELD(write.llm_base_url), {}, {},
+     "LLM extractor: endpoint prefix", "chosen: a local server's usual address"},
+    {"write", "llm_model", ENGRAM_FIELD(write.llm_model), {}, {},
+     "LLM extractor: model name (required with llm_facts = true)", kChosen},
+    {"write", "llm_api_key_env", ENGRAM_FIELD(write.llm_api_key_env), {}, {},
+     "LLM extractor: environment variable holding the API key (\"\" = none)", kChosen},
+    {"write", "llm_timeout_ms", ENGRAM_FIELD(write.llm_timeout_ms), Closed(1, 3'600'000), {},
+     "LLM extractor: per request", kChosen},
+
+    // [limits]
+    {"limits", "max_turn_bytes", ENGRAM_FIELD(limits.max_turn_bytes), Closed(1, 64 << 20), {},
+     "a longer turn is rejected", kChosen},
+    {"limits", "max_batch_turns", ENGRAM_FIELD(limits.max_batch_turns), Closed(1, 10'000'000), {},
+     "turns per Remember call / per ingested scope", kChosen},
+    {"limits", "max_query_bytes", ENGRAM_FIELD(limits.max_query_bytes), Closed(1, 1 << 20), {},
+     "a longer recall query is rejected", kChosen},
+    {"limits", "max_metadata_bytes", ENGRAM_FIELD(limits.max_metadata_bytes), Closed(1, 16 << 20),
+     {}, "metadata JSON per turn", kChosen},
+};
+// clang-format on
+
+#undef ENGRAM_FIELD
+
+constexpr std::string_view kSections[] = {"bm25",   "recall", "planner", "embedder",
+                                          "vector", "write",  "limits"};
+constexpr std::string_view kShapes[] = {"factoid", "list",         "count",          "boolean",
+                                        "when",    "ordering",     "recommendation", "inference",
+                                        "summary", "current_state"};
+
+std::string FormatNumber(double value) {
+  if (value == std::floor(value) && std::fabs(value) < 1e15) {
+    return std::to_string(static_cast<long long>(value));
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.15g", value);
+  return buffer;
+}
+
+std::string JoinNames(std::span<const std::string_view> names) {
+  std::string joined;
+  for (const std::string_view name : names) {
+    joined += (joined.empty() ? "" : ", ") + std::string(name);
+  }
+  return joined;
+}
+
+}  // namespace
+
+bool Range::Contains(double value) const {
+  if (off.has_value() && value == *off) return true;
+  if (!std::isfinite(value)) return false;
+  const bool above_min = min_open ? value > min : value >= min;
+  const bool below_max = max_open ? value < max : value <= max;
+  return above_min && below_max;
+}
+
+std::string Range::ToString() const {
+  std::string text = (min_open ? "(" : "[") + FormatNumber(min) + ", " + FormatNumber(max) +
+                     (max_open ? ")" : "]");
+  return off.has_value() ? FormatNumber(*off) + " or " + text : text;
+}
+
+Value KeySpec::Get(const Config& config) const {
+  // The accessors only read here; they take a mutable Config so one accessor serves both ways.
+  Config& readable = const_cast<Config&>(config);
+  return std::visit([&](auto accessor) -> Value { return accessor(readable); }, field);
+}
+
+std::string_view KeySpec::TypeName() const {
+  constexpr std::string_view kNames[] = {"number", "integer", "bool", "string"};
+  return kNames[field.index()];
+}
+
+std::span<const KeySpec> Keys() { return kKeys; }
+std::span<const std::string_view> Sections() { return kSections; }
+std::span<const std::string_view> ShapeNames() { return kShapes; }
+
+std::span<const std::string_view> RouteNames() {
+  static const std::vector<std::string_view> names = [] {
+    static const Config defaults;
+    std::vector<std::string_view> keys;
+    for (const auto& [route, weight] : defaults.recall.route_weights) keys.emplace_back(route);
+    return keys;
+  }();
+  return names;
+}
+
+Range RouteWeightRange() { return Closed(0, 100); }
+Range BudgetScaleRange() { return LeftOpen(0, 100); }
+
+std::string FormatValue(const Value& value) {
+  if (const double* number = std::get_if<double>(&value)) {
+    std::string text = FormatNumber(*number);
+    // TOML reads "1" as an integer: keep a float a float.
+    if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+    return text;
+  }
+  if (const std::size_t* integer = std::get_if<std::size_t>(&value)) {
+    return std::to_string(*integer);
+  }
+  if (const bool* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
+  return "\"" + std::get<std::string>(value) + "\"";
+}
+
+Status CheckValue(const KeySpec& spec, const Value& value) {
+  const std::string key = "[" + std::string(spec.section) + "] " + std::string(spec.key);
+  if (spec.IsNumber()) {
+    const double number = std::holds_alternative<double>(value)
+                              ? std::get<double>(value)
+                              : static_cast<double>(std::get<std::size_t>(value));
+    if (!spec.range.Contains(number)) {
+      return Status::InvalidArgument(key + " is " + FormatValue(value) + "; it must be in " +
+                                     spec.range.ToString());
+    }
+  }
+  if (!spec.choices.empty()) {
+    const std::string& text = std::get<std::string>(value);
+    bool known = false;
+    for (const std::string_view choice : spec.choices) known = known || choice == text;
+    if (!known) {
+      return Status::InvalidArgument(key + " is \"" + text + "\"; it must be one of " +
+                                     JoinNames(spec.choices));
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckRouteWeight(std::string_view where, std::string_view route, double weight) {
+  bool known = false;
+  for (const std::string_view name : RouteNames()) known = known || name == route;
+  const std::string key = std::string(where) + " " + std::string(route);
+  if (!known) {
+    return Status::InvalidArgument(key + ": unknown route \"" + std::string(route) +
+                                   "\" (routes: " + JoinNames(RouteNames()) + ")");
+  }
+  if (!RouteWeightRange().Contains(weight)) {
+    return Status::InvalidArgument(key + " is " + FormatValue(weight) + "; it must be in " +
+                                   RouteWeightRange().ToString());
+  }
+  return Status::Ok();
+}
+
+Status CheckPlannerEntry(std::string_view where, std::string_view name, double value) {
+  if (name != "budget_scale") return CheckRouteWeight(where, name, value);
+  if (!BudgetScaleRange().Contains(value)) {
+    return Status::InvalidArgument(std::string(where) + " budget_scale is " + FormatValue(value) +
+                                   "; it must be in " + BudgetScaleRange().ToString());
+  }
+  return Status::Ok();
+}
+
+std::string ReferenceMarkdown() {
+  const Config defaults;
+  std::string out;
+  for (const std::string_view section : kSections) {
+    out += "\n### [" + std::string(section) + "]\n\n";
+    out += "| key | type | default | allowed | what it does | default from |\n";
+    out += "|---|---|---|---|---|---|\n";
+    for (const KeySpec& spec : kKeys) {
+      if (spec.section != section) continue;
+      std::string allowed = spec.IsNumber()             ? spec.range.ToString()
+                            : !spec.choices.empty()     ? JoinNames(spec.choices)
+                            : spec.TypeName() == "bool" ? "true, false"
+                                                        : "any";
+      out += "| `" + std::string(spec.key) + "` | " + std::string(spec.TypeName()) + " | `" +
+             FormatValue(spec.Get(defaults)) + "` | " + allowed + " | " + std::string(spec.doc) +
+             " | " + std::string(spec.source) + " |\n";
+    }
+  }
+  out += "\n### [recall.route_weights]\n\n";
+  out += "Weight of each route in fusion, " + RouteWeightRange().ToString() +
+         "; a route not listed weighs 1.0, weight 0 means the route is not run (unless named in "
+         "`--routes`). Routes: " +
+         JoinNames(RouteNames()) + ". Defaults:\n\n```toml\n[recall.route_weights]\n";
+  for (const auto& [route, weight] : defaults.recall.route_weights) {
+    out += route + " = " + FormatValue(weight) + "\n";
+  }
+  out += "```\n\n### [planner.&lt;shape&gt;]\n\n";
+  out += "One table per question shape (" + JoinNames(kShapes) + "); its route entries (" +
+         RouteWeightRange().ToString() +
+         ") replace [recall.route_weights] for questions of that shape, `budget_scale` (" +
+         BudgetScaleRange().ToString() + ") multiplies the token budget. Defaults:\n\n```toml\n";
+  for (const auto& [shape, values] : defaults.planner.shapes) {
+    out += "[planner." + shape + "]\n";
+    for (const auto& [name, value] : values) out += name + " = " + FormatValue(value) + "\n";
+  }
+  out += "```\n";
+  return out;
+}
+
+StatusOr<std::string> SpliceReference(std::string_view doc) {
+  const std::size_t begin = doc.find(kReferenceBegin);
+  const std::size_t end = doc.find(kReferenceEnd);
+  if (begin == std::string_view::npos || end == std::string_view::npos || end < begin) {
+    return Status::InvalidArgument("the document has no \"" + std::string(kReferenceBegin) +
+                                   "\" ... \"" + std::string(kReferenceEnd) + "\" markers");
+  }
+  const std::size_t body = begin + kReferenceBegin.size();
+  return std::string(doc.substr(0, body)) + "\n" + ReferenceMarkdown() + "\n" +
+         std::string(doc.substr(end));
+}
+
+}  // namespace engram::config
