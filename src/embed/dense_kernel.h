@@ -8,8 +8,8 @@
 // Determinism: every output is bias + Σ_k input[k]·W[k][j] with one accumulator, k ascending,
 // separate multiply and add (no FMA contraction). So an output depends only on its own input row —
 // not on how many rows are processed together, where they sit in memory, or which code path runs.
-// The function is compiled twice (AVX2 and baseline SSE2, chosen at run time by the loader through
-// GCC's target_clones); both give identical bits.
+// The loop is compiled twice (AVX2 and baseline SSE2, chosen once per process from the CPU's
+// features); both give identical bits. quantized_kernel.h is the faster int8 alternative.
 #ifndef ENGRAM_EMBED_DENSE_KERNEL_H_
 #define ENGRAM_EMBED_DENSE_KERNEL_H_
 
