@@ -86,38 +86,62 @@ void KernelScalar(const QuantizedRows& input, const QuantizedWeights& weights, c
 
 #define ENGRAM_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
 
+// GCC 12's AVX-512 headers fill unused mask-merge operands with _mm512_undefined_*(), which
+// -Wuninitialized reports falsely once inlined here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 template <std::size_t kRows, std::size_t kPanels>
 ENGRAM_AVX512_TARGET inline void TileAvx512(const QuantizedRows& input,
                                             const QuantizedWeights& weights, std::size_t row,
                                             std::size_t first_panel, const float* bias, bool relu,
                                             float* output, std::size_t output_stride) {
+  // The small loops are unrolled so that the accumulators live in registers.
   const std::size_t depth = weights.input_width();
   __m512i sums[kRows][kPanels];
+#pragma GCC unroll 8
   for (std::size_t r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
     for (std::size_t p = 0; p < kPanels; ++p) sums[r][p] = _mm512_setzero_si512();
   }
-  const std::int8_t* panels[kPanels];
-  for (std::size_t p = 0; p < kPanels; ++p) panels[p] = weights.panel(first_panel + p);
+  const std::int8_t* panel = weights.panel(first_panel);
+  const std::size_t panel_stride = depth * kPanel;  // bytes from one panel to the next
   const std::uint8_t* codes = input.codes.data() + row * depth;
   for (std::size_t group = 0; group < depth / kGroup; ++group) {
     __m512i panel_weights[kPanels];
+#pragma GCC unroll 8
     for (std::size_t p = 0; p < kPanels; ++p) {
-      panel_weights[p] = _mm512_loadu_si512(panels[p] + group * kGroupBytes);
+      panel_weights[p] = _mm512_loadu_si512(panel + p * panel_stride + group * kGroupBytes);
     }
+#pragma GCC unroll 8
     for (std::size_t r = 0; r < kRows; ++r) {
       const __m512i broadcast = _mm512_set1_epi32(LoadGroup(codes + r * depth + group * kGroup));
+#pragma GCC unroll 8
       for (std::size_t p = 0; p < kPanels; ++p) {
         sums[r][p] = _mm512_dpbusd_epi32(sums[r][p], broadcast, panel_weights[p]);
       }
     }
   }
+  // Finish's arithmetic, 16 lanes at a time: the same IEEE operations in the same order, and
+  // max(x, +0) returns +0 for ±0 and NaN exactly as Finish's comparison does.
+  const __m512 zero = _mm512_setzero_ps();
+#pragma GCC unroll 8
   for (std::size_t r = 0; r < kRows; ++r) {
+    const __m512i zero_point = _mm512_set1_epi32(input.zero_points[row + r]);
+    const __m512 row_scale = _mm512_set1_ps(input.scales[row + r]);
+    float* out = output + (row + r) * output_stride;
+#pragma GCC unroll 8
     for (std::size_t p = 0; p < kPanels; ++p) {
-      alignas(64) std::int32_t lanes[kPanel];
-      _mm512_store_si512(lanes, sums[r][p]);
       const std::size_t column = (first_panel + p) * kPanel;
-      Finish(lanes, input.zero_points[row + r], input.scales[row + r], weights, column, bias, relu,
-             output + (row + r) * output_stride + column);
+      const __m512i centred = _mm512_sub_epi32(
+          sums[r][p],
+          _mm512_mullo_epi32(zero_point, _mm512_loadu_si512(weights.column_sums() + column)));
+      const __m512 scale = _mm512_mul_ps(row_scale, _mm512_loadu_ps(weights.scales() + column));
+      __m512 value = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(centred), scale),
+                                   _mm512_loadu_ps(bias + column));
+      if (relu) value = _mm512_max_ps(value, zero);
+      _mm512_storeu_ps(out + column, value);
     }
   }
 }
@@ -150,6 +174,8 @@ ENGRAM_AVX512_TARGET void KernelAvx512(const QuantizedRows& input,
   }
 }
 
+#pragma GCC diagnostic pop
+
 // ---------------------------------------------------------------------------------------------
 // AVX2: codes and weights widened to 16 bits, vpmaddwd adds pairs of products into int32 lanes
 // (at most 2 · 255 · 127, so nothing saturates). A register holds 4 columns × 2 pair sums; the
@@ -165,20 +191,25 @@ ENGRAM_AVX2_TARGET inline void TileAvx2(const QuantizedRows& input,
   constexpr std::size_t kQuarters = 4;  // 4 columns × 4 weights = 16 bytes each
   const std::size_t depth = weights.input_width();
   __m256i sums[kRows][kQuarters];
+#pragma GCC unroll 8
   for (std::size_t r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
     for (std::size_t q = 0; q < kQuarters; ++q) sums[r][q] = _mm256_setzero_si256();
   }
   const std::int8_t* panel = weights.panel(panel_index);
   const std::uint8_t* codes = input.codes.data() + row * depth;
   for (std::size_t group = 0; group < depth / kGroup; ++group) {
     __m256i quarter_weights[kQuarters];
+#pragma GCC unroll 8
     for (std::size_t q = 0; q < kQuarters; ++q) {
       quarter_weights[q] = _mm256_cvtepi8_epi16(_mm_loadu_si128(
           reinterpret_cast<const __m128i*>(panel + group * kGroupBytes + q * 16)));
     }
+#pragma GCC unroll 8
     for (std::size_t r = 0; r < kRows; ++r) {
       const __m256i broadcast = _mm256_cvtepu8_epi16(
           _mm_set1_epi32(LoadGroup(codes + r * depth + group * kGroup)));
+#pragma GCC unroll 8
       for (std::size_t q = 0; q < kQuarters; ++q) {
         sums[r][q] = _mm256_add_epi32(sums[r][q], _mm256_madd_epi16(broadcast, quarter_weights[q]));
       }
