@@ -174,6 +174,47 @@ ENGRAM_AVX512_TARGET void KernelAvx512(const QuantizedRows& input,
   }
 }
 
+// QuantizeRows's range and codes for one row, 16 floats at a time: min and max are exact in any
+// order, and each code is the same multiply, add, subtract and clamp as RoundToInt's.
+ENGRAM_AVX512_TARGET void RangeAvx512(const float* in, std::size_t depth, float& low,
+                                      float& high) {
+  __m512 lows = _mm512_setzero_ps();
+  __m512 highs = _mm512_setzero_ps();
+  std::size_t column = 0;
+  for (; column + 16 <= depth; column += 16) {
+    const __m512 values = _mm512_loadu_ps(in + column);
+    lows = _mm512_min_ps(lows, values);
+    highs = _mm512_max_ps(highs, values);
+  }
+  low = std::min(0.0f, _mm512_reduce_min_ps(lows));
+  high = std::max(0.0f, _mm512_reduce_max_ps(highs));
+  for (; column < depth; ++column) {
+    low = std::min(low, in[column]);
+    high = std::max(high, in[column]);
+  }
+}
+
+ENGRAM_AVX512_TARGET void CodesAvx512(const float* in, std::size_t depth, float inverse,
+                                      std::int32_t zero_point, std::uint8_t* codes) {
+  const __m512 magic = _mm512_set1_ps(12582912.0f);
+  const __m512 scale = _mm512_set1_ps(inverse);
+  const __m512i offset = _mm512_set1_epi32(zero_point);
+  const __m512i lowest = _mm512_setzero_si512();
+  const __m512i highest = _mm512_set1_epi32(255);
+  std::size_t column = 0;
+  for (; column + 16 <= depth; column += 16) {
+    const __m512 scaled = _mm512_mul_ps(_mm512_loadu_ps(in + column), scale);
+    const __m512 rounded = _mm512_sub_ps(_mm512_add_ps(scaled, magic), magic);
+    __m512i code = _mm512_add_epi32(_mm512_cvttps_epi32(rounded), offset);
+    code = _mm512_min_epi32(_mm512_max_epi32(code, lowest), highest);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + column), _mm512_cvtepi32_epi8(code));
+  }
+  for (; column < depth; ++column) {
+    codes[column] = static_cast<std::uint8_t>(
+        std::clamp(RoundToInt(in[column] * inverse) + zero_point, 0, 255));
+  }
+}
+
 #pragma GCC diagnostic pop
 
 // ---------------------------------------------------------------------------------------------
@@ -318,8 +359,14 @@ void QuantizedWeights::Quantize(const float* row_major, std::size_t input_width,
   }
 }
 
-void QuantizeRows(const float* input, std::size_t stride, std::size_t rows, std::size_t depth,
-                  QuantizedRows& out) {
+void QuantizeRows(KernelPath path, const float* input, std::size_t stride, std::size_t rows,
+                  std::size_t depth, QuantizedRows& out) {
+#if defined(ENGRAM_EMBED_X86)
+  const bool vector = path == KernelPath::kAvx512Vnni;
+#else
+  const bool vector = false;
+  (void)path;
+#endif
   out.rows = rows;
   out.depth = depth;
   if (out.codes.size() < rows * depth) out.codes.resize(rows * depth);
@@ -331,18 +378,28 @@ void QuantizeRows(const float* input, std::size_t stride, std::size_t rows, std:
     const float* in = input + row * stride;
     float low = 0.0f;
     float high = 0.0f;
-    for (std::size_t column = 0; column < depth; ++column) {
-      low = std::min(low, in[column]);
-      high = std::max(high, in[column]);
+#if defined(ENGRAM_EMBED_X86)
+    if (vector) RangeAvx512(in, depth, low, high);
+#endif
+    if (!vector) {
+      for (std::size_t column = 0; column < depth; ++column) {
+        low = std::min(low, in[column]);
+        high = std::max(high, in[column]);
+      }
     }
     const float range = high - low;
     const float scale = range > 0.0f ? range / 255.0f : 1.0f;
     const float inverse = 1.0f / scale;
     const std::int32_t zero_point = std::clamp(RoundToInt(-low * inverse), 0, 255);
     std::uint8_t* codes = out.codes.data() + row * depth;
-    for (std::size_t column = 0; column < depth; ++column) {
-      codes[column] = static_cast<std::uint8_t>(
-          std::clamp(RoundToInt(in[column] * inverse) + zero_point, 0, 255));
+#if defined(ENGRAM_EMBED_X86)
+    if (vector) CodesAvx512(in, depth, inverse, zero_point, codes);
+#endif
+    if (!vector) {
+      for (std::size_t column = 0; column < depth; ++column) {
+        codes[column] = static_cast<std::uint8_t>(
+            std::clamp(RoundToInt(in[column] * inverse) + zero_point, 0, 255));
+      }
     }
     out.scales[row] = scale;
     out.zero_points[row] = zero_point;

@@ -77,9 +77,9 @@ struct QuantizedRows {
 
 // Quantises `rows` rows of `depth` floats (rows `stride` floats apart): the row's range
 // [min(x, 0), max(x, 0)] is mapped onto [0, 255] (0 exactly representable), codes rounded to
-// nearest, ties to even.
-void QuantizeRows(const float* input, std::size_t stride, std::size_t rows, std::size_t depth,
-                  QuantizedRows& out);
+// nearest, ties to even. Every path gives the same codes.
+void QuantizeRows(KernelPath path, const float* input, std::size_t stride, std::size_t rows,
+                  std::size_t depth, QuantizedRows& out);
 
 // output[r][j] as in the file comment, for every row of `input` (input.depth must equal
 // weights.input_width()); `output` rows are `output_stride` floats apart.

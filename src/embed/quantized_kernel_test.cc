@@ -26,7 +26,7 @@ std::vector<float> RunKernel(KernelPath path, const std::vector<float>& input, s
                              const QuantizedWeights& weights, const std::vector<float>& bias,
                              bool relu) {
   QuantizedRows quantized;
-  QuantizeRows(input.data(), weights.input_width(), rows, weights.input_width(), quantized);
+  QuantizeRows(path, input.data(), weights.input_width(), rows, weights.input_width(), quantized);
   std::vector<float> output(rows * weights.output_width(), -1.0f);
   DenseForwardInt8(path, quantized, weights, bias.data(), relu, output.data(),
                    weights.output_width());
@@ -50,6 +50,7 @@ TEST(QuantizedKernelTest, EverySupportedPathGivesTheScalarPathsBytes) {
       for (const std::size_t rows : {1u, 2u, 3u, 4u, 5u, 9u}) {
         std::vector<float> input = RandomMatrix(rows, depth, 1.0f, random);
         input[0] += 6.0f;  // an outlier, as layer norms produce
+        if (depth > 1) input[1] = -0.0f;
         for (const bool relu : {false, true}) {
           const std::vector<float> expected =
               RunKernel(KernelPath::kScalar, input, rows, weights, bias, relu);
@@ -139,7 +140,7 @@ TEST(QuantizedKernelTest, ReluClampsNegativeOutputs) {
 TEST(QuantizedKernelTest, RowQuantisationMapsTheRangeOntoAllCodes) {
   const std::vector<float> row = {-2.0f, 0.0f, 0.5f, 3.1f, -0.01f, 1.0f, 2.0f, 0.0f};
   QuantizedRows quantized;
-  QuantizeRows(row.data(), row.size(), 1, row.size(), quantized);
+  QuantizeRows(KernelPath::kScalar, row.data(), row.size(), 1, row.size(), quantized);
   const float scale = quantized.scales[0];
   const std::int32_t zero_point = quantized.zero_points[0];
   EXPECT_FLOAT_EQ(scale, 5.1f / 255.0f);
@@ -152,7 +153,7 @@ TEST(QuantizedKernelTest, RowQuantisationMapsTheRangeOntoAllCodes) {
   }
 
   const std::vector<float> zeros(8, 0.0f);  // an empty range: every code is the zero point
-  QuantizeRows(zeros.data(), zeros.size(), 1, zeros.size(), quantized);
+  QuantizeRows(KernelPath::kScalar, zeros.data(), zeros.size(), 1, zeros.size(), quantized);
   for (std::size_t index = 0; index < zeros.size(); ++index) {
     EXPECT_EQ(quantized.codes[index], quantized.zero_points[0]);
   }

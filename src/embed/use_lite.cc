@@ -513,13 +513,16 @@ struct GroupText {
 
 std::size_t Stride(const RowMatrix& matrix) { return static_cast<std::size_t>(matrix.cols()); }
 
+typedef float Lanes8 __attribute__((vector_size(32)));
+constexpr std::size_t kLanes = 8;
+
 // out = input · W + b for the first `rows` rows of two workspace buffers, in the model's
 // precision; then ReLU when `relu`.
 void Dense(const UseLiteModel& model, const RowMatrix& input, std::size_t rows,
            const UseLiteModel::DenseWeights& weights, const RowVector& bias, bool relu,
            RowMatrix& output, UseLiteWorkspace& workspace) {
   if (model.precision == UseLitePrecision::kInt8) {
-    internal::QuantizeRows(input.data(), Stride(input), rows, weights.int8.input_width(),
+    internal::QuantizeRows(model.kernel_path, input.data(), Stride(input), rows, weights.int8.input_width(),
                            workspace.quantized);
     internal::DenseForwardInt8(model.kernel_path, workspace.quantized, weights.int8, bias.data(),
                                relu, output.data(), Stride(output));
@@ -588,8 +591,15 @@ void SelfAttention(const UseLiteModel::Layer& layer, std::span<const GroupText> 
         for (std::size_t key_row = 0; key_row < text.rows; ++key_row) {
           const float weight = scores[key_row] / sum;
           const float* value = text_qkv + key_row * qkv_stride + 2 * width + offset;
-          for (std::size_t column = 0; column < head_width; ++column) {
-            out[column] += weight * value[column];
+          // out += weight · value, 8 columns at a time (head widths are multiples of 8); each
+          // column is the same multiply and add as one at a time would be.
+          for (std::size_t column = 0; column < head_width; column += kLanes) {
+            Lanes8 sum_lanes;
+            Lanes8 value_lanes;
+            std::memcpy(&sum_lanes, out + column, sizeof(Lanes8));
+            std::memcpy(&value_lanes, value + column, sizeof(Lanes8));
+            sum_lanes += weight * value_lanes;
+            std::memcpy(out + column, &sum_lanes, sizeof(Lanes8));
           }
         }
       }
