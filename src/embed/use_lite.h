@@ -2,7 +2,8 @@
 //
 // Reads the TF.js files that scripts/fetch-models installs into <data>/models/use-lite/
 // (model.json with its weightsManifest, group1-shard{1..7}of7, vocab.json, SHA256SUMS) and runs its
-// own forward pass (Eigen buffers; dense layers in dense_kernel.h, 2 threads); no TensorFlow. What
+// own forward pass (Eigen buffers; dense layers int8 in quantized_kernel.h by default or float32 in
+// dense_kernel.h, see UseLitePrecision; 2 threads); no TensorFlow. What
 // the graph in model.json computes, verified op by op against the original implementation
 // (tests/golden/use_lite_vectors.json):
 //   ids      = SentencePiece(text)[:128]       (sentencepiece.h; 128 from ClipToMaxLength)
@@ -74,7 +75,8 @@ std::string UseLiteModelDir(std::string_view data_dir);
 // Thread-safety: immutable after Open; Embed may be called from many threads at once (each call
 // borrows a scratch workspace from an internal pool, so buffers are reused across calls).
 // Determinism: each text is encoded on its own, so its vector does not depend on the rest of the
-// batch, the thread count or the thread that ran it.
+// batch, the thread count or the thread that ran it; in int8 precision not on the CPU's kernel
+// path either.
 class UseLiteEmbedder final : public Embedder {
  public:
   static constexpr std::string_view kModelId = "use-lite@0.2.0";
