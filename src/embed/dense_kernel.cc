@@ -9,6 +9,7 @@
 #include "embed/dense_kernel.h"
 
 #include <cassert>
+#include <cstdint>
 #include <cstring>
 
 namespace engram::embed::internal {
@@ -142,6 +143,29 @@ void DenseForward(const float* input, std::size_t input_stride, std::size_t rows
                   std::size_t output_stride) {
   static const DenseFunction chosen = ChooseDense();
   chosen(input, input_stride, rows, weights, bias, output, output_stride);
+}
+
+float ExpNonPositive(float x) {
+  if (!(x >= -87.0f)) return 0.0f;
+  constexpr float kLog2E = 1.44269504088896341f;
+  constexpr float kLn2High = 0.693359375f;        // few significant bits: n·kLn2High is exact
+  constexpr float kLn2Low = -2.12194440e-4f;      // ln 2 − kLn2High
+  constexpr float kRoundMagic = 12582912.0f;      // 1.5·2²³: adding it rounds to an integer
+  const float n = (x * kLog2E + kRoundMagic) - kRoundMagic;
+  const float r = (x - n * kLn2High) - n * kLn2Low;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const auto exponent = static_cast<std::int32_t>(n) + 127;  // n ≥ −126: a normal power of 2
+  const std::uint32_t bits = static_cast<std::uint32_t>(exponent) << 23;
+  float power;
+  std::memcpy(&power, &bits, sizeof(power));
+  return p * power;
 }
 
 }  // namespace engram::embed::internal

@@ -48,6 +48,13 @@ void DenseForward(const float* input, std::size_t input_stride, std::size_t rows
                   const PackedWeights& weights, const float* bias, float* output,
                   std::size_t output_stride);
 
+// e^x for x ≤ 0 (the softmax's arguments), from float multiplies and adds alone: glibc's expf
+// has an FMA build that some CPUs select at run time and that may round differently, which would
+// make a vector's bytes depend on the machine. x = n·ln 2 + r with |r| ≤ ln 2 / 2 (Cody–Waite
+// split of ln 2), e^r by its degree-7 Taylor polynomial, scaled by 2ⁿ; relative error below
+// 3·10⁻⁷. Returns 0 below −87 (under FLT_MIN).
+float ExpNonPositive(float x);
+
 }  // namespace engram::embed::internal
 
 #endif  // ENGRAM_EMBED_DENSE_KERNEL_H_

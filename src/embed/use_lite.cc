@@ -583,7 +583,7 @@ void SelfAttention(const UseLiteModel::Layer& layer, std::span<const GroupText> 
         }
         float sum = 0.0f;
         for (std::size_t key_row = 0; key_row < text.rows; ++key_row) {
-          scores[key_row] = std::exp(scores[key_row] - maximum);
+          scores[key_row] = internal::ExpNonPositive(scores[key_row] - maximum);
           sum += scores[key_row];
         }
         float* out = workspace.heads.data() + (text.first_row + query_row) * heads_stride + offset;
