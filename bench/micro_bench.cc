@@ -15,6 +15,9 @@
 //                          time: items/s is the engine's recall throughput at T concurrent callers)
 //   BM_EncodeUseLite/W/T   USE-lite sentences/s for W-word sentences (8, 60) on T threads (1, 2),
 //                          64 sentences per Embed call (skipped when the model is not installed)
+//   BM_EncodeUseLitePrecision/P/W  the same on 1 thread, CPU time, per precision and int8 code path
+//                          (P: 0 float32, 1 int8 on the CPU's best path, 2 int8 AVX2, 3 int8
+//                          scalar), with the achieved GFLOP/s of the forward pass
 //   BM_VectorSearchExact/N one k=10 query over N unit 512-d vectors, exact scan
 //   BM_VectorSearchHnsw/N  the same through HNSW with the engine's [vector] defaults
 //
@@ -26,6 +29,7 @@
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -366,6 +370,70 @@ BENCHMARK(BM_EncodeUseLite)
     ->ArgNames({"words", "threads"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// Floating-point operations (a multiply-add counts 2) of one USE-lite forward pass over n tokens:
+// the dense layers (4,653,056 multiply-adds per token: layer 0 256·512 + 256·768 + 256·512 +
+// 2·512·1536, layer 1 512·1536 + 512·512 + 2·512·1536), attention (Q·Kᵀ and weights·V: 2·n² per
+// layer width, widths 256 and 512) and the pooling layer (512·512 per text). Softmax, layer norms
+// and quantisation are not counted.
+double UseLiteFlops(std::size_t tokens) {
+  const auto n = static_cast<double>(std::min<std::size_t>(tokens, 128));
+  return 2.0 * 4653056.0 * n + 2.0 * 2.0 * n * n * (256.0 + 512.0) + 2.0 * 512.0 * 512.0;
+}
+
+void BM_EncodeUseLitePrecision(benchmark::State& state) {
+  embed::UseLiteOptions options;
+  options.num_threads = 1;
+  switch (state.range(0)) {
+    case 0:
+      options.precision = embed::UseLitePrecision::kFloat32;
+      break;
+    case 1:
+      break;
+    case 2:
+      options.kernel_path = embed::internal::KernelPath::kAvx2;
+      break;
+    default:
+      options.kernel_path = embed::internal::KernelPath::kScalar;
+      break;
+  }
+  StatusOr<std::unique_ptr<embed::UseLiteEmbedder>> embedder = embed::UseLiteEmbedder::Open(
+      embed::UseLiteModelDir(core::ResolveDataDir("")), options);
+  if (!embedder.ok()) {
+    state.SkipWithError(embedder.status().ToString().c_str());
+    return;
+  }
+  const std::vector<std::string> sentences =
+      SentencesOfWords(64, static_cast<std::size_t>(state.range(1)));
+  double flops = 0.0;
+  std::size_t tokens = 0;
+  for (const std::string& sentence : sentences) {
+    const std::size_t count = (*embedder)->tokenizer().Encode(sentence).size();
+    tokens += count;
+    flops += UseLiteFlops(count);
+  }
+  for (auto _ : state) {
+    StatusOr<std::vector<std::vector<float>>> vectors = (*embedder)->Embed(sentences);
+    if (!vectors.ok()) {
+      state.SkipWithError(vectors.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(vectors->data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * sentences.size()));
+  state.SetLabel(options.precision == embed::UseLitePrecision::kFloat32
+                     ? "float32"
+                     : "int8 " + std::string(embed::internal::KernelPathName(
+                                     options.kernel_path.value_or(
+                                         embed::internal::BestKernelPath()))));
+  state.counters["tokens_per_sentence"] =
+      static_cast<double>(tokens) / static_cast<double>(sentences.size());
+  state.counters["GFLOPs"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_EncodeUseLitePrecision)
+    ->ArgsProduct({{0, 1, 2, 3}, {8, 25, 100}})
+    ->ArgNames({"precision", "words"})
+    ->Unit(benchmark::kMillisecond);
 
 constexpr std::size_t kVectorDimension = 512;
 

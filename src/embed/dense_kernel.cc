@@ -1,12 +1,15 @@
 // Packed dense-layer kernel (see dense_kernel.h).
 //
 // Written with GCC/Clang vector extensions: an 8-float vector type that the compiler maps to one
-// AVX register in the "avx2" clone and to two SSE registers in the "default" one. The build must
-// not enable -ffast-math or FP contraction for this file (the ISO -std=c++20 default has
-// -ffp-contract=off), or the two clones could round differently.
+// AVX register in the AVX2 build of the loop and to two SSE registers in the baseline one. The
+// build must not enable -ffast-math or FP contraction for this file (CMakeLists.txt passes
+// -ffp-contract=off), or the two builds could round differently. The build is chosen once per
+// process with __builtin_cpu_supports rather than by ifunc (target_clones): an ifunc resolver
+// runs before sanitizer runtimes initialise and crashed ThreadSanitizer builds at start-up.
 #include "embed/dense_kernel.h"
 
 #include <cassert>
+#include <cstdint>
 #include <cstring>
 
 namespace engram::embed::internal {
@@ -40,9 +43,14 @@ void PackedWeights::Pack(const float* row_major, std::size_t input_width,
   }
 }
 
-__attribute__((target_clones("avx2", "default"))) void DenseForward(
-    const float* input, std::size_t input_stride, std::size_t rows, const PackedWeights& weights,
-    const float* bias, float* output, std::size_t output_stride) {
+namespace {
+
+// The loop, inlined into each build below.
+__attribute__((always_inline)) inline void DenseLoop(const float* input, std::size_t input_stride,
+                                                     std::size_t rows,
+                                                     const PackedWeights& weights,
+                                                     const float* bias, float* output,
+                                                     std::size_t output_stride) {
   const std::size_t depth = weights.input_width();
   const std::size_t panels = weights.output_width() / kPanel;
   for (std::size_t panel_index = 0; panel_index < panels; ++panel_index) {
@@ -100,6 +108,64 @@ __attribute__((target_clones("avx2", "default"))) void DenseForward(
       Store(out + 8, sum_high + bias_high);
     }
   }
+}
+
+using DenseFunction = void (*)(const float*, std::size_t, std::size_t, const PackedWeights&,
+                               const float*, float*, std::size_t);
+
+void DenseBaseline(const float* input, std::size_t input_stride, std::size_t rows,
+                   const PackedWeights& weights, const float* bias, float* output,
+                   std::size_t output_stride) {
+  DenseLoop(input, input_stride, rows, weights, bias, output, output_stride);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx2"))) void DenseAvx2(const float* input, std::size_t input_stride,
+                                                std::size_t rows, const PackedWeights& weights,
+                                                const float* bias, float* output,
+                                                std::size_t output_stride) {
+  DenseLoop(input, input_stride, rows, weights, bias, output, output_stride);
+}
+#endif
+
+DenseFunction ChooseDense() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) return DenseAvx2;
+#endif
+  return DenseBaseline;
+}
+
+}  // namespace
+
+void DenseForward(const float* input, std::size_t input_stride, std::size_t rows,
+                  const PackedWeights& weights, const float* bias, float* output,
+                  std::size_t output_stride) {
+  static const DenseFunction chosen = ChooseDense();
+  chosen(input, input_stride, rows, weights, bias, output, output_stride);
+}
+
+float ExpNonPositive(float x) {
+  if (!(x >= -87.0f)) return 0.0f;
+  constexpr float kLog2E = 1.44269504088896341f;
+  constexpr float kLn2High = 0.693359375f;        // few significant bits: n·kLn2High is exact
+  constexpr float kLn2Low = -2.12194440e-4f;      // ln 2 − kLn2High
+  constexpr float kRoundMagic = 12582912.0f;      // 1.5·2²³: adding it rounds to an integer
+  const float n = (x * kLog2E + kRoundMagic) - kRoundMagic;
+  const float r = (x - n * kLn2High) - n * kLn2Low;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const auto exponent = static_cast<std::int32_t>(n) + 127;  // n ≥ −126: a normal power of 2
+  const std::uint32_t bits = static_cast<std::uint32_t>(exponent) << 23;
+  float power;
+  std::memcpy(&power, &bits, sizeof(power));
+  return p * power;
 }
 
 }  // namespace engram::embed::internal

@@ -8,8 +8,8 @@
 // Determinism: every output is bias + Σ_k input[k]·W[k][j] with one accumulator, k ascending,
 // separate multiply and add (no FMA contraction). So an output depends only on its own input row —
 // not on how many rows are processed together, where they sit in memory, or which code path runs.
-// The function is compiled twice (AVX2 and baseline SSE2, chosen at run time by the loader through
-// GCC's target_clones); both give identical bits.
+// The loop is compiled twice (AVX2 and baseline SSE2, chosen once per process from the CPU's
+// features); both give identical bits. quantized_kernel.h is the faster int8 alternative.
 #ifndef ENGRAM_EMBED_DENSE_KERNEL_H_
 #define ENGRAM_EMBED_DENSE_KERNEL_H_
 
@@ -47,6 +47,13 @@ class PackedWeights {
 void DenseForward(const float* input, std::size_t input_stride, std::size_t rows,
                   const PackedWeights& weights, const float* bias, float* output,
                   std::size_t output_stride);
+
+// e^x for x ≤ 0 (the softmax's arguments), from float multiplies and adds alone: glibc's expf
+// has an FMA build that some CPUs select at run time and that may round differently, which would
+// make a vector's bytes depend on the machine. x = n·ln 2 + r with |r| ≤ ln 2 / 2 (Cody–Waite
+// split of ln 2), e^r by its degree-7 Taylor polynomial, scaled by 2ⁿ; relative error below
+// 3·10⁻⁷. Returns 0 below −87 (under FLT_MIN).
+float ExpNonPositive(float x);
 
 }  // namespace engram::embed::internal
 

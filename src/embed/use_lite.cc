@@ -23,6 +23,7 @@
 #include "core/files.h"
 #include "core/sha256.h"
 #include "embed/dense_kernel.h"
+#include "embed/quantized_kernel.h"
 
 namespace engram::embed {
 namespace {
@@ -30,6 +31,9 @@ namespace {
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 using internal::PackedWeights;
+using internal::KernelPath;
+using internal::QuantizedRows;
+using internal::QuantizedWeights;
 
 constexpr std::string_view kSetupHint = "run scripts/setup to (re)install the model";
 constexpr std::string_view kModelJson = "model.json";
@@ -213,28 +217,39 @@ std::string UseLiteModelDir(std::string_view data_dir) {
 namespace internal {
 
 struct UseLiteModel {
-  // One pre-norm transformer layer. Kernels are TF's [input width × output width] (x·W), packed.
+  // A dense layer's kernel, TF's [input width × output width] (x·W): packed float32 or quantised
+  // int8, as the model's precision says.
+  struct DenseWeights {
+    PackedWeights float32;
+    QuantizedWeights int8;
+  };
+
+  // One pre-norm transformer layer.
   struct Layer {
     std::size_t width = 0;       // d_model of the layer's input (256, then 512)
     std::size_t head_width = 0;  // d_k = width / heads
     float attention_scale = 0;   // 1/√d_k, read from the graph
     RowVector norm_scale, norm_bias;
-    PackedWeights qkv_kernel;  // [width × 3·width]: Q, K, V side by side
+    DenseWeights qkv_kernel;  // [width × 3·width]: Q, K, V side by side
     RowVector qkv_bias;
-    PackedWeights output_kernel;  // [width × 512]
+    DenseWeights output_kernel;  // [width × 512]
     RowVector output_bias;
-    PackedWeights residual_kernel;  // layer 0 only: projects the 256-wide input to 512
+    DenseWeights residual_kernel;  // layer 0 only: projects the 256-wide input to 512
     RowVector residual_bias;
     RowVector ffn_norm_scale, ffn_norm_bias;
-    PackedWeights ffn_in_kernel;  // [512 × 1536]
+    DenseWeights ffn_in_kernel;  // [512 × 1536]
     RowVector ffn_in_bias;
-    PackedWeights ffn_out_kernel;  // [1536 × 512]
+    DenseWeights ffn_out_kernel;  // [1536 × 512]
     RowVector ffn_out_bias;
   };
 
-  explicit UseLiteModel(SentencePieceTokenizer tokenizer_in) : tokenizer(std::move(tokenizer_in)) {}
+  UseLiteModel(SentencePieceTokenizer tokenizer_in, UseLitePrecision precision_in,
+               KernelPath kernel_path_in)
+      : tokenizer(std::move(tokenizer_in)), precision(precision_in), kernel_path(kernel_path_in) {}
 
   SentencePieceTokenizer tokenizer;
+  UseLitePrecision precision;
+  KernelPath kernel_path;  // the int8 path
   RowMatrix token_embeddings;  // E: [8002 × 256]
   RowMatrix timing_signal;     // [kMaxTokens × 256]: sin(t·ω) then cos(t·ω)
   std::array<Layer, kLayerCount> layers;
@@ -269,6 +284,20 @@ class WeightReader {
     std::vector<float> row_major(rows * columns);
     std::memcpy(row_major.data(), bytes, row_major.size() * sizeof(float));
     out.Pack(row_major.data(), rows, columns);
+    return Status::Ok();
+  }
+
+  // A dense layer's kernel in the form `precision` computes with.
+  Status Dense(const std::string& name, std::vector<std::int64_t> shape, std::size_t rows,
+               std::size_t columns, UseLitePrecision precision,
+               internal::UseLiteModel::DenseWeights& out) const {
+    if (precision == UseLitePrecision::kFloat32) {
+      return Packed(name, std::move(shape), rows, columns, out.float32);
+    }
+    ASSIGN_OR_RETURN(const char* bytes, Find(name, "float32", shape));
+    std::vector<float> row_major(rows * columns);
+    std::memcpy(row_major.data(), bytes, row_major.size() * sizeof(float));
+    out.int8.Quantize(row_major.data(), rows, columns);
     return Status::Ok();
   }
 
@@ -342,24 +371,25 @@ Status LoadLayer(const WeightReader& reader, std::size_t layer_index,
       LayerName(encode, layer_index,
                 "layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat"),
       width, layer.norm_bias));
-  RETURN_IF_ERROR(reader.Packed(
+  RETURN_IF_ERROR(reader.Dense(
       LayerName(variables, layer_index, "MultiheadAttention/qkv_transform_single/kernel/part_0"),
-      {1, 1, width_dim, 3 * width_dim}, width, 3 * width, layer.qkv_kernel));
+      {1, 1, width_dim, 3 * width_dim}, width, 3 * width, model->precision, layer.qkv_kernel));
   RETURN_IF_ERROR(reader.Vector(
       LayerName(encode, layer_index,
                 "MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat"),
       3 * width, layer.qkv_bias));
-  RETURN_IF_ERROR(reader.Packed(
+  RETURN_IF_ERROR(reader.Dense(
       LayerName(variables, layer_index, "MultiheadAttention/output_transform_single/kernel/part_0"),
-      {1, 1, width_dim, model_dim}, width, kModelWidth, layer.output_kernel));
+      {1, 1, width_dim, model_dim}, width, kModelWidth, model->precision, layer.output_kernel));
   RETURN_IF_ERROR(reader.Vector(
       LayerName(encode, layer_index,
                 "MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat"),
       kModelWidth, layer.output_bias));
   if (width != kModelWidth) {
     RETURN_IF_ERROR(
-        reader.Packed(LayerName(encode, layer_index, "dense/kernel/ConcatPartitions/concat"),
-                      {width_dim, model_dim}, width, kModelWidth, layer.residual_kernel));
+        reader.Dense(LayerName(encode, layer_index, "dense/kernel/ConcatPartitions/concat"),
+                     {width_dim, model_dim}, width, kModelWidth, model->precision,
+                     layer.residual_kernel));
     RETURN_IF_ERROR(
         reader.Vector(LayerName(encode, layer_index, "dense/bias/ConcatPartitions/concat"),
                       kModelWidth, layer.residual_bias));
@@ -372,15 +402,15 @@ Status LoadLayer(const WeightReader& reader, std::size_t layer_index,
       LayerName(encode, layer_index,
                 "FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat"),
       kModelWidth, layer.ffn_norm_bias));
-  RETURN_IF_ERROR(reader.Packed(LayerName(stack, layer_index, "FFN/conv1/Tensordot/Reshape_1"),
-                                {model_dim, ffn_dim}, kModelWidth, kFeedForwardWidth,
-                                layer.ffn_in_kernel));
+  RETURN_IF_ERROR(reader.Dense(LayerName(stack, layer_index, "FFN/conv1/Tensordot/Reshape_1"),
+                               {model_dim, ffn_dim}, kModelWidth, kFeedForwardWidth,
+                               model->precision, layer.ffn_in_kernel));
   RETURN_IF_ERROR(
       reader.Vector(LayerName(encode, layer_index, "FFN/conv1/bias/ConcatPartitions/concat"),
                     kFeedForwardWidth, layer.ffn_in_bias));
-  RETURN_IF_ERROR(reader.Packed(LayerName(stack, layer_index, "FFN/conv2/Tensordot/Reshape_1"),
-                                {ffn_dim, model_dim}, kFeedForwardWidth, kModelWidth,
-                                layer.ffn_out_kernel));
+  RETURN_IF_ERROR(reader.Dense(LayerName(stack, layer_index, "FFN/conv2/Tensordot/Reshape_1"),
+                               {ffn_dim, model_dim}, kFeedForwardWidth, kModelWidth,
+                               model->precision, layer.ffn_out_kernel));
   RETURN_IF_ERROR(
       reader.Vector(LayerName(encode, layer_index, "FFN/conv2/bias/ConcatPartitions/concat"),
                     kModelWidth, layer.ffn_out_bias));
@@ -407,7 +437,11 @@ struct UseLiteWorkspace {
         feed_forward(kMaxTokens, kFeedForwardWidth),
         pooled(kMaxTokens, kModelWidth),
         output(kMaxTokens, kModelWidth),
-        scores(kMaxTokens) {}
+        scores(kMaxTokens) {
+    quantized.codes.resize(kMaxTokens * kFeedForwardWidth);
+    quantized.scales.resize(kMaxTokens);
+    quantized.zero_points.resize(kMaxTokens);
+  }
 
   RowMatrix input;         // x: token embeddings + timing signal, one row per token
   RowMatrix normed;        // LN(·) of the current sublayer's input
@@ -419,6 +453,7 @@ struct UseLiteWorkspace {
   RowMatrix pooled;        // one row per text: mean of h over its tokens
   RowMatrix output;        // one row per text: tanh(pooled·W + b)
   RowVector scores;        // one query token's attention weights
+  QuantizedRows quantized;  // int8 precision: the current dense layer's input, quantised
 };
 
 // Workspaces not in use; Embed calls borrow one per worker thread.
@@ -472,11 +507,27 @@ struct GroupText {
 
 std::size_t Stride(const RowMatrix& matrix) { return static_cast<std::size_t>(matrix.cols()); }
 
-// out = input · W + b for the first `rows` rows of two workspace buffers.
-void Dense(const RowMatrix& input, std::size_t rows, const PackedWeights& weights,
-           const RowVector& bias, RowMatrix& output) {
-  internal::DenseForward(input.data(), Stride(input), rows, weights, bias.data(), output.data(),
-                         Stride(output));
+typedef float Lanes8 __attribute__((vector_size(32)));
+constexpr std::size_t kLanes = 8;
+
+// out = input · W + b for the first `rows` rows of two workspace buffers, in the model's
+// precision; then ReLU when `relu`.
+void Dense(const UseLiteModel& model, const RowMatrix& input, std::size_t rows,
+           const UseLiteModel::DenseWeights& weights, const RowVector& bias, bool relu,
+           RowMatrix& output, UseLiteWorkspace& workspace) {
+  if (model.precision == UseLitePrecision::kInt8) {
+    internal::QuantizeRows(model.kernel_path, input.data(), Stride(input), rows, weights.int8.input_width(),
+                           workspace.quantized);
+    internal::DenseForwardInt8(model.kernel_path, workspace.quantized, weights.int8, bias.data(),
+                               relu, output.data(), Stride(output));
+    return;
+  }
+  internal::DenseForward(input.data(), Stride(input), rows, weights.float32, bias.data(),
+                         output.data(), Stride(output));
+  if (relu) {
+    auto activations = output.topRows(static_cast<Eigen::Index>(rows));
+    activations = activations.cwiseMax(0.0f);
+  }
 }
 
 // out = scale ⊙ (x − mean) / √(var + ε) + bias over the first `width` columns, row by row, with
@@ -526,7 +577,7 @@ void SelfAttention(const UseLiteModel::Layer& layer, std::span<const GroupText> 
         }
         float sum = 0.0f;
         for (std::size_t key_row = 0; key_row < text.rows; ++key_row) {
-          scores[key_row] = std::exp(scores[key_row] - maximum);
+          scores[key_row] = internal::ExpNonPositive(scores[key_row] - maximum);
           sum += scores[key_row];
         }
         float* out = workspace.heads.data() + (text.first_row + query_row) * heads_stride + offset;
@@ -534,8 +585,15 @@ void SelfAttention(const UseLiteModel::Layer& layer, std::span<const GroupText> 
         for (std::size_t key_row = 0; key_row < text.rows; ++key_row) {
           const float weight = scores[key_row] / sum;
           const float* value = text_qkv + key_row * qkv_stride + 2 * width + offset;
-          for (std::size_t column = 0; column < head_width; ++column) {
-            out[column] += weight * value[column];
+          // out += weight · value, 8 columns at a time (head widths are multiples of 8); each
+          // column is the same multiply and add as one at a time would be.
+          for (std::size_t column = 0; column < head_width; column += kLanes) {
+            Lanes8 sum_lanes;
+            Lanes8 value_lanes;
+            std::memcpy(&sum_lanes, out + column, sizeof(Lanes8));
+            std::memcpy(&value_lanes, value + column, sizeof(Lanes8));
+            sum_lanes += weight * value_lanes;
+            std::memcpy(out + column, &sum_lanes, sizeof(Lanes8));
           }
         }
       }
@@ -549,24 +607,25 @@ void TransformerLayer(const UseLiteModel& model, const UseLiteModel::Layer& laye
                       std::span<const GroupText> texts, std::size_t rows,
                       UseLiteWorkspace& workspace) {
   const std::size_t width = layer.width;
-  Dense(workspace.normed, rows, layer.qkv_kernel, layer.qkv_bias, workspace.qkv);
+  Dense(model, workspace.normed, rows, layer.qkv_kernel, layer.qkv_bias, false, workspace.qkv,
+        workspace);
   for (std::size_t row = 0; row < rows; ++row) {  // the graph scales Q before Q·Kᵀ
     float* query = workspace.qkv.data() + row * Stride(workspace.qkv);
     for (std::size_t column = 0; column < width; ++column) query[column] *= layer.attention_scale;
   }
   SelfAttention(layer, texts, workspace);
-  Dense(workspace.heads, rows, layer.output_kernel, layer.output_bias, workspace.projected);
+  Dense(model, workspace.heads, rows, layer.output_kernel, layer.output_bias, false,
+        workspace.projected, workspace);
   auto hidden = workspace.hidden.topRows(static_cast<Eigen::Index>(rows));
   hidden = workspace.projected.topRows(static_cast<Eigen::Index>(rows)) + hidden;
 
   // Feed-forward sublayer: h += W₂·ReLU(W₁·LN(h) + b₁) + b₂.
   LayerNorm(workspace.hidden, rows, kModelWidth, layer.ffn_norm_scale, layer.ffn_norm_bias,
             model.layer_norm_epsilon, workspace.normed);
-  Dense(workspace.normed, rows, layer.ffn_in_kernel, layer.ffn_in_bias, workspace.feed_forward);
-  auto activations = workspace.feed_forward.topRows(static_cast<Eigen::Index>(rows));
-  activations = activations.cwiseMax(0.0f);
-  Dense(workspace.feed_forward, rows, layer.ffn_out_kernel, layer.ffn_out_bias,
-        workspace.projected);
+  Dense(model, workspace.normed, rows, layer.ffn_in_kernel, layer.ffn_in_bias, true,
+        workspace.feed_forward, workspace);
+  Dense(model, workspace.feed_forward, rows, layer.ffn_out_kernel, layer.ffn_out_bias, false,
+        workspace.projected, workspace);
   hidden = workspace.projected.topRows(static_cast<Eigen::Index>(rows)) + hidden;
 }
 
@@ -589,7 +648,8 @@ void ForwardGroup(const UseLiteModel& model, std::span<const GroupText> texts,
   const UseLiteModel::Layer& first = model.layers[0];
   LayerNorm(workspace.input, rows, first.width, first.norm_scale, first.norm_bias,
             model.layer_norm_epsilon, workspace.normed);
-  Dense(workspace.input, rows, first.residual_kernel, first.residual_bias, workspace.hidden);
+  Dense(model, workspace.input, rows, first.residual_kernel, first.residual_bias, false,
+        workspace.hidden, workspace);
   TransformerLayer(model, first, texts, rows, workspace);
 
   // Layer 1: 512 wide, identity residual.
@@ -610,7 +670,10 @@ void ForwardGroup(const UseLiteModel& model, std::span<const GroupText> texts,
     const auto count = static_cast<float>(std::max<std::size_t>(text.rows, 1));
     for (std::size_t column = 0; column < kModelWidth; ++column) pooled[column] /= count;
   }
-  Dense(workspace.pooled, texts.size(), model.pool_kernel, model.pool_bias, workspace.output);
+  // The pooling layer stays float32 in every precision: one row per text, a negligible cost.
+  internal::DenseForward(workspace.pooled.data(), Stride(workspace.pooled), texts.size(),
+                         model.pool_kernel, model.pool_bias.data(), workspace.output.data(),
+                         Stride(workspace.output));
 
   // L2 normalisation: x · rsqrt(max(Σx², floor)).
   for (std::size_t text_index = 0; text_index < texts.size(); ++text_index) {
@@ -738,7 +801,14 @@ StatusOr<std::unique_ptr<UseLiteEmbedder>> UseLiteEmbedder::Open(std::string_vie
     if (!tokenizer.ok()) {
       return FileCorruption(vocab_json_path, tokenizer.status().message());
     }
-    auto model = std::make_unique<internal::UseLiteModel>(std::move(tokenizer).value());
+    const KernelPath kernel_path = options.kernel_path.value_or(internal::BestKernelPath());
+    if (!internal::KernelPathSupported(kernel_path)) {
+      return Status::InvalidArgument("this CPU cannot run the " +
+                                     std::string(internal::KernelPathName(kernel_path)) +
+                                     " int8 kernel path");
+    }
+    auto model = std::make_unique<internal::UseLiteModel>(std::move(tokenizer).value(),
+                                                          options.precision, kernel_path);
 
     const WeightReader reader(groups, weights, model_json_path);
     const std::size_t vocabulary_rows = 8002;  // 8,000 pieces + 2 unused rows, as trained

@@ -2,7 +2,8 @@
 //
 // Reads the TF.js files that scripts/fetch-models installs into <data>/models/use-lite/
 // (model.json with its weightsManifest, group1-shard{1..7}of7, vocab.json, SHA256SUMS) and runs its
-// own forward pass (Eigen buffers; dense layers in dense_kernel.h, 2 threads); no TensorFlow. What
+// own forward pass (Eigen buffers; dense layers int8 in quantized_kernel.h by default or float32 in
+// dense_kernel.h, see UseLitePrecision; 2 threads); no TensorFlow. What
 // the graph in model.json computes, verified op by op against the original implementation
 // (tests/golden/use_lite_vectors.json):
 //   ids      = SentencePiece(text)[:128]       (sentencepiece.h; 128 from ClipToMaxLength)
@@ -25,12 +26,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "embed/embedder.h"
+#include "embed/quantized_kernel.h"
 #include "embed/sentencepiece.h"
 #include "engram/status.h"
 
@@ -41,6 +44,16 @@ struct UseLiteWorkspace;
 class UseLiteWorkspacePool;
 }  // namespace internal
 
+// Arithmetic of the encoder's dense layers (all but the final pooling layer, which stays float32).
+enum class UseLitePrecision {
+  // int8 weights (per column) and activations (per row) with exact integer sums
+  // (quantized_kernel.h): about 3–4× the float32 throughput; cosine ≥ 0.99 to the float32 vector
+  // on the golden sentences; the same bytes whichever CPU path runs.
+  kInt8,
+  // The float32 reference pass (agrees with the original implementation to cosine ≥ 0.9999).
+  kFloat32,
+};
+
 struct UseLiteOptions {
   // Worker threads for one Embed call with several texts; texts are spread over them. A single
   // text always runs on the calling thread. Default: 2 (DESIGN's target machine has 2 cores).
@@ -48,6 +61,12 @@ struct UseLiteOptions {
   // Check every file against SHA256SUMS in the model directory (written by scripts/fetch-models)
   // before loading; costs about 0.1 s. Default: true.
   bool verify_checksums = true;
+  // Default: kInt8.
+  UseLitePrecision precision = UseLitePrecision::kInt8;
+  // The int8 code path; empty (the default) picks the fastest one the CPU supports. Every path
+  // gives the same bytes; tests and benchmarks set it to compare them. Open fails with
+  // InvalidArgument when the CPU lacks the path.
+  std::optional<internal::KernelPath> kernel_path;
 };
 
 // "<data_dir>/models/use-lite", where scripts/fetch-models installs the model.
@@ -56,7 +75,8 @@ std::string UseLiteModelDir(std::string_view data_dir);
 // Thread-safety: immutable after Open; Embed may be called from many threads at once (each call
 // borrows a scratch workspace from an internal pool, so buffers are reused across calls).
 // Determinism: each text is encoded on its own, so its vector does not depend on the rest of the
-// batch, the thread count or the thread that ran it.
+// batch, the thread count or the thread that ran it; in int8 precision not on the CPU's kernel
+// path either.
 class UseLiteEmbedder final : public Embedder {
  public:
   static constexpr std::string_view kModelId = "use-lite@0.2.0";

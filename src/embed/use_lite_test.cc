@@ -1,5 +1,6 @@
-// Tests for UseLiteEmbedder: agreement with the original implementation (golden vectors),
-// paraphrase similarity, determinism, truncation, and the errors for missing or damaged files.
+// Tests for UseLiteEmbedder: agreement with the original implementation (golden vectors) in
+// float32 and int8, the same bytes from every int8 kernel path, paraphrase similarity,
+// determinism, truncation, and the errors for missing or damaged files.
 // Needs the model installed by scripts/setup; fails (never skips) when it is missing.
 #include "embed/use_lite.h"
 
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -30,7 +32,27 @@ using ::engram::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr float kMinGoldenCosine = 0.9999f;
+constexpr float kMinGoldenCosine = 0.9999f;      // float32 precision
+constexpr float kMinInt8GoldenCosine = 0.99f;    // int8 precision
+
+// Embeds every golden sentence; empty on failure (the caller's ASSERT reports it).
+std::vector<std::vector<float>> EmbedGolden(UseLiteEmbedder& embedder,
+                                            const std::vector<testing::GoldenCase>& cases) {
+  std::vector<std::string> texts;
+  for (const testing::GoldenCase& golden : cases) texts.push_back(golden.text);
+  StatusOr<std::vector<std::vector<float>>> vectors = embedder.Embed(texts);
+  EXPECT_THAT(vectors, IsOk());
+  return vectors.ok() ? *std::move(vectors) : std::vector<std::vector<float>>();
+}
+
+StatusOr<std::unique_ptr<UseLiteEmbedder>> OpenWith(UseLitePrecision precision,
+                                                    std::optional<internal::KernelPath> path) {
+  UseLiteOptions options;
+  options.verify_checksums = false;
+  options.precision = precision;
+  options.kernel_path = path;
+  return UseLiteEmbedder::Open(testing::InstalledModelDir(), options);
+}
 
 class UseLiteTest : public ::testing::Test {
  protected:
@@ -41,17 +63,24 @@ class UseLiteTest : public ::testing::Test {
       embedder_ = std::move(opened).value().release();
     } else {
       open_status_ = new Status(opened.status());
+      return;
     }
+    StatusOr<std::unique_ptr<UseLiteEmbedder>> float32 =
+        OpenWith(UseLitePrecision::kFloat32, std::nullopt);
+    if (float32.ok()) float32_embedder_ = std::move(float32).value().release();
   }
   static void TearDownTestSuite() {
     delete embedder_;
     embedder_ = nullptr;
+    delete float32_embedder_;
+    float32_embedder_ = nullptr;
     delete open_status_;
     open_status_ = nullptr;
   }
   void SetUp() override {
     ASSERT_NE(embedder_, nullptr) << testing::kInstallHint << "\nOpen failed: "
                                   << (open_status_ != nullptr ? open_status_->ToString() : "");
+    ASSERT_NE(float32_embedder_, nullptr);
   }
 
   std::vector<float> EmbedOne(const std::string& text) {
@@ -61,11 +90,13 @@ class UseLiteTest : public ::testing::Test {
     return vectors.ok() ? vectors->at(0) : std::vector<float>(UseLiteEmbedder::kDimension);
   }
 
-  static UseLiteEmbedder* embedder_;
+  static UseLiteEmbedder* embedder_;          // default options: int8
+  static UseLiteEmbedder* float32_embedder_;  // precision float32
   static Status* open_status_;
 };
 
 UseLiteEmbedder* UseLiteTest::embedder_ = nullptr;
+UseLiteEmbedder* UseLiteTest::float32_embedder_ = nullptr;
 Status* UseLiteTest::open_status_ = nullptr;
 
 TEST_F(UseLiteTest, IdentifiesItself) {
@@ -73,12 +104,12 @@ TEST_F(UseLiteTest, IdentifiesItself) {
   EXPECT_EQ(embedder_->dimension(), 512u);
 }
 
-TEST_F(UseLiteTest, MatchesOriginalImplementationOnGoldenSentences) {
+TEST_F(UseLiteTest, Float32MatchesOriginalImplementationOnGoldenSentences) {
   const std::vector<testing::GoldenCase> cases = testing::LoadGoldenCases();
   ASSERT_GE(cases.size(), 50u) << "cannot read " << testing::GoldenPath();
   std::vector<std::string> texts;
   for (const testing::GoldenCase& golden : cases) texts.push_back(golden.text);
-  StatusOr<std::vector<std::vector<float>>> vectors = embedder_->Embed(texts);
+  StatusOr<std::vector<std::vector<float>>> vectors = float32_embedder_->Embed(texts);
   ASSERT_THAT(vectors, IsOk());
   ASSERT_EQ(vectors->size(), cases.size());
   float worst = 1.0f;
@@ -92,6 +123,47 @@ TEST_F(UseLiteTest, MatchesOriginalImplementationOnGoldenSentences) {
   std::ostringstream worst_text;
   worst_text << std::setprecision(9) << worst;
   RecordProperty("worst_golden_cosine", worst_text.str());
+}
+
+TEST_F(UseLiteTest, Int8StaysCloseToTheOriginalImplementationOnGoldenSentences) {
+  const std::vector<testing::GoldenCase> cases = testing::LoadGoldenCases();
+  ASSERT_GE(cases.size(), 50u) << "cannot read " << testing::GoldenPath();
+  const std::vector<std::vector<float>> vectors = EmbedGolden(*embedder_, cases);
+  ASSERT_EQ(vectors.size(), cases.size());
+  float worst = 1.0f;
+  for (std::size_t index = 0; index < cases.size(); ++index) {
+    const float cosine = Cosine(vectors[index], cases[index].vector);
+    worst = std::min(worst, cosine);
+    EXPECT_GE(cosine, kMinInt8GoldenCosine) << "text: \"" << cases[index].text << "\"";
+    EXPECT_NEAR(Dot(vectors[index], vectors[index]), 1.0f, 1e-5f);
+  }
+  // Quantisation changes the vectors (this is not the float32 pass under another name).
+  const std::vector<std::vector<float>> reference = EmbedGolden(*float32_embedder_, cases);
+  ASSERT_EQ(reference.size(), cases.size());
+  EXPECT_NE(vectors, reference);
+  std::ostringstream worst_text;
+  worst_text << std::setprecision(9) << worst;
+  RecordProperty("worst_int8_golden_cosine", worst_text.str());
+}
+
+TEST_F(UseLiteTest, EveryInt8KernelPathGivesTheSameBytes) {
+  const std::vector<testing::GoldenCase> all_cases = testing::LoadGoldenCases();
+  ASSERT_GE(all_cases.size(), 50u) << "cannot read " << testing::GoldenPath();
+  std::vector<testing::GoldenCase> cases;  // every third sentence: the scalar path is slow
+  for (std::size_t index = 0; index < all_cases.size(); index += 3) cases.push_back(all_cases[index]);
+  StatusOr<std::unique_ptr<UseLiteEmbedder>> scalar =
+      OpenWith(UseLitePrecision::kInt8, internal::KernelPath::kScalar);
+  ASSERT_THAT(scalar, IsOk());
+  const std::vector<std::vector<float>> expected = EmbedGolden(**scalar, cases);
+  ASSERT_EQ(expected.size(), cases.size());
+  EXPECT_EQ(EmbedGolden(*embedder_, cases), expected) << "default path";
+  for (const internal::KernelPath path :
+       {internal::KernelPath::kAvx2, internal::KernelPath::kAvx512Vnni}) {
+    if (!internal::KernelPathSupported(path)) continue;
+    StatusOr<std::unique_ptr<UseLiteEmbedder>> opened = OpenWith(UseLitePrecision::kInt8, path);
+    ASSERT_THAT(opened, IsOk());
+    EXPECT_EQ(EmbedGolden(**opened, cases), expected) << internal::KernelPathName(path);
+  }
 }
 
 TEST_F(UseLiteTest, ParaphraseIsCloserThanUnrelatedSentence) {
