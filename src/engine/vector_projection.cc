@@ -36,6 +36,8 @@ StatusOr<std::unique_ptr<embed::Embedder>> OpenEmbedder(const EmbedderConfig& co
     embed::UseLiteOptions options;
     options.num_threads = config.threads;
     options.verify_checksums = config.verify_checksums;
+    options.precision = config.precision == "float32" ? embed::UseLitePrecision::kFloat32
+                                                      : embed::UseLitePrecision::kInt8;
     ASSIGN_OR_RETURN(embedder,
                      embed::UseLiteEmbedder::Open(embed::UseLiteModelDir(data_dir), options));
   } else if (config.kind == "hashing") {
