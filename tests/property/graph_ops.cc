@@ -342,7 +342,7 @@ StatusOr<std::vector<Op>> ParseOps(std::string_view text) {
         const std::string_view retired = NextWord(rest);
         const std::string_view nested = NextWord(rest);
         if ((retired != "retired=0" && retired != "retired=1") ||
-            (nested != "nested=0" && nested != "nested=1:")) {
+            (nested != "nested=0:" && nested != "nested=1:")) {
           return bad("recall needs \"<scope> retired=0|1 nested=0|1: <query>\"");
         }
         op.include_retired = retired == "retired=1";

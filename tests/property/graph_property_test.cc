@@ -33,7 +33,7 @@ std::string Report(const std::vector<Op>& ops, const RunResult& result) {
   if (result.violations.empty()) return out;
   const Violation& first = result.violations.front();
   const std::vector<Op> failing(ops.begin(), ops.begin() + first.op_index + 1);
-  const std::vector<Op> shrunk = Shrink(failing, first.invariant, /*max_replays=*/150);
+  const std::vector<Op> shrunk = Shrink(failing, first.invariant, /*max_replays=*/60);
   return out + "reproduction (" + std::to_string(shrunk.size()) + " ops; keep it in " +
          "tests/property/regressions/):\n# invariant: " + first.invariant + "\n" +
          FormatOps(shrunk);
