@@ -136,7 +136,8 @@ class SupersedesHandler final : public EdgeHandler {
     // the fact it corrects) leaves the old fact an empty interval, not an inverted one.
     if (old_node.valid_from.has_value()) close_at = std::max(close_at, *old_node.valid_from);
     // Only tighten: an earlier end stays.
-    const Timestamp valid_to{close_at.micros + 86'400'000'000};  // BROKEN ON PURPOSE: extends
+    const Timestamp valid_to =
+        old_node.valid_to.has_value() ? std::min(*old_node.valid_to, close_at) : close_at;
     NodeStatus status = NodeStatus::kSuperseded;
     if (old_node.status == NodeStatus::kRetired || old_node.status == NodeStatus::kRejected) {
       status = old_node.status;
