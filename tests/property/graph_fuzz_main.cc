@@ -96,8 +96,11 @@ int main(int argc, char** argv) {
   }
   if (result.violations.empty()) return 0;
 
-  for (const engram::property::Violation& violation : result.violations) {
-    std::printf("%s\n", engram::property::Describe(violation).c_str());
+  for (std::size_t idx = 0; idx < result.violations.size() && idx < 20; ++idx) {
+    std::printf("%s\n", engram::property::Describe(result.violations[idx]).c_str());
+  }
+  if (result.violations.size() > 20) {
+    std::printf("... and %zu more\n", result.violations.size() - 20);
   }
   const engram::property::Violation& first = result.violations.front();
   // The generator is deterministic: make the failing prefix again.
