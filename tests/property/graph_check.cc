@@ -86,8 +86,7 @@ std::optional<std::int64_t> OptInt(sqlite3_stmt* stmt, int column) {
 class ScratchDir {
  public:
   ScratchDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "engram-graph-XXXXXX").string();
+    std::string pattern = (std::filesystem::temp_directory_path() / "engram-graph-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) std::abort();
     path_ = pattern;
   }
@@ -205,13 +204,13 @@ StatusOr<GraphRun::StoreView> GraphRun::Load() {
   RawDb db(store_path_);
   StoreView view;
   RETURN_IF_ERROR(db.Query("BEGIN", [](sqlite3_stmt*) {}));
-  RETURN_IF_ERROR(db.Query(
-      "SELECT scope_id, node_id, path, last_sequence FROM scopes ORDER BY scope_id",
-      [&](sqlite3_stmt* stmt) {
-        view.scope_by_id[sqlite3_column_int64(stmt, 0)] = view.scopes.size();
-        view.scopes.push_back({sqlite3_column_int64(stmt, 0), Text(stmt, 1), Text(stmt, 2),
-                               sqlite3_column_int64(stmt, 3)});
-      }));
+  RETURN_IF_ERROR(
+      db.Query("SELECT scope_id, node_id, path, last_sequence FROM scopes ORDER BY scope_id",
+               [&](sqlite3_stmt* stmt) {
+                 view.scope_by_id[sqlite3_column_int64(stmt, 0)] = view.scopes.size();
+                 view.scopes.push_back({sqlite3_column_int64(stmt, 0), Text(stmt, 1), Text(stmt, 2),
+                                        sqlite3_column_int64(stmt, 3)});
+               }));
   RETURN_IF_ERROR(db.Query(
       "SELECT row_id, id, kind, scope_id, content_json, status, valid_from, valid_to, sequence "
       "FROM nodes ORDER BY row_id",
@@ -247,7 +246,9 @@ std::vector<Violation> GraphRun::Apply(const Op& op, std::size_t op_index) {
   };
   const std::string op_name(OpKindName(op.kind));
   ++stats_.op_counts[op_name];
-  const auto refused = [&](const std::string& why) { ++stats_.expected_refusals[op_name + ": " + why]; };
+  const auto refused = [&](const std::string& why) {
+    ++stats_.expected_refusals[op_name + ": " + why];
+  };
   // The status must be `expected` (kOk when the op must succeed).
   const auto expect = [&](const Status& status, StatusCode expected, const std::string& why) {
     if (status.code() == expected) {
@@ -341,12 +342,14 @@ std::vector<Violation> GraphRun::Apply(const Op& op, std::size_t op_index) {
       const auto residue = [&](const std::string& what) {
         violate("erase-leaves-nothing", "erase " + op.scope + " left " + what);
       };
-      const auto query = [&](const std::string& sql, const std::function<void(sqlite3_stmt*)>& row) {
+      const auto query = [&](const std::string& sql,
+                             const std::function<void(sqlite3_stmt*)>& row) {
         const Status status = db.Query(sql, row);
         if (!status.ok()) violate("api-error", "reading the store: " + status.ToString());
       };
       query("SELECT scope_id, path FROM scopes", [&](sqlite3_stmt* stmt) {
-        if (scope_ids.contains(sqlite3_column_int64(stmt, 0)) || Contains(op.scope, Text(stmt, 1))) {
+        if (scope_ids.contains(sqlite3_column_int64(stmt, 0)) ||
+            Contains(op.scope, Text(stmt, 1))) {
           residue("scope row " + Text(stmt, 1));
         }
       });
@@ -378,15 +381,17 @@ std::vector<Violation> GraphRun::Apply(const Op& op, std::size_t op_index) {
       });
       // Any other table (a later migration's): no text cell may hold an erased id.
       std::vector<std::string> other_tables;
-      query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND "
-            "name NOT IN ('meta', 'scopes', 'nodes', 'edges', 'vectors', 'journal')",
-            [&](sqlite3_stmt* stmt) { other_tables.push_back(Text(stmt, 0)); });
+      query(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND "
+          "name NOT IN ('meta', 'scopes', 'nodes', 'edges', 'vectors', 'journal')",
+          [&](sqlite3_stmt* stmt) { other_tables.push_back(Text(stmt, 0)); });
       for (const std::string& table : other_tables) {
         query("SELECT * FROM \"" + table + "\"", [&](sqlite3_stmt* stmt) {
           for (int column = 0; column < sqlite3_column_count(stmt); ++column) {
             if (sqlite3_column_type(stmt, column) != SQLITE_TEXT) continue;
             const std::string cell = Text(stmt, column);
-            if (node_ids.contains(cell) || edge_ids.contains(cell) || scope_node_ids.contains(cell)) {
+            if (node_ids.contains(cell) || edge_ids.contains(cell) ||
+                scope_node_ids.contains(cell)) {
               residue("table " + table + " holding " + Short(cell));
             }
           }
@@ -410,9 +415,10 @@ std::vector<Violation> GraphRun::Apply(const Op& op, std::size_t op_index) {
         why = "FailedPrecondition across unrelated scopes";
       } else {
         for (const StoreView::EdgeRow& edge : view->edges) {
-          const bool joins = (edge.src == a.id && edge.dst == b.id) ||
-                             (edge.src == b.id && edge.dst == a.id);
-          if (edge.type == "same_as" && joins && (edge.status == "active" || edge.status == "pending")) {
+          const bool joins =
+              (edge.src == a.id && edge.dst == b.id) || (edge.src == b.id && edge.dst == a.id);
+          if (edge.type == "same_as" && joins &&
+              (edge.status == "active" || edge.status == "pending")) {
             expected = StatusCode::kAlreadyExists;
             why = "AlreadyExists for a live proposal";
           }
@@ -460,8 +466,8 @@ std::vector<Violation> GraphRun::Apply(const Op& op, std::size_t op_index) {
              "NotFound for an unknown scope");
       if (!result.ok()) break;
       for (const RecallItem& item : result->items) {
-        const std::string what = "recall " + op.scope + " \"" + op.text + "\" (retired=" +
-                                 (op.include_retired ? "1" : "0") +
+        const std::string what = "recall " + op.scope + " \"" + op.text +
+                                 "\" (retired=" + (op.include_retired ? "1" : "0") +
                                  " nested=" + (op.include_nested ? "1" : "0") + ") returned " +
                                  std::string(NodeKindName(item.kind)) + " " + Short(item.id);
         const StoreView::NodeRow* node = view->Node(item.id);
@@ -478,8 +484,8 @@ std::vector<Violation> GraphRun::Apply(const Op& op, std::size_t op_index) {
         }
         for (const std::string& evidence : item.provenance) {
           if (view->Node(evidence) == nullptr) {
-            violate("recall-visibility", what + " citing evidence " + Short(evidence) +
-                                             " that is not in the store");
+            violate("recall-visibility",
+                    what + " citing evidence " + Short(evidence) + " that is not in the store");
           }
         }
       }
@@ -544,11 +550,11 @@ std::vector<Violation> GraphRun::CheckStore(std::size_t op_index) {
         const std::int64_t end_j = facts[j]->valid_to.value_or(INT64_MAX);
         if (begin_i < end_j && begin_j < end_i) {
           violate("single-valued-slot",
-                  "scope " + view.PathOf(*facts[i]) + " slot \"" + key.second + "\": active facts " +
-                      Short(facts[i]->id) + " [" + Micros(facts[i]->valid_from) + ", " +
-                      Micros(facts[i]->valid_to) + ") and " + Short(facts[j]->id) + " [" +
-                      Micros(facts[j]->valid_from) + ", " + Micros(facts[j]->valid_to) +
-                      ") overlap");
+                  "scope " + view.PathOf(*facts[i]) + " slot \"" + key.second +
+                      "\": active facts " + Short(facts[i]->id) + " [" +
+                      Micros(facts[i]->valid_from) + ", " + Micros(facts[i]->valid_to) + ") and " +
+                      Short(facts[j]->id) + " [" + Micros(facts[j]->valid_from) + ", " +
+                      Micros(facts[j]->valid_to) + ") overlap");
         }
       }
     }
@@ -572,10 +578,10 @@ std::vector<Violation> GraphRun::CheckStore(std::size_t op_index) {
     supersedes[edge.src].push_back(edge.dst);
     if (dst->status == "active" || !dst->valid_to.has_value() ||
         (edge.valid_from.has_value() && *dst->valid_to > *edge.valid_from)) {
-      violate("supersedes-tightens",
-              "supersedes edge " + Short(edge.id) + " at " + Micros(edge.valid_from) + ": the old " +
-                  dst->kind + " " + Short(dst->id) + " is " + dst->status + " with valid_to " +
-                  Micros(dst->valid_to));
+      violate("supersedes-tightens", "supersedes edge " + Short(edge.id) + " at " +
+                                         Micros(edge.valid_from) + ": the old " + dst->kind + " " +
+                                         Short(dst->id) + " is " + dst->status + " with valid_to " +
+                                         Micros(dst->valid_to));
     }
   }
   {
@@ -654,11 +660,12 @@ std::vector<Violation> GraphRun::CheckStore(std::size_t op_index) {
         if (node != nullptr) tops.insert(TopLevel(view.PathOf(*node)));
         const StatusOr<std::vector<std::string>> engine_class = engine_->EquivalenceClass(member);
         if (!engine_class.ok() || *engine_class != members) {
-          violate("same-as-classes",
-                  "EquivalenceClass(" + Short(member) + ") " +
-                      (engine_class.ok() ? "has " + std::to_string(engine_class->size()) + " members"
-                                         : engine_class.status().ToString()) +
-                      "; the accepted same_as edges give " + std::to_string(members.size()));
+          violate(
+              "same-as-classes",
+              "EquivalenceClass(" + Short(member) + ") " +
+                  (engine_class.ok() ? "has " + std::to_string(engine_class->size()) + " members"
+                                     : engine_class.status().ToString()) +
+                  "; the accepted same_as edges give " + std::to_string(members.size()));
         }
       }
       if (tops.size() > 1) {
@@ -744,7 +751,8 @@ RunResult RunOpStream(std::size_t count, const std::function<Op(std::size_t)>& o
 }
 
 RunResult RunOps(const std::vector<Op>& ops, const RunOptions& options) {
-  return RunOpStream(ops.size(), [&](std::size_t op_index) { return ops[op_index]; }, options);
+  return RunOpStream(
+      ops.size(), [&](std::size_t op_index) { return ops[op_index]; }, options);
 }
 
 std::vector<Op> Shrink(const std::vector<Op>& ops, const std::string& invariant,
@@ -783,8 +791,8 @@ std::vector<Op> ShrinkWith(const std::vector<Op>& ops, const FailingOp& failing_
     bool reduced = false;
     for (std::size_t begin = 0; begin < current.size() && replays < max_replays; begin += chunk) {
       std::vector<Op> complement(current.begin(), current.begin() + begin);
-      complement.insert(complement.end(),
-                        current.begin() + std::min(current.size(), begin + chunk), current.end());
+      complement.insert(complement.end(), current.begin() + std::min(current.size(), begin + chunk),
+                        current.end());
       if (fails(complement, &prefix)) {
         current = prefix;
         parts = std::max<std::size_t>(parts - 1, 2);
@@ -799,8 +807,9 @@ std::vector<Op> ShrinkWith(const std::vector<Op>& ops, const FailingOp& failing_
   // Then single turns out of multi-turn remembers.
   for (std::size_t op_idx = 0; op_idx < current.size() && replays < max_replays; ++op_idx) {
     for (std::size_t turn_idx = 0;
-         op_idx < current.size() && current[op_idx].kind == OpKind::kRemember && current[op_idx].turns.size() > 1 &&
-         turn_idx < current[op_idx].turns.size() && replays < max_replays;) {
+         op_idx < current.size() && current[op_idx].kind == OpKind::kRemember &&
+         current[op_idx].turns.size() > 1 && turn_idx < current[op_idx].turns.size() &&
+         replays < max_replays;) {
       std::vector<Op> candidate = current;
       candidate[op_idx].turns.erase(candidate[op_idx].turns.begin() + turn_idx);
       if (fails(candidate, &prefix)) {

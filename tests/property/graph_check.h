@@ -63,7 +63,7 @@ struct RunOptions {
 struct RunStats {
   std::size_t ops_run = 0;
   std::size_t checks = 0;
-  std::map<std::string, std::size_t> op_counts;  // by op name
+  std::map<std::string, std::size_t> op_counts;          // by op name
   std::map<std::string, std::size_t> expected_refusals;  // ops the engine refused by contract
 };
 

@@ -85,9 +85,10 @@ int main(int argc, char** argv) {
   engram::property::OpGenerator generator(seed);
   const engram::property::RunResult result = engram::property::RunOpStream(
       ops_count, [&](std::size_t) { return generator.Next(); }, options);
-  std::printf("seed %llu: %zu ops, %zu store-wide checks (every %llu ops), %.1f s, %zu violations\n",
-              static_cast<unsigned long long>(seed), result.stats.ops_run, result.stats.checks,
-              static_cast<unsigned long long>(check_every), elapsed(), result.violations.size());
+  std::printf(
+      "seed %llu: %zu ops, %zu store-wide checks (every %llu ops), %.1f s, %zu violations\n",
+      static_cast<unsigned long long>(seed), result.stats.ops_run, result.stats.checks,
+      static_cast<unsigned long long>(check_every), elapsed(), result.violations.size());
   for (const auto& [name, count] : result.stats.op_counts) {
     std::printf("  %-10s %zu\n", name.c_str(), count);
   }
@@ -110,8 +111,9 @@ int main(int argc, char** argv) {
   std::printf("shrinking %zu ops that violate %s...\n", failing.size(), first.invariant.c_str());
   const std::vector<engram::property::Op> shrunk =
       engram::property::Shrink(failing, first.invariant);
-  const std::string text = "# invariant: " + first.invariant + "\n# found by: engram_graph_fuzz --seed " +
-                           std::to_string(seed) + "\n" + engram::property::FormatOps(shrunk);
+  const std::string text = "# invariant: " + first.invariant +
+                           "\n# found by: engram_graph_fuzz --seed " + std::to_string(seed) + "\n" +
+                           engram::property::FormatOps(shrunk);
   std::printf("reproduction (%zu ops):\n%s", shrunk.size(), text.c_str());
   if (!shrink_to.empty()) {
     std::ofstream out(shrink_to, std::ios::binary);

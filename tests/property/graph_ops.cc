@@ -17,12 +17,11 @@ const std::vector<std::string> kCompanies = {"Acme Corp", "Globex", "Initech", "
 const std::vector<std::string> kFoods = {"sushi", "olives", "pizza", "tea", "coffee", "capers"};
 const std::vector<std::string> kNames = {"Maya", "Tom", "Sara", "Leo"};
 const std::vector<std::string> kColors = {"green", "blue", "red"};
-const std::vector<std::string> kWhens = {"", " last March", " in June", " last year",
-                                         " last month", " yesterday"};
-const std::vector<std::string> kFillers = {"Do you know a good bakery around here?",
-                                           "Thanks, that sounds great!",
-                                           "Can you book me a table for two?",
-                                           "Would you like to go hiking?"};
+const std::vector<std::string> kWhens = {"",           " last March", " in June",
+                                         " last year", " last month", " yesterday"};
+const std::vector<std::string> kFillers = {
+    "Do you know a good bakery around here?", "Thanks, that sounds great!",
+    "Can you book me a table for two?", "Would you like to go hiking?"};
 
 std::string SpeakerOf(const std::string& scope) {
   return scope.starts_with("user:b") ? "Ben" : "Ana";
@@ -177,7 +176,8 @@ Op OpGenerator::Next() {
     now = Below(10) == 0 ? now - static_cast<std::int64_t>(Below(30 * kDay))
                          : now + static_cast<std::int64_t>(Below(3 * kDay));
     // Stay within 2024..2025 (the engine clock starts in 2030, after every event time).
-    if (now > kStartSeconds + 2 * 365 * kDay) now = kStartSeconds + static_cast<std::int64_t>(Below(30 * kDay));
+    if (now > kStartSeconds + 2 * 365 * kDay)
+      now = kStartSeconds + static_cast<std::int64_t>(Below(30 * kDay));
     const std::string speaker = SpeakerOf(op.scope);
     if (Below(8) == 0) {
       // Two claims about one slot at the same time: a contradiction.
@@ -200,11 +200,14 @@ Op OpGenerator::Next() {
   } else if (roll < 61) {
     op.kind = OpKind::kRecall;
     op.scope = Choose(scopes);
-    const std::vector<std::string> queries = {
-        "Where do I live?",          "Where does " + Choose(kNames) + " live?",
-        "What food do I like?",      "Where do I work?",
-        "What are my plans next week?", Choose(kCities),
-        "What is my favorite color?", "Where did I live before?"};
+    const std::vector<std::string> queries = {"Where do I live?",
+                                              "Where does " + Choose(kNames) + " live?",
+                                              "What food do I like?",
+                                              "Where do I work?",
+                                              "What are my plans next week?",
+                                              Choose(kCities),
+                                              "What is my favorite color?",
+                                              "Where did I live before?"};
     op.text = Choose(queries);
     op.include_retired = Below(4) == 0;
     op.include_nested = Below(4) != 0;
@@ -289,8 +292,8 @@ StatusOr<std::vector<Op>> ParseOps(std::string_view text) {
     if (line.empty() || line.front() == '#') continue;
     const auto bad = [&](std::string_view why) {
       return Status::InvalidArgument("ops line " + std::to_string(line_number) + ": " +
-                                     std::string(why) + ": \"" +
-                                     std::string(line.substr(0, 120)) + "\"");
+                                     std::string(why) + ": \"" + std::string(line.substr(0, 120)) +
+                                     "\"");
     };
     std::string_view rest = line;
     const std::string_view word = NextWord(rest);
