@@ -44,13 +44,13 @@ std::string Report(const std::vector<Op>& ops, const RunResult& result) {
          FormatOps(shrunk);
 }
 
-// How many ops the short run makes: 2,000, the store-wide invariants checked every 10 (about 8 s
+// How many ops the short run makes: 1,500, the store-wide invariants checked every 10 (about 6 s
 // of CPU; docs/RELIABILITY.md); ENGRAM_GRAPH_OPS overrides it for a local, longer run.
 std::size_t ShortRunOps() {
   if (const char* env = std::getenv("ENGRAM_GRAPH_OPS"); env != nullptr) {
     return static_cast<std::size_t>(std::strtoull(env, nullptr, 10));
   }
-  return 2000;
+  return 1500;
 }
 
 TEST(GraphPropertyTest, ShortRunHoldsEveryInvariant) {
