@@ -175,7 +175,8 @@ Op OpGenerator::Next() {
     std::int64_t& now = conversation_seconds_[scope_idx];
     now = Below(10) == 0 ? now - static_cast<std::int64_t>(Below(30 * kDay))
                          : now + static_cast<std::int64_t>(Below(3 * kDay));
-    // Stay within 2024..2025 (the engine clock starts in 2030, after every event time).
+    // Stay within about two years of 2024-01-01 (the engine clock starts in 2030, after every
+    // event time).
     if (now > kStartSeconds + 2 * 365 * kDay)
       now = kStartSeconds + static_cast<std::int64_t>(Below(30 * kDay));
     const std::string speaker = SpeakerOf(op.scope);
