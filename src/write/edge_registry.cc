@@ -93,8 +93,8 @@ class PlainEdgeHandler final : public EdgeHandler {
 // supersedes: src (new) replaces dst (old). Closes the old node's validity at the request's
 // valid_from when given (a past-state fact "I used to live in Paris" ends the current one at its
 // turn's time), else at the new node's valid_from (or `now`), never before the old node's
-// valid_from and only ever tightening it, and marks
-// the old node superseded (a retired or rejected node keeps its stronger status). Refuses cycles.
+// valid_from and only ever tightening it, and marks the old node superseded (a retired or
+// rejected node keeps its stronger status). Refuses cycles.
 class SupersedesHandler final : public EdgeHandler {
  public:
   std::string_view type() const override { return kSupersedes; }
