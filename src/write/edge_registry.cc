@@ -92,8 +92,9 @@ class PlainEdgeHandler final : public EdgeHandler {
 
 // supersedes: src (new) replaces dst (old). Closes the old node's validity at the request's
 // valid_from when given (a past-state fact "I used to live in Paris" ends the current one at its
-// turn's time), else at the new node's valid_from (or `now`), only ever tightening it, and marks
-// the old node superseded (a retired or rejected node keeps its stronger status). Refuses cycles.
+// turn's time), else at the new node's valid_from (or `now`), never before the old node's
+// valid_from and only ever tightening it, and marks the old node superseded (a retired or
+// rejected node keeps its stronger status). Refuses cycles.
 class SupersedesHandler final : public EdgeHandler {
  public:
   std::string_view type() const override { return kSupersedes; }
@@ -130,8 +131,10 @@ class SupersedesHandler final : public EdgeHandler {
 
     ASSIGN_OR_RETURN(const store::NodeRecord new_node, txn.GetNode(request.src));
     ASSIGN_OR_RETURN(const store::NodeRecord old_node, txn.GetNode(request.dst));
-    const Timestamp close_at =
-        request.valid_from.value_or(new_node.valid_from.value_or(request.now));
+    Timestamp close_at = request.valid_from.value_or(new_node.valid_from.value_or(request.now));
+    // Never before the old node began: a correction ingested out of order (its turn older than
+    // the fact it corrects) leaves the old fact an empty interval, not an inverted one.
+    if (old_node.valid_from.has_value()) close_at = std::max(close_at, *old_node.valid_from);
     // Only tighten: an earlier end stays.
     const Timestamp valid_to =
         old_node.valid_to.has_value() ? std::min(*old_node.valid_to, close_at) : close_at;

@@ -193,6 +193,24 @@ TEST_P(EdgeRegistryContractTest, SupersedesNeverExtendsAnEarlierValidTo) {
   EXPECT_EQ(old_after->status, NodeStatus::kSuperseded);
 }
 
+// Found by the graph property test: a correction ingested out of order (the new node begins
+// before the old one) closed the old node before it began.
+TEST_P(EdgeRegistryContractTest, SupersedesNeverClosesTheOldNodeBeforeItBegan) {
+  EdgeFixture edges(*store_);
+  const ScopeRecord scope = MakeScope("user:alice");
+  const NodeRecord old_fact = AddFact(*store_, scope.scope_id, "old", At(500), std::nullopt);
+  const NodeRecord new_fact = AddFact(*store_, scope.scope_id, "new", At(200), std::nullopt);
+  StatusOr<EdgeRecord> edge =
+      edges.Apply({.type = "supersedes", .src = new_fact.id, .dst = old_fact.id, .now = At(900)});
+  ASSERT_THAT(edge, IsOk());
+  EXPECT_EQ(edge->valid_from, At(500));
+  StatusOr<NodeRecord> old_after = store_->GetNode(old_fact.id);
+  ASSERT_THAT(old_after, IsOk());
+  EXPECT_EQ(old_after->valid_from, At(500));
+  EXPECT_EQ(old_after->valid_to, At(500));
+  EXPECT_EQ(old_after->status, NodeStatus::kSuperseded);
+}
+
 TEST_P(EdgeRegistryContractTest, SupersedesRefusesCycles) {
   EdgeFixture edges(*store_);
   const ScopeRecord scope = MakeScope("user:alice");
