@@ -12,6 +12,7 @@
 #include <set>
 #include <utility>
 
+#include "engram/testing/temp_dir.h"
 #include "store/store.h"
 
 namespace engram::property {
@@ -82,23 +83,6 @@ std::optional<std::int64_t> OptInt(sqlite3_stmt* stmt, int column) {
   return sqlite3_column_int64(stmt, column);
 }
 
-// A fresh directory under the system temp dir, removed with the object.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "engram-graph-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) std::abort();
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace
 
@@ -730,7 +714,7 @@ std::vector<Violation> GraphRun::CheckStore(std::size_t op_index) {
 RunResult RunOpStream(std::size_t count, const std::function<Op(std::size_t)>& op_at,
                       const RunOptions& options) {
   RunResult result;
-  ScratchDir dir;
+  engram::testing::TempDir dir("engram_graph");
   GraphRun run(dir.path() + "/engram.db");
   for (std::size_t op_index = 0; op_index < count; ++op_index) {
     std::vector<Violation> found = run.Apply(op_at(op_index), op_index);
