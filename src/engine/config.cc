@@ -356,6 +356,29 @@ Status Config::Validate() const {
   if (vector.hnsw_max_neighbors < 2 || vector.hnsw_max_neighbors > 256) {
     return Status::InvalidArgument("[vector] hnsw_max_neighbors must be in [2, 256]");
   }
+  {
+    const ConsolidateConfig& c = consolidate;
+    if (c.episode_gap_minutes == 0 || c.episode_gap_minutes > 5256000) {
+      return Status::InvalidArgument("[consolidate] episode_gap_minutes must be in [1, 5256000]");
+    }
+    if (c.episode_min_turns == 0 || c.episode_max_turns == 0 || c.topic_window == 0 ||
+        c.topic_min_terms == 0 || c.narrative_sentences == 0 || c.scene_max_gap_days == 0 ||
+        c.scene_keywords == 0 || c.scene_summary_sentences == 0) {
+      return Status::InvalidArgument(
+          "[consolidate] episode_min_turns, episode_max_turns, topic_window, topic_min_terms, "
+          "narrative_sentences, scene_max_gap_days, scene_keywords and scene_summary_sentences "
+          "must be at least 1");
+    }
+    if (!(c.topic_divergence >= 0 && c.topic_divergence <= 2)) {
+      return Status::InvalidArgument("[consolidate] topic_divergence must be in [0, 2]");
+    }
+    if (!(c.topic_overlap >= 0 && c.topic_overlap <= 1)) {
+      return Status::InvalidArgument("[consolidate] topic_overlap must be in [0, 1]");
+    }
+    if (!(c.scene_threshold >= -1 && c.scene_threshold <= 1)) {
+      return Status::InvalidArgument("[consolidate] scene_threshold must be in [-1, 1]");
+    }
+  }
   if (limits.max_turn_bytes == 0 || limits.max_batch_turns == 0 || limits.max_query_bytes == 0) {
     return Status::InvalidArgument("[limits] values must be positive");
   }
@@ -376,7 +399,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
   for (const auto& [key, node] : root) {
     const std::string_view name = key.str();
     if (name != "bm25" && name != "recall" && name != "planner" && name != "embedder" && name != "vector" &&
-        name != "write" && name != "limits") {
+        name != "write" && name != "consolidate" && name != "limits") {
       return Status::InvalidArgument(Where(node, source_name) + ": unknown section [" +
                                      std::string(name) + "] (see docs/CONFIG.md)");
     }
@@ -464,6 +487,21 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
     RETURN_IF_ERROR(reader.String("llm_model", &config.write.llm_model));
     RETURN_IF_ERROR(reader.String("llm_api_key_env", &config.write.llm_api_key_env));
     return reader.Size("llm_timeout_ms", &config.write.llm_timeout_ms);
+  }));
+  RETURN_IF_ERROR(Section(root, "consolidate", source_name, [&](TableReader& reader) -> Status {
+    ConsolidateConfig& consolidate = config.consolidate;
+    RETURN_IF_ERROR(reader.Size("episode_gap_minutes", &consolidate.episode_gap_minutes));
+    RETURN_IF_ERROR(reader.Size("episode_min_turns", &consolidate.episode_min_turns));
+    RETURN_IF_ERROR(reader.Size("episode_max_turns", &consolidate.episode_max_turns));
+    RETURN_IF_ERROR(reader.Double("topic_divergence", &consolidate.topic_divergence));
+    RETURN_IF_ERROR(reader.Double("topic_overlap", &consolidate.topic_overlap));
+    RETURN_IF_ERROR(reader.Size("topic_window", &consolidate.topic_window));
+    RETURN_IF_ERROR(reader.Size("topic_min_terms", &consolidate.topic_min_terms));
+    RETURN_IF_ERROR(reader.Size("narrative_sentences", &consolidate.narrative_sentences));
+    RETURN_IF_ERROR(reader.Double("scene_threshold", &consolidate.scene_threshold));
+    RETURN_IF_ERROR(reader.Size("scene_max_gap_days", &consolidate.scene_max_gap_days));
+    RETURN_IF_ERROR(reader.Size("scene_keywords", &consolidate.scene_keywords));
+    return reader.Size("scene_summary_sentences", &consolidate.scene_summary_sentences);
   }));
   RETURN_IF_ERROR(Section(root, "limits", source_name, [&](TableReader& reader) -> Status {
     RETURN_IF_ERROR(reader.Size("max_turn_bytes", &config.limits.max_turn_bytes));
