@@ -18,6 +18,7 @@
 #include <set>
 #include <shared_mutex>
 
+#include "consolidate/consolidator.h"
 #include "core/ids.h"
 #include "core/paths.h"
 #include "core/utf8.h"
@@ -315,6 +316,21 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
                    write::EnsureScope(*txn, *impl_->registry, scope, now));
   ASSIGN_OR_RETURN(RememberResult result,
                    impl_->CaptureAndDerive(*txn, record, turns, metadata, vectors, now));
+  RETURN_IF_ERROR(txn->Commit());
+  RETURN_IF_ERROR(impl_->AfterCommit());
+  return result;
+}
+
+StatusOr<ConsolidateResult> Engine::Consolidate(const Scope& scope) {
+  RETURN_IF_ERROR(scope.Validate());
+  std::lock_guard write_lock(impl_->write_mutex);
+  ASSIGN_OR_RETURN(const store::ScopeRecord record, impl_->RequireScope(scope));
+  const Timestamp now = impl_->clock->Now();
+  ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+  const consolidate::Consolidator consolidator(*impl_->store, *impl_->registry,
+                                               impl_->config.consolidate);
+  ASSIGN_OR_RETURN(const ConsolidateResult result, consolidator.Run(*txn, record, now));
+  if (result.written == 0 && result.superseded == 0) return result;  // nothing to commit
   RETURN_IF_ERROR(txn->Commit());
   RETURN_IF_ERROR(impl_->AfterCommit());
   return result;
