@@ -233,6 +233,9 @@ struct WriteConfig {
 // [consolidate]: episodes, scenes and profiles built over a scope's stored turns and facts
 // (EverMemOS §3.3-3.4, DESIGN §4 step 6, src/consolidate). Engine::Consolidate runs it.
 struct ConsolidateConfig {
+  // Engine::Remember consolidates the scope itself whenever a batch crosses a multiple of this
+  // many turns (KeyMem consolidates every 10); 0 = only explicit Consolidate calls. Default: 0.
+  std::size_t every_turns = 0;
   // episodes: a gap of more than this many minutes between consecutive turns starts a new
   // episode (a change of session always does). In [1, 5256000]. Default: 240.
   std::size_t episode_gap_minutes = 240;

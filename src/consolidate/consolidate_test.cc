@@ -191,16 +191,21 @@ TEST(ClusterScenesTest, ThresholdDecides) {
 
 TEST(ClusterScenesTest, KeywordsAndSummaryFollowTheMembersTerms) {
   std::vector<SceneEpisode> episodes = {
-      Episode("2024-01-01T00:00:00Z", {1}, {{"violin", 3}, {"school", 1}}),
-      Episode("2024-01-02T00:00:00Z", {1}, {{"violin", 1}, {"concert", 2}}),
+      Episode("2024-01-01T00:00:00Z", {1}, {{"violin", 3}, {"school", 1}, {"ann", 2}}),
+      Episode("2024-01-02T00:00:00Z", {1}, {{"violin", 1}, {"concert", 3}, {"ann", 2}}),
+      // Outside the scene: makes "ann", used by every episode, less characteristic.
+      Episode("2024-02-01T00:00:00Z", {-1}, {{"ann", 2}, {"weather", 1}}),
   };
   episodes[0].sentences = {{"t1", "Ann said: \"The weather is nice.\""},
                            {"t2", "Ann said: \"Violin practice at school.\""}};
   episodes[1].sentences = {{"t3", "Ann said: \"The violin concert is soon.\""}};
   SceneCluster scene{.members = {0, 1}, .centroid = {1}};
-  const std::vector<std::string> keywords = SceneKeywords(episodes, scene, 2);
-  EXPECT_THAT(keywords, ElementsAre("violin", "concert"));
-  const std::vector<NarrativeSentence> summary = SceneSummary(episodes, scene, keywords, 2);
+  // concert 3 x log(1 + 3/1) = 4.16, violin 4 x log(1 + 3/2) = 3.67, ann 4 x log(1 + 3/3) =
+  // 2.77 (as frequent as violin here, but in every episode), school 1 x log 4 = 1.39.
+  const std::vector<std::string> keywords = SceneKeywords(episodes, scene, 3);
+  EXPECT_THAT(keywords, ElementsAre("concert", "violin", "ann"));
+  const std::vector<NarrativeSentence> summary =
+      SceneSummary(episodes, scene, std::span(keywords).first(2), 2);
   ASSERT_EQ(summary.size(), 2u);
   EXPECT_EQ(summary[0].turn_id, "t2");
   EXPECT_EQ(summary[1].turn_id, "t3");

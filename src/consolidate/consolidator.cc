@@ -96,7 +96,10 @@ class ScopeReader {
       turn.speaker = node.speaker;
       turn.text = node.text;
       std::set<std::string> terms;
-      for (std::string& term : tokenizer_.Terms(node.text)) terms.insert(std::move(term));
+      for (text::Token& token : tokenizer_.Tokenize(node.text)) {
+        words.try_emplace(token.term, std::move(token.word));
+        terms.insert(std::move(token.term));
+      }
       turn.terms.assign(terms.begin(), terms.end());
       turn_index.emplace(node.id, turns.size());
       turns.push_back(std::move(turn));
@@ -112,6 +115,7 @@ class ScopeReader {
   std::vector<std::int64_t> rows;  // the turns' node rows
   std::vector<std::vector<std::string>> turn_entities;  // per turn, mentioned entity ids
   std::map<std::string, std::string> entity_names;      // entity id -> name
+  std::map<std::string, std::string> words;  // term -> the first word it came from (for display)
   std::vector<FactInfo> facts;                          // every fact but rejected ones
   bool has_vectors = false;
 
@@ -506,6 +510,16 @@ StatusOr<ConsolidateResult> Consolidator::Run(store::Transaction& txn,
         SceneKeywords(scene_inputs, cluster, config_.scene_keywords);
     const std::vector<NarrativeSentence> summary =
         SceneSummary(scene_inputs, cluster, keywords, config_.scene_summary_sentences);
+    // Keywords as words ("really", not the stem "realli"), once each.
+    std::vector<std::string> display_keywords;
+    for (const std::string& term : keywords) {
+      const auto word = reader.words.find(term);
+      const std::string& shown = word != reader.words.end() ? word->second : term;
+      if (std::find(display_keywords.begin(), display_keywords.end(), shown) ==
+          display_keywords.end()) {
+        display_keywords.push_back(shown);
+      }
+    }
     json member_ids = json::array();
     Timestamp start = scene_inputs[cluster.members.front()].start;
     Timestamp end = start;
@@ -529,7 +543,7 @@ StatusOr<ConsolidateResult> Consolidator::Run(store::Transaction& txn,
         {"episodes", std::move(member_ids)},
         {"start", FormatTimestamp(start)},
         {"end", FormatTimestamp(end)},
-        {"keywords", keywords},
+        {"keywords", display_keywords},
         {"summary", SentencesJson(summary)},
         {"centroid", std::move(centroid)}};
     Desired scene;

@@ -95,7 +95,18 @@ std::vector<std::string> SceneKeywords(std::span<const SceneEpisode> episodes,
   for (const std::size_t member : scene.members) {
     for (const auto& [term, occurrences] : episodes[member].terms) totals[term] += occurrences;
   }
-  std::vector<std::pair<std::string, std::size_t>> ranked(totals.begin(), totals.end());
+  std::map<std::string, std::size_t> document_frequency;
+  for (const SceneEpisode& episode : episodes) {
+    for (const auto& [term, occurrences] : episode.terms) {
+      if (totals.contains(term)) ++document_frequency[term];
+    }
+  }
+  std::vector<std::pair<std::string, double>> ranked;
+  for (const auto& [term, occurrences] : totals) {
+    const double idf = std::log(1.0 + static_cast<double>(episodes.size()) /
+                                          static_cast<double>(document_frequency[term]));
+    ranked.emplace_back(term, static_cast<double>(occurrences) * idf);
+  }
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::string> keywords;

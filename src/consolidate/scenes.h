@@ -51,8 +51,10 @@ std::vector<float> HashedTermVector(const std::map<std::string, std::size_t>& te
 std::vector<SceneCluster> ClusterScenes(std::span<const SceneEpisode> episodes,
                                         const ConsolidateConfig& config);
 
-// The scene's `count` most frequent terms over its members (more occurrences first, then
-// alphabetical).
+// The scene's `count` most characteristic terms: occurrences in its members times
+// log(1 + E / df), where E is the number of episodes and df the number holding the term, so words
+// every episode uses (the speakers' names, "thanks") rank below the scene's own (higher score
+// first, then alphabetical).
 std::vector<std::string> SceneKeywords(std::span<const SceneEpisode> episodes,
                                        const SceneCluster& scene, std::size_t count);
 

@@ -490,6 +490,7 @@ StatusOr<Config> ParseConfig(std::string_view toml_text, std::string_view source
   }));
   RETURN_IF_ERROR(Section(root, "consolidate", source_name, [&](TableReader& reader) -> Status {
     ConsolidateConfig& consolidate = config.consolidate;
+    RETURN_IF_ERROR(reader.Size("every_turns", &consolidate.every_turns));
     RETURN_IF_ERROR(reader.Size("episode_gap_minutes", &consolidate.episode_gap_minutes));
     RETURN_IF_ERROR(reader.Size("episode_min_turns", &consolidate.episode_min_turns));
     RETURN_IF_ERROR(reader.Size("episode_max_turns", &consolidate.episode_max_turns));

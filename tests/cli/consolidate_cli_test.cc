@@ -50,9 +50,8 @@ class ConsolidateCliTest : public ::testing::Test {
     const Output list = RunCli(store_ + "--json list --scope user:mia --kind turn");
     EXPECT_EQ(list.exit_code, 0) << list.out;
     std::vector<std::string> ids;
-    for (const auto& memory : nlohmann::json::parse(list.out)["memories"]) {
-      ids.push_back(memory["id"]);
-    }
+    const nlohmann::json json = nlohmann::json::parse(list.out);
+    for (const auto& memory : json["memories"]) ids.push_back(memory["id"]);
     return ids;
   }
 

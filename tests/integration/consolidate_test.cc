@@ -179,6 +179,34 @@ TEST(ConsolidateTest, IncrementalEqualsFromScratch) {
   EXPECT_GT(superseded, 0u);
 }
 
+TEST(ConsolidateTest, EveryTurnsConsolidatesWhenABatchCrossesAMultiple) {
+  testing::TempDir dir;
+  EngineOptions options = testing::TestOptions(dir);
+  options.config = Config();
+  options.config->consolidate.every_turns = 4;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
+  const Scope scope = testing::S("user:mia");
+  const std::vector<Turn> turns = Conversation();
+  std::vector<std::string> ids;
+  for (std::size_t begin = 0; begin < turns.size(); begin += 3) {
+    const std::size_t end = std::min(begin + 3, turns.size());
+    StatusOr<RememberResult> remembered =
+        engine->Remember(scope, std::span(turns).subspan(begin, end - begin));
+    ASSERT_THAT(remembered, IsOk());
+    ids.insert(ids.end(), remembered->ids.begin(), remembered->ids.end());
+    if (begin == 0) {  // turns 1-3: no multiple of 4 crossed yet
+      EXPECT_TRUE(Nodes(*engine, scope, NodeKind::kEpisode).empty());
+    }
+  }
+  // Batches 4-6 and 7-9 crossed 4 and 8; 10-11 crossed nothing: the episodes cover turns 1-9.
+  std::vector<std::string> covered;
+  for (const Memory& episode : Nodes(*engine, scope, NodeKind::kEpisode)) {
+    const nlohmann::json fields = Fields(episode);
+    for (const auto& turn : fields["turns"]) covered.push_back(turn);
+  }
+  EXPECT_EQ(covered, std::vector<std::string>(ids.begin(), ids.begin() + 9));
+}
+
 TEST(ConsolidateTest, ProfileKeepsTheReplacedResidenceAsHistory) {
   testing::TempDir dir;
   std::unique_ptr<Engine> engine = testing::OpenOrDie(testing::TestOptions(dir));
