@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/config.h"
 #include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
 #include "test_util.h"
@@ -77,6 +78,22 @@ TEST(ConsolidateTest, UnknownScopeIsNotFound) {
   std::unique_ptr<Engine> engine = testing::OpenOrDie(testing::TestOptions(dir));
   EXPECT_THAT(engine->Consolidate(testing::S("user:nobody")), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(engine->Consolidate(Scope()), StatusIs(StatusCode::kInvalidArgument));
+}
+
+TEST(ConsolidateTest, ConfigSectionIsParsedAndChecked) {
+  StatusOr<Config> config =
+      ParseConfig("[consolidate]\nscene_threshold = 0.5\nscene_max_gap_days = 30\n", "c.toml");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->consolidate.scene_threshold, 0.5);
+  EXPECT_EQ(config->consolidate.scene_max_gap_days, 30u);
+  EXPECT_EQ(Config().consolidate.scene_threshold, 0.70);  // EverMemOS Table 6, LoCoMo
+  EXPECT_EQ(Config().consolidate.scene_max_gap_days, 7u);
+  EXPECT_THAT(ParseConfig("[consolidate]\nscene_threshold = 1.5\n", "c.toml"),
+              StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseConfig("[consolidate]\nepisode_max_turns = 0\n", "c.toml"),
+              StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseConfig("[consolidate]\nscene_treshold = 0.5\n", "c.toml"),
+              StatusIs(StatusCode::kInvalidArgument));
 }
 
 TEST(ConsolidateTest, EpisodesFollowSessionsAndTimeGapsAndCiteTheirTurns) {
