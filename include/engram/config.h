@@ -248,6 +248,45 @@ struct WriteConfig {
   std::size_t llm_timeout_ms = 60000;
 };
 
+// [consolidate]: episodes, scenes and profiles built over a scope's stored turns and facts
+// (EverMemOS §3.3-3.4, DESIGN §4 step 6, src/consolidate). Engine::Consolidate runs it.
+struct ConsolidateConfig {
+  // Engine::Remember consolidates the scope itself whenever a batch crosses a multiple of this
+  // many turns (KeyMem consolidates every 10); 0 = only explicit Consolidate calls. Default: 0.
+  std::size_t every_turns = 0;
+  // episodes: a gap of more than this many minutes between consecutive turns starts a new
+  // episode (a change of session always does). In [1, 5256000]. Default: 240.
+  std::size_t episode_gap_minutes = 240;
+  // episodes: a topic shift may start a new episode only after this many turns, >= 1. Default: 4.
+  std::size_t episode_min_turns = 4;
+  // episodes: an episode holds at most this many turns, >= 1. Default: 40.
+  std::size_t episode_max_turns = 40;
+  // episodes: a topic shift needs the turn's stored divergence (DMF eq. 7, 1 - cosine to the
+  // previous turns' centroid) at or above this, in [0, 2] (ignored when the store has no
+  // embedder). Default: 0.75.
+  double topic_divergence = 0.75;
+  // episodes: ... and at most this share of the turn's content terms among the terms of the
+  // episode's last topic_window turns (lexical shift), in [0, 1]. Default: 0.
+  double topic_overlap = 0.0;
+  // episodes: how many of the episode's latest turns the lexical shift compares with, >= 1.
+  std::size_t topic_window = 4;
+  // episodes: a turn with fewer content terms than this never starts a topic (too short to tell),
+  // >= 1. Default: 4.
+  std::size_t topic_min_terms = 4;
+  // episodes: sentences in an episode's extractive narrative, >= 1. Default: 6.
+  std::size_t narrative_sentences = 6;
+  // scenes: an episode joins the scene whose centroid is most similar when the cosine is at
+  // least this ("tau" in EverMemOS Table 6: 0.70 for LoCoMo, 0.50 for LongMemEval), in [-1, 1].
+  double scene_threshold = 0.70;
+  // scenes: ... and the scene's member closest in time is at most this many days away
+  // (EverMemOS Table 6: 7 for LoCoMo, 30 for LongMemEval), >= 1.
+  std::size_t scene_max_gap_days = 7;
+  // scenes: keywords kept in a scene's vocabulary, >= 1. Default: 12.
+  std::size_t scene_keywords = 12;
+  // scenes: sentences in a scene's extractive summary, >= 1. Default: 5.
+  std::size_t scene_summary_sentences = 5;
+};
+
 struct LimitsConfig {
   std::size_t max_turn_bytes = 256 * 1024;  // a longer turn is rejected (kInvalidArgument)
   std::size_t max_batch_turns = 100000;      // turns per Remember call
@@ -262,6 +301,7 @@ struct Config {
   EmbedderConfig embedder;
   VectorConfig vector;
   WriteConfig write;
+  ConsolidateConfig consolidate;
   LimitsConfig limits;
 
   // kInvalidArgument naming the first out-of-range value (the key, the value and the allowed

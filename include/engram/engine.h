@@ -138,6 +138,14 @@ class Engine {
   // Every node reachable from `id` through accepted same_as edges, `id` included, sorted.
   StatusOr<std::vector<std::string>> EquivalenceClass(std::string_view id);
 
+  // Builds the scope's episodes, scenes and profiles from its turns and facts and stores them as
+  // episode / scene / profile nodes (src/consolidate/consolidator.h), in one transaction.
+  // Idempotent: a second run over an unchanged scope writes nothing; a run after more turns
+  // leaves the same active episodes, scenes and profiles as a run over everything from scratch.
+  // Read them with List (kind episode / scene / profile; each node's metadata holds its fields).
+  // An unknown scope is kNotFound.
+  StatusOr<ConsolidateResult> Consolidate(const Scope& scope);
+
   // Recomputes every index projection from the store and checks it against the live one.
   StatusOr<RebuildReport> RebuildIndex();
 

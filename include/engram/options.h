@@ -46,6 +46,16 @@ struct RememberResult {
   std::int64_t last_sequence = 0;
 };
 
+// What Engine::Consolidate did (src/consolidate/consolidator.h).
+struct ConsolidateResult {
+  std::size_t turns = 0;       // active turns of the scope
+  std::size_t episodes = 0;    // active episodes after the run
+  std::size_t scenes = 0;      // active scenes after the run
+  std::size_t profiles = 0;    // active profiles after the run
+  std::size_t written = 0;     // episode, scene and profile nodes this run wrote
+  std::size_t superseded = 0;  // nodes this run superseded (content changed) or retired
+};
+
 struct RecallQuery {
   std::string text;  // the question; non-empty valid UTF-8
   // "Now" for the question: resolves relative time and validity. Default: the engine clock.

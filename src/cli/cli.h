@@ -119,6 +119,8 @@ void AddEmbedCommand(CLI::App& app, Console& console, CommandList* commands);
 void AddReembedCommand(CLI::App& app, Console& console, CommandList* commands);
 // facts (facts_command.cc)
 void AddFactsCommand(CLI::App& app, Console& console, CommandList* commands);
+// consolidate, episodes, scenes, profile (consolidate_command.cc)
+void AddConsolidateCommands(CLI::App& app, Console& console, CommandList* commands);
 // entities (entities_command.cc)
 void AddEntitiesCommand(CLI::App& app, Console& console, CommandList* commands);
 // serve (serve_command.cc)

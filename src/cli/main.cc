@@ -67,6 +67,7 @@ int Run(int argc, char** argv) {
   AddEmbedCommand(app, console, &commands);
   AddReembedCommand(app, console, &commands);
   AddFactsCommand(app, console, &commands);
+  AddConsolidateCommands(app, console, &commands);
   AddEntitiesCommand(app, console, &commands);
   AddServeCommand(app, console, &commands);
   AddKeysCommands(app, console, &commands);

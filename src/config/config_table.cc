@@ -238,6 +238,41 @@ const KeySpec kKeys[] = {
     {"write", "llm_timeout_ms", ENGRAM_FIELD(write.llm_timeout_ms), Closed(1, 3'600'000), {},
      "LLM extractor: per request", kChosen},
 
+    // [consolidate]
+    {"consolidate", "every_turns", ENGRAM_FIELD(consolidate.every_turns), Closed(0, 1'000'000), {},
+     "Remember consolidates the scope when a batch crosses a multiple of this; 0 = explicit only",
+     "chosen, not measured (KeyMem consolidates every 10 turns; off keeps writes cheap)"},
+    {"consolidate", "episode_gap_minutes", ENGRAM_FIELD(consolidate.episode_gap_minutes),
+     Closed(1, 5'256'000), {}, "episodes: a longer pause between turns starts a new episode",
+     kChosen},
+    {"consolidate", "episode_min_turns", ENGRAM_FIELD(consolidate.episode_min_turns),
+     Closed(1, 10'000), {}, "episodes: a topic shift may start an episode only after this many turns",
+     kChosen},
+    {"consolidate", "episode_max_turns", ENGRAM_FIELD(consolidate.episode_max_turns),
+     Closed(1, 100'000), {}, "episodes: at most this many turns per episode", kChosen},
+    {"consolidate", "topic_divergence", ENGRAM_FIELD(consolidate.topic_divergence), Closed(0, 2), {},
+     "episodes: a topic shift needs the turn's stored divergence at or above this (with an embedder)",
+     kChosen},
+    {"consolidate", "topic_overlap", ENGRAM_FIELD(consolidate.topic_overlap), Closed(0, 1), {},
+     "episodes: ... and at most this share of its content terms in the episode's last turns",
+     kChosen},
+    {"consolidate", "topic_window", ENGRAM_FIELD(consolidate.topic_window), Closed(1, 1'000), {},
+     "episodes: latest turns the lexical shift compares with", kChosen},
+    {"consolidate", "topic_min_terms", ENGRAM_FIELD(consolidate.topic_min_terms), Closed(1, 1'000),
+     {}, "episodes: a turn with fewer content terms never starts a topic", kChosen},
+    {"consolidate", "narrative_sentences", ENGRAM_FIELD(consolidate.narrative_sentences),
+     Closed(1, 1'000), {}, "episodes: sentences in the extractive narrative", kChosen},
+    {"consolidate", "scene_threshold", ENGRAM_FIELD(consolidate.scene_threshold), Closed(-1, 1), {},
+     "scenes: an episode joins the most similar scene at or above this cosine",
+     "EverMemOS Table 6 (0.70 for LoCoMo)"},
+    {"consolidate", "scene_max_gap_days", ENGRAM_FIELD(consolidate.scene_max_gap_days),
+     Closed(1, 36'500), {}, "scenes: ... when a member of the scene is at most this many days away",
+     "EverMemOS Table 6 (7 for LoCoMo)"},
+    {"consolidate", "scene_keywords", ENGRAM_FIELD(consolidate.scene_keywords), Closed(1, 1'000), {},
+     "scenes: keywords kept in a scene's vocabulary", kChosen},
+    {"consolidate", "scene_summary_sentences", ENGRAM_FIELD(consolidate.scene_summary_sentences),
+     Closed(1, 1'000), {}, "scenes: sentences in the extractive summary", kChosen},
+
     // [limits]
     {"limits", "max_turn_bytes", ENGRAM_FIELD(limits.max_turn_bytes), Closed(1, 64 << 20), {},
      "a longer turn is rejected", kChosen},
@@ -252,8 +287,8 @@ const KeySpec kKeys[] = {
 
 #undef ENGRAM_FIELD
 
-constexpr std::string_view kSections[] = {"bm25",   "recall", "planner", "embedder",
-                                          "vector", "write",  "limits"};
+constexpr std::string_view kSections[] = {"bm25",  "recall",      "planner", "embedder",
+                                          "vector", "write", "consolidate", "limits"};
 constexpr std::string_view kShapes[] = {"factoid", "list",         "count",          "boolean",
                                         "when",    "ordering",     "recommendation", "inference",
                                         "summary", "current_state"};

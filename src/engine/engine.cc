@@ -18,6 +18,7 @@
 #include <set>
 #include <shared_mutex>
 
+#include "consolidate/consolidator.h"
 #include "core/ids.h"
 #include "core/paths.h"
 #include "core/utf8.h"
@@ -229,6 +230,19 @@ struct Engine::Impl {
                                    "\" is not a memory id (32 lowercase hex digits)");
   }
 
+  // Engine::Consolidate with write_mutex held: one write transaction, committed only when the
+  // pass changed something.
+  StatusOr<ConsolidateResult> ConsolidateLocked(const store::ScopeRecord& record) {
+    const Timestamp now = clock->Now();
+    ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, store->BeginWrite());
+    const consolidate::Consolidator consolidator(*store, *registry, config.consolidate);
+    ASSIGN_OR_RETURN(const ConsolidateResult result, consolidator.Run(*txn, record, now));
+    if (result.written == 0 && result.superseded == 0) return result;  // nothing to commit
+    RETURN_IF_ERROR(txn->Commit());
+    RETURN_IF_ERROR(AfterCommit());
+    return result;
+  }
+
   StatusOr<store::NodeRecord> RequireNode(std::string_view id) {
     RETURN_IF_ERROR(CheckId(id));
     return store->GetNode(id);
@@ -317,7 +331,22 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
                    impl_->CaptureAndDerive(*txn, record, turns, metadata, vectors, now));
   RETURN_IF_ERROR(txn->Commit());
   RETURN_IF_ERROR(impl_->AfterCommit());
+  // [consolidate] every_turns: consolidate when the batch crossed a multiple of it. The turns
+  // are committed by now, so a failed pass must not fail the call (whose caller would store
+  // them again); the next crossing or an explicit Consolidate catches up.
+  const std::int64_t every = static_cast<std::int64_t>(impl_->config.consolidate.every_turns);
+  if (every > 0 && result.last_sequence / every > (result.first_sequence - 1) / every) {
+    txn.reset();  // the store holds one write transaction at a time
+    static_cast<void>(impl_->ConsolidateLocked(record));
+  }
   return result;
+}
+
+StatusOr<ConsolidateResult> Engine::Consolidate(const Scope& scope) {
+  RETURN_IF_ERROR(scope.Validate());
+  std::lock_guard write_lock(impl_->write_mutex);
+  ASSIGN_OR_RETURN(const store::ScopeRecord record, impl_->RequireScope(scope));
+  return impl_->ConsolidateLocked(record);
 }
 
 StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query,

@@ -1,0 +1,152 @@
+// End-to-end test of `engram consolidate`, `engram episodes`, `engram scenes` and
+// `engram profile`: a user who moved from Berlin to Munich ends up with Munich as the current
+// residence and Berlin in its history, each linked to the turn that said it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "shell_runner.h"
+
+namespace engram {
+namespace {
+
+namespace fs = std::filesystem;
+
+using Output = testing::ShellOutput;
+using testing::RunCli;
+
+class ConsolidateCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "engram_consolidate_cli_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    store_ = "--store '" + (fs::path(dir_) / "engram.db").string() + "' ";
+    const std::string input = (fs::path(dir_) / "turns.jsonl").string();
+    std::ofstream(input)
+        << R"({"speaker": "Mia", "text": "I moved to Berlin last March.", "session_id": "s1", "event_time": "2024-05-10T12:00:00Z"})"
+        << "\n"
+        << R"({"speaker": "Mia", "text": "Is the museum open on Mondays?", "session_id": "s1", "event_time": "2024-05-10T12:01:00Z"})"
+        << "\n"
+        << R"({"speaker": "Mia", "text": "I actually live in Munich now.", "session_id": "s2", "event_time": "2024-07-20T09:00:00Z"})"
+        << "\n"
+        << R"({"speaker": "Mia", "text": "I'm flying to Rome next week.", "session_id": "s2", "event_time": "2024-07-20T09:05:00Z"})"
+        << "\n";
+    const Output ingest = RunCli(store_ + "--json ingest --scope user:mia '" + input + "'");
+    ASSERT_EQ(ingest.exit_code, 0) << ingest.out;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  // The ids of the scope's turns, in order.
+  std::vector<std::string> TurnIds() {
+    const Output list = RunCli(store_ + "--json list --scope user:mia --kind turn");
+    EXPECT_EQ(list.exit_code, 0) << list.out;
+    std::vector<std::string> ids;
+    const nlohmann::json json = nlohmann::json::parse(list.out);
+    for (const auto& memory : json["memories"]) ids.push_back(memory["id"]);
+    return ids;
+  }
+
+  std::string dir_;
+  std::string store_;
+};
+
+TEST_F(ConsolidateCliTest, ProfileShowsMunichWithBerlinInItsHistory) {
+  const Output consolidate = RunCli(store_ + "--json consolidate --scope user:mia");
+  ASSERT_EQ(consolidate.exit_code, 0) << consolidate.out;
+  const nlohmann::json result = nlohmann::json::parse(consolidate.out);
+  EXPECT_EQ(result["turns"], 4);
+  EXPECT_EQ(result["episodes"], 2);  // one per session
+  EXPECT_EQ(result["profiles"], 1);
+
+  const std::vector<std::string> turns = TurnIds();
+  ASSERT_EQ(turns.size(), 4u);
+  const Output profile = RunCli(store_ + "--json profile --scope user:mia");
+  ASSERT_EQ(profile.exit_code, 0) << profile.out;
+  const nlohmann::json json = nlohmann::json::parse(profile.out);
+  ASSERT_EQ(json["count"], 1);
+  const nlohmann::json& mia = json["people"][0];
+  EXPECT_EQ(mia["name"], "Mia");
+  EXPECT_EQ(mia["scope_user"], true);
+  ASSERT_EQ(mia["explicit"].size(), 1u) << mia.dump(2);
+  const nlohmann::json& residence = mia["explicit"][0];
+  EXPECT_EQ(residence["predicate"], "lives_in");
+  EXPECT_EQ(residence["current"]["object"], "Munich");
+  EXPECT_EQ(residence["current"]["turns"], nlohmann::json::array({turns[2]}));
+  ASSERT_EQ(residence["history"].size(), 1u);
+  EXPECT_EQ(residence["history"][0]["object"], "Berlin");
+  EXPECT_EQ(residence["history"][0]["turns"], nlohmann::json::array({turns[0]}));
+
+  const Output human = RunCli(store_ + "profile --scope user:mia");
+  ASSERT_EQ(human.exit_code, 0);
+  EXPECT_THAT(human.out, ::testing::HasSubstr("lives_in: Munich"));
+  EXPECT_THAT(human.out, ::testing::HasSubstr("before: Berlin"));
+}
+
+TEST_F(ConsolidateCliTest, EpisodesAndScenesList) {
+  ASSERT_EQ(RunCli(store_ + "--quiet consolidate --scope user:mia").exit_code, 0);
+  const Output episodes = RunCli(store_ + "--json episodes --scope user:mia");
+  ASSERT_EQ(episodes.exit_code, 0) << episodes.out;
+  const nlohmann::json json = nlohmann::json::parse(episodes.out);
+  ASSERT_EQ(json["count"], 2);
+  EXPECT_EQ(json["episodes"][0]["session"], "s1");
+  EXPECT_EQ(json["episodes"][0]["turns"].size(), 2u);
+  EXPECT_EQ(json["episodes"][1]["boundary"], "session");
+  EXPECT_EQ(json["episodes"][0]["status"], "active");
+
+  const Output scenes = RunCli(store_ + "--json scenes --scope user:mia");
+  ASSERT_EQ(scenes.exit_code, 0) << scenes.out;
+  const nlohmann::json scene_json = nlohmann::json::parse(scenes.out);
+  ASSERT_GE(scene_json["count"].get<int>(), 1);
+  std::size_t members = 0;
+  for (const auto& scene : scene_json["scenes"]) members += scene["episodes"].size();
+  EXPECT_EQ(members, 2u);  // every episode in exactly one scene
+}
+
+TEST_F(ConsolidateCliTest, UnknownScopeAndBadScopeAreClearErrors) {
+  const Output unknown = RunCli(store_ + "consolidate --scope user:nobody", /*with_stderr=*/true);
+  EXPECT_EQ(unknown.exit_code, 3);
+  EXPECT_THAT(unknown.out, ::testing::HasSubstr("user:nobody"));
+  const Output json_unknown = RunCli(store_ + "--json episodes --scope user:nobody");
+  EXPECT_EQ(json_unknown.exit_code, 3);
+  EXPECT_TRUE(nlohmann::json::parse(json_unknown.out).contains("error"));
+  const Output bad = RunCli(store_ + "profile --scope 'nonsense'");
+  EXPECT_EQ(bad.exit_code, 2);
+  const Output bad_time =
+      RunCli(store_ + "foresight --scope user:mia --at 'next tuesday'", /*with_stderr=*/true);
+  EXPECT_EQ(bad_time.exit_code, 2);
+  EXPECT_THAT(bad_time.out, ::testing::HasSubstr("--at"));
+}
+
+TEST_F(ConsolidateCliTest, ForesightIsListedWhileValid) {
+  const Output during = RunCli(store_ + "--json foresight --scope user:mia --at 2024-07-21T00:00:00Z");
+  ASSERT_EQ(during.exit_code, 0) << during.out;
+  const nlohmann::json valid = nlohmann::json::parse(during.out);
+  ASSERT_EQ(valid["count"], 1) << valid.dump(2);
+  const nlohmann::json& plan = valid["foresight"][0];
+  EXPECT_EQ(plan["predicate"], "plans_to");
+  EXPECT_EQ(plan["validity"], "valid");
+  EXPECT_EQ(plan["turns"], nlohmann::json::array({TurnIds()[3]}));
+  const std::string valid_to = plan["valid_to"];
+
+  // At its end it has expired: hidden, and marked so with --all.
+  const Output after = RunCli(store_ + "--json foresight --scope user:mia --at " + valid_to);
+  ASSERT_EQ(after.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(after.out)["count"], 0);
+  const Output all = RunCli(store_ + "--json foresight --all --scope user:mia --at " + valid_to);
+  ASSERT_EQ(all.exit_code, 0);
+  const nlohmann::json every = nlohmann::json::parse(all.out);
+  ASSERT_EQ(every["count"], 1);
+  EXPECT_EQ(every["foresight"][0]["validity"], "expired");
+}
+
+}  // namespace
+}  // namespace engram
