@@ -4,12 +4,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "shell_runner.h"
 
@@ -17,7 +20,9 @@ namespace engram {
 namespace {
 
 namespace fs = std::filesystem;
+using ::engram::testing::CliCommand;
 using ::engram::testing::RunCli;
+using ::engram::testing::RunShell;
 using ::engram::testing::ShellOutput;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -184,6 +189,140 @@ TEST_F(ReliabilityCliTest, ATrailingSpaceOrDecomposedAccentNamesTheSameScope) {
   const ShellOutput erase = Engram("erase --scope user:alice --yes");
   EXPECT_EQ(erase.exit_code, 0) << erase.out;
   EXPECT_EQ(CountTurns("user:alice "), 0);
+}
+
+// ---- a store in a read-only location ---------------------------------------------------------
+
+// Quotes `text` for the shell.
+std::string Quoted(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// Runs commands with a directory made read-only by a bind mount of it onto itself, remounted
+// read-only, in a private mount namespace (so nothing outlives the command): unprivileged
+// through a user namespace where the kernel allows one, else as root.
+class ReadOnlyMount {
+ public:
+  // The unshare prefix that works here, or "" (the reason in *why_not).
+  static std::string Prefix(const std::string& probe_dir, std::string* why_not) {
+    for (const std::string prefix : {"unshare --map-root-user --mount", "unshare --mount"}) {
+      if (RunShell(prefix + " sh -c " +
+                   Quoted(Mount(probe_dir) + " && ! touch " + Quoted(probe_dir + "/probe")) +
+                   " >/dev/null 2>&1")
+              .exit_code == 0) {
+        return prefix;
+      }
+    }
+    *why_not =
+        "neither `unshare --map-root-user --mount` nor (as root) `unshare --mount` can "
+        "make a read-only bind mount here";
+    return "";
+  }
+
+  // `engram <args>` run with `dir` read-only.
+  static ShellOutput Run(const std::string& prefix, const std::string& dir,
+                         const std::string& args) {
+    return RunShell(prefix + " sh -c " + Quoted(Mount(dir) + " && " + CliCommand() + " " + args) +
+                    " 2>&1");
+  }
+
+ private:
+  static std::string Mount(const std::string& dir) {
+    return "mount --bind " + Quoted(dir) + " " + Quoted(dir) + " && mount -o remount,bind,ro " +
+           Quoted(dir) + " " + Quoted(dir);
+  }
+};
+
+// Names of the files in `dir`, sorted.
+std::vector<std::string> FilesIn(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(ReliabilityCliTest, ReadsWorkAndWritesFailClearlyOnAReadOnlyFileSystem) {
+  ASSERT_EQ(Engram("-q ingest --scope user:priya '" + kExample + "'").exit_code, 0);
+  const std::vector<std::string> files = FilesIn(dir_);
+  ASSERT_EQ(files, std::vector<std::string>{"engram.db"});  // closed cleanly: no -wal, no -shm
+  std::string why_not;
+  const std::string prefix = ReadOnlyMount::Prefix(dir_, &why_not);
+  if (prefix.empty()) GTEST_SKIP() << why_not;
+  const std::string store = "--store " + Quoted(store_) + " ";
+
+  const ShellOutput scopes = ReadOnlyMount::Run(prefix, dir_, store + "--json scopes");
+  ASSERT_EQ(scopes.exit_code, 0) << scopes.out;
+  EXPECT_THAT(scopes.out, HasSubstr("\"user:priya\""));
+  const ShellOutput list =
+      ReadOnlyMount::Run(prefix, dir_, store + "--json list --scope user:priya --limit 1000");
+  ASSERT_EQ(list.exit_code, 0) << list.out;
+  EXPECT_EQ(json::parse(list.out)["count"], kExampleTurns);
+  const ShellOutput recall = ReadOnlyMount::Run(
+      prefix, dir_, store + "--json recall --scope user:priya 'How old is Biscuit?'");
+  ASSERT_EQ(recall.exit_code, 0) << recall.out;
+  EXPECT_THAT(recall.out, HasSubstr("four-year-old ginger"));
+
+  const ShellOutput ingest =
+      ReadOnlyMount::Run(prefix, dir_, store + "ingest --scope user:tom '" + kExample + "'");
+  EXPECT_EQ(ingest.exit_code, 1) << ingest.out;
+  EXPECT_THAT(ingest.out, HasSubstr("is read-only (it is on a read-only file system)"));
+  EXPECT_THAT(ingest.out, HasSubstr("nothing can be written to it"));
+  const ShellOutput erase =
+      ReadOnlyMount::Run(prefix, dir_, store + "erase --scope user:priya --yes");
+  EXPECT_EQ(erase.exit_code, 1) << erase.out;
+  EXPECT_THAT(erase.out, HasSubstr("is read-only"));
+  const ShellOutput create = ReadOnlyMount::Run(
+      prefix, dir_,
+      "--store " + Quoted(Path("new.db")) + " ingest --scope user:a '" + kExample + "'");
+  EXPECT_EQ(create.exit_code, 1) << create.out;
+  EXPECT_THAT(create.out, HasSubstr("cannot create store"));
+  EXPECT_EQ(FilesIn(dir_), files);
+  EXPECT_EQ(CountTurns("user:priya"), kExampleTurns);
+}
+
+TEST_F(ReliabilityCliTest, AReadOnlyStoreWithAPendingWriteAheadLogIsRefusedNamingTheFix) {
+  ASSERT_EQ(Engram("-q ingest --scope user:priya '" + kExample + "'").exit_code, 0);
+  std::string why_not;
+  const std::string prefix = ReadOnlyMount::Prefix(dir_, &why_not);
+  if (prefix.empty()) GTEST_SKIP() << why_not;
+  // A log left by a writer on another machine or mount: the reader cannot see into it without a
+  // shared-memory file, and reading the database file alone would miss its commits.
+  File("engram.db-wal", std::string(4096, 'w'));
+  const ShellOutput scopes =
+      ReadOnlyMount::Run(prefix, dir_, "--store " + Quoted(store_) + " scopes");
+  EXPECT_EQ(scopes.exit_code, 1) << scopes.out;
+  EXPECT_THAT(scopes.out, HasSubstr("engram.db-wal holds 4096 bytes not yet copied into it"));
+  EXPECT_THAT(scopes.out, HasSubstr("open the store once from a writable location"));
+}
+
+TEST_F(ReliabilityCliTest, ReadsWorkAndWritesFailClearlyInADirectoryWithoutWritePermission) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores permission bits (the mount test covers root)";
+  ASSERT_EQ(Engram("-q ingest --scope user:priya '" + kExample + "'").exit_code, 0);
+  fs::permissions(dir_, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                  fs::perm_options::remove);
+  EXPECT_EQ(CountTurns("user:priya"), kExampleTurns);
+  const ShellOutput scopes = Engram("scopes");
+  EXPECT_EQ(scopes.exit_code, 0) << scopes.out;
+  EXPECT_THAT(scopes.out, HasSubstr("user:priya"));
+  const ShellOutput recall = Engram("recall --scope user:priya 'How old is Biscuit?'");
+  EXPECT_EQ(recall.exit_code, 0) << recall.out;
+  EXPECT_THAT(recall.out, HasSubstr("four-year-old ginger"));
+  const ShellOutput ingest = Engram("ingest --scope user:tom '" + kExample + "'", true);
+  EXPECT_EQ(ingest.exit_code, 1) << ingest.out;
+  EXPECT_THAT(ingest.out, HasSubstr("is not writable"));
+  EXPECT_THAT(ingest.out, HasSubstr("nothing can be written to it"));
+  fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
+  EXPECT_EQ(FilesIn(dir_), std::vector<std::string>{"engram.db"});
 }
 
 }  // namespace

@@ -84,8 +84,7 @@ void Statement::BindTime(int index, std::optional<Timestamp> value) {
 }
 
 void Statement::BindBlob(int index, std::span<const std::byte> value) {
-  const int rc =
-      sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT);
+  const int rc = sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK && bind_rc_ == 0) bind_rc_ = rc;
 }
 
@@ -139,9 +138,11 @@ std::string Statement::ColumnName(int column) const {
 int Statement::ColumnType(int column) const { return sqlite3_column_type(stmt_, column); }
 
 StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path, int flags,
-                                                       int busy_timeout_ms) {
+                                                       int busy_timeout_ms,
+                                                       const std::string& uri) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  const int rc = uri.empty() ? sqlite3_open_v2(path.c_str(), &db, flags, nullptr)
+                             : sqlite3_open_v2(uri.c_str(), &db, flags | SQLITE_OPEN_URI, nullptr);
   if (rc != SQLITE_OK) {
     Status status =
         SqliteStatus(rc, db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc), "open", path);

@@ -216,4 +216,21 @@ Status ApplyMigrations(Connection& connection) {
   return txn.Commit();
 }
 
+Status CheckSchemaReadOnly(Connection& connection, std::string_view read_only_reason) {
+  ScopedSqlTransaction read(connection, "BEGIN DEFERRED");
+  RETURN_IF_ERROR(read.status());
+  ASSIGN_OR_RETURN(const std::int64_t current, ReadSchemaVersion(connection));
+  RETURN_IF_ERROR(CheckNotNewer(connection, current));
+  RETURN_IF_ERROR(read.Commit());
+  if (current == kLatestSchemaVersion) return Status::Ok();
+  const std::string state = current == 0 ? "is an empty database, not an engram store yet"
+                                         : "has schema version " + std::to_string(current);
+  return Status::FailedPrecondition(
+      "sqlite: store " + connection.path() + " " + state + "; this engram reads version " +
+      std::to_string(kLatestSchemaVersion) +
+      ", and bringing it there needs a write, but the store "
+      "is read-only (" +
+      std::string(read_only_reason) + "): open it once from a writable location to migrate it");
+}
+
 }  // namespace engram::store::sqlite

@@ -40,6 +40,12 @@ StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection);
 // than this binary knows.
 Status ApplyMigrations(Connection& connection);
 
+// For a store opened read-only (`read_only_reason` says why it cannot be written): checks in a
+// read transaction that its schema is kLatestSchemaVersion, which is all a read-only store can
+// be read at. kFailedPrecondition naming the versions when it is newer, or older and so needs a
+// migration this connection cannot write.
+Status CheckSchemaReadOnly(Connection& connection, std::string_view read_only_reason);
+
 }  // namespace engram::store::sqlite
 
 #endif  // ENGRAM_STORE_SQLITE_MIGRATIONS_H_
