@@ -206,25 +206,32 @@ std::string Quoted(const std::string& text) {
   return out + "'";
 }
 
+// The unshare prefix that runs commands in a private mount namespace (so no mount outlives them)
+// where `probe`, a shell command that mounts, succeeds: unprivileged through a user namespace
+// where the kernel allows one, else as root. "" when neither works.
+std::string MountNamespacePrefix(const std::string& probe) {
+  for (const std::string prefix : {"unshare --map-root-user --mount", "unshare --mount"}) {
+    if (RunShell(prefix + " sh -c " + Quoted(probe) + " >/dev/null 2>&1").exit_code == 0) {
+      return prefix;
+    }
+  }
+  return "";
+}
+
 // Runs commands with a directory made read-only by a bind mount of it onto itself, remounted
-// read-only, in a private mount namespace (so nothing outlives the command): unprivileged
-// through a user namespace where the kernel allows one, else as root.
+// read-only, in a private mount namespace.
 class ReadOnlyMount {
  public:
   // The unshare prefix that works here, or "" (the reason in *why_not).
   static std::string Prefix(const std::string& probe_dir, std::string* why_not) {
-    for (const std::string prefix : {"unshare --map-root-user --mount", "unshare --mount"}) {
-      if (RunShell(prefix + " sh -c " +
-                   Quoted(Mount(probe_dir) + " && ! touch " + Quoted(probe_dir + "/probe")) +
-                   " >/dev/null 2>&1")
-              .exit_code == 0) {
-        return prefix;
-      }
+    const std::string prefix =
+        MountNamespacePrefix(Mount(probe_dir) + " && ! touch " + Quoted(probe_dir + "/probe"));
+    if (prefix.empty()) {
+      *why_not =
+          "neither `unshare --map-root-user --mount` nor (as root) `unshare --mount` can "
+          "make a read-only bind mount here";
     }
-    *why_not =
-        "neither `unshare --map-root-user --mount` nor (as root) `unshare --mount` can "
-        "make a read-only bind mount here";
-    return "";
+    return prefix;
   }
 
   // `engram <args>` run with `dir` read-only.
@@ -323,6 +330,54 @@ TEST_F(ReliabilityCliTest, ReadsWorkAndWritesFailClearlyInADirectoryWithoutWrite
   EXPECT_THAT(ingest.out, HasSubstr("nothing can be written to it"));
   fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
   EXPECT_EQ(FilesIn(dir_), std::vector<std::string>{"engram.db"});
+}
+
+// ---- a full disk ------------------------------------------------------------------------------
+
+// The text between "== <name>\n" and the next "== " marker (or the end) of `out`.
+std::string Section(const std::string& out, const std::string& name) {
+  const std::string marker = "== " + name + "\n";
+  const std::size_t begin = out.find(marker);
+  if (begin == std::string::npos) return "";
+  const std::size_t from = begin + marker.size();
+  const std::size_t end = out.find("== ", from);
+  return out.substr(from, end == std::string::npos ? std::string::npos : end - from);
+}
+
+// On a full disk nothing can change the store, an erase included: SQLite writes every change to
+// its write-ahead log first, and cannot even create its shared-memory file to open the store (a
+// log left by an earlier writer cannot be folded into a file that would have to grow). So erase
+// fails saying the disk is full and what to do, changes nothing, and works once there is room.
+TEST_F(ReliabilityCliTest, OnAFullDiskEraseSaysToFreeSpaceAndWorksOnceThereIsRoom) {
+  const std::string disk = Path("disk");
+  fs::create_directory(disk);
+  const std::string mount = "mount -t tmpfs -o size=4m tmpfs " + Quoted(disk);
+  const std::string prefix = MountNamespacePrefix(mount);
+  if (prefix.empty()) GTEST_SKIP() << "no private mount namespace to mount a small tmpfs in";
+  const std::string engram = CliCommand() + " --store " + Quoted(disk + "/engram.db") + " ";
+  const std::string script =
+      mount + " && " + engram + "-q ingest --scope user:a '" + kExample + "' && " + engram +
+      "-q ingest --scope user:b '" + kExample +
+      "' && { dd if=/dev/zero of=" + Quoted(disk + "/filler") + " bs=4k 2>/dev/null; true; }" +
+      "; echo '== erase on the full disk'; " + engram + "erase --scope user:a --yes; echo rc=$?" +
+      "; echo '== free'; df -k " + Quoted(disk) + " | tail -1 | awk '{print $4}'" + "; rm " +
+      Quoted(disk + "/filler") + "; echo '== erase with room'; " + engram +
+      "erase --scope user:a --yes; echo rc=$?" + "; echo '== scopes'; " + engram +
+      "--json scopes; echo rc=$?";
+  const ShellOutput result = RunShell(prefix + " sh -c " + Quoted(script) + " 2>&1");
+  ASSERT_EQ(result.exit_code, 0) << result.out;
+  ASSERT_EQ(Section(result.out, "free"), "0\n") << result.out;  // the disk was full
+  const std::string full = Section(result.out, "erase on the full disk");
+  EXPECT_THAT(full, HasSubstr("rc=1")) << result.out;
+  EXPECT_THAT(full, HasSubstr("the disk holding the store has 0 bytes free"));
+  EXPECT_THAT(full, HasSubstr("free space on that disk, or move the store with its -wal file"));
+  const std::string room = Section(result.out, "erase with room");
+  EXPECT_THAT(room, HasSubstr("erased user:a: 1 scope(s)")) << result.out;
+  EXPECT_THAT(room, HasSubstr("rc=0"));
+  const std::string scopes = Section(result.out, "scopes");
+  EXPECT_THAT(scopes, HasSubstr("\"user:b\""));
+  EXPECT_THAT(scopes, Not(HasSubstr("\"user:a\"")));
+  EXPECT_THAT(scopes, HasSubstr("rc=0"));
 }
 
 }  // namespace

@@ -1024,7 +1024,8 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
   if (writer_ == nullptr) return ReadOnlyError();
   std::lock_guard<std::mutex> lock(write_mutex_);
   EraseCounts counts;
-  {
+  // The erase itself, in one transaction: all of it or (on an error) none of it.
+  const Status erased = [&]() -> Status {
     ScopedSqlTransaction txn(*writer_, "BEGIN IMMEDIATE");
     RETURN_IF_ERROR(txn.status());
     // The scopes named and every scope nested in them, in scope_id order.
@@ -1110,7 +1111,10 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
           "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id])));
     }
     RETURN_IF_ERROR(writer_->Exec("DELETE FROM temp.erase_scope_ids", "erase scopes: clean up"));
-    RETURN_IF_ERROR(txn.Commit());
+    return txn.Commit();
+  }();
+  if (!erased.ok()) {
+    return Status(erased.code(), "nothing was erased: " + erased.message());
   }
   // The deleted rows were zeroed in their pages (secure_delete), but older copies of those pages
   // still sit in the WAL. Copy the WAL back into the database and truncate it to zero bytes.
