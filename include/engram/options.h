@@ -42,8 +42,13 @@ struct RememberOptions {
 // What Remember wrote.
 struct RememberResult {
   std::vector<std::string> ids;  // one node id per input turn, in input order
+  // Sequence numbers of the first and last turn this call stored; 0 when it stored none.
   std::int64_t first_sequence = 0;
   std::int64_t last_sequence = 0;
+  // Indexes of the input turns not stored because their idempotency key was already stored in
+  // the scope (or given to an earlier turn of the batch), ascending; ids[i] is then the id of the
+  // turn stored with that key.
+  std::vector<std::size_t> already_stored;
 };
 
 enum class AnswerPolicy { kStrict, kBalanced, kAdvanced };

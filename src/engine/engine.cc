@@ -205,21 +205,33 @@ struct Engine::Impl {
                                             Timestamp now) {
     ASSIGN_OR_RETURN(RememberResult result,
                      write::CaptureTurns(txn, *registry, record, turns, metadata, now));
-    for (std::size_t i = 0; i < turn_vectors.size() && i < result.ids.size(); ++i) {
-      RETURN_IF_ERROR(txn.PutVector(result.ids[i], embedder_record.model_id, turn_vectors[i])
-                          .WithContext("turn " + std::to_string(i)));
+    // The turns this call stored (not those whose idempotency key was stored already), with
+    // their vectors: only they get vectors and derivations.
+    std::vector<std::string> stored_ids;
+    std::vector<std::vector<float>> stored_vectors;
+    for (std::size_t i = 0, skipped = 0; i < result.ids.size(); ++i) {
+      if (skipped < result.already_stored.size() && result.already_stored[skipped] == i) {
+        ++skipped;
+        continue;
+      }
+      stored_ids.push_back(result.ids[i]);
+      if (i < turn_vectors.size()) {
+        RETURN_IF_ERROR(txn.PutVector(result.ids[i], embedder_record.model_id, turn_vectors[i])
+                            .WithContext("turn " + std::to_string(i)));
+        stored_vectors.push_back(turn_vectors[i]);
+      }
     }
     write::DeriveContext derive;
     derive.scope = &record;
     derive.now = now;
-    derive.turn_vectors =
-        turn_vectors;  // DMF divergence; earlier turns' vectors come from the store
+    // DMF divergence; earlier turns' vectors come from the store.
+    derive.turn_vectors = stored_vectors;
     derive.store = store.get();
     // The resolver's embedding tier embeds entity names (cached across calls).
     if (HasEmbedder()) {
       ASSIGN_OR_RETURN(derive.embedder, GetEmbedder());
     }
-    RETURN_IF_ERROR(deriver->Derive(txn, *registry, result.ids, derive));
+    RETURN_IF_ERROR(deriver->Derive(txn, *registry, stored_ids, derive));
     return result;
   }
 

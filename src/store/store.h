@@ -69,6 +69,9 @@ struct NodeRecord {
   std::int64_t sequence = 0;  // per-scope interaction index
   std::optional<Timestamp> event_time;
   std::string metadata_json = "{}";
+  // The turn's idempotency key (Turn::idempotency_key); "" = none. Unique within a scope: a
+  // second turn with a key the scope holds is kAlreadyExists.
+  std::string idempotency_key;
   // Mutable state.
   NodeStatus status = NodeStatus::kActive;
   std::optional<Timestamp> valid_from;
@@ -168,6 +171,10 @@ class Transaction {
   // Inserts a node (record.row is ignored) and returns its row. kAlreadyExists if the id exists.
   virtual StatusOr<std::int64_t> InsertNode(const NodeRecord& record) = 0;
   virtual StatusOr<NodeRecord> GetNode(std::string_view id) = 0;
+  // The turn of the scope holding this idempotency key (seeing this transaction's writes), if
+  // any. `key` must not be empty.
+  virtual StatusOr<std::optional<NodeRecord>> FindTurnByKey(std::int64_t scope_id,
+                                                            std::string_view key) = 0;
   // Changes the mutable state of a node; content never changes. kNotFound for an unknown id.
   // The kNodeUpdated journal detail is "status=<status> valid_to=<time|none>", followed by
   // "; <journal_detail>" when journal_detail is not empty (see store/journal.h StateDetail).

@@ -87,6 +87,31 @@ TEST_F(ReliabilityCliTest, IngestingTheSameFileTwiceStoresEveryTurnOnce) {
   EXPECT_THAT(third.out, HasSubstr("60 turn(s) already stored"));
 }
 
+// Two imports of one file at once: each process checks the keys inside its own write
+// transaction, so whichever commits second finds every turn stored. The key is not in the turns'
+// metadata.
+TEST_F(ReliabilityCliTest, TwoProcessesIngestingTheSameFileAtOnceStoreEveryTurnOnce) {
+  ASSERT_EQ(Engram("-q ingest --scope user:tom '" + kExample + "'").exit_code, 0);
+  const std::string ingest = CliCommand() + " --store '" + store_ +
+                             "' --json ingest --scope user:priya '" + kExample + "'";
+  const ShellOutput both =
+      RunShell(ingest + " >'" + Path("a.json") + "' & a=$!; " + ingest + " >'" + Path("b.json") +
+               "' & b=$!; wait $a; ra=$?; wait $b; echo \"$ra $?\"");
+  ASSERT_EQ(both.out, "0 0\n");
+  const auto summary = [&](const std::string& name) {
+    std::ifstream in(Path(name));
+    return json::parse(std::string((std::istreambuf_iterator<char>(in)), {}));
+  };
+  const json a = summary("a.json");
+  const json b = summary("b.json");
+  EXPECT_EQ(a["turns"].get<int>() + b["turns"].get<int>(), kExampleTurns) << a << b;
+  EXPECT_EQ(a["already_stored"].get<int>() + b["already_stored"].get<int>(), kExampleTurns);
+  EXPECT_EQ(CountTurns("user:priya"), kExampleTurns);
+  const ShellOutput listed = Engram("--json list --scope user:priya --limit 1000");
+  ASSERT_EQ(listed.exit_code, 0);
+  EXPECT_THAT(listed.out, Not(HasSubstr("idempotency_key")));
+}
+
 TEST_F(ReliabilityCliTest, GivenIdempotencyKeysMakeARepeatedTurnOneTurn) {
   const std::string path = File("keys.jsonl",
                                 "{\"text\": \"I moved to Lisbon.\", \"idempotency_key\": \"m1\"}\n"

@@ -191,5 +191,73 @@ TEST(ConfigBoundsTest, ConfigFileNamingADirectoryIsAnError) {
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("is a directory")));
 }
 
+// Idempotency keys are the store's: a turn whose key its scope holds (or an earlier turn of the
+// batch has) is recognised inside the write transaction, reported and not stored again; the key
+// is not part of the turn's metadata, and another scope may use the same key.
+TEST(IdempotencyKeyTest, ATurnWhoseKeyItsScopeHoldsIsReportedAndNotStoredAgain) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  const auto keyed = [](const std::string& text, const std::string& key) {
+    Turn turn = testing::MakeTurn("Ana", text);
+    turn.metadata_json = R"({"source":"chat"})";
+    turn.idempotency_key = key;
+    return turn;
+  };
+  StatusOr<RememberResult> first =
+      engine->Remember(testing::S("user:ana"), std::vector<Turn>{keyed("I moved to Lisbon.", "m1"),
+                                                                 keyed("I moved to Lisbon.", "m1"),
+                                                                 keyed("I adopted a cat.", "m2")});
+  ASSERT_THAT(first, IsOk());
+  EXPECT_THAT(first->already_stored, ::testing::ElementsAre(1u));
+  ASSERT_THAT(first->ids, SizeIs(3));
+  EXPECT_EQ(first->ids[1], first->ids[0]);
+  EXPECT_EQ(first->first_sequence, 1);
+  EXPECT_EQ(first->last_sequence, 2);
+
+  StatusOr<RememberResult> second = engine->Remember(
+      testing::S("user:ana"),
+      std::vector<Turn>{keyed("I adopted a cat.", "m2"), keyed("I bought a bike.", "m3")});
+  ASSERT_THAT(second, IsOk());
+  EXPECT_THAT(second->already_stored, ::testing::ElementsAre(0u));
+  EXPECT_EQ(second->ids[0], first->ids[2]);
+  EXPECT_EQ(second->first_sequence, 3);
+  EXPECT_EQ(second->last_sequence, 3);
+
+  StatusOr<RememberResult> repeated =
+      engine->Remember(testing::S("user:ana"), std::vector<Turn>{keyed("I bought a bike.", "m3")});
+  ASSERT_THAT(repeated, IsOk());
+  EXPECT_THAT(repeated->already_stored, ::testing::ElementsAre(0u));
+  EXPECT_EQ(repeated->first_sequence, 0);  // nothing stored
+
+  StatusOr<std::vector<Memory>> turns = engine->List(testing::S("user:ana"));
+  ASSERT_THAT(turns, IsOk());
+  ASSERT_THAT(*turns, SizeIs(3));
+  for (const Memory& turn : *turns) EXPECT_EQ(turn.metadata_json, R"({"source":"chat"})");
+
+  StatusOr<RememberResult> other = engine->Remember(
+      testing::S("user:bob"), std::vector<Turn>{keyed("I moved to Lisbon.", "m1")});
+  ASSERT_THAT(other, IsOk());
+  EXPECT_THAT(other->already_stored, ::testing::IsEmpty());
+}
+
+TEST(IdempotencyKeyTest, ABlankOrControlCharacterKeyIsRefusedNamingTheTurn) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  Turn blank = testing::MakeTurn("Ana", "Hello.");
+  blank.idempotency_key = "   ";
+  EXPECT_THAT(
+      engine->Remember(testing::S("user:ana"), std::vector<Turn>{blank}),
+      StatusIs(StatusCode::kInvalidArgument, HasSubstr("turn 0: idempotency_key is blank")));
+  Turn control = testing::MakeTurn("Ana", "Hello.");
+  control.idempotency_key = "a\x01b";
+  EXPECT_THAT(engine->Remember(testing::S("user:ana"), std::vector<Turn>{control}),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("idempotency_key contains a control character")));
+  Turn too_long = testing::MakeTurn("Ana", "Hello.");
+  too_long.idempotency_key = std::string(257, 'k');
+  EXPECT_THAT(engine->Remember(testing::S("user:ana"), std::vector<Turn>{too_long}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("idempotency_key is 257 bytes")));
+}
+
 }  // namespace
 }  // namespace engram

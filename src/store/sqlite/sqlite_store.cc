@@ -39,7 +39,8 @@ constexpr std::string_view kScopeColumns =
     "scope_id, node_id, path, parent_scope_id, last_sequence, created_at";
 constexpr std::string_view kNodeColumns =
     "row_id, id, kind, scope_id, content_json, text, role, speaker, session_id, sequence, "
-    "event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at";
+    "event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at, "
+    "idempotency_key";
 constexpr std::string_view kEdgeColumns =
     "row_id, id, type, src, dst, scope_id, attrs_json, status, valid_from, valid_to, ingested_at, "
     "updated_at";
@@ -88,6 +89,7 @@ StatusOr<NodeRecord> ReadNode(const Statement& stmt) {
   node.valid_to = stmt.ColumnTime(14);
   node.ingested_at = Timestamp{stmt.ColumnInt(15)};
   node.updated_at = Timestamp{stmt.ColumnInt(16)};
+  node.idempotency_key = stmt.ColumnText(17);  // "" when NULL
   return node;
 }
 
@@ -489,6 +491,21 @@ class SqliteTransaction final : public Transaction {
     return RequireNode(conn_, id);
   }
 
+  StatusOr<std::optional<NodeRecord>> FindTurnByKey(std::int64_t scope_id,
+                                                    std::string_view key) override {
+    RETURN_IF_ERROR(CheckOpen());
+    if (key.empty()) return Status::InvalidArgument("find turn by key: empty key");
+    static const std::string kSql =
+        Sql("SELECT ", kNodeColumns, " FROM nodes WHERE scope_id = ?1 AND idempotency_key = ?2");
+    ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(kSql, "find turn by idempotency key"));
+    stmt.BindInt(1, scope_id);
+    stmt.BindText(2, key);
+    ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+    if (!has_row) return std::optional<NodeRecord>();
+    ASSIGN_OR_RETURN(NodeRecord node, ReadNode(stmt));
+    return std::optional<NodeRecord>(std::move(node));
+  }
+
   Status UpdateNodeState(std::string_view id, NodeStatus status, std::optional<Timestamp> valid_to,
                          Timestamp updated_at, std::string_view journal_detail) override {
     RETURN_IF_ERROR(CheckOpen());
@@ -707,9 +724,9 @@ class SqliteTransaction final : public Transaction {
         Statement stmt,
         conn_.Prepare("INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, "
                       "session_id, sequence, event_time, metadata_json, status, valid_from, "
-                      "valid_to, ingested_at, updated_at) "
+                      "valid_to, ingested_at, updated_at, idempotency_key) "
                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-                      "?16)",
+                      "?16, ?17)",
                       "insert node"));
     stmt.BindText(1, record.id);
     stmt.BindText(2, NodeKindName(record.kind));
@@ -727,6 +744,11 @@ class SqliteTransaction final : public Transaction {
     stmt.BindTime(14, record.valid_to);
     stmt.BindInt(15, record.ingested_at.micros);
     stmt.BindInt(16, record.updated_at.micros);
+    if (record.idempotency_key.empty()) {
+      stmt.BindNull(17);
+    } else {
+      stmt.BindText(17, record.idempotency_key);
+    }
     RETURN_IF_ERROR(stmt.Run());
     return conn_.LastInsertRowId();
   }
