@@ -94,6 +94,13 @@ struct ListOptions {
   std::optional<NodeKind> kind = NodeKind::kTurn;
 };
 
+struct AmendOptions {
+  // Store the replacement's metadata as it is given, even when empty ("" or "{}"), so an
+  // amendment can clear a turn's metadata. Default: false = an empty replacement metadata
+  // carries the old turn's over.
+  bool clear_metadata = false;
+};
+
 // What Erase removed.
 struct EraseResult {
   std::size_t scopes = 0;

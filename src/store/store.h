@@ -151,6 +151,9 @@ struct EraseCounts {
   std::size_t nodes = 0;
   std::size_t edges = 0;
   std::size_t journal_entries = 0;
+  // Not ok when the erase is committed but wiping freed space afterwards failed: erased text may
+  // remain in the store's files until the next checkpoint. The message says so.
+  Status wipe_status;
 };
 
 // Operations available inside a write transaction. Reads see the transaction's own writes.
@@ -276,7 +279,8 @@ class Store {
   // leaves one kScopeErased tombstone per erased scope (at = the store's latest journal time, so
   // erasing reads no clock; detail has counts only); then wipes freed space so the store's files
   // no longer contain the erased content. kNotFound for an unknown scope id (nothing is erased).
-  // Takes the write lock: do not call it while holding a Transaction.
+  // An error means nothing was erased; when only the final wipe fails, the counts are returned
+  // with wipe_status set. Takes the write lock: do not call it while holding a Transaction.
   virtual StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) = 0;
 
   // A canonical text dump of every table (for determinism tests and debugging).

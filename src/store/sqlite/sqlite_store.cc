@@ -1149,11 +1149,15 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
   };
   StatusOr<Statement> checkpoint =
       writer_->Prepare("PRAGMA wal_checkpoint(TRUNCATE)", "erase scopes: checkpoint");
-  if (!checkpoint.ok()) return committed(checkpoint.status());
+  if (!checkpoint.ok()) {
+    counts.wipe_status = committed(checkpoint.status());
+    return counts;
+  }
   const StatusOr<bool> has_row = checkpoint->Step();
-  if (!has_row.ok()) return committed(has_row.status());
-  if (*has_row && checkpoint->ColumnInt(0) != 0) {
-    return Status::Unavailable(
+  if (!has_row.ok()) {
+    counts.wipe_status = committed(has_row.status());
+  } else if (*has_row && checkpoint->ColumnInt(0) != 0) {
+    counts.wipe_status = Status::Unavailable(
         "sqlite: erase scopes: the erase is committed, but readers kept the write-ahead log from "
         "being wiped; erased text may remain in " +
         path_ + "-wal until the next checkpoint");
