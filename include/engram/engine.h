@@ -108,12 +108,13 @@ class Engine {
   StatusOr<std::vector<HistoryEvent>> History(std::string_view id);
   // Corrects a turn: stores `replacement` as a new turn of the same scope that supersedes the old
   // one, in one transaction (the old turn's session and role are kept; its speaker, event time
-  // and metadata carry over where the replacement leaves them empty). The old turn stays,
-  // superseded, with its history; recall shows the new one. Only active turns can be amended
-  // (kFailedPrecondition otherwise; kInvalidArgument for a derived node or a bad replacement;
-  // kNotFound for an unknown id).
+  // and metadata carry over where the replacement leaves them empty; with
+  // options.clear_metadata the replacement's metadata is stored as given, so "{}" clears it). The
+  // old turn stays, superseded, with its history; recall shows the new one. Only active turns can
+  // be amended (kFailedPrecondition otherwise; kInvalidArgument for a derived node, a bad
+  // replacement or one with an idempotency key; kNotFound for an unknown id).
   StatusOr<AmendResult> Amend(std::string_view id, const Turn& replacement,
-                              std::string_view reason = "");
+                              std::string_view reason = "", const AmendOptions& options = {});
   // Every edge from or to the memory, in the order the store wrote them (its derived signals and
   // facts point at a turn through derived_from; a turn points at its times, entities and
   // references). An unknown id is kNotFound.
@@ -126,7 +127,9 @@ class Engine {
   // Retires every active memory of the scope (nested scopes included); returns how many.
   StatusOr<std::size_t> RetireAll(const Scope& scope);
   // Hard-deletes the scope, its nested scopes, their memories, edges, index entries and journal
-  // rows, and wipes the freed pages so the file no longer holds their text.
+  // rows, and wipes the freed pages so the file no longer holds their text. When only that last
+  // wipe fails the erase is committed and the engine's state follows it, but the error (saying
+  // so) is returned: erased text may remain in the write-ahead log until the next checkpoint.
   StatusOr<EraseResult> Erase(const Scope& scope);
 
   // Identity merges (`same_as`): staged as pending proposals, accepted or rejected explicitly.

@@ -42,8 +42,13 @@ struct RememberOptions {
 // What Remember wrote.
 struct RememberResult {
   std::vector<std::string> ids;  // one node id per input turn, in input order
+  // Sequence numbers of the first and last turn this call stored; 0 when it stored none.
   std::int64_t first_sequence = 0;
   std::int64_t last_sequence = 0;
+  // Indexes of the input turns not stored because their idempotency key was already stored in
+  // the scope (or given to an earlier turn of the batch), ascending; ids[i] is then the id of the
+  // turn stored with that key.
+  std::vector<std::size_t> already_stored;
 };
 
 // What Engine::Consolidate did (src/consolidate/consolidator.h).
@@ -93,6 +98,13 @@ struct ListOptions {
   // nodes (signals, entities, facts) carry the sequence number of the turn they come from.
   // Default: turns.
   std::optional<NodeKind> kind = NodeKind::kTurn;
+};
+
+struct AmendOptions {
+  // Store the replacement's metadata as it is given, even when empty ("" or "{}"), so an
+  // amendment can clear a turn's metadata. Default: false = an empty replacement metadata
+  // carries the old turn's over.
+  bool clear_metadata = false;
 };
 
 // What Erase removed.

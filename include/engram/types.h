@@ -91,6 +91,12 @@ struct Turn {
   std::string session_id;  // the conversation session it belongs to; may be empty
   std::optional<Timestamp> event_time;  // when it happened; unset means "when it was ingested"
   std::string metadata_json = "{}";     // a JSON object, stored canonically (sorted keys)
+  // Makes a repeated write recognisable: a turn whose key its scope already holds (or an earlier
+  // turn of the same batch has) is not stored again, and Remember reports it in
+  // RememberResult::already_stored. Checked inside the write transaction, unique per scope in the
+  // store, so two writers storing the same keyed turn at once store it once. "" = no key; else at
+  // most 256 bytes of UTF-8 without control characters, not blank. Not part of metadata.
+  std::string idempotency_key;
 };
 
 // Node types of the graph (DESIGN §3).

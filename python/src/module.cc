@@ -431,7 +431,8 @@ void BindTypes(py::module_& module) {
                              "What Engine.remember stored: one id per turn, in input order.")
       .def_readonly("ids", &RememberResult::ids)
       .def_readonly("first_sequence", &RememberResult::first_sequence)
-      .def_readonly("last_sequence", &RememberResult::last_sequence);
+      .def_readonly("last_sequence", &RememberResult::last_sequence)
+      .def_readonly("already_stored", &RememberResult::already_stored);
 
   BindRecord<EraseResult>(module, "EraseResult", "What Engine.erase removed.")
       .def_readonly("scopes", &EraseResult::scopes)

@@ -15,7 +15,8 @@ def test_remember_returns_one_id_per_turn_in_order(engine):
     assert len(set(stored.ids)) == len(CONVERSATION)
     assert all(len(i) == 32 and int(i, 16) >= 0 for i in stored.ids)
     assert (stored.first_sequence, stored.last_sequence) == (1, 4)
-    assert stored.to_dict() == {"ids": stored.ids, "first_sequence": 1, "last_sequence": 4}
+    assert stored.to_dict() == {"ids": stored.ids, "first_sequence": 1, "last_sequence": 4,
+                                "already_stored": []}
 
 
 def test_round_trip_keeps_every_field(filled):

@@ -7,19 +7,19 @@
 // scope; if a later scope still fails (a store error), the scopes before it stay stored and the
 // error says so.
 //
-// Idempotency: every turn carries an idempotency key in its metadata ("idempotency_key"): the
-// JSONL field "idempotency_key" (or that metadata field) when given, else derived as the first
-// 128 bits (hex) of SHA-256 over the length-prefixed input file's base name, the turn's position
-// there (JSONL: its line; LoCoMo and LongMemEval: its 1-based index in its conversation or
-// question), role, speaker, session id, event time and text. A turn whose key its scope already
-// holds (or that an earlier turn of the input had) is not stored again but counted as "already
-// stored", so re-running an import after a failure, or twice, stores each turn once.
+// Idempotency: every turn carries an idempotency key (Turn::idempotency_key, kept apart from its
+// metadata): the JSONL field "idempotency_key" when given, else derived as the first 128 bits
+// (hex) of SHA-256 over the length-prefixed input file's base name, the turn's position there
+// (JSONL: its line; LoCoMo and LongMemEval: its 1-based index in its conversation or question),
+// role, speaker, session id, event time and text. The engine recognises a key its scope already
+// holds (or that an earlier turn of the input had) inside the write transaction and does not
+// store the turn again but reports it, counted here as "already stored": re-running an import
+// after a failure, twice, or in two processes at once stores each turn once.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,11 +54,7 @@ struct Batch {
   std::vector<Turn> turns;
   std::size_t skipped_blank_turns = 0;  // blank benchmark turns the importer left out
   std::vector<std::string> origins;     // where turns[i] came from, for errors ("a.jsonl line 3")
-  std::vector<std::string> keys;        // the idempotency key of turns[i]
-  std::size_t already_stored = 0;       // turns left out: their key was stored already
 };
-
-constexpr std::string_view kKeyField = "idempotency_key";
 
 // The derived idempotency key (see the file comment).
 std::string DerivedKey(std::string_view file, std::string_view position, const Turn& turn) {
@@ -74,28 +70,12 @@ std::string DerivedKey(std::string_view file, std::string_view position, const T
   return core::Sha256Hex(material).substr(0, 32);
 }
 
-// Records the turn's key (`given`, else its metadata's, else derived) in the batch and in the
-// turn's metadata.
-Status AddTurn(Batch& batch, Turn turn, std::string origin, std::string given,
-               std::string_view file, std::string_view position) {
-  io::Json metadata = io::Json::object();
-  if (!turn.metadata_json.empty()) {
-    metadata = io::Json::parse(turn.metadata_json, nullptr, /*allow_exceptions=*/false);
-    if (!metadata.is_object()) {
-      return Status::InvalidArgument(origin + ": metadata must be a JSON object");
-    }
-  }
-  std::string key = std::move(given);
-  if (key.empty() && metadata.contains(kKeyField) && metadata[kKeyField].is_string()) {
-    key = metadata[kKeyField].get<std::string>();
-  }
-  if (key.empty()) key = DerivedKey(file, position, turn);
-  metadata[kKeyField] = key;
-  turn.metadata_json = metadata.dump();
+// Adds the turn to the batch with its idempotency key: `given`, else derived.
+void AddTurn(Batch& batch, Turn turn, std::string origin, std::string given, std::string_view file,
+             std::string_view position) {
+  turn.idempotency_key = given.empty() ? DerivedKey(file, position, turn) : std::move(given);
   batch.turns.push_back(std::move(turn));
   batch.origins.push_back(std::move(origin));
-  batch.keys.push_back(std::move(key));
-  return Status::Ok();
 }
 
 // Validates every turn of every batch as Remember would, naming the turn's origin.
@@ -115,42 +95,6 @@ Status ValidateBatches(const std::vector<Batch>& batches, const Config& config) 
                       batch.origins[turn_idx] + ": " + valid.status().message());
       }
     }
-  }
-  return Status::Ok();
-}
-
-// Leaves out of each batch the turns whose key its scope holds already (or an earlier turn of
-// the batch has), counting them.
-Status DropStoredTurns(Engine& engine, std::vector<Batch>& batches) {
-  constexpr std::size_t kPage = 1000;
-  for (Batch& batch : batches) {
-    std::set<std::string> stored;
-    std::int64_t after = 0;
-    while (true) {
-      StatusOr<std::vector<Memory>> page =
-          engine.List(batch.scope, {.limit = kPage, .after_sequence = after});
-      if (!page.ok() && page.status().code() == StatusCode::kNotFound) break;  // a new scope
-      if (!page.ok()) return page.status();
-      for (const Memory& memory : *page) {
-        const io::Json metadata =
-            io::Json::parse(memory.metadata_json, nullptr, /*allow_exceptions=*/false);
-        if (metadata.is_object() && metadata.contains(kKeyField) &&
-            metadata[kKeyField].is_string()) {
-          stored.insert(metadata[kKeyField].get<std::string>());
-        }
-        after = std::max(after, memory.sequence);
-      }
-      if (page->size() < kPage) break;
-    }
-    std::vector<Turn> kept;
-    for (std::size_t turn_idx = 0; turn_idx < batch.turns.size(); ++turn_idx) {
-      if (!stored.insert(batch.keys[turn_idx]).second) {
-        ++batch.already_stored;
-        continue;
-      }
-      kept.push_back(std::move(batch.turns[turn_idx]));
-    }
-    batch.turns = std::move(kept);
   }
   return Status::Ok();
 }
@@ -183,9 +127,8 @@ Status LoadJsonl(const IngestArgs& args, const Scope& scope, const Config& confi
     ASSIGN_OR_RETURN(io::ParsedTurns parsed, io::ReadTurnsJsonl(file, options));
     for (std::size_t turn_idx = 0; turn_idx < parsed.turns.size(); ++turn_idx) {
       const std::string line = std::to_string(parsed.line_numbers[turn_idx]);
-      RETURN_IF_ERROR(AddTurn(batch, std::move(parsed.turns[turn_idx]),
-                              io::DisplayName(file) + " line " + line,
-                              std::move(parsed.idempotency_keys[turn_idx]), file, "line " + line));
+      AddTurn(batch, std::move(parsed.turns[turn_idx]), io::DisplayName(file) + " line " + line,
+              std::move(parsed.idempotency_keys[turn_idx]), file, "line " + line);
     }
   }
   batches->push_back(std::move(batch));
@@ -199,8 +142,7 @@ Status AddConversation(const std::string& file, Scope scope, std::vector<Turn> t
   const std::string prefix = io::DisplayName(file) + ": " + batch.scope.ToString() + " turn ";
   for (std::size_t turn_idx = 0; turn_idx < turns.size(); ++turn_idx) {
     const std::string position = std::to_string(turn_idx + 1);
-    RETURN_IF_ERROR(AddTurn(batch, std::move(turns[turn_idx]), prefix + position, "", file,
-                            "turn " + position));
+    AddTurn(batch, std::move(turns[turn_idx]), prefix + position, "", file, "turn " + position);
   }
   batches->push_back(std::move(batch));
   return Status::Ok();
@@ -268,12 +210,6 @@ int RunIngest(const IngestArgs& args, Console& console) {
 
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), true);
   if (!engine.ok()) return console.Fail(kCommand, engine.status());
-  if (Status status = DropStoredTurns(**engine, batches); !status.ok()) {
-    return console.Fail(kCommand, status);
-  }
-  std::size_t already_stored = 0;
-  for (const Batch& batch : batches) already_stored += batch.already_stored;
-
   std::size_t skipped_blank_turns = 0;
   for (const Batch& batch : batches) skipped_blank_turns += batch.skipped_blank_turns;
   if (skipped_blank_turns > 0) {
@@ -282,6 +218,7 @@ int RunIngest(const IngestArgs& args, Console& console) {
   }
 
   io::Json scopes = io::Json::array();
+  std::size_t already_stored = 0;
   std::size_t total_turns = 0;
   std::size_t stored_scopes = 0;
   Clock::time_point last_progress = Clock::now();
@@ -290,14 +227,12 @@ int RunIngest(const IngestArgs& args, Console& console) {
     const Batch& batch = batches[batch_idx];
     io::Json entry = io::Json::object();
     entry["scope"] = batch.scope.ToString();
-    entry["turns"] = batch.turns.size();
-    entry["already_stored"] = batch.already_stored;
+    entry["turns"] = 0;
+    entry["already_stored"] = 0;
+    entry["first_sequence"] = nullptr;
+    entry["last_sequence"] = nullptr;
     if (batch.turns.empty()) {
-      if (batch.already_stored == 0) {
-        console.Note("engram: ingest: " + batch.scope.ToString() + ": no turns in the input");
-      }
-      entry["first_sequence"] = nullptr;
-      entry["last_sequence"] = nullptr;
+      console.Note("engram: ingest: " + batch.scope.ToString() + ": no turns in the input");
       scopes.push_back(std::move(entry));
       continue;
     }
@@ -310,10 +245,16 @@ int RunIngest(const IngestArgs& args, Console& console) {
       context += ")";
       return console.Fail(kCommand, result.status().WithContext(context));
     }
-    ++stored_scopes;
-    total_turns += batch.turns.size();
-    entry["first_sequence"] = result->first_sequence;
-    entry["last_sequence"] = result->last_sequence;
+    const std::size_t stored = batch.turns.size() - result->already_stored.size();
+    already_stored += result->already_stored.size();
+    entry["turns"] = stored;
+    entry["already_stored"] = result->already_stored.size();
+    if (stored > 0) {
+      ++stored_scopes;
+      total_turns += stored;
+      entry["first_sequence"] = result->first_sequence;
+      entry["last_sequence"] = result->last_sequence;
+    }
     scopes.push_back(std::move(entry));
     const std::size_t done = batch_idx + 1;
     if (batches.size() > 1 && done < batches.size() &&

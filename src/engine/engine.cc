@@ -206,21 +206,33 @@ struct Engine::Impl {
                                             Timestamp now) {
     ASSIGN_OR_RETURN(RememberResult result,
                      write::CaptureTurns(txn, *registry, record, turns, metadata, now));
-    for (std::size_t i = 0; i < turn_vectors.size() && i < result.ids.size(); ++i) {
-      RETURN_IF_ERROR(txn.PutVector(result.ids[i], embedder_record.model_id, turn_vectors[i])
-                          .WithContext("turn " + std::to_string(i)));
+    // The turns this call stored (not those whose idempotency key was stored already), with
+    // their vectors: only they get vectors and derivations.
+    std::vector<std::string> stored_ids;
+    std::vector<std::vector<float>> stored_vectors;
+    for (std::size_t i = 0, skipped = 0; i < result.ids.size(); ++i) {
+      if (skipped < result.already_stored.size() && result.already_stored[skipped] == i) {
+        ++skipped;
+        continue;
+      }
+      stored_ids.push_back(result.ids[i]);
+      if (i < turn_vectors.size()) {
+        RETURN_IF_ERROR(txn.PutVector(result.ids[i], embedder_record.model_id, turn_vectors[i])
+                            .WithContext("turn " + std::to_string(i)));
+        stored_vectors.push_back(turn_vectors[i]);
+      }
     }
     write::DeriveContext derive;
     derive.scope = &record;
     derive.now = now;
-    derive.turn_vectors =
-        turn_vectors;  // DMF divergence; earlier turns' vectors come from the store
+    // DMF divergence; earlier turns' vectors come from the store.
+    derive.turn_vectors = stored_vectors;
     derive.store = store.get();
     // The resolver's embedding tier embeds entity names (cached across calls).
     if (HasEmbedder()) {
       ASSIGN_OR_RETURN(derive.embedder, GetEmbedder());
     }
-    RETURN_IF_ERROR(deriver->Derive(txn, *registry, result.ids, derive));
+    RETURN_IF_ERROR(deriver->Derive(txn, *registry, stored_ids, derive));
     return result;
   }
 
@@ -516,7 +528,7 @@ StatusOr<std::vector<HistoryEvent>> Engine::History(std::string_view id) {
 }
 
 StatusOr<AmendResult> Engine::Amend(std::string_view id, const Turn& replacement,
-                                    std::string_view reason) {
+                                    std::string_view reason, const AmendOptions& options) {
   if (auto bad = core::FindInvalidUtf8(reason)) {
     return Status::InvalidArgument("reason is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
   }
@@ -529,12 +541,16 @@ StatusOr<AmendResult> Engine::Amend(std::string_view id, const Turn& replacement
   }
   // The replacement keeps the old turn's session and role; speaker, event time and metadata
   // carry over when it leaves them empty.
+  if (!replacement.idempotency_key.empty()) {
+    return Status::InvalidArgument(
+        "replacement: an amendment cannot carry an idempotency_key (it always stores a new turn)");
+  }
   Turn turn = replacement;
   turn.session_id = old_node.session_id;
   turn.role = old_node.role;
   if (turn.speaker.empty()) turn.speaker = old_node.speaker;
   if (!turn.event_time.has_value()) turn.event_time = old_node.event_time;
-  if (turn.metadata_json.empty() || turn.metadata_json == "{}") {
+  if (!options.clear_metadata && (turn.metadata_json.empty() || turn.metadata_json == "{}")) {
     turn.metadata_json = old_node.metadata_json;
   }
   StatusOr<std::string> canonical = write::ValidateTurn(turn, impl_->config.limits);
@@ -671,6 +687,8 @@ StatusOr<EraseResult> Engine::Erase(const Scope& scope) {
   std::lock_guard write_lock(impl_->write_mutex);
   ASSIGN_OR_RETURN(std::vector<std::int64_t> scope_ids, impl_->ScopeIds(record, true));
   ASSIGN_OR_RETURN(store::EraseCounts counts, impl_->store->EraseScopes(scope_ids));
+  // From here on the erase is committed, even when wiping the write-ahead log failed
+  // (counts.wipe_status): the projections and caches follow it before any error is returned.
   {
     std::unique_lock lock(impl_->projection_mutex);
     for (const std::int64_t scope_id : scope_ids) {
@@ -685,6 +703,7 @@ StatusOr<EraseResult> Engine::Erase(const Scope& scope) {
     static_cast<void>(impl_->projection->CatchUp());
     if (impl_->vectors != nullptr) static_cast<void>(impl_->vectors->CatchUp());
   }
+  RETURN_IF_ERROR(counts.wipe_status);
   EraseResult result;
   result.scopes = counts.scopes;
   result.nodes = counts.nodes;

@@ -208,6 +208,9 @@ Json ToJson(const RememberResult& result) {
   json["ids"] = Strings(result.ids);
   json["first_sequence"] = result.first_sequence;
   json["last_sequence"] = result.last_sequence;
+  Json already_stored = Json::array();
+  for (const std::size_t index : result.already_stored) already_stored.push_back(index);
+  json["already_stored"] = std::move(already_stored);
   return json;
 }
 

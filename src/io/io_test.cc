@@ -606,7 +606,7 @@ TEST(ApiJsonTest, MemoryHistoryAndErrors) {
             R"({"id":"e","a":"x","b":"y","status":"pending","reason":"same name"})");
   EXPECT_EQ(
       Dump(ToJson(RememberResult{.ids = {"a", "b"}, .first_sequence = 1, .last_sequence = 2})),
-      R"({"ids":["a","b"],"first_sequence":1,"last_sequence":2})");
+      R"({"ids":["a","b"],"first_sequence":1,"last_sequence":2,"already_stored":[]})");
   EXPECT_EQ(
       Dump(ToJson(RebuildReport{
           .scopes = 1, .documents = 2, .terms = 3, .seconds = 0.5, .matched_live_index = true})),

@@ -121,6 +121,7 @@ StatusOr<Turn> ParseTurnObject(std::string_view json_text, const TurnsJsonlOptio
     return Status::InvalidArgument("\"idempotency_key\" must be a non-empty string of at most " +
                                    std::to_string(kMaxIdempotencyKeyBytes) + " bytes");
   }
+  turn.idempotency_key = key;
   if (idempotency_key != nullptr) *idempotency_key = std::move(key);
 
   if (const auto metadata = object.find("metadata");

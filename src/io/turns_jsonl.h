@@ -8,8 +8,8 @@
 // (default user); "speaker" and "session_id" are strings; "event_time" is an ISO-8601 string (see
 // engram::ParseTimestamp); "metadata" is a JSON object, stored canonically (sorted keys). null
 // means "not given" for every optional field. "idempotency_key" (a non-empty string of at most
-// 256 bytes) names the turn for repeated imports: `engram ingest` stores a turn whose key the
-// scope already holds only once (see src/cli/ingest_command.cc). Any other field is an error, so a
+// 256 bytes) names the turn for repeated imports and becomes Turn::idempotency_key: the engine
+// stores a turn whose key the scope already holds only once. Any other field is an error, so a
 // typo such as "speker" never goes unnoticed. Blank lines are skipped.
 //
 // Atomicity: the whole input is parsed before a caller stores anything. ParseTurnsJsonl and

@@ -633,7 +633,8 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
        .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
                                       {"ids", ArrayOf(TypeSchema("string"))},
                                       {"first_sequence", TypeSchema("integer")},
-                                      {"last_sequence", TypeSchema("integer")}},
+                                      {"last_sequence", TypeSchema("integer")},
+                                      {"already_stored", ArrayOf(TypeSchema("integer"))}},
                                      {"scope", "ids", "first_sequence", "last_sequence"}),
        .run = RunWrite});
   tools.push_back(

@@ -49,6 +49,30 @@ bool Visible(const store::NodeRecord& node, const RecallOptions& options, Timest
   return true;
 }
 
+// A derived memory (fact, signal, entity) is valid only while its evidence is (DESIGN §3): hidden
+// unless retired memories are asked for when it has evidence turns (derived_from) and none of
+// them is visible, e.g. the one turn it came from was retired or amended. A memory without
+// recorded evidence turns stays visible.
+StatusOr<bool> EvidenceWithdrawn(store::Store& store, const store::NodeRecord& node,
+                                 const RecallOptions& options, Timestamp query_time) {
+  if (options.include_retired || node.kind == NodeKind::kTurn) return false;
+  ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> edges,
+                   store.EdgesOf(node.id, store::EdgeDirection::kOutgoing, "derived_from"));
+  bool has_evidence = false;
+  for (const store::EdgeRecord& edge : edges) {
+    if (edge.status != "active") continue;
+    StatusOr<store::NodeRecord> evidence = store.GetNode(edge.dst);
+    if (!evidence.ok()) {
+      if (evidence.status().code() == StatusCode::kNotFound) continue;
+      return evidence.status();
+    }
+    if (evidence->kind != NodeKind::kTurn) continue;
+    if (Visible(*evidence, options, query_time)) return false;
+    has_evidence = true;
+  }
+  return has_evidence;
+}
+
 }  // namespace
 
 Routes Routes::Default() {
@@ -260,6 +284,14 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
         !Visible(*found->second, request.options, frame.query_time)) {
       ++diagnostics.filtered_out;
       continue;
+    }
+    if (request.store != nullptr) {
+      ASSIGN_OR_RETURN(const bool withdrawn, EvidenceWithdrawn(*request.store, *found->second,
+                                                               request.options, frame.query_time));
+      if (withdrawn) {
+        ++diagnostics.filtered_out;
+        continue;
+      }
     }
     RecallItem item = ItemFromNode(*found->second, request.scope_path(found->second->scope_id));
     item.fused_score = candidate.fused.fused_score;

@@ -54,7 +54,8 @@ Props TurnFields() {
           {"speaker", Nullable("string")},
           {"session_id", Nullable("string")},
           {"event_time", Nullable("string")},
-          {"metadata", Json{{"type", Json::array({"object", "null"})}}}};
+          {"metadata", Json{{"type", Json::array({"object", "null"})}}},
+          {"idempotency_key", Nullable("string")}};
 }
 
 Json Schemas() {
@@ -70,7 +71,8 @@ Json Schemas() {
   s["RememberResult"] = Closed({{"scope", Type("string")},
                                 {"ids", ArrayOf(Type("string"))},
                                 {"first_sequence", Type("integer")},
-                                {"last_sequence", Type("integer")}});
+                                {"last_sequence", Type("integer")},
+                                {"already_stored", ArrayOf(Type("integer"))}});
   s["Memory"] = Closed({{"id", Type("string")},
                         {"kind", kKindEnum},
                         {"scope", Type("string")},

@@ -69,6 +69,9 @@ struct NodeRecord {
   std::int64_t sequence = 0;  // per-scope interaction index
   std::optional<Timestamp> event_time;
   std::string metadata_json = "{}";
+  // The turn's idempotency key (Turn::idempotency_key); "" = none. Unique within a scope: a
+  // second turn with a key the scope holds is kAlreadyExists.
+  std::string idempotency_key;
   // Mutable state.
   NodeStatus status = NodeStatus::kActive;
   std::optional<Timestamp> valid_from;
@@ -148,6 +151,9 @@ struct EraseCounts {
   std::size_t nodes = 0;
   std::size_t edges = 0;
   std::size_t journal_entries = 0;
+  // Not ok when the erase is committed but wiping freed space afterwards failed: erased text may
+  // remain in the store's files until the next checkpoint. The message says so.
+  Status wipe_status;
 };
 
 // Operations available inside a write transaction. Reads see the transaction's own writes.
@@ -168,6 +174,10 @@ class Transaction {
   // Inserts a node (record.row is ignored) and returns its row. kAlreadyExists if the id exists.
   virtual StatusOr<std::int64_t> InsertNode(const NodeRecord& record) = 0;
   virtual StatusOr<NodeRecord> GetNode(std::string_view id) = 0;
+  // The turn of the scope holding this idempotency key (seeing this transaction's writes), if
+  // any. `key` must not be empty.
+  virtual StatusOr<std::optional<NodeRecord>> FindTurnByKey(std::int64_t scope_id,
+                                                            std::string_view key) = 0;
   // Changes the mutable state of a node; content never changes. kNotFound for an unknown id.
   // The kNodeUpdated journal detail is "status=<status> valid_to=<time|none>", followed by
   // "; <journal_detail>" when journal_detail is not empty (see store/journal.h StateDetail).
@@ -269,7 +279,8 @@ class Store {
   // leaves one kScopeErased tombstone per erased scope (at = the store's latest journal time, so
   // erasing reads no clock; detail has counts only); then wipes freed space so the store's files
   // no longer contain the erased content. kNotFound for an unknown scope id (nothing is erased).
-  // Takes the write lock: do not call it while holding a Transaction.
+  // An error means nothing was erased; when only the final wipe fails, the counts are returned
+  // with wipe_status set. Takes the write lock: do not call it while holding a Transaction.
   virtual StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) = 0;
 
   // A canonical text dump of every table (for determinism tests and debugging).

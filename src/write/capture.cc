@@ -13,8 +13,7 @@ namespace {
 Status CheckLabel(std::string_view value, std::string_view what, std::size_t max_bytes) {
   if (value.size() > max_bytes) {
     return Status::InvalidArgument(std::string(what) + " is " + std::to_string(value.size()) +
-                                   " bytes; at most " + std::to_string(max_bytes) +
-                                   " are allowed");
+                                   " bytes; at most " + std::to_string(max_bytes) + " are allowed");
   }
   if (auto bad = core::FindInvalidUtf8(value)) {
     return Status::InvalidArgument(std::string(what) + " is not valid UTF-8 (byte " +
@@ -45,13 +44,17 @@ StatusOr<std::string> ValidateTurn(const Turn& turn, const LimitsConfig& limits)
   }
   RETURN_IF_ERROR(CheckLabel(turn.speaker, "speaker", kMaxSpeakerBytes));
   RETURN_IF_ERROR(CheckLabel(turn.session_id, "session_id", kMaxSessionIdBytes));
+  RETURN_IF_ERROR(CheckLabel(turn.idempotency_key, "idempotency_key", kMaxIdempotencyKeyBytes));
+  if (!turn.idempotency_key.empty() && core::IsBlank(turn.idempotency_key)) {
+    return Status::InvalidArgument("idempotency_key is blank");
+  }
 
   const std::string_view metadata =
       turn.metadata_json.empty() ? std::string_view("{}") : std::string_view(turn.metadata_json);
   if (metadata.size() > limits.max_metadata_bytes) {
     return Status::InvalidArgument("metadata is " + std::to_string(metadata.size()) +
-                                   " bytes; at most " +
-                                   std::to_string(limits.max_metadata_bytes) + " are allowed");
+                                   " bytes; at most " + std::to_string(limits.max_metadata_bytes) +
+                                   " are allowed");
   }
   if (auto bad = core::FindInvalidUtf8(metadata)) {
     return Status::InvalidArgument("metadata is not valid UTF-8 (byte " + std::to_string(*bad) +
@@ -98,13 +101,21 @@ StatusOr<store::ScopeRecord> EnsureScope(store::Transaction& txn, const EdgeRegi
 }
 
 StatusOr<RememberResult> CaptureTurns(store::Transaction& txn, const EdgeRegistry& registry,
-                                      const store::ScopeRecord& scope,
-                                      std::span<const Turn> turns,
+                                      const store::ScopeRecord& scope, std::span<const Turn> turns,
                                       std::span<const std::string> metadata, Timestamp now) {
   RememberResult result;
   result.ids.reserve(turns.size());
   for (std::size_t turn_idx = 0; turn_idx < turns.size(); ++turn_idx) {
     const Turn& turn = turns[turn_idx];
+    if (!turn.idempotency_key.empty()) {
+      ASSIGN_OR_RETURN(const std::optional<store::NodeRecord> stored,
+                       txn.FindTurnByKey(scope.scope_id, turn.idempotency_key));
+      if (stored.has_value()) {
+        result.ids.push_back(stored->id);
+        result.already_stored.push_back(turn_idx);
+        continue;
+      }
+    }
     ASSIGN_OR_RETURN(std::int64_t sequence, txn.NextSequence(scope.scope_id));
     const Timestamp event_time = turn.event_time.value_or(now);
 
@@ -129,6 +140,7 @@ StatusOr<RememberResult> CaptureTurns(store::Transaction& txn, const EdgeRegistr
     node.sequence = sequence;
     node.event_time = event_time;
     node.metadata_json = metadata[turn_idx];
+    node.idempotency_key = turn.idempotency_key;
     node.status = NodeStatus::kActive;
     node.valid_from = event_time;
     node.ingested_at = now;
@@ -143,7 +155,7 @@ StatusOr<RememberResult> CaptureTurns(store::Transaction& txn, const EdgeRegistr
     contains.now = now;
     RETURN_IF_ERROR(registry.Apply(txn, contains).status());
 
-    if (turn_idx == 0) result.first_sequence = sequence;
+    if (result.first_sequence == 0) result.first_sequence = sequence;
     result.last_sequence = sequence;
     result.ids.push_back(node.id);
   }

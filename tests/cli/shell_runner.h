@@ -19,11 +19,10 @@ struct ShellOutput {
   std::string out;     // stdout, then stderr when asked
 };
 
-// Runs `engram <args>` through the shell (the caller quotes arguments) and captures stdout, plus
-// stderr when `with_stderr`; otherwise stderr goes to the test log.
-inline ShellOutput RunCli(const std::string& args, bool with_stderr = false) {
+// Runs `command` through the shell and captures stdout, plus stderr when `with_stderr`;
+// otherwise stderr goes to the test log.
+inline ShellOutput RunShell(std::string command, bool with_stderr = false) {
   ShellOutput output;
-  std::string command = std::string("'") + ENGRAM_CLI_PATH + "' " + args;
   if (with_stderr) command += " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return output;
@@ -33,6 +32,14 @@ inline ShellOutput RunCli(const std::string& args, bool with_stderr = false) {
   const int status = ::pclose(pipe);
   if (WIFEXITED(status)) output.exit_code = WEXITSTATUS(status);
   return output;
+}
+
+// The built `engram` binary, quoted for the shell.
+inline std::string CliCommand() { return std::string("'") + ENGRAM_CLI_PATH + "'"; }
+
+// Runs `engram <args>` through the shell (the caller quotes arguments), as RunShell.
+inline ShellOutput RunCli(const std::string& args, bool with_stderr = false) {
+  return RunShell(CliCommand() + " " + args, with_stderr);
 }
 
 }  // namespace engram::testing

@@ -68,6 +68,14 @@ class RawDb {
   sqlite3* db_ = nullptr;
 };
 
+// Takes a store's schema back from version 3 to 2: no idempotency key column, no index, a
+// content trigger of the earlier kind.
+constexpr std::string_view kUndoSchema3 =
+    "DROP INDEX nodes_by_idempotency_key; DROP TRIGGER nodes_content_immutable; "
+    "ALTER TABLE nodes DROP COLUMN idempotency_key; "
+    "CREATE TRIGGER nodes_content_immutable BEFORE UPDATE ON nodes "
+    "WHEN NEW.text IS NOT OLD.text BEGIN SELECT RAISE(ABORT, 'immutable'); END; ";
+
 class SqliteStoreTest : public ::testing::Test {
  protected:
 
@@ -123,7 +131,7 @@ TEST_F(SqliteStoreTest, TriggerRefusesRawContentUpdatesButAllowsStateChanges) {
   for (const std::string column_update :
        {"text = 'rewritten'", "content_json = '{}'", "id = 'other'", "kind = 'fact'",
         "scope_id = scope_id + 1", "sequence = 99", "metadata_json = '{\"a\":1}'", "event_time = 5",
-        "speaker = 'Mallory'", "ingested_at = 7"}) {
+        "speaker = 'Mallory'", "ingested_at = 7", "idempotency_key = 'k'"}) {
     EXPECT_EQ(
         raw.Exec("UPDATE nodes SET " + column_update + " WHERE id = '" + node.id + "'", &error),
         SQLITE_CONSTRAINT)
@@ -191,7 +199,7 @@ TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(reopened, nullptr);
   StatusOr<std::string> dump = reopened->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"2\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"3\""));
 }
 
 // A store written before vectors existed (schema 1) that holds turns records the embedder "none"
@@ -211,7 +219,8 @@ TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVe
     }
     {
       RawDb raw(path_);
-      ASSERT_EQ(raw.Exec("DROP TABLE vectors; DELETE FROM meta WHERE key LIKE 'embedder_%'; "
+      ASSERT_EQ(raw.Exec(std::string(kUndoSchema3) +
+                         "DROP TABLE vectors; DELETE FROM meta WHERE key LIKE 'embedder_%'; "
                          "UPDATE meta SET value = '1' WHERE key = 'schema_version'"),
                 SQLITE_OK);
     }
@@ -225,8 +234,92 @@ TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVe
     }
     StatusOr<std::string> dump = store->DumpCanonical();
     ASSERT_THAT(dump, IsOk());
-    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"2\""));
+    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"3\""));
   }
+}
+
+// Schema 3 moves the idempotency keys `engram ingest` kept in a turn's metadata into their own
+// column, unique per scope: metadata (and the content's copy of it) is the user's own again, a
+// key held twice in a scope stays with its earliest turn, and the trigger still guards content.
+TEST_F(SqliteStoreTest, MigratingAVersion2StoreMovesIdempotencyKeysOutOfMetadata) {
+  {
+    std::unique_ptr<Store> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    const ScopeRecord alice = CreateScope(*store, "user:alice");
+    const ScopeRecord bob = CreateScope(*store, "user:bob");
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    const struct {
+      std::int64_t scope_id;
+      std::string text;
+      std::string metadata;
+    } turns[] = {
+        {alice.scope_id, "first", R"({"idempotency_key":"k1","source":"chat"})"},
+        {alice.scope_id, "again", R"({"idempotency_key":"k1"})"},
+        {alice.scope_id, "plain", R"({"source":"mail"})"},
+        {bob.scope_id, "bob's", R"({"idempotency_key":"k1"})"},
+    };
+    for (const auto& turn : turns) {
+      NodeRecord node;
+      node.scope_id = turn.scope_id;
+      node.sequence = (*txn)->NextSequence(turn.scope_id).value_or(0);
+      node.text = turn.text;
+      node.metadata_json = turn.metadata;
+      node.content_json = R"({"metadata":)" + turn.metadata + R"(,"text":")" + turn.text + R"("})";
+      node.id = core::NodeId("turn", node.content_json, std::to_string(turn.scope_id), 0);
+      ASSERT_THAT((*txn)->InsertNode(node), IsOk());
+    }
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  {
+    // Back to schema 2: no column, no index, the version 1 trigger.
+    RawDb raw(path_);
+    std::string error;
+    ASSERT_EQ(raw.Exec(std::string(kUndoSchema3) +
+                           "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+                       &error),
+              SQLITE_OK)
+        << error;
+  }
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  StatusOr<std::optional<ScopeRecord>> alice = store->FindScope("user:alice");
+  StatusOr<std::optional<ScopeRecord>> bob = store->FindScope("user:bob");
+  ASSERT_TRUE(alice.ok() && alice->has_value() && bob.ok() && bob->has_value());
+  StatusOr<std::vector<NodeRecord>> alice_turns =
+      store->ListNodes((*alice)->scope_id, {.kind = NodeKind::kTurn});
+  StatusOr<std::vector<NodeRecord>> bob_turns =
+      store->ListNodes((*bob)->scope_id, {.kind = NodeKind::kTurn});
+  ASSERT_THAT(alice_turns, IsOk());
+  ASSERT_THAT(bob_turns, IsOk());
+  ASSERT_EQ(alice_turns->size(), 3u);
+  ASSERT_EQ(bob_turns->size(), 1u);
+  EXPECT_EQ((*alice_turns)[0].idempotency_key, "k1");
+  EXPECT_EQ((*alice_turns)[0].metadata_json, R"({"source":"chat"})");
+  EXPECT_EQ((*alice_turns)[0].content_json, R"({"metadata":{"source":"chat"},"text":"first"})");
+  EXPECT_EQ((*alice_turns)[1].idempotency_key, "");  // k1 stays with the earliest turn
+  EXPECT_EQ((*alice_turns)[1].metadata_json, "{}");
+  EXPECT_EQ((*alice_turns)[2].idempotency_key, "");
+  EXPECT_EQ((*alice_turns)[2].metadata_json, R"({"source":"mail"})");
+  EXPECT_EQ((*bob_turns)[0].idempotency_key, "k1");  // unique per scope, not per store
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    StatusOr<std::optional<NodeRecord>> found = (*txn)->FindTurnByKey((*alice)->scope_id, "k1");
+    ASSERT_THAT(found, IsOk());
+    ASSERT_TRUE(found->has_value());
+    EXPECT_EQ((*found)->id, (*alice_turns)[0].id);
+    NodeRecord repeated = (*alice_turns)[2];
+    repeated.id = "another";
+    repeated.sequence = 9;
+    repeated.idempotency_key = "k1";
+    EXPECT_THAT((*txn)->InsertNode(repeated), StatusIs(StatusCode::kAlreadyExists));
+  }
+  RawDb raw(path_);
+  std::string error;
+  EXPECT_EQ(raw.Exec("UPDATE nodes SET idempotency_key = 'k2' WHERE text = 'plain'", &error),
+            SQLITE_CONSTRAINT);
+  EXPECT_THAT(error, HasSubstr("immutable"));
 }
 
 TEST_F(SqliteStoreTest, ErasedVectorsLeaveTheFiles) {
@@ -250,12 +343,10 @@ TEST_F(SqliteStoreTest, ErasedVectorsLeaveTheFiles) {
   }
   const std::string needle(reinterpret_cast<const char*>(pattern.data()),
                            pattern.size() * sizeof(float));
-  ASSERT_NE((ReadFileBytes(path_) + ReadFileBytes(path_ + "-wal")).find(needle),
-            std::string::npos);
+  ASSERT_NE((ReadFileBytes(path_) + ReadFileBytes(path_ + "-wal")).find(needle), std::string::npos);
   const std::vector<std::int64_t> erase = {alice.scope_id};
   ASSERT_THAT(store->EraseScopes(erase), IsOk());
-  EXPECT_EQ((ReadFileBytes(path_) + ReadFileBytes(path_ + "-wal")).find(needle),
-            std::string::npos);
+  EXPECT_EQ((ReadFileBytes(path_) + ReadFileBytes(path_ + "-wal")).find(needle), std::string::npos);
   EXPECT_THAT(store->CountVectors(bob.scope_id), IsOkAndHolds(1));
 }
 

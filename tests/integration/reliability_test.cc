@@ -3,6 +3,7 @@
 // are one scope, and nothing links memories of unrelated scopes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ namespace {
 using ::engram::testing::IsOk;
 using ::engram::testing::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 EngineOptions LexicalOptions(const testing::TempDir& dir) {
@@ -189,6 +191,191 @@ TEST(ConfigBoundsTest, ConfigFileNamingADirectoryIsAnError) {
   testing::TempDir dir;
   EXPECT_THAT(LoadConfigFile(dir.path()),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("is a directory")));
+}
+
+// Idempotency keys are the store's: a turn whose key its scope holds (or an earlier turn of the
+// batch has) is recognised inside the write transaction, reported and not stored again; the key
+// is not part of the turn's metadata, and another scope may use the same key.
+TEST(IdempotencyKeyTest, ATurnWhoseKeyItsScopeHoldsIsReportedAndNotStoredAgain) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  const auto keyed = [](const std::string& text, const std::string& key) {
+    Turn turn = testing::MakeTurn("Ana", text);
+    turn.metadata_json = R"({"source":"chat"})";
+    turn.idempotency_key = key;
+    return turn;
+  };
+  StatusOr<RememberResult> first =
+      engine->Remember(testing::S("user:ana"), std::vector<Turn>{keyed("I moved to Lisbon.", "m1"),
+                                                                 keyed("I moved to Lisbon.", "m1"),
+                                                                 keyed("I adopted a cat.", "m2")});
+  ASSERT_THAT(first, IsOk());
+  EXPECT_THAT(first->already_stored, ::testing::ElementsAre(1u));
+  ASSERT_THAT(first->ids, SizeIs(3));
+  EXPECT_EQ(first->ids[1], first->ids[0]);
+  EXPECT_EQ(first->first_sequence, 1);
+  EXPECT_EQ(first->last_sequence, 2);
+
+  StatusOr<RememberResult> second = engine->Remember(
+      testing::S("user:ana"),
+      std::vector<Turn>{keyed("I adopted a cat.", "m2"), keyed("I bought a bike.", "m3")});
+  ASSERT_THAT(second, IsOk());
+  EXPECT_THAT(second->already_stored, ::testing::ElementsAre(0u));
+  EXPECT_EQ(second->ids[0], first->ids[2]);
+  EXPECT_EQ(second->first_sequence, 3);
+  EXPECT_EQ(second->last_sequence, 3);
+
+  StatusOr<RememberResult> repeated =
+      engine->Remember(testing::S("user:ana"), std::vector<Turn>{keyed("I bought a bike.", "m3")});
+  ASSERT_THAT(repeated, IsOk());
+  EXPECT_THAT(repeated->already_stored, ::testing::ElementsAre(0u));
+  EXPECT_EQ(repeated->first_sequence, 0);  // nothing stored
+
+  StatusOr<std::vector<Memory>> turns = engine->List(testing::S("user:ana"));
+  ASSERT_THAT(turns, IsOk());
+  ASSERT_THAT(*turns, SizeIs(3));
+  for (const Memory& turn : *turns) EXPECT_EQ(turn.metadata_json, R"({"source":"chat"})");
+
+  StatusOr<RememberResult> other = engine->Remember(
+      testing::S("user:bob"), std::vector<Turn>{keyed("I moved to Lisbon.", "m1")});
+  ASSERT_THAT(other, IsOk());
+  EXPECT_THAT(other->already_stored, ::testing::IsEmpty());
+}
+
+TEST(IdempotencyKeyTest, ABlankOrControlCharacterKeyIsRefusedNamingTheTurn) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  Turn blank = testing::MakeTurn("Ana", "Hello.");
+  blank.idempotency_key = "   ";
+  EXPECT_THAT(
+      engine->Remember(testing::S("user:ana"), std::vector<Turn>{blank}),
+      StatusIs(StatusCode::kInvalidArgument, HasSubstr("turn 0: idempotency_key is blank")));
+  Turn control = testing::MakeTurn("Ana", "Hello.");
+  control.idempotency_key = "a\x01b";
+  EXPECT_THAT(engine->Remember(testing::S("user:ana"), std::vector<Turn>{control}),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("idempotency_key contains a control character")));
+  Turn too_long = testing::MakeTurn("Ana", "Hello.");
+  too_long.idempotency_key = std::string(257, 'k');
+  EXPECT_THAT(engine->Remember(testing::S("user:ana"), std::vector<Turn>{too_long}),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("idempotency_key is 257 bytes")));
+}
+
+// A fact is valid only while its evidence is: retiring the one turn it came from hides it from
+// recall, which still shows it when retired memories are asked for.
+TEST(EvidenceVisibilityTest, AFactWhoseOnlyEvidenceTurnIsRetiredIsHiddenFromRecall) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  const Scope scope = testing::S("user:mia");
+  StatusOr<RememberResult> stored = engine->Remember(
+      scope, std::vector<Turn>{testing::MakeTurn("Mia", "I moved to Berlin last March.", "s1",
+                                                 "2024-05-10T12:00:00Z"),
+                               testing::MakeTurn("Mia", "Do you know a good bakery around here?",
+                                                 "s1", "2024-05-10T12:05:00Z")});
+  ASSERT_THAT(stored, IsOk());
+  ListOptions fact_kind;
+  fact_kind.kind = NodeKind::kFact;
+  StatusOr<std::vector<Memory>> facts = engine->List(scope, fact_kind);
+  ASSERT_THAT(facts, IsOk());
+  ASSERT_THAT(*facts, SizeIs(1));
+  const std::string fact_id = facts->front().id;
+  ASSERT_THAT(facts->front().provenance, ::testing::ElementsAre(stored->ids[0]));
+  const auto recalled_ids = [&](bool include_retired) {
+    RecallOptions options;
+    options.include_retired = include_retired;
+    options.routes = {"facts"};  // alone: packing would otherwise fold the fact into its turn
+    StatusOr<ReadResult> result = engine->Recall(scope, {.text = "Where does Mia live?"}, options);
+    EXPECT_THAT(result, IsOk());
+    std::vector<std::string> ids;
+    if (result.ok()) {
+      for (const RecallItem& item : result->items) ids.push_back(item.id);
+    }
+    return ids;
+  };
+  ASSERT_THAT(recalled_ids(false), ::testing::Contains(fact_id));
+
+  ASSERT_THAT(engine->Retire(stored->ids[0], "wrong city"), IsOk());
+  EXPECT_THAT(recalled_ids(false), ::testing::Not(::testing::Contains(fact_id)));
+  EXPECT_THAT(recalled_ids(true), ::testing::Contains(fact_id));
+  // The fact itself is untouched: still active in the store, its evidence withdrawn.
+  StatusOr<Memory> fact = engine->Get(fact_id);
+  ASSERT_THAT(fact, IsOk());
+  EXPECT_EQ(fact->status, NodeStatus::kActive);
+}
+
+// Amend carries an empty replacement metadata's old value over, unless asked to clear it.
+TEST(AmendMetadataTest, ClearMetadataStoresTheReplacementsEmptyMetadata) {
+  testing::TempDir dir;
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(LexicalOptions(dir));
+  Turn turn = testing::MakeTurn("Ana", "I moved to Lisbon.");
+  turn.metadata_json = R"({"source":"chat"})";
+  StatusOr<RememberResult> stored =
+      engine->Remember(testing::S("user:ana"), std::vector<Turn>{turn});
+  ASSERT_THAT(stored, IsOk());
+  Turn replacement = testing::MakeTurn("", "I moved to Porto.");
+  replacement.metadata_json = "{}";
+  StatusOr<AmendResult> carried = engine->Amend(stored->ids[0], replacement, "typo");
+  ASSERT_THAT(carried, IsOk());
+  StatusOr<Memory> carried_turn = engine->Get(carried->id);
+  ASSERT_THAT(carried_turn, IsOk());
+  EXPECT_EQ(carried_turn->metadata_json, R"({"source":"chat"})");
+
+  replacement.text = "I moved to Braga.";
+  StatusOr<AmendResult> cleared =
+      engine->Amend(carried->id, replacement, "no source", {.clear_metadata = true});
+  ASSERT_THAT(cleared, IsOk());
+  StatusOr<Memory> cleared_turn = engine->Get(cleared->id);
+  ASSERT_THAT(cleared_turn, IsOk());
+  EXPECT_EQ(cleared_turn->metadata_json, "{}");
+  EXPECT_EQ(cleared_turn->speaker, "Ana");  // the rest still carries over
+
+  Turn keyed = testing::MakeTurn("", "I moved to Faro.");
+  keyed.idempotency_key = "k";
+  EXPECT_THAT(engine->Amend(cleared->id, keyed),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("idempotency_key")));
+}
+
+// An erase whose final write-ahead-log wipe fails (a reader holds an old snapshot) is committed:
+// Erase says so, and the engine's state already follows it.
+TEST(EraseWipeTest, AnEraseWhoseWalWipeFailsIsCommittedAndTheEngineFollowsIt) {
+  testing::TempDir dir;
+  const EngineOptions options = LexicalOptions(dir);
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
+  ASSERT_THAT(engine->Remember(testing::S("user:alice"),
+                               std::vector<Turn>{testing::MakeTurn("Alice", "I moved to Lisbon.")}),
+              IsOk());
+  ASSERT_THAT(engine->Remember(testing::S("user:bob"),
+                               std::vector<Turn>{testing::MakeTurn("Bob", "I moved to Lisbon.")}),
+              IsOk());
+  ASSERT_THAT(engine->Recall(testing::S("user:alice"), {.text = "Where did Alice move?"}),
+              IsOk());  // builds alice's projections
+  sqlite3* reader = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(options.store_path.c_str(), &reader, SQLITE_OPEN_READONLY, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM nodes;", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  const StatusOr<EraseResult> erased = engine->Erase(testing::S("user:alice"));
+  sqlite3_exec(reader, "COMMIT", nullptr, nullptr, nullptr);
+  sqlite3_close(reader);
+  EXPECT_THAT(erased, StatusIs(StatusCode::kUnavailable, HasSubstr("the erase is committed")));
+
+  EXPECT_THAT(engine->Recall(testing::S("user:alice"), {.text = "Where did Alice move?"}),
+              StatusIs(StatusCode::kNotFound));
+  StatusOr<std::vector<ScopeInfo>> scopes = engine->ListScopes();
+  ASSERT_THAT(scopes, IsOk());
+  ASSERT_THAT(*scopes, SizeIs(1));
+  EXPECT_EQ((*scopes)[0].scope, "user:bob");
+  StatusOr<RebuildReport> rebuilt = engine->RebuildIndex();
+  ASSERT_THAT(rebuilt, IsOk());
+  EXPECT_TRUE(rebuilt->matched_live_index);
+  // A new scope of the same name starts empty.
+  ASSERT_THAT(engine->Remember(testing::S("user:alice"),
+                               std::vector<Turn>{testing::MakeTurn("Alice", "I like tea.")}),
+              IsOk());
+  StatusOr<ReadResult> recalled =
+      engine->Recall(testing::S("user:alice"), {.text = "Where did Alice move?"});
+  ASSERT_THAT(recalled, IsOk());
+  for (const RecallItem& item : recalled->items) EXPECT_THAT(item.text, Not(HasSubstr("Lisbon")));
 }
 
 }  // namespace

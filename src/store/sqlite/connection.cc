@@ -2,15 +2,47 @@
 #include "store/sqlite/connection.h"
 
 #include <sqlite3.h>
+#include <sys/statvfs.h>
 
+#include <cstdint>
+#include <filesystem>
+#include <string>
 #include <utility>
 
 namespace engram::store::sqlite {
 
+namespace {
+
+// Below this many free bytes on the store's file system, a failed write or open is put down to a
+// full disk: SQLite needs room for the write-ahead log's frames and the 32 KiB shared-memory file.
+constexpr std::uint64_t kFullDiskBytes = 64 * 1024;
+
+// "; the disk holding <path> is full ..." when an I/O, open or full error happened on a file
+// system with (almost) no free space, else "". Every change, an erase included, is first written
+// to the write-ahead log, and opening the store creates its shared-memory file, so with no free
+// space neither is possible: the message says what to do instead of only "disk I/O error".
+std::string FullDiskHint(int rc, std::string_view path) {
+  const int primary = rc & 0xFF;
+  if (primary != SQLITE_FULL && primary != SQLITE_IOERR && primary != SQLITE_CANTOPEN) return "";
+  std::filesystem::path directory = std::filesystem::path(std::string(path)).parent_path();
+  if (directory.empty()) directory = ".";
+  struct statvfs stats {};
+  if (::statvfs(directory.c_str(), &stats) != 0) return "";
+  const std::uint64_t free_bytes =
+      static_cast<std::uint64_t>(stats.f_bavail) * static_cast<std::uint64_t>(stats.f_frsize);
+  if (primary != SQLITE_FULL && free_bytes >= kFullDiskBytes) return "";
+  return "; the disk holding the store has " + std::to_string(free_bytes) +
+         " bytes free: SQLite needs free space for its write-ahead log (every change, an erase "
+         "too, is written there first) and its shared-memory file; free space on that disk, or "
+         "move the store with its -wal file to a disk with room, and retry";
+}
+
+}  // namespace
+
 Status SqliteStatus(int rc, std::string_view message, std::string_view operation,
                     std::string_view path) {
   std::string text = "sqlite: " + std::string(operation) + ": " + std::string(message) + " (" +
-                     std::string(path) + ")";
+                     std::string(path) + ")" + FullDiskHint(rc, path);
   switch (rc & 0xFF) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -84,8 +116,7 @@ void Statement::BindTime(int index, std::optional<Timestamp> value) {
 }
 
 void Statement::BindBlob(int index, std::span<const std::byte> value) {
-  const int rc =
-      sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT);
+  const int rc = sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK && bind_rc_ == 0) bind_rc_ = rc;
 }
 
@@ -139,9 +170,11 @@ std::string Statement::ColumnName(int column) const {
 int Statement::ColumnType(int column) const { return sqlite3_column_type(stmt_, column); }
 
 StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path, int flags,
-                                                       int busy_timeout_ms) {
+                                                       int busy_timeout_ms,
+                                                       const std::string& uri) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  const int rc = uri.empty() ? sqlite3_open_v2(path.c_str(), &db, flags, nullptr)
+                             : sqlite3_open_v2(uri.c_str(), &db, flags | SQLITE_OPEN_URI, nullptr);
   if (rc != SQLITE_OK) {
     Status status =
         SqliteStatus(rc, db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc), "open", path);

@@ -52,7 +52,7 @@ class Statement {
   void BindInt(int index, std::int64_t value);
   void BindText(int index, std::string_view value);
   void BindNull(int index);
-  void BindTime(int index, std::optional<Timestamp> value);  // NULL when unset
+  void BindTime(int index, std::optional<Timestamp> value);    // NULL when unset
   void BindBlob(int index, std::span<const std::byte> value);  // copied by SQLite
 
   // Advances: true when a row is available, false when done.
@@ -84,9 +84,12 @@ class Statement {
 // One open sqlite3 connection. Invariant: db_ is open for the object's lifetime.
 class Connection {
  public:
-  // flags: SQLITE_OPEN_* flags. Sets extended result codes and the busy timeout.
+  // flags: SQLITE_OPEN_* flags. Sets extended result codes and the busy timeout. With a
+  // non-empty `uri` ("file:...?mode=ro"), opens that URI (SQLITE_OPEN_URI is added) and still
+  // names `path` in errors.
   static StatusOr<std::unique_ptr<Connection>> Open(const std::string& path, int flags,
-                                                    int busy_timeout_ms);
+                                                    int busy_timeout_ms,
+                                                    const std::string& uri = "");
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

@@ -123,9 +123,51 @@ INSERT INTO meta(key, value)
   SELECT 'embedder_dimension', '0' WHERE EXISTS (SELECT 1 FROM nodes WHERE kind = 'turn');
 )sql";
 
-constexpr std::array<Migration, 2> kMigrations = {{
+// Idempotency keys: a turn's key in its own column, unique within its scope, so a repeated write
+// is recognised inside the write transaction. Until now `engram ingest` kept the key in the turn's
+// metadata ("idempotency_key"): it moves out of metadata_json and the content's "metadata" into
+// the column (the earliest turn of a scope keeps a key held twice; later ones lose it), so
+// metadata is the user's own again. Content is otherwise immutable: the trigger is dropped for the
+// move and recreated covering the new column. Node ids stay as they were.
+constexpr std::string_view kSchemaV3 = R"sql(
+DROP TRIGGER nodes_content_immutable;
+ALTER TABLE nodes ADD COLUMN idempotency_key TEXT;
+
+UPDATE nodes SET idempotency_key = json_extract(metadata_json, '$.idempotency_key')
+WHERE row_id IN (
+  SELECT min(row_id) FROM nodes
+  WHERE kind = 'turn' AND json_valid(metadata_json)
+    AND json_type(metadata_json, '$.idempotency_key') = 'text'
+    AND json_extract(metadata_json, '$.idempotency_key') <> ''
+  GROUP BY scope_id, json_extract(metadata_json, '$.idempotency_key'));
+
+UPDATE nodes SET
+  metadata_json = json_remove(metadata_json, '$.idempotency_key'),
+  content_json = CASE WHEN json_valid(content_json)
+                      THEN json_remove(content_json, '$.metadata.idempotency_key')
+                      ELSE content_json END
+WHERE kind = 'turn' AND json_valid(metadata_json)
+  AND json_type(metadata_json, '$.idempotency_key') = 'text';
+
+CREATE UNIQUE INDEX nodes_by_idempotency_key ON nodes(scope_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+
+CREATE TRIGGER nodes_content_immutable BEFORE UPDATE ON nodes
+WHEN NEW.row_id IS NOT OLD.row_id OR NEW.id IS NOT OLD.id OR NEW.kind IS NOT OLD.kind
+  OR NEW.scope_id IS NOT OLD.scope_id OR NEW.content_json IS NOT OLD.content_json
+  OR NEW.text IS NOT OLD.text OR NEW.role IS NOT OLD.role OR NEW.speaker IS NOT OLD.speaker
+  OR NEW.session_id IS NOT OLD.session_id OR NEW.sequence IS NOT OLD.sequence
+  OR NEW.event_time IS NOT OLD.event_time OR NEW.metadata_json IS NOT OLD.metadata_json
+  OR NEW.ingested_at IS NOT OLD.ingested_at OR NEW.idempotency_key IS NOT OLD.idempotency_key
+BEGIN
+  SELECT RAISE(ABORT, 'engram: node content is immutable (only status and validity may change)');
+END;
+)sql";
+
+constexpr std::array<Migration, 3> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
+    {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
 }};
 
 }  // namespace
@@ -214,6 +256,23 @@ Status ApplyMigrations(Connection& connection) {
   set_version.BindText(1, std::to_string(kLatestSchemaVersion));
   RETURN_IF_ERROR(set_version.Run());
   return txn.Commit();
+}
+
+Status CheckSchemaReadOnly(Connection& connection, std::string_view read_only_reason) {
+  ScopedSqlTransaction read(connection, "BEGIN DEFERRED");
+  RETURN_IF_ERROR(read.status());
+  ASSIGN_OR_RETURN(const std::int64_t current, ReadSchemaVersion(connection));
+  RETURN_IF_ERROR(CheckNotNewer(connection, current));
+  RETURN_IF_ERROR(read.Commit());
+  if (current == kLatestSchemaVersion) return Status::Ok();
+  const std::string state = current == 0 ? "is an empty database, not an engram store yet"
+                                         : "has schema version " + std::to_string(current);
+  return Status::FailedPrecondition(
+      "sqlite: store " + connection.path() + " " + state + "; this engram reads version " +
+      std::to_string(kLatestSchemaVersion) +
+      ", and bringing it there needs a write, but the store "
+      "is read-only (" +
+      std::string(read_only_reason) + "): open it once from a writable location to migrate it");
 }
 
 }  // namespace engram::store::sqlite

@@ -25,7 +25,7 @@ struct Migration {
   std::string_view sql;  // one or more statements
 };
 
-inline constexpr std::int64_t kLatestSchemaVersion = 2;
+inline constexpr std::int64_t kLatestSchemaVersion = 3;
 
 // Every migration, ordered by version (1..kLatestSchemaVersion, no gaps).
 std::span<const Migration> Migrations();
@@ -39,6 +39,12 @@ StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection);
 // does it run, in one IMMEDIATE transaction. kFailedPrecondition when the stored version is newer
 // than this binary knows.
 Status ApplyMigrations(Connection& connection);
+
+// For a store opened read-only (`read_only_reason` says why it cannot be written): checks in a
+// read transaction that its schema is kLatestSchemaVersion, which is all a read-only store can
+// be read at. kFailedPrecondition naming the versions when it is newer, or older and so needs a
+// migration this connection cannot write.
+Status CheckSchemaReadOnly(Connection& connection, std::string_view read_only_reason);
 
 }  // namespace engram::store::sqlite
 

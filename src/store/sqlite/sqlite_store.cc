@@ -6,9 +6,12 @@
 #include "store/sqlite/sqlite_store.h"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -36,7 +39,8 @@ constexpr std::string_view kScopeColumns =
     "scope_id, node_id, path, parent_scope_id, last_sequence, created_at";
 constexpr std::string_view kNodeColumns =
     "row_id, id, kind, scope_id, content_json, text, role, speaker, session_id, sequence, "
-    "event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at";
+    "event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at, "
+    "idempotency_key";
 constexpr std::string_view kEdgeColumns =
     "row_id, id, type, src, dst, scope_id, attrs_json, status, valid_from, valid_to, ingested_at, "
     "updated_at";
@@ -85,6 +89,7 @@ StatusOr<NodeRecord> ReadNode(const Statement& stmt) {
   node.valid_to = stmt.ColumnTime(14);
   node.ingested_at = Timestamp{stmt.ColumnInt(15)};
   node.updated_at = Timestamp{stmt.ColumnInt(16)};
+  node.idempotency_key = stmt.ColumnText(17);  // "" when NULL
   return node;
 }
 
@@ -486,6 +491,21 @@ class SqliteTransaction final : public Transaction {
     return RequireNode(conn_, id);
   }
 
+  StatusOr<std::optional<NodeRecord>> FindTurnByKey(std::int64_t scope_id,
+                                                    std::string_view key) override {
+    RETURN_IF_ERROR(CheckOpen());
+    if (key.empty()) return Status::InvalidArgument("find turn by key: empty key");
+    static const std::string kSql =
+        Sql("SELECT ", kNodeColumns, " FROM nodes WHERE scope_id = ?1 AND idempotency_key = ?2");
+    ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(kSql, "find turn by idempotency key"));
+    stmt.BindInt(1, scope_id);
+    stmt.BindText(2, key);
+    ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+    if (!has_row) return std::optional<NodeRecord>();
+    ASSIGN_OR_RETURN(NodeRecord node, ReadNode(stmt));
+    return std::optional<NodeRecord>(std::move(node));
+  }
+
   Status UpdateNodeState(std::string_view id, NodeStatus status, std::optional<Timestamp> valid_to,
                          Timestamp updated_at, std::string_view journal_detail) override {
     RETURN_IF_ERROR(CheckOpen());
@@ -644,8 +664,9 @@ class SqliteTransaction final : public Transaction {
     RETURN_IF_ERROR(CheckOpen());
     ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> embedder, QueryEmbedder(conn_));
     if (!embedder.has_value() || embedder->model_id == "none") {
-      return Status::FailedPrecondition("put vector: the store records no embedder (call "
-                                        "SetEmbedder first)");
+      return Status::FailedPrecondition(
+          "put vector: the store records no embedder (call "
+          "SetEmbedder first)");
     }
     if (model_id != embedder->model_id) {
       return Status::FailedPrecondition("put vector: the vector is from model " +
@@ -703,9 +724,9 @@ class SqliteTransaction final : public Transaction {
         Statement stmt,
         conn_.Prepare("INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, "
                       "session_id, sequence, event_time, metadata_json, status, valid_from, "
-                      "valid_to, ingested_at, updated_at) "
+                      "valid_to, ingested_at, updated_at, idempotency_key) "
                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-                      "?16)",
+                      "?16, ?17)",
                       "insert node"));
     stmt.BindText(1, record.id);
     stmt.BindText(2, NodeKindName(record.kind));
@@ -723,6 +744,11 @@ class SqliteTransaction final : public Transaction {
     stmt.BindTime(14, record.valid_to);
     stmt.BindInt(15, record.ingested_at.micros);
     stmt.BindInt(16, record.updated_at.micros);
+    if (record.idempotency_key.empty()) {
+      stmt.BindNull(17);
+    } else {
+      stmt.BindText(17, record.idempotency_key);
+    }
     RETURN_IF_ERROR(stmt.Run());
     return conn_.LastInsertRowId();
   }
@@ -737,12 +763,22 @@ class SqliteTransaction final : public Transaction {
 
 class SqliteStore final : public Store {
  public:
+  // A writable store: `writer` is open read-write; readers open `path`.
   SqliteStore(std::string path, SqliteOptions options, std::unique_ptr<Connection> writer)
       : path_(std::move(path)), options_(options), writer_(std::move(writer)) {}
+  // A read-only store: no writer; readers open `reader_uri`, and every write is refused naming
+  // `read_only_reason`.
+  SqliteStore(std::string path, SqliteOptions options, std::string reader_uri,
+              std::string read_only_reason)
+      : path_(std::move(path)),
+        options_(options),
+        reader_uri_(std::move(reader_uri)),
+        read_only_reason_(std::move(read_only_reason)) {}
 
   std::string_view backend() const override { return "sqlite"; }
 
   StatusOr<std::unique_ptr<Transaction>> BeginWrite() override {
+    if (writer_ == nullptr) return ReadOnlyError();
     std::unique_lock<std::mutex> lock(write_mutex_);
     RETURN_IF_ERROR(writer_->Exec("BEGIN IMMEDIATE", "begin write transaction"));
     return std::unique_ptr<Transaction>(
@@ -895,9 +931,9 @@ class SqliteStore final : public Store {
     return WithReader([&](Connection& conn) { return QueryEmbedder(conn); });
   }
 
-  Status ScanVectors(std::int64_t scope_id,
-                     const std::function<bool(std::int64_t row, std::span<const float> values)>&
-                         visit) override {
+  Status ScanVectors(
+      std::int64_t scope_id,
+      const std::function<bool(std::int64_t row, std::span<const float> values)>& visit) override {
     return WithReader([&](Connection& conn) -> Status {
       ASSIGN_OR_RETURN(Statement stmt,
                        conn.Prepare("SELECT v.node_row, v.dimension, v.vector FROM vectors v "
@@ -916,8 +952,7 @@ class SqliteStore final : public Store {
     });
   }
 
-  StatusOr<std::vector<VectorRecord>> GetVectorsByRow(
-      std::span<const std::int64_t> rows) override {
+  StatusOr<std::vector<VectorRecord>> GetVectorsByRow(std::span<const std::int64_t> rows) override {
     return WithReader([&](Connection& conn) -> StatusOr<std::vector<VectorRecord>> {
       std::vector<VectorRecord> records;
       for (const std::int64_t row : rows) {
@@ -977,7 +1012,15 @@ class SqliteStore final : public Store {
       }
     }
     return Connection::Open(path_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-                            options_.busy_timeout_ms);
+                            options_.busy_timeout_ms, reader_uri_);
+  }
+
+  Status ReadOnlyError() const {
+    return Status::FailedPrecondition(
+        "sqlite: store " + path_ + " is read-only (" + read_only_reason_ +
+        "): it can be read, but nothing can be written to it; to change it, open it from a "
+        "writable location (or copy it, with any " +
+        path_ + "-wal, to one)");
   }
 
   void ReleaseReader(std::unique_ptr<Connection> conn) {
@@ -987,6 +1030,10 @@ class SqliteStore final : public Store {
 
   const std::string path_;
   const SqliteOptions options_;
+  // Read-only store: the URI readers open ("" = path_) and why no write is possible; writer_ is
+  // null.
+  const std::string reader_uri_;
+  const std::string read_only_reason_;
   // Held by the open Transaction (or EraseScopes); guards writer_.
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;
@@ -996,9 +1043,11 @@ class SqliteStore final : public Store {
 };
 
 StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> scope_ids) {
+  if (writer_ == nullptr) return ReadOnlyError();
   std::lock_guard<std::mutex> lock(write_mutex_);
   EraseCounts counts;
-  {
+  // The erase itself, in one transaction: all of it or (on an error) none of it.
+  const Status erased = [&]() -> Status {
     ScopedSqlTransaction txn(*writer_, "BEGIN IMMEDIATE");
     RETURN_IF_ERROR(txn.status());
     // The scopes named and every scope nested in them, in scope_id order.
@@ -1084,7 +1133,10 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
           "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id])));
     }
     RETURN_IF_ERROR(writer_->Exec("DELETE FROM temp.erase_scope_ids", "erase scopes: clean up"));
-    RETURN_IF_ERROR(txn.Commit());
+    return txn.Commit();
+  }();
+  if (!erased.ok()) {
+    return Status(erased.code(), "nothing was erased: " + erased.message());
   }
   // The deleted rows were zeroed in their pages (secure_delete), but older copies of those pages
   // still sit in the WAL. Copy the WAL back into the database and truncate it to zero bytes.
@@ -1097,11 +1149,15 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
   };
   StatusOr<Statement> checkpoint =
       writer_->Prepare("PRAGMA wal_checkpoint(TRUNCATE)", "erase scopes: checkpoint");
-  if (!checkpoint.ok()) return committed(checkpoint.status());
+  if (!checkpoint.ok()) {
+    counts.wipe_status = committed(checkpoint.status());
+    return counts;
+  }
   const StatusOr<bool> has_row = checkpoint->Step();
-  if (!has_row.ok()) return committed(has_row.status());
-  if (*has_row && checkpoint->ColumnInt(0) != 0) {
-    return Status::Unavailable(
+  if (!has_row.ok()) {
+    counts.wipe_status = committed(has_row.status());
+  } else if (*has_row && checkpoint->ColumnInt(0) != 0) {
+    counts.wipe_status = Status::Unavailable(
         "sqlite: erase scopes: the erase is committed, but readers kept the write-ahead log from "
         "being wiped; erased text may remain in " +
         path_ + "-wal until the next checkpoint");
@@ -1116,8 +1172,12 @@ StatusOr<std::string> SqliteStore::DumpCanonical() {
       std::string_view order_by;
     };
     static constexpr Table kTables[] = {
-        {"meta", "key"},     {"scopes", "scope_id"}, {"nodes", "row_id"},
-        {"edges", "row_id"}, {"vectors", "node_row"}, {"journal", "seq"},
+        {"meta", "key"},
+        {"scopes", "scope_id"},
+        {"nodes", "row_id"},
+        {"edges", "row_id"},
+        {"vectors", "node_row"},
+        {"journal", "seq"},
         {"sqlite_sequence", "name"},
     };
     std::string out;
@@ -1164,6 +1224,84 @@ StatusOr<std::string> SqliteStore::DumpCanonical() {
   });
 }
 
+// Why the store at `path` cannot be written, or "" when it can: SQLite writes the file and
+// creates its write-ahead log and shared-memory files beside it. (As root, permission bits do
+// not stop a write; a read-only file system does.)
+std::string NotWritableReason(const std::string& path, bool exists) {
+  namespace fs = std::filesystem;
+  fs::path directory = fs::path(path).parent_path();
+  if (directory.empty()) directory = ".";
+  if (exists && ::access(path.c_str(), W_OK) != 0) {
+    if (errno == EROFS) return "it is on a read-only file system";
+    if (errno == EACCES || errno == EPERM) return "the file is not writable";
+  }
+  if (::access(directory.c_str(), W_OK) != 0) {
+    if (errno == EROFS)
+      return "its directory " + directory.string() + " is on a read-only file system";
+    if (errno == EACCES || errno == EPERM) {
+      return "its directory " + directory.string() +
+             " is not writable, and SQLite keeps its write-ahead log beside the store";
+    }
+  }
+  return "";
+}
+
+// "file:<path>" with every byte but unreserved ones and '/' percent-encoded (SQLite URI names).
+std::string FileUri(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const char c : path) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri += c;
+    } else {
+      uri += '%';
+      uri += kHex[byte >> 4];
+      uri += kHex[byte & 0xF];
+    }
+  }
+  return uri;
+}
+
+// Opens an existing store that cannot be written (`reason` says why) for reading. A WAL-mode
+// database is read through its shared-memory file (-shm): `mode=ro` uses it when it exists (a
+// writer elsewhere has it open) or can be created. When neither holds, the file is read as
+// immutable, which is right only when no writer uses it and its write-ahead log holds nothing:
+// a non-empty -wal is refused.
+StatusOr<std::unique_ptr<Store>> OpenReadOnly(const std::string& path, const SqliteOptions& options,
+                                              const std::string& reason) {
+  namespace fs = std::filesystem;
+  const auto check = [&](const std::string& uri) -> Status {
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
+                     Connection::Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                                      options.busy_timeout_ms, uri));
+    return CheckSchemaReadOnly(*conn, reason);
+  };
+  const std::string shared_uri = FileUri(path) + "?mode=ro";
+  Status shared = check(shared_uri);
+  if (shared.ok()) {
+    return std::unique_ptr<Store>(std::make_unique<SqliteStore>(path, options, shared_uri, reason));
+  }
+  std::error_code error;
+  if (shared.code() == StatusCode::kFailedPrecondition || fs::exists(path + "-shm", error)) {
+    return shared;
+  }
+  const std::uintmax_t wal_bytes =
+      fs::exists(path + "-wal", error) ? fs::file_size(path + "-wal", error) : 0;
+  if (wal_bytes > 0 && !error) {
+    return Status::FailedPrecondition(
+        "sqlite: store " + path + " is read-only (" + reason + ") and its write-ahead log " + path +
+        "-wal holds " + std::to_string(wal_bytes) +
+        " bytes not yet copied into it; reading them needs " + path +
+        "-shm, which cannot be created here: open the store once from a writable location (or "
+        "copy it with its -wal file to one) to fold the log into it");
+  }
+  const std::string immutable_uri = shared_uri + "&immutable=1";
+  RETURN_IF_ERROR(check(immutable_uri));
+  return std::unique_ptr<Store>(
+      std::make_unique<SqliteStore>(path, options, immutable_uri, reason));
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Store>> Open(std::string_view path, const SqliteOptions& options) {
@@ -1185,6 +1323,12 @@ StatusOr<std::unique_ptr<Store>> Open(std::string_view path, const SqliteOptions
       !error) {
     return Status::FailedPrecondition("sqlite: " + path_text +
                                       " is an empty file, not an engram store");
+  }
+  if (const std::string reason = NotWritableReason(path_text, exists); !reason.empty()) {
+    if (!exists) {
+      return Status::FailedPrecondition("sqlite: cannot create store " + path_text + ": " + reason);
+    }
+    return OpenReadOnly(path_text, options, reason);
   }
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
   if (options.create_if_missing) flags |= SQLITE_OPEN_CREATE;
