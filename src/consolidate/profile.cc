@@ -5,6 +5,7 @@
 #include <map>
 
 #include "write/extractor.h"
+#include "write/predicates.h"
 
 namespace engram::consolidate {
 namespace {
