@@ -3,13 +3,13 @@
 // residence and Berlin in its history, each linked to the turn that said it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engram/testing/temp_dir.h"
 #include "shell_runner.h"
 
 namespace engram {
@@ -23,9 +23,6 @@ using testing::RunCli;
 class ConsolidateCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "engram_consolidate_cli_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     store_ = "--store '" + (fs::path(dir_) / "engram.db").string() + "' ";
     const std::string input = (fs::path(dir_) / "turns.jsonl").string();
     std::ofstream(input)
@@ -40,11 +37,6 @@ class ConsolidateCliTest : public ::testing::Test {
     const Output ingest = RunCli(store_ + "--json ingest --scope user:mia '" + input + "'");
     ASSERT_EQ(ingest.exit_code, 0) << ingest.out;
   }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
   // The ids of the scope's turns, in order.
   std::vector<std::string> TurnIds() {
     const Output list = RunCli(store_ + "--json list --scope user:mia --kind turn");
@@ -55,7 +47,8 @@ class ConsolidateCliTest : public ::testing::Test {
     return ids;
   }
 
-  std::string dir_;
+  engram::testing::TempDir temp_dir_{"engram_consolidate_cli"};
+  std::string dir_ = temp_dir_.path();
   std::string store_;
 };
 
