@@ -247,6 +247,10 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const ConnectSettings& se
 
 bool Connection::healthy() const { return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK; }
 
+bool Connection::in_failed_transaction() const {
+  return conn_ != nullptr && PQtransactionStatus(conn_) == PQTRANS_INERROR;
+}
+
 Status Connection::ErrorOf(pg_result* result, std::string_view operation) const {
   const char* state_field = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   const char* primary =

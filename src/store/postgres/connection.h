@@ -106,6 +106,8 @@ class Connection {
 
   // False once the server connection is lost; such a connection is dropped, not reused.
   bool healthy() const;
+  // True inside a transaction that a failed statement aborted (it can only roll back).
+  bool in_failed_transaction() const;
   // The store's URL with any password replaced by "***".
   const std::string& display_name() const { return display_name_; }
 

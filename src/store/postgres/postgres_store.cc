@@ -263,21 +263,45 @@ Status Run(Connection& conn, std::string_view sql, const Params& params,
   return Status::Ok();
 }
 
-// Runs `fn` inside a SAVEPOINT: on error everything `fn` did is undone and the enclosing
-// transaction continues as before (without it PostgreSQL aborts the whole transaction on the
-// first error). `fn` returns Status or StatusOr<T>.
-template <typename Fn>
-auto InSavepoint(Connection& conn, Fn&& fn) -> decltype(fn()) {
-  RETURN_IF_ERROR(conn.Exec("SAVEPOINT engram_op", "savepoint"));
-  auto result = fn();
-  if (!result.ok()) {
-    static_cast<void>(
-        conn.Exec("ROLLBACK TO SAVEPOINT engram_op; RELEASE SAVEPOINT engram_op",
-                  "roll back failed operation"));
-    return result;
+// The columns of a node insert, $1..$17, and their values (shared by the plain insert of a
+// scope's node and the journalled insert of InsertNode).
+constexpr std::string_view kInsertNode =
+    "INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, session_id, "
+    "sequence, event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at, "
+    "idempotency_key) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
+    "$16, $17)";
+
+Params NodeParams(const NodeRecord& record) {
+  Params params;
+  params.Text(record.id)
+      .Text(NodeKindName(record.kind))
+      .Int(record.scope_id)
+      .Text(record.content_json)
+      .Text(record.text)
+      .Text(RoleName(record.role))
+      .Text(record.speaker)
+      .Text(record.session_id)
+      .Int(record.sequence)
+      .Time(record.event_time)
+      .Text(record.metadata_json)
+      .Text(NodeStatusName(record.status))
+      .Time(record.valid_from)
+      .Time(record.valid_to)
+      .Int(record.ingested_at.micros)
+      .Int(record.updated_at.micros)
+      .TextOrNull(record.idempotency_key);
+  return params;
+}
+
+// One row of booleans ("t" / "f") from a query of EXISTS(...) columns.
+StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
+                                        const Params& params, std::string_view operation) {
+  ASSIGN_OR_RETURN(Result rows, conn.Query(sql, params, operation));
+  std::vector<bool> exists;
+  for (int column = 0; column < rows.columns(); ++column) {
+    exists.push_back(rows.size() > 0 && rows.Text(0, column) == "t");
   }
-  RETURN_IF_ERROR(conn.Exec("RELEASE SAVEPOINT engram_op", "release savepoint"));
-  return result;
+  return exists;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,6 +310,13 @@ auto InSavepoint(Connection& conn, Fn&& fn) -> decltype(fn()) {
 // Invariant: while open_, the writer connection is inside a transaction holding the write
 // advisory lock, and lock_ holds the store's write mutex. After Commit() (or a failed commit)
 // open_ is false and the mutex is released.
+//
+// Each call checks everything it can refuse (unknown ids, duplicates) with reads first, then
+// writes in one statement (row and journal entry together, through a data-modifying WITH), so a
+// refused call writes nothing and a write costs two round trips. A statement the server fails
+// anyway (a lost connection, a constraint the checks do not cover) makes PostgreSQL abort the
+// whole transaction: every later call fails and Commit() rolls back and says so, so nothing of
+// a failed transaction is ever committed.
 class PostgresTransaction final : public Transaction {
  public:
   PostgresTransaction(std::unique_lock<std::mutex> lock, Connection& conn)
@@ -312,7 +343,7 @@ class PostgresTransaction final : public Transaction {
       return Status::InvalidArgument("create scope: path is not valid UTF-8: " +
                                      std::string(error.what()));
     }
-    return InSavepoint(conn_, [&]() -> StatusOr<ScopeRecord> {
+    {
       ASSIGN_OR_RETURN(const std::optional<ScopeRecord> existing, QueryScopeByPath(conn_, path));
       if (existing.has_value()) {
         return Status::AlreadyExists("scope " + std::string(path) + " already exists");
@@ -354,12 +385,11 @@ class PostgresTransaction final : public Transaction {
       node.text = scope.path;
       node.ingested_at = created_at;
       node.updated_at = created_at;
-      ASSIGN_OR_RETURN(const std::int64_t node_row, InsertNodeRow(node));
-      static_cast<void>(node_row);
+      RETURN_IF_ERROR(Run(conn_, kInsertNode, NodeParams(node), "insert scope node"));
       RETURN_IF_ERROR(AppendJournal(conn_, scope.scope_id, JournalOp::kScopeCreated, node_id, 0,
                                     created_at, "scope created"));
       return scope;
-    });
+    }
   }
 
   StatusOr<std::int64_t> NextSequence(std::int64_t scope_id) override {
@@ -378,23 +408,24 @@ class PostgresTransaction final : public Transaction {
   StatusOr<std::int64_t> InsertNode(const NodeRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
     if (record.id.empty()) return Status::InvalidArgument("insert node: empty id");
-    return InSavepoint(conn_, [&]() -> StatusOr<std::int64_t> {
-      ASSIGN_OR_RETURN(const std::optional<NodeRecord> existing, QueryNode(conn_, record.id));
-      if (existing.has_value()) {
-        return Status::AlreadyExists("node " + record.id + " already exists");
-      }
-      ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
-                       QueryScopeById(conn_, record.scope_id));
-      if (!scope.has_value()) {
-        return Status::NotFound("insert node " + record.id + ": scope " +
-                                std::to_string(record.scope_id) + " does not exist");
-      }
-      ASSIGN_OR_RETURN(const std::int64_t row, InsertNodeRow(record));
-      RETURN_IF_ERROR(AppendJournal(conn_, record.scope_id, JournalOp::kNodeInserted, record.id,
-                                    row, record.ingested_at,
-                                    "kind=" + std::string(NodeKindName(record.kind))));
-      return row;
-    });
+    ASSIGN_OR_RETURN(const std::vector<bool> exists,
+                     QueryExists(conn_,
+                                 "SELECT EXISTS(SELECT 1 FROM nodes WHERE id = $1), "
+                                 "EXISTS(SELECT 1 FROM scopes WHERE scope_id = $2)",
+                                 Params().Text(record.id).Int(record.scope_id), "insert node"));
+    if (exists[0]) return Status::AlreadyExists("node " + record.id + " already exists");
+    if (!exists[1]) {
+      return Status::NotFound("insert node " + record.id + ": scope " +
+                              std::to_string(record.scope_id) + " does not exist");
+    }
+    static const std::string kSql =
+        "WITH inserted AS (" + std::string(kInsertNode) +
+        " RETURNING row_id) INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+        "SELECT $3, $18, $1, row_id, $15, $19 FROM inserted RETURNING target_row";
+    Params params = NodeParams(record);
+    params.Text(JournalOpName(JournalOp::kNodeInserted))
+        .Text("kind=" + std::string(NodeKindName(record.kind)));
+    return QueryInt(conn_, kSql, params, "insert node");
   }
 
   StatusOr<NodeRecord> GetNode(std::string_view id) override {
@@ -418,69 +449,76 @@ class PostgresTransaction final : public Transaction {
   Status UpdateNodeState(std::string_view id, NodeStatus status, std::optional<Timestamp> valid_to,
                          Timestamp updated_at, std::string_view journal_detail) override {
     RETURN_IF_ERROR(CheckOpen());
-    return InSavepoint(conn_, [&]() -> Status {
-      ASSIGN_OR_RETURN(const NodeRecord node, RequireNode(conn_, id));
-      RETURN_IF_ERROR(Run(conn_,
-                          "UPDATE nodes SET status = $2, valid_to = $3, updated_at = $4 "
-                          "WHERE id = $1",
-                          Params().Text(id).Text(NodeStatusName(status)).Time(valid_to).Int(
-                              updated_at.micros),
-                          "update node state"));
-      return AppendJournal(conn_, node.scope_id, JournalOp::kNodeUpdated, node.id, node.row,
-                           updated_at,
-                           StateDetail(NodeStatusName(status), valid_to, journal_detail));
-    });
+    ASSIGN_OR_RETURN(
+        Result journalled,
+        conn_.Query("WITH updated AS (UPDATE nodes SET status = $2, valid_to = $3, "
+                    "updated_at = $4 WHERE id = $1 RETURNING row_id, scope_id) "
+                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+                    "SELECT scope_id, $5, $1, row_id, $4, $6 FROM updated RETURNING seq",
+                    Params()
+                        .Text(id)
+                        .Text(NodeStatusName(status))
+                        .Time(valid_to)
+                        .Int(updated_at.micros)
+                        .Text(JournalOpName(JournalOp::kNodeUpdated))
+                        .Text(StateDetail(NodeStatusName(status), valid_to, journal_detail)),
+                    "update node state"));
+    if (journalled.size() == 0) {
+      return Status::NotFound("node " + std::string(id.substr(0, 64)) + " does not exist");
+    }
+    return Status::Ok();
   }
 
   StatusOr<std::int64_t> InsertEdge(const EdgeWriteKey& /*key*/,
                                     const EdgeRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
     RETURN_IF_ERROR(CheckNewEdge(record));
-    return InSavepoint(conn_, [&]() -> StatusOr<std::int64_t> {
-      ASSIGN_OR_RETURN(const std::optional<EdgeRecord> existing, QueryEdge(conn_, record.id));
-      if (existing.has_value()) {
-        return Status::AlreadyExists("edge " + record.id + " already exists");
-      }
-      const std::pair<std::string_view, std::string_view> endpoints[] = {{"src", record.src},
-                                                                         {"dst", record.dst}};
-      for (const auto& [role, node_id] : endpoints) {
-        ASSIGN_OR_RETURN(const std::optional<NodeRecord> node, QueryNode(conn_, node_id));
-        if (!node.has_value()) {
-          return Status::NotFound("insert " + record.type + " edge: " + std::string(role) +
-                                  " node " + std::string(node_id.substr(0, 64)) +
-                                  " does not exist");
-        }
-      }
-      ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
-                       QueryScopeById(conn_, record.scope_id));
-      if (!scope.has_value()) {
-        return Status::NotFound("insert " + record.type + " edge: scope " +
-                                std::to_string(record.scope_id) + " does not exist");
-      }
-      ASSIGN_OR_RETURN(const std::int64_t row,
-                       QueryInt(conn_,
-                                "INSERT INTO edges(id, type, src, dst, scope_id, attrs_json, "
-                                "status, valid_from, valid_to, ingested_at, updated_at) "
-                                "VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
-                                "RETURNING row_id",
-                                Params()
-                                    .Text(record.id)
-                                    .Text(record.type)
-                                    .Text(record.src)
-                                    .Text(record.dst)
-                                    .Int(record.scope_id)
-                                    .Text(record.attrs_json)
-                                    .Text(record.status)
-                                    .Time(record.valid_from)
-                                    .Time(record.valid_to)
-                                    .Int(record.ingested_at.micros)
-                                    .Int(record.updated_at.micros),
-                                "insert edge"));
-      RETURN_IF_ERROR(AppendJournal(conn_, record.scope_id, JournalOp::kEdgeInserted, record.id,
-                                    row, record.ingested_at,
-                                    "type=" + record.type + " status=" + record.status));
-      return row;
-    });
+    ASSIGN_OR_RETURN(const std::vector<bool> exists,
+                     QueryExists(conn_,
+                                 "SELECT EXISTS(SELECT 1 FROM edges WHERE id = $1), "
+                                 "EXISTS(SELECT 1 FROM nodes WHERE id = $2), "
+                                 "EXISTS(SELECT 1 FROM nodes WHERE id = $3), "
+                                 "EXISTS(SELECT 1 FROM scopes WHERE scope_id = $4)",
+                                 Params()
+                                     .Text(record.id)
+                                     .Text(record.src)
+                                     .Text(record.dst)
+                                     .Int(record.scope_id),
+                                 "insert edge"));
+    if (exists[0]) return Status::AlreadyExists("edge " + record.id + " already exists");
+    const std::pair<std::string_view, std::string_view> endpoints[] = {{"src", record.src},
+                                                                       {"dst", record.dst}};
+    for (std::size_t end_idx = 0; end_idx < 2; ++end_idx) {
+      if (exists[1 + end_idx]) continue;
+      const auto& [role, node_id] = endpoints[end_idx];
+      return Status::NotFound("insert " + record.type + " edge: " + std::string(role) + " node " +
+                              std::string(node_id.substr(0, 64)) + " does not exist");
+    }
+    if (!exists[3]) {
+      return Status::NotFound("insert " + record.type + " edge: scope " +
+                              std::to_string(record.scope_id) + " does not exist");
+    }
+    return QueryInt(conn_,
+                    "WITH inserted AS (INSERT INTO edges(id, type, src, dst, scope_id, "
+                    "attrs_json, status, valid_from, valid_to, ingested_at, updated_at) "
+                    "VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING row_id) "
+                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+                    "SELECT $5, $12, $1, row_id, $10, $13 FROM inserted RETURNING target_row",
+                    Params()
+                        .Text(record.id)
+                        .Text(record.type)
+                        .Text(record.src)
+                        .Text(record.dst)
+                        .Int(record.scope_id)
+                        .Text(record.attrs_json)
+                        .Text(record.status)
+                        .Time(record.valid_from)
+                        .Time(record.valid_to)
+                        .Int(record.ingested_at.micros)
+                        .Int(record.updated_at.micros)
+                        .Text(JournalOpName(JournalOp::kEdgeInserted))
+                        .Text("type=" + record.type + " status=" + record.status),
+                    "insert edge");
   }
 
   StatusOr<EdgeRecord> GetEdge(std::string_view id) override {
@@ -492,16 +530,26 @@ class PostgresTransaction final : public Transaction {
                          std::optional<Timestamp> valid_to, Timestamp updated_at) override {
     RETURN_IF_ERROR(CheckOpen());
     RETURN_IF_ERROR(CheckEdgeStatus(status));
-    return InSavepoint(conn_, [&]() -> Status {
-      ASSIGN_OR_RETURN(const EdgeRecord edge, RequireEdge(conn_, id));
-      RETURN_IF_ERROR(Run(conn_,
-                          "UPDATE edges SET status = $2, valid_to = $3, updated_at = $4 "
-                          "WHERE id = $1",
-                          Params().Text(id).Text(status).Time(valid_to).Int(updated_at.micros),
-                          "update edge state"));
-      return AppendJournal(conn_, edge.scope_id, JournalOp::kEdgeUpdated, edge.id, edge.row,
-                           updated_at, StateDetail(status, valid_to, "type=" + edge.type));
-    });
+    // The detail is StateDetail(status, valid_to, "type=<type>"), its type read in the statement.
+    ASSIGN_OR_RETURN(
+        Result journalled,
+        conn_.Query("WITH updated AS (UPDATE edges SET status = $2, valid_to = $3, "
+                    "updated_at = $4 WHERE id = $1 RETURNING row_id, scope_id, type) "
+                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+                    "SELECT scope_id, $5, $1, row_id, $4, $6 || '; type=' || type FROM updated "
+                    "RETURNING seq",
+                    Params()
+                        .Text(id)
+                        .Text(status)
+                        .Time(valid_to)
+                        .Int(updated_at.micros)
+                        .Text(JournalOpName(JournalOp::kEdgeUpdated))
+                        .Text(StateDetail(status, valid_to, "")),
+                    "update edge state"));
+    if (journalled.size() == 0) {
+      return Status::NotFound("edge " + std::string(id.substr(0, 64)) + " does not exist");
+    }
+    return Status::Ok();
   }
 
   StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id, EdgeDirection direction,
@@ -519,7 +567,7 @@ class PostgresTransaction final : public Transaction {
   Status SetEmbedder(const EmbedderRecord& embedder, Timestamp at) override {
     RETURN_IF_ERROR(CheckOpen());
     RETURN_IF_ERROR(CheckEmbedderRecord(embedder));
-    return InSavepoint(conn_, [&]() -> Status {
+    {
       ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> previous, QueryEmbedder(conn_));
       if (previous.has_value() && *previous != embedder) {
         RETURN_IF_ERROR(conn_.Exec("DELETE FROM vectors", "set embedder: drop old vectors"));
@@ -533,7 +581,7 @@ class PostgresTransaction final : public Transaction {
                           "set embedder"));
       return AppendJournal(conn_, 0, JournalOp::kEmbedderSet, embedder.model_id, 0, at,
                            "dimension=" + std::to_string(embedder.dimension));
-    });
+    }
   }
 
   StatusOr<std::optional<EmbedderRecord>> GetEmbedder() override {
@@ -563,7 +611,12 @@ class PostgresTransaction final : public Transaction {
   Status Commit() override {
     RETURN_IF_ERROR(CheckOpen());
     open_ = false;
-    Status status = conn_.Exec("COMMIT", "commit write transaction");
+    // COMMIT of an aborted transaction rolls back without an error: say so instead.
+    Status status = conn_.in_failed_transaction()
+                        ? Status::FailedPrecondition(
+                              "postgres: commit write transaction: an earlier statement of the "
+                              "transaction failed, so nothing was committed")
+                        : conn_.Exec("COMMIT", "commit write transaction");
     if (!status.ok()) {
       static_cast<void>(conn_.Exec("ROLLBACK", "roll back after failed commit"));
     }
@@ -578,34 +631,6 @@ class PostgresTransaction final : public Transaction {
           "store transaction is no longer open (it was committed or its commit failed)");
     }
     return Status::Ok();
-  }
-
-  StatusOr<std::int64_t> InsertNodeRow(const NodeRecord& record) {
-    return QueryInt(conn_,
-                    "INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, "
-                    "session_id, sequence, event_time, metadata_json, status, valid_from, "
-                    "valid_to, ingested_at, updated_at, idempotency_key) "
-                    "VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
-                    "$16, $17) RETURNING row_id",
-                    Params()
-                        .Text(record.id)
-                        .Text(NodeKindName(record.kind))
-                        .Int(record.scope_id)
-                        .Text(record.content_json)
-                        .Text(record.text)
-                        .Text(RoleName(record.role))
-                        .Text(record.speaker)
-                        .Text(record.session_id)
-                        .Int(record.sequence)
-                        .Time(record.event_time)
-                        .Text(record.metadata_json)
-                        .Text(NodeStatusName(record.status))
-                        .Time(record.valid_from)
-                        .Time(record.valid_to)
-                        .Int(record.ingested_at.micros)
-                        .Int(record.updated_at.micros)
-                        .TextOrNull(record.idempotency_key),
-                    "insert node");
   }
 
   std::unique_lock<std::mutex> lock_;
