@@ -7,6 +7,7 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 
 # libstemmer ships neither a CMake package nor a pkg-config file.
 find_path(STEMMER_INCLUDE_DIR libstemmer.h REQUIRED)

@@ -287,6 +287,20 @@ struct ConsolidateConfig {
   std::size_t scene_summary_sentences = 5;
 };
 
+// [store]: connection settings of a PostgreSQL store (a postgresql:// store URL); the SQLite
+// store ignores them (src/store/postgres).
+struct StoreConfig {
+  // Connections one engine keeps to the server at most: one writer, the rest for reads, which
+  // wait for a free one when all are busy. In [2, 1000]. Default: 4.
+  std::size_t pool_size = 4;
+  // Seconds a connection attempt may take before the store is reported unreachable, in
+  // [1, 3600] (libpq's connect_timeout; 1 counts as 2). Default: 10.
+  std::size_t connect_timeout_seconds = 10;
+  // The server cancels any statement running longer than this, in milliseconds (0 = never); it
+  // also bounds how long a write waits for another server's writer. Default: 30000.
+  std::size_t statement_timeout_ms = 30000;
+};
+
 struct LimitsConfig {
   std::size_t max_turn_bytes = 256 * 1024;  // a longer turn is rejected (kInvalidArgument)
   std::size_t max_batch_turns = 100000;      // turns per Remember call
@@ -302,6 +316,7 @@ struct Config {
   VectorConfig vector;
   WriteConfig write;
   ConsolidateConfig consolidate;
+  StoreConfig store;
   LimitsConfig limits;
 
   // kInvalidArgument naming the first out-of-range value (the key, the value and the allowed

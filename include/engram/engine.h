@@ -88,6 +88,9 @@ class Engine {
  public:
   // Opens (or creates) the store at options.store_path and loads the configuration.
   static StatusOr<std::unique_ptr<Engine>> Open(const EngineOptions& options);
+  // A store location fit for logs and messages: a PostgreSQL URL's password is replaced by
+  // "***"; a file path is returned unchanged.
+  static std::string DisplayStoreLocation(std::string_view location);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;

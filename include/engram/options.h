@@ -16,7 +16,9 @@
 namespace engram {
 
 struct EngineOptions {
-  // Path of the SQLite store file. Default: "engram.db" in the current directory.
+  // Where the store is: the path of a SQLite store file, or the URL of a PostgreSQL store
+  // (postgresql://user@host/dbname, or postgres://; connection settings in the config's
+  // [store]). Default: "engram.db" in the current directory.
   std::string store_path = "engram.db";
   // Where engram's data files (models, lexicons) live. Default: "" = $ENGRAM_DATA_DIR, else
   // $XDG_DATA_HOME/engram, else ~/.local/share/engram.

@@ -48,7 +48,8 @@ int Run(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global options may come after the subcommand
   app.set_version_flag("--version", std::string("engram ") + ENGRAM_VERSION);
-  app.add_option("--store", global.store, "SQLite store file (default engram.db)")
+  app.add_option("--store", global.store,
+                 "Store: a SQLite file (default engram.db) or a postgresql:// URL")
       ->envname("ENGRAM_STORE");
   app.add_option("--data-dir", global.data_dir,
                  "Directory of engram's data files (default $ENGRAM_DATA_DIR, "

@@ -75,7 +75,8 @@ int ServeStdio(const mcp::McpServer& server, Console& console) {
   const auth::Access access = auth::Access::Unrestricted();
   mcp::Session session;
   LineReader reader(stdin, server.options().max_message_bytes);
-  console.Note("engram mcp: serving " + console.global().store + " over stdio");
+  console.Note("engram mcp: serving " + Engine::DisplayStoreLocation(console.global().store) +
+               " over stdio");
   bool too_long = false;
   while (std::optional<std::string> line = reader.Next(&too_long)) {
     std::optional<std::string> reply;

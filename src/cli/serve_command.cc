@@ -126,7 +126,8 @@ int RunServe(const ServeArgs& args, Console& console) {
       console.err() << "engram: no --keys: requests are not authenticated (every caller has "
                        "full access; loopback only)\n";
     }
-    console.err() << "engram: serving " << Printable(console.global().store) << " on http://"
+    console.err() << "engram: serving "
+                  << Printable(Engine::DisplayStoreLocation(console.global().store)) << " on http://"
                   << (address->first.find(':') != std::string::npos ? "[" + address->first + "]"
                                                                     : address->first)
                   << ":" << http.port() << std::endl;

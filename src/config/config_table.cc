@@ -273,6 +273,20 @@ const KeySpec kKeys[] = {
     {"consolidate", "scene_summary_sentences", ENGRAM_FIELD(consolidate.scene_summary_sentences),
      Closed(1, 1'000), {}, "scenes: sentences in the extractive summary", kChosen},
 
+    // [store]
+    {"store", "pool_size", ENGRAM_FIELD(store.pool_size), Closed(2, 1'000), {},
+     "PostgreSQL store: connections kept at most (one writer, the rest for reads)", kChosen},
+    {"store", "connect_timeout_seconds", ENGRAM_FIELD(store.connect_timeout_seconds),
+     Closed(1, 3'600), {},
+     "PostgreSQL store: seconds a connection attempt may take before the server is reported "
+     "unreachable (libpq connect_timeout; 1 counts as 2)",
+     kChosen},
+    {"store", "statement_timeout_ms", ENGRAM_FIELD(store.statement_timeout_ms),
+     Range{.min = 1, .max = 86'400'000, .off = 0}, {},
+     "PostgreSQL store: the server cancels a statement running longer (0 = never); also bounds a "
+     "write's wait for another server's writer",
+     kChosen},
+
     // [limits]
     {"limits", "max_turn_bytes", ENGRAM_FIELD(limits.max_turn_bytes), Closed(1, 64 << 20), {},
      "a longer turn is rejected", kChosen},
@@ -287,8 +301,8 @@ const KeySpec kKeys[] = {
 
 #undef ENGRAM_FIELD
 
-constexpr std::string_view kSections[] = {"bm25",  "recall",      "planner", "embedder",
-                                          "vector", "write", "consolidate", "limits"};
+constexpr std::string_view kSections[] = {"bm25",  "recall", "planner",     "embedder", "vector",
+                                          "write", "consolidate", "store", "limits"};
 constexpr std::string_view kShapes[] = {"factoid", "list",         "count",          "boolean",
                                         "when",    "ordering",     "recommendation", "inference",
                                         "summary", "current_state"};

@@ -171,7 +171,7 @@ struct Engine::Impl {
              (record.dimension > 0 ? " (" + std::to_string(record.dimension) + "-d)" : "");
     };
     return Status::FailedPrecondition(
-        "store " + options.store_path + " records embedder " + describe(recorded) +
+        "store " + store::RedactStoreLocation(options.store_path) + " records embedder " + describe(recorded) +
         " but [embedder] is configured as " + describe(embedder_record) +
         "; run `engram reembed` to re-embed the store with the configured embedder, or configure "
         "the store's embedder");
@@ -264,6 +264,10 @@ struct Engine::Impl {
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
+std::string Engine::DisplayStoreLocation(std::string_view location) {
+  return store::RedactStoreLocation(location);
+}
+
 StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
@@ -279,9 +283,13 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   if (options.store_path.empty()) {
     return Status::InvalidArgument("store path is empty (EngineOptions::store_path)");
   }
-  store::SqliteOptions sqlite_options;
-  sqlite_options.create_if_missing = options.create_if_missing;
-  ASSIGN_OR_RETURN(impl->store, store::OpenSqliteStore(options.store_path, sqlite_options));
+  store::StoreOptions store_options;
+  store_options.sqlite.create_if_missing = options.create_if_missing;
+  store_options.postgres.create_if_missing = options.create_if_missing;
+  store_options.postgres.pool_size = impl->config.store.pool_size;
+  store_options.postgres.connect_timeout_seconds = impl->config.store.connect_timeout_seconds;
+  store_options.postgres.statement_timeout_ms = impl->config.store.statement_timeout_ms;
+  ASSIGN_OR_RETURN(impl->store, store::OpenStore(options.store_path, store_options));
   impl->registry = write::EdgeRegistry::WithBuiltins();
   ASSIGN_OR_RETURN(impl->deriver, write::Deriver::Open(impl->config.write,
                                                        core::ResolveDataDir(options.data_dir)));

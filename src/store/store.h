@@ -2,7 +2,8 @@
 //
 // A store holds scopes, nodes and edges with content addresses, immutable content and mutable
 // status / bitemporal validity, plus a journal of every change that projections (BM25, vectors,
-// graph adjacency) follow. Backends: SQLite (embedded default, sqlite/) and, later, PostgreSQL.
+// graph adjacency) follow. Backends: SQLite (embedded default, sqlite/) and PostgreSQL (the shared
+// store, postgres/); OpenStore picks one from the store's location.
 // One contract suite (tests/conformance/) runs against every backend.
 //
 // Writes happen inside a Transaction: all of it commits or none of it does. Every insert and
@@ -300,6 +301,49 @@ struct SqliteOptions {
 
 StatusOr<std::unique_ptr<Store>> OpenSqliteStore(std::string_view path,
                                                  const SqliteOptions& options = {});
+
+// Connection settings of a PostgreSQL store ([store] in the configuration).
+struct PostgresOptions {
+  // Create the schema in a database that holds none yet. Default: true; when false an empty
+  // database is kNotFound. The database itself must exist (createdb).
+  bool create_if_missing = true;
+  // Connections the store keeps at most: one for the writer, the rest for reads. Default: 4.
+  std::size_t pool_size = 4;
+  // How long opening a connection may take before kUnavailable, in seconds (libpq's
+  // connect_timeout; 1 counts as 2). Default: 10.
+  std::size_t connect_timeout_seconds = 10;
+  // The server cancels a statement running longer than this (statement_timeout), in
+  // milliseconds; 0 = no limit. Also bounds how long BeginWrite waits for another server's
+  // writer. Default: 30000.
+  std::size_t statement_timeout_ms = 30000;
+};
+
+// A PostgreSQL store at `url` (postgresql://user@host:port/dbname?..., or postgres://; every
+// libpq URI form works, e.g. ?host=/run/postgresql for a Unix socket). Errors name the server
+// and what to do: kUnavailable for a server that cannot be reached, kFailedPrecondition for
+// refused credentials or a schema version newer than this binary, kNotFound for a missing
+// database (or, with create_if_missing false, a database without a store). The password never
+// appears in a message.
+StatusOr<std::unique_ptr<Store>> OpenPostgresStore(std::string_view url,
+                                                   const PostgresOptions& options = {});
+
+// True when `location` names a PostgreSQL store (postgresql:// or postgres://).
+bool IsPostgresUrl(std::string_view location);
+
+// `location` fit for messages and logs: a URL's password (user:PASSWORD@ or password=...) is
+// replaced by "***"; a file path is returned as it is.
+std::string RedactStoreLocation(std::string_view location);
+
+// Settings of every backend; OpenStore passes each backend its own.
+struct StoreOptions {
+  SqliteOptions sqlite;
+  PostgresOptions postgres;
+};
+
+// Opens the store at `location`: a PostgreSQL store for a postgresql:// or postgres:// URL, else
+// the SQLite file at that path.
+StatusOr<std::unique_ptr<Store>> OpenStore(std::string_view location,
+                                           const StoreOptions& options = {});
 
 }  // namespace engram::store
 

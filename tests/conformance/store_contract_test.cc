@@ -39,6 +39,11 @@ std::string BackendName(const ::testing::TestParamInfo<BackendParam>& info) {
 }
 
 void StoreContractTest::SetUp() {
+  if (GetParam().skip_reason) {
+    if (const std::string reason = GetParam().skip_reason(); !reason.empty()) {
+      GTEST_SKIP() << reason;
+    }
+  }
   StatusOr<std::unique_ptr<Store>> opened = GetParam().factory(dir_);
   ASSERT_THAT(opened, IsOk());
   store_ = std::move(opened).value();

@@ -7,6 +7,9 @@
 //   ENGRAM_INSTANTIATE_STORE_CONTRACT(Sqlite, "sqlite",
 //       [](const std::string& dir) { return store::OpenSqliteStore(dir + "/engram.db"); });
 //
+// A backend that needs a server passes a third argument, a function saying why it cannot be
+// tested here ("" when it can), and its tests skip naming that reason.
+//
 // The factory opens the store that lives in `dir` (a fresh empty directory per test); called again
 // with the same dir it must open the same store again (the persistence tests reopen).
 // The suites: StoreContractTest (scopes, nodes, edges, journal, erase, persistence, concurrency)
@@ -34,6 +37,8 @@ using StoreFactory = std::function<StatusOr<std::unique_ptr<Store>>(const std::s
 struct BackendParam {
   std::string name;  // test-name suffix: letters, digits and '_' only
   StoreFactory factory;
+  // Why the backend cannot be tested here ("" = it can); a non-empty reason skips every test.
+  std::function<std::string()> skip_reason;
 };
 
 inline void PrintTo(const BackendParam& param, std::ostream* os) { *os << param.name; }
@@ -68,10 +73,13 @@ std::string BackendName(const ::testing::TestParamInfo<BackendParam>& info);
 
 // Instantiates both contract suites for one backend. Use it inside
 // namespace engram::store::conformance (GoogleTest needs the unqualified suite names).
-#define ENGRAM_INSTANTIATE_STORE_CONTRACT(prefix, name, factory)                         \
-  INSTANTIATE_TEST_SUITE_P(prefix, StoreContractTest,                                    \
-                           ::testing::Values(BackendParam{name, factory}), BackendName); \
-  INSTANTIATE_TEST_SUITE_P(prefix, EdgeRegistryContractTest,                             \
-                           ::testing::Values(BackendParam{name, factory}), BackendName)
+// `skip_reason` (optional) says why the backend cannot be tested here ("" = it can).
+#define ENGRAM_INSTANTIATE_STORE_CONTRACT(prefix, name, factory, ...)                      \
+  INSTANTIATE_TEST_SUITE_P(prefix, StoreContractTest,                                      \
+                           ::testing::Values(BackendParam{name, factory __VA_OPT__(, ) __VA_ARGS__}),  \
+                           BackendName);                                                   \
+  INSTANTIATE_TEST_SUITE_P(prefix, EdgeRegistryContractTest,                               \
+                           ::testing::Values(BackendParam{name, factory __VA_OPT__(, ) __VA_ARGS__}),  \
+                           BackendName)
 
 #endif  // ENGRAM_TESTS_CONFORMANCE_STORE_CONTRACT_TEST_H_

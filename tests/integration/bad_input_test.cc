@@ -1,10 +1,12 @@
 // Bad input through the public API: every malformed, oversized or hostile input gets a clear
-// error naming what is wrong, and nothing is stored half-way (a batch is all or nothing).
+// error naming what is wrong, and nothing is stored half-way (a batch is all or nothing). Runs
+// against every store backend (backend_suites.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
+#include "backend_suites.h"
 #include "test_util.h"
 
 namespace engram {
@@ -17,47 +19,47 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-class BadInputTest : public ::testing::Test {
- protected:
-  void SetUp() override { engine_ = testing::OpenOrDie(testing::TestOptions(dir_)); }
+}  // namespace
 
-  // Remembers one good turn, then `bad` in a batch of three; expects kInvalidArgument naming
-  // turn 1 and `what`, and that only the first good turn is stored.
-  void ExpectRejected(const Turn& bad, const std::string& what) {
-    const Scope scope = testing::S("user:bad-" + std::to_string(++calls_));
-    ASSERT_THAT(engine_->Remember(scope, std::vector<Turn>{testing::MakeTurn("A", "good turn")}), IsOk());
-    std::vector<Turn> batch = {testing::MakeTurn("A", "fine"), bad,
-                               testing::MakeTurn("A", "also fine")};
-    EXPECT_THAT(engine_->Remember(scope, batch),
-                StatusIs(StatusCode::kInvalidArgument, HasSubstr(what)));
-    EXPECT_THAT(engine_->Remember(scope, batch),
-                StatusIs(StatusCode::kInvalidArgument, HasSubstr("turn 1")));
-    EXPECT_THAT(engine_->List(scope), IsOkAndHolds(SizeIs(1)));
-  }
+void BadInputTest::SetUp() {
+  BackendTest::SetUp();
+  if (IsSkipped()) return;
+  engine_ = testing::OpenOrDie(Options());
+}
 
-  testing::TempDir dir_;
-  std::unique_ptr<Engine> engine_;
-  int calls_ = 0;
-};
+void BadInputTest::ExpectRejected(const Turn& bad, const std::string& what) {
+  const Scope scope = testing::S("user:bad-" + std::to_string(++calls_));
+  ASSERT_THAT(engine_->Remember(scope, std::vector<Turn>{testing::MakeTurn("A", "good turn")}),
+              IsOk());
+  std::vector<Turn> batch = {testing::MakeTurn("A", "fine"), bad,
+                             testing::MakeTurn("A", "also fine")};
+  EXPECT_THAT(engine_->Remember(scope, batch),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr(what)));
+  EXPECT_THAT(engine_->Remember(scope, batch),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("turn 1")));
+  EXPECT_THAT(engine_->List(scope), IsOkAndHolds(SizeIs(1)));
+}
 
-TEST_F(BadInputTest, InvalidUtf8Text) {
+namespace {
+
+TEST_P(BadInputTest, InvalidUtf8Text) {
   ExpectRejected(testing::MakeTurn("A", "caf\xc3 broken"), "not valid UTF-8 (byte 3)");
 }
 
-TEST_F(BadInputTest, EmptyAndBlankText) {
+TEST_P(BadInputTest, EmptyAndBlankText) {
   ExpectRejected(testing::MakeTurn("A", ""), "text is empty");
   ExpectRejected(testing::MakeTurn("A", " \n\t "), "text is empty");
 }
 
-TEST_F(BadInputTest, TenMegabyteTurn) {
+TEST_P(BadInputTest, TenMegabyteTurn) {
   ExpectRejected(testing::MakeTurn("A", std::string(10 * 1024 * 1024, 'x')), "max_turn_bytes");
 }
 
-TEST_F(BadInputTest, NulByteInText) {
+TEST_P(BadInputTest, NulByteInText) {
   ExpectRejected(testing::MakeTurn("A", std::string("a\0b", 3)), "NUL");
 }
 
-TEST_F(BadInputTest, HostileSpeakerAndSession) {
+TEST_P(BadInputTest, HostileSpeakerAndSession) {
   Turn control = testing::MakeTurn("A\x1b[31m", "hello");
   ExpectRejected(control, "speaker contains a control character");
   ExpectRejected(testing::MakeTurn(std::string(1000, 's'), "hello"), "speaker is 1000 bytes");
@@ -65,7 +67,7 @@ TEST_F(BadInputTest, HostileSpeakerAndSession) {
   ExpectRejected(session, "session_id is 300 bytes");
 }
 
-TEST_F(BadInputTest, MalformedMetadata) {
+TEST_P(BadInputTest, MalformedMetadata) {
   Turn not_json = testing::MakeTurn("A", "hello");
   not_json.metadata_json = "{not json";
   ExpectRejected(not_json, "metadata is not valid JSON");
@@ -80,7 +82,7 @@ TEST_F(BadInputTest, MalformedMetadata) {
   ExpectRejected(big, "metadata is 100008 bytes");
 }
 
-TEST_F(BadInputTest, MetadataIsStoredCanonically) {
+TEST_P(BadInputTest, MetadataIsStoredCanonically) {
   Turn turn = testing::MakeTurn("A", "hello");
   turn.metadata_json = R"({"b": 1, "a": {"y": true, "x": null}})";
   StatusOr<RememberResult> result = engine_->Remember(testing::S("user:meta"), std::vector<Turn>{turn});
@@ -90,10 +92,10 @@ TEST_F(BadInputTest, MetadataIsStoredCanonically) {
   EXPECT_EQ(memory->metadata_json, R"({"a":{"x":null,"y":true},"b":1})");
 }
 
-TEST_F(BadInputTest, EmptyAndOversizedBatches) {
+TEST_P(BadInputTest, EmptyAndOversizedBatches) {
   EXPECT_THAT(engine_->Remember(testing::S("user:x"), std::vector<Turn>{}),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("no turns")));
-  EngineOptions options = testing::TestOptions(dir_, "small.db");
+  EngineOptions options = Options("small.db");
   Config config;
   config.limits.max_batch_turns = 2;
   options.config = config;
@@ -104,7 +106,7 @@ TEST_F(BadInputTest, EmptyAndOversizedBatches) {
   EXPECT_THAT(small->ListScopes(), IsOkAndHolds(IsEmpty()));
 }
 
-TEST_F(BadInputTest, BadScopes) {
+TEST_P(BadInputTest, BadScopes) {
   Scope empty;
   EXPECT_THAT(engine_->Remember(empty, std::vector<Turn>{testing::MakeTurn("A", "x")}),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("scope")));
@@ -117,7 +119,7 @@ TEST_F(BadInputTest, BadScopes) {
   EXPECT_THAT(engine_->ListScopes(), IsOkAndHolds(IsEmpty()));
 }
 
-TEST_F(BadInputTest, RecallOnUnknownScopeAndBadQueries) {
+TEST_P(BadInputTest, RecallOnUnknownScopeAndBadQueries) {
   const Scope scope = testing::S("user:q");
   ASSERT_THAT(engine_->Remember(scope, std::vector<Turn>{testing::MakeTurn("A", "hello world")}), IsOk());
   EXPECT_THAT(engine_->Recall(testing::S("user:nobody"), {.text = "hello"}),
@@ -136,7 +138,7 @@ TEST_F(BadInputTest, RecallOnUnknownScopeAndBadQueries) {
   EXPECT_THAT(odd->items, IsEmpty());
 }
 
-TEST_F(BadInputTest, BadIds) {
+TEST_P(BadInputTest, BadIds) {
   EXPECT_THAT(engine_->Get("not-an-id"), StatusIs(StatusCode::kInvalidArgument));
   EXPECT_THAT(engine_->Get(std::string(32, 'a')), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(engine_->Retire("'; DROP TABLE nodes; --"), StatusIs(StatusCode::kInvalidArgument));
@@ -144,8 +146,8 @@ TEST_F(BadInputTest, BadIds) {
   EXPECT_THAT(engine_->AcceptProposal(std::string(32, 'b')), StatusIs(StatusCode::kNotFound));
 }
 
-TEST_F(BadInputTest, BadConfig) {
-  EngineOptions options = testing::TestOptions(dir_, "c.db");
+TEST_P(BadInputTest, BadConfig) {
+  EngineOptions options = Options("c.db");
   options.config_file = dir_.File("missing.toml");
   EXPECT_THAT(Engine::Open(options), StatusIs(StatusCode::kNotFound, HasSubstr("missing.toml")));
   EXPECT_THAT(ParseConfig("[bm25]\nk1 = 1.5\nkl = 2\n", "x.toml"),
@@ -162,23 +164,6 @@ TEST_F(BadInputTest, BadConfig) {
   EXPECT_EQ(config->recall.rrf_k, 60);
   EXPECT_EQ(config->recall.route_weights.at("bm25"), 0.5);
   EXPECT_EQ(config->bm25.k1, 1.2);
-}
-
-TEST_F(BadInputTest, StoreThatIsNotADatabase) {
-  const std::string path = dir_.File("garbage.db");
-  {
-    FILE* file = fopen(path.c_str(), "wb");
-    ASSERT_NE(file, nullptr);
-    const std::string junk(8192, 'J');
-    fwrite(junk.data(), 1, junk.size(), file);
-    fclose(file);
-  }
-  EngineOptions options = testing::TestOptions(dir_);
-  options.store_path = path;
-  EXPECT_THAT(Engine::Open(options), StatusIs(StatusCode::kCorruption, HasSubstr("garbage.db")));
-  options.store_path = dir_.File("absent.db");
-  options.create_if_missing = false;
-  EXPECT_THAT(Engine::Open(options), StatusIs(StatusCode::kNotFound));
 }
 
 }  // namespace

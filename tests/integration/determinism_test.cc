@@ -1,5 +1,5 @@
 // Determinism (DESIGN §1.2): the same input sequence and configuration give byte-identical store
-// content and identical recall results.
+// content and identical recall results, on every store backend (backend_suites.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
 #include "store/store.h"
+#include "backend_suites.h"
 #include "test_util.h"
 
 namespace engram {
@@ -40,10 +41,10 @@ struct RunOutput {
   std::vector<std::string> recalls;
 };
 
-RunOutput RunWorkload(const testing::TempDir& dir) {
+RunOutput RunWorkload(const testing::StoreBackend& backend, const testing::TempDir& dir) {
   RunOutput output;
   {
-    std::unique_ptr<Engine> engine = testing::OpenOrDie(testing::TestOptions(dir));
+    std::unique_ptr<Engine> engine = testing::OpenOrDie(testing::TestOptions(backend, dir));
     const std::vector<std::string> topics = {"hiking boots", "sourdough starter", "tax forms",
                                              "piano recital", "dentist visit", "garden beds"};
     for (int batch = 0; batch < 5; ++batch) {
@@ -70,7 +71,8 @@ RunOutput RunWorkload(const testing::TempDir& dir) {
     }
   }
   StatusOr<std::unique_ptr<store::Store>> store =
-      store::OpenSqliteStore(dir.File("engram.db"), {.create_if_missing = false});
+      store::OpenStore(backend.locate(dir, "engram.db"),
+                       {.sqlite = {.create_if_missing = false}, .postgres = {.create_if_missing = false}});
   EXPECT_THAT(store, IsOk());
   StatusOr<std::string> dump = (*store)->DumpCanonical();
   EXPECT_THAT(dump, IsOk());
@@ -78,16 +80,16 @@ RunOutput RunWorkload(const testing::TempDir& dir) {
   return output;
 }
 
-TEST(DeterminismTest, SameInputGivesIdenticalStoreAndRecall) {
-  testing::TempDir first_dir;
+}  // namespace
+
+TEST_P(DeterminismTest, SameInputGivesIdenticalStoreAndRecall) {
   testing::TempDir second_dir;
-  const RunOutput first = RunWorkload(first_dir);
-  const RunOutput second = RunWorkload(second_dir);
+  const RunOutput first = RunWorkload(GetParam(), dir_);
+  const RunOutput second = RunWorkload(GetParam(), second_dir);
   EXPECT_FALSE(first.dump.empty());
   EXPECT_EQ(first.dump, second.dump);
   EXPECT_EQ(first.recalls, second.recalls);
   EXPECT_NE(first.recalls[0], first.recalls[1]);
 }
 
-}  // namespace
 }  // namespace engram

@@ -18,6 +18,19 @@ EngineOptions TestOptions(const TempDir& dir, const std::string& name) {
   return options;
 }
 
+StoreBackend SqliteBackend() {
+  return StoreBackend{"sqlite",
+                      [](const TempDir& dir, const std::string& name) { return dir.File(name); },
+                      nullptr};
+}
+
+EngineOptions TestOptions(const StoreBackend& backend, const TempDir& dir,
+                          const std::string& name) {
+  EngineOptions options = TestOptions(dir, name);
+  options.store_path = backend.locate(dir, name);
+  return options;
+}
+
 std::unique_ptr<Engine> OpenOrDie(const EngineOptions& options) {
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(options);
   if (!engine.ok()) {

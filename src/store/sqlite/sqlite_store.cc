@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "store/backend_common.h"
 #include "store/journal.h"
 #include "store/sqlite/connection.h"
 #include "store/sqlite/migrations.h"
@@ -248,33 +249,9 @@ StatusOr<std::int64_t> QueryInt(Connection& conn, std::string_view sql, std::str
   return stmt.ColumnInt(0);
 }
 
-// Vector blobs: float32 values, little-endian whatever the machine (see migrations.cc).
-std::string EncodeVector(std::span<const float> values) {
-  std::string bytes(values.size() * 4, '\0');
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const auto bits = std::bit_cast<std::uint32_t>(values[i]);
-    for (int b = 0; b < 4; ++b) bytes[i * 4 + b] = static_cast<char>((bits >> (8 * b)) & 0xFF);
-  }
-  return bytes;
-}
-
-Status DecodeVector(std::span<const std::byte> bytes, std::int64_t dimension, std::int64_t row,
-                    std::vector<float>* out) {
-  if (dimension <= 0 || bytes.size() != static_cast<std::size_t>(dimension) * 4) {
-    return Status::Corruption("sqlite: the vector of node row " + std::to_string(row) + " has " +
-                              std::to_string(bytes.size()) + " bytes, not 4 × dimension " +
-                              std::to_string(dimension));
-  }
-  out->resize(static_cast<std::size_t>(dimension));
-  for (std::size_t i = 0; i < out->size(); ++i) {
-    std::uint32_t bits = 0;
-    for (int b = 0; b < 4; ++b) {
-      bits |= static_cast<std::uint32_t>(std::to_integer<std::uint8_t>(bytes[i * 4 + b]))
-              << (8 * b);
-    }
-    (*out)[i] = std::bit_cast<float>(bits);
-  }
-  return Status::Ok();
+// A blob column's bytes as text (vectors are decoded from it).
+std::string_view BlobText(std::span<const std::byte> blob) {
+  return std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size());
 }
 
 StatusOr<std::optional<EmbedderRecord>> QueryEmbedder(Connection& conn) {
@@ -285,20 +262,7 @@ StatusOr<std::optional<EmbedderRecord>> QueryEmbedder(Connection& conn) {
   ASSIGN_OR_RETURN(const std::optional<std::string> dimension,
                    conn.QueryText("SELECT value FROM meta WHERE key = 'embedder_dimension'",
                                   "read recorded embedder"));
-  EmbedderRecord record;
-  record.model_id = *model_id;
-  std::size_t parsed = 0;
-  bool valid = dimension.has_value() && !dimension->empty() && dimension->size() <= 9;
-  for (const char c : dimension.value_or("")) {
-    if (c < '0' || c > '9') valid = false;
-    if (valid) parsed = parsed * 10 + static_cast<std::size_t>(c - '0');
-  }
-  if (!valid) {
-    return Status::Corruption("sqlite: " + conn.path() +
-                              ": meta has embedder_model_id but no valid embedder_dimension");
-  }
-  record.dimension = parsed;
-  return std::optional<EmbedderRecord>(std::move(record));
+  return EmbedderFromMeta(model_id, dimension, "sqlite: " + conn.path());
 }
 
 Status AppendJournal(Connection& conn, std::int64_t scope_id, JournalOp op,
@@ -330,41 +294,6 @@ auto InSavepoint(Connection& conn, Fn&& fn) -> decltype(fn()) {
   }
   RETURN_IF_ERROR(conn.Exec("RELEASE engram_op", "release savepoint"));
   return result;
-}
-
-std::string Quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (byte < 0x20 || byte == 0x7F) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\x";
-          out += kHex[byte >> 4];
-          out += kHex[byte & 0xF];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -528,12 +457,7 @@ class SqliteTransaction final : public Transaction {
   StatusOr<std::int64_t> InsertEdge(const EdgeWriteKey& /*key*/,
                                     const EdgeRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
-    if (record.id.empty()) return Status::InvalidArgument("insert edge: empty id");
-    if (record.type.empty()) return Status::InvalidArgument("insert edge: empty type");
-    if (!IsEdgeStatus(record.status)) {
-      return Status::InvalidArgument("insert edge: unknown status \"" +
-                                     record.status.substr(0, 32) + "\"");
-    }
+    RETURN_IF_ERROR(CheckNewEdge(record));
     return InSavepoint(conn_, [&]() -> StatusOr<std::int64_t> {
       ASSIGN_OR_RETURN(const std::optional<EdgeRecord> existing, QueryEdge(conn_, record.id));
       if (existing.has_value()) {
@@ -589,10 +513,7 @@ class SqliteTransaction final : public Transaction {
   Status UpdateEdgeState(const EdgeWriteKey& /*key*/, std::string_view id, std::string_view status,
                          std::optional<Timestamp> valid_to, Timestamp updated_at) override {
     RETURN_IF_ERROR(CheckOpen());
-    if (!IsEdgeStatus(status)) {
-      return Status::InvalidArgument("update edge: unknown status \"" +
-                                     std::string(status.substr(0, 32)) + "\"");
-    }
+    RETURN_IF_ERROR(CheckEdgeStatus(status));
     return InSavepoint(conn_, [&]() -> Status {
       ASSIGN_OR_RETURN(const EdgeRecord edge, RequireEdge(conn_, id));
       ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare("UPDATE edges SET status = ?2, valid_to = ?3, "
@@ -622,14 +543,7 @@ class SqliteTransaction final : public Transaction {
 
   Status SetEmbedder(const EmbedderRecord& embedder, Timestamp at) override {
     RETURN_IF_ERROR(CheckOpen());
-    if (embedder.model_id.empty()) {
-      return Status::InvalidArgument("set embedder: empty model id");
-    }
-    if ((embedder.model_id == "none") != (embedder.dimension == 0)) {
-      return Status::InvalidArgument("set embedder: model " + embedder.model_id +
-                                     " with dimension " + std::to_string(embedder.dimension) +
-                                     " (only model \"none\" has dimension 0)");
-    }
+    RETURN_IF_ERROR(CheckEmbedderRecord(embedder));
     return InSavepoint(conn_, [&]() -> Status {
       ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> previous, QueryEmbedder(conn_));
       if (previous.has_value() && *previous != embedder) {
@@ -663,27 +577,7 @@ class SqliteTransaction final : public Transaction {
                    std::span<const float> values) override {
     RETURN_IF_ERROR(CheckOpen());
     ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> embedder, QueryEmbedder(conn_));
-    if (!embedder.has_value() || embedder->model_id == "none") {
-      return Status::FailedPrecondition(
-          "put vector: the store records no embedder (call "
-          "SetEmbedder first)");
-    }
-    if (model_id != embedder->model_id) {
-      return Status::FailedPrecondition("put vector: the vector is from model " +
-                                        std::string(model_id) + " but the store holds vectors of " +
-                                        embedder->model_id);
-    }
-    if (values.size() != embedder->dimension) {
-      return Status::FailedPrecondition(
-          "put vector: the vector has " + std::to_string(values.size()) + " values but " +
-          embedder->model_id + " vectors have " + std::to_string(embedder->dimension));
-    }
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (!std::isfinite(values[i])) {
-        return Status::InvalidArgument("put vector: value " + std::to_string(i) +
-                                       " is not a finite number");
-      }
-    }
+    RETURN_IF_ERROR(CheckVector(embedder, model_id, values));
     ASSIGN_OR_RETURN(const NodeRecord node, RequireNode(conn_, node_id));
     ASSIGN_OR_RETURN(Statement stmt,
                      conn_.Prepare("INSERT INTO vectors(node_row, model_id, dimension, vector) "
@@ -946,7 +840,8 @@ class SqliteStore final : public Store {
         ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
         if (!has_row) return Status::Ok();
         const std::int64_t row = stmt.ColumnInt(0);
-        RETURN_IF_ERROR(DecodeVector(stmt.ColumnBlob(2), stmt.ColumnInt(1), row, &values));
+        RETURN_IF_ERROR(
+            DecodeVector(BlobText(stmt.ColumnBlob(2)), stmt.ColumnInt(1), row, "sqlite", &values));
         if (!visit(row, values)) return Status::Ok();
       }
     });
@@ -964,7 +859,8 @@ class SqliteStore final : public Store {
         if (!has_row) continue;
         VectorRecord record;
         record.row = row;
-        RETURN_IF_ERROR(DecodeVector(stmt.ColumnBlob(1), stmt.ColumnInt(0), row, &record.values));
+        RETURN_IF_ERROR(DecodeVector(BlobText(stmt.ColumnBlob(1)), stmt.ColumnInt(0), row, "sqlite",
+                                     &record.values));
         records.push_back(std::move(record));
       }
       return records;
@@ -1202,19 +1098,11 @@ StatusOr<std::string> SqliteStore::DumpCanonical() {
             case SQLITE_INTEGER:
               out += std::to_string(stmt.ColumnInt(column));
               break;
-            case SQLITE_BLOB: {
-              static constexpr char kHex[] = "0123456789abcdef";
-              out += "x'";
-              for (const std::byte b : stmt.ColumnBlob(column)) {
-                const auto value = std::to_integer<unsigned>(b);
-                out += kHex[value >> 4];
-                out += kHex[value & 0xF];
-              }
-              out += '\'';
+            case SQLITE_BLOB:
+              out += HexDumpBytes(BlobText(stmt.ColumnBlob(column)));
               break;
-            }
             default:
-              out += Quote(stmt.ColumnText(column));
+              out += QuoteDumpText(stmt.ColumnText(column));
           }
         }
         out += '\n';

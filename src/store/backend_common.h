@@ -1,0 +1,55 @@
+// What every store backend does the same way: the checks of a write's arguments (so SQLite and
+// PostgreSQL refuse the same calls with the same messages), the byte layout of a stored vector,
+// the embedder record kept in `meta`, and the quoting of the canonical dump.
+//
+//   RETURN_IF_ERROR(CheckEmbedderRecord(embedder));            // in Transaction::SetEmbedder
+//   const std::string bytes = EncodeVector(values);             // the blob / bytea column
+#ifndef ENGRAM_STORE_BACKEND_COMMON_H_
+#define ENGRAM_STORE_BACKEND_COMMON_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/status.h"
+#include "store/store.h"
+
+namespace engram::store {
+
+// Transaction::SetEmbedder's argument check: kInvalidArgument for an empty model id, or a
+// dimension of 0 with a model other than "none" (or not 0 with "none").
+Status CheckEmbedderRecord(const EmbedderRecord& embedder);
+
+// Transaction::PutVector's checks against the recorded embedder: kFailedPrecondition when none is
+// recorded (or "none"), or the model id or length differ; kInvalidArgument for a non-finite value.
+Status CheckVector(const std::optional<EmbedderRecord>& recorded, std::string_view model_id,
+                   std::span<const float> values);
+
+// Transaction::InsertEdge's and UpdateEdgeState's argument checks (kInvalidArgument).
+Status CheckNewEdge(const EdgeRecord& record);
+Status CheckEdgeStatus(std::string_view status);
+
+// The recorded embedder from the meta values `embedder_model_id` and `embedder_dimension`
+// (unset when no model id is stored). kCorruption naming `where` for a bad dimension.
+StatusOr<std::optional<EmbedderRecord>> EmbedderFromMeta(const std::optional<std::string>& model_id,
+                                                         const std::optional<std::string>& dimension,
+                                                         std::string_view where);
+
+// A stored vector: `dimension` IEEE-754 float32 values, little-endian whatever the machine.
+std::string EncodeVector(std::span<const float> values);
+// The inverse; kCorruption naming `backend` and the node row when the length is not 4 × dimension.
+Status DecodeVector(std::string_view bytes, std::int64_t dimension, std::int64_t row,
+                    std::string_view backend, std::vector<float>* out);
+
+// A text value of the canonical dump: in double quotes, with quotes, backslashes and control
+// bytes escaped (\" \\ \n \t \r \xNN).
+std::string QuoteDumpText(std::string_view text);
+// Bytes as x'<lowercase hex>'.
+std::string HexDumpBytes(std::string_view bytes);
+
+}  // namespace engram::store
+
+#endif  // ENGRAM_STORE_BACKEND_COMMON_H_

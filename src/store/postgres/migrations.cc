@@ -1,0 +1,248 @@
+// The PostgreSQL schema, as an ordered list of migrations (see migrations.h).
+//
+// Times are BIGINT microseconds since the Unix epoch (UTC); an unset optional time is NULL. Row
+// numbers and journal seqs are identity columns: never handed out twice, even after an erase (a
+// rolled-back insert also uses one up, so rows may have gaps; they only ever increase).
+// Vectors are bytea of little-endian float32 (store/backend_common.h), stored uncompressed.
+#include "store/postgres/migrations.h"
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace engram::store::postgres {
+namespace {
+
+constexpr std::string_view kSchemaV1 = R"sql(
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+CREATE TABLE scopes (
+  scope_id        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  node_id         TEXT NOT NULL,
+  path            TEXT NOT NULL,
+  parent_scope_id BIGINT REFERENCES scopes(scope_id),  -- NULL for a top-level scope
+  last_sequence   BIGINT NOT NULL DEFAULT 0,
+  created_at      BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX scopes_by_path ON scopes(path);
+CREATE UNIQUE INDEX scopes_by_node_id ON scopes(node_id);
+CREATE INDEX scopes_by_parent ON scopes(parent_scope_id);
+
+CREATE TABLE nodes (
+  row_id        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id            TEXT NOT NULL,
+  kind          TEXT NOT NULL,
+  scope_id      BIGINT NOT NULL REFERENCES scopes(scope_id),
+  content_json  TEXT NOT NULL,
+  text          TEXT NOT NULL,
+  role          TEXT NOT NULL,
+  speaker       TEXT NOT NULL,
+  session_id    TEXT NOT NULL,
+  sequence      BIGINT NOT NULL,
+  event_time    BIGINT,
+  metadata_json TEXT NOT NULL,
+  status        TEXT NOT NULL,
+  valid_from    BIGINT,
+  valid_to      BIGINT,
+  ingested_at   BIGINT NOT NULL,
+  updated_at    BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX nodes_by_id ON nodes(id);
+CREATE INDEX nodes_by_scope_sequence ON nodes(scope_id, sequence);
+
+-- Content is immutable: only status, valid_from, valid_to and updated_at may change.
+CREATE FUNCTION engram_nodes_content_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF ROW(NEW.row_id, NEW.id, NEW.kind, NEW.scope_id, NEW.content_json, NEW.text, NEW.role,
+         NEW.speaker, NEW.session_id, NEW.sequence, NEW.event_time, NEW.metadata_json,
+         NEW.ingested_at)
+     IS DISTINCT FROM
+     ROW(OLD.row_id, OLD.id, OLD.kind, OLD.scope_id, OLD.content_json, OLD.text, OLD.role,
+         OLD.speaker, OLD.session_id, OLD.sequence, OLD.event_time, OLD.metadata_json,
+         OLD.ingested_at) THEN
+    RAISE EXCEPTION 'engram: node content is immutable (only status and validity may change)';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER nodes_content_immutable BEFORE UPDATE ON nodes
+  FOR EACH ROW EXECUTE FUNCTION engram_nodes_content_immutable();
+
+CREATE TABLE edges (
+  row_id      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id          TEXT NOT NULL,
+  type        TEXT NOT NULL,
+  src         TEXT NOT NULL REFERENCES nodes(id),
+  dst         TEXT NOT NULL REFERENCES nodes(id),
+  scope_id    BIGINT NOT NULL REFERENCES scopes(scope_id),
+  attrs_json  TEXT NOT NULL,
+  status      TEXT NOT NULL,
+  valid_from  BIGINT,
+  valid_to    BIGINT,
+  ingested_at BIGINT NOT NULL,
+  updated_at  BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX edges_by_id ON edges(id);
+CREATE INDEX edges_by_src ON edges(src, type);
+CREATE INDEX edges_by_dst ON edges(dst, type);
+CREATE INDEX edges_by_scope ON edges(scope_id, type);
+
+CREATE FUNCTION engram_edges_content_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF ROW(NEW.row_id, NEW.id, NEW.type, NEW.src, NEW.dst, NEW.scope_id, NEW.attrs_json,
+         NEW.ingested_at)
+     IS DISTINCT FROM
+     ROW(OLD.row_id, OLD.id, OLD.type, OLD.src, OLD.dst, OLD.scope_id, OLD.attrs_json,
+         OLD.ingested_at) THEN
+    RAISE EXCEPTION 'engram: edge content is immutable (only status and validity may change)';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER edges_content_immutable BEFORE UPDATE ON edges
+  FOR EACH ROW EXECUTE FUNCTION engram_edges_content_immutable();
+
+-- scope_id has no foreign key: kScopeErased tombstones outlive their scope.
+CREATE TABLE journal (
+  seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  scope_id   BIGINT NOT NULL,
+  op         TEXT NOT NULL,
+  target_id  TEXT NOT NULL,
+  target_row BIGINT NOT NULL,
+  at         BIGINT NOT NULL,
+  detail     TEXT NOT NULL
+);
+CREATE INDEX journal_by_target ON journal(target_id);
+CREATE INDEX journal_by_scope ON journal(scope_id);
+)sql";
+
+// Vectors: one embedding per node, made by the embedder recorded in meta (as in SQLite v2).
+constexpr std::string_view kSchemaV2 = R"sql(
+CREATE TABLE vectors (
+  node_row  BIGINT PRIMARY KEY REFERENCES nodes(row_id),
+  model_id  TEXT NOT NULL,
+  dimension INTEGER NOT NULL,
+  vector    BYTEA NOT NULL
+);
+ALTER TABLE vectors ALTER COLUMN vector SET STORAGE EXTERNAL;  -- floats do not compress
+
+INSERT INTO meta(key, value)
+  SELECT 'embedder_model_id', 'none' WHERE EXISTS (SELECT 1 FROM nodes WHERE kind = 'turn');
+INSERT INTO meta(key, value)
+  SELECT 'embedder_dimension', '0' WHERE EXISTS (SELECT 1 FROM nodes WHERE kind = 'turn');
+)sql";
+
+// Idempotency keys in their own column, unique within a scope (as in SQLite v3). No PostgreSQL
+// store predates the column, so no key has to move out of metadata here.
+constexpr std::string_view kSchemaV3 = R"sql(
+ALTER TABLE nodes ADD COLUMN idempotency_key TEXT;
+CREATE UNIQUE INDEX nodes_by_idempotency_key ON nodes(scope_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+
+CREATE OR REPLACE FUNCTION engram_nodes_content_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF ROW(NEW.row_id, NEW.id, NEW.kind, NEW.scope_id, NEW.content_json, NEW.text, NEW.role,
+         NEW.speaker, NEW.session_id, NEW.sequence, NEW.event_time, NEW.metadata_json,
+         NEW.ingested_at, NEW.idempotency_key)
+     IS DISTINCT FROM
+     ROW(OLD.row_id, OLD.id, OLD.kind, OLD.scope_id, OLD.content_json, OLD.text, OLD.role,
+         OLD.speaker, OLD.session_id, OLD.sequence, OLD.event_time, OLD.metadata_json,
+         OLD.ingested_at, OLD.idempotency_key) THEN
+    RAISE EXCEPTION 'engram: node content is immutable (only status and validity may change)';
+  END IF;
+  RETURN NEW;
+END $$;
+)sql";
+
+struct Migration {
+  std::int64_t version = 0;  // the schema version after this migration
+  std::string_view description;
+  std::string_view sql;
+};
+
+constexpr std::array<Migration, 3> kMigrations = {{
+    {1, "scopes, nodes, edges, journal", kSchemaV1},
+    {2, "vectors and the recorded embedder", kSchemaV2},
+    {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
+}};
+static_assert(kMigrations.back().version == kLatestSchemaVersion);
+
+// Held (per database) while a migration runs: "engram" in ASCII, then 1.
+constexpr std::int64_t kMigrationLockKey = 0x656e6772616d01;
+
+Status CheckNotNewer(const Connection& connection, std::int64_t current) {
+  if (current <= kLatestSchemaVersion) return Status::Ok();
+  return Status::FailedPrecondition(
+      "postgres: store " + connection.display_name() + " has schema version " +
+      std::to_string(current) + " but this engram binary supports at most version " +
+      std::to_string(kLatestSchemaVersion) + "; open it with a newer engram");
+}
+
+}  // namespace
+
+StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection) {
+  ASSIGN_OR_RETURN(const std::optional<std::string> has_meta,
+                   connection.QueryText("SELECT to_regclass('meta')::text", Params(),
+                                        "read schema version"));
+  if (!has_meta.has_value()) {
+    ASSIGN_OR_RETURN(const std::optional<std::string> any_table,
+                     connection.QueryText("SELECT table_name::text FROM information_schema.tables "
+                                          "WHERE table_schema = current_schema() "
+                                          "ORDER BY table_name LIMIT 1",
+                                          Params(), "read schema version"));
+    if (any_table.has_value()) {
+      return Status::FailedPrecondition(
+          "postgres: " + connection.display_name() +
+          " holds tables but no engram store (it has table \"" + *any_table +
+          "\" and no meta table): use an empty database or schema for the store");
+    }
+    return 0;
+  }
+  ASSIGN_OR_RETURN(const std::optional<std::string> version,
+                   connection.QueryText("SELECT value FROM meta WHERE key = 'schema_version'",
+                                        Params(), "read schema version"));
+  if (!version.has_value() || version->empty() || version->size() > 7 ||
+      version->find_first_not_of("0123456789") != std::string::npos) {
+    return Status::Corruption("postgres: " + connection.display_name() +
+                              ": meta has no valid schema_version");
+  }
+  return std::stoll(*version);
+}
+
+Status ApplyMigrations(Connection& connection, bool create_if_missing) {
+  // Check first without the lock: opening an up-to-date store never waits for another server.
+  ASSIGN_OR_RETURN(std::int64_t current, ReadSchemaVersion(connection));
+  RETURN_IF_ERROR(CheckNotNewer(connection, current));
+  if (current == kLatestSchemaVersion) return Status::Ok();
+  if (current == 0 && !create_if_missing) {
+    return Status::NotFound("postgres: " + connection.display_name() +
+                            " holds no engram store yet (a command that writes creates it)");
+  }
+  RETURN_IF_ERROR(connection.Exec("BEGIN", "migrate: begin"));
+  const Status migrated = [&]() -> Status {
+    ASSIGN_OR_RETURN(Result locked,
+                     connection.Query("SELECT pg_advisory_xact_lock($1)",
+                                      Params().Int(kMigrationLockKey), "migrate: lock"));
+    static_cast<void>(locked);
+    // Another server may have migrated while this one waited.
+    ASSIGN_OR_RETURN(current, ReadSchemaVersion(connection));
+    RETURN_IF_ERROR(CheckNotNewer(connection, current));
+    for (const Migration& migration : kMigrations) {
+      if (migration.version <= current) continue;
+      RETURN_IF_ERROR(connection.Exec(migration.sql, "migrate to schema version " +
+                                                         std::to_string(migration.version) + " (" +
+                                                         std::string(migration.description) + ")"));
+    }
+    ASSIGN_OR_RETURN(Result written,
+                     connection.Query("INSERT INTO meta(key, value) VALUES('schema_version', $1) "
+                                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                      Params().Int(kLatestSchemaVersion), "write schema version"));
+    static_cast<void>(written);
+    return connection.Exec("COMMIT", "migrate: commit");
+  }();
+  if (!migrated.ok()) static_cast<void>(connection.Exec("ROLLBACK", "migrate: roll back"));
+  return migrated;
+}
+
+}  // namespace engram::store::postgres

@@ -1,0 +1,351 @@
+// Runs the store contract against the PostgreSQL backend (on the tests' private cluster,
+// tests/postgres), plus the checks only PostgreSQL can answer: the immutability trigger refuses
+// raw SQL, erased text leaves the table files, a client killed mid-transaction leaves nothing,
+// two stores on one database serialise their writers and see each other's commits, and the
+// errors for an unreachable server, refused credentials, a missing database and a newer schema.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+
+#include "core/ids.h"
+#include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
+#include "store/store.h"
+#include "tests/conformance/store_contract_test.h"
+#include "tests/postgres/test_cluster.h"
+
+namespace engram::store::conformance {
+namespace {
+
+using ::engram::testing::IsOk;
+using ::engram::testing::StatusIs;
+using ::engram::testing::postgres::DatabaseNameFor;
+using ::engram::testing::postgres::DatabaseUrl;
+using ::engram::testing::postgres::RunSql;
+using ::engram::testing::postgres::SkipReason;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// The store of a test directory: a database named after it on the test cluster.
+StatusOr<std::unique_ptr<Store>> OpenPostgresInDir(const std::string& dir) {
+  ASSIGN_OR_RETURN(const std::string url, DatabaseUrl(DatabaseNameFor(dir)));
+  return OpenPostgresStore(url);
+}
+
+ENGRAM_INSTANTIATE_STORE_CONTRACT(Postgres, "postgres", OpenPostgresInDir, SkipReason);
+
+// Every file under `dir` that contains `needle`, as paths relative to `dir`.
+std::vector<std::string> FilesContaining(const std::filesystem::path& dir, std::string_view needle) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    if (!it->is_regular_file()) continue;
+    std::error_code size_error;
+    const std::uintmax_t size = it->file_size(size_error);
+    if (size_error) continue;  // removed since it was listed
+    std::string bytes(static_cast<std::size_t>(size), '\0');
+    std::ifstream in(it->path(), std::ios::binary);
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+    if (bytes.find(needle) != std::string::npos) {
+      found.push_back(std::filesystem::relative(it->path(), dir).string());
+    }
+  }
+  return found;
+}
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ENGRAM_SKIP_WITHOUT_POSTGRES();
+    StatusOr<std::string> url = DatabaseUrl(DatabaseNameFor(dir_));
+    ASSERT_THAT(url, IsOk());
+    url_ = *url;
+  }
+
+  std::unique_ptr<Store> Open(const PostgresOptions& options = {}) {
+    StatusOr<std::unique_ptr<Store>> store = OpenPostgresStore(url_, options);
+    EXPECT_THAT(store, IsOk());
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+
+  static ScopeRecord CreateScope(Store& store, std::string_view path) {
+    StatusOr<std::unique_ptr<Transaction>> txn = store.BeginWrite();
+    EXPECT_THAT(txn, IsOk());
+    StatusOr<ScopeRecord> scope =
+        (*txn)->CreateScope(path, core::ScopeNodeId(path), 0, Timestamp::FromSeconds(1));
+    EXPECT_THAT(scope, IsOk());
+    EXPECT_THAT((*txn)->Commit(), IsOk());
+    return scope.value_or(ScopeRecord{});
+  }
+
+  static NodeRecord NewText(Transaction& txn, std::int64_t scope_id, std::string_view text) {
+    NodeRecord node;
+    node.scope_id = scope_id;
+    node.sequence = txn.NextSequence(scope_id).value_or(0);
+    node.text = std::string(text);
+    node.content_json = "{\"text\":\"" + std::string(text) + "\"}";
+    node.id = core::NodeId("turn", node.content_json, std::to_string(scope_id), node.sequence);
+    return node;
+  }
+
+  static NodeRecord AddText(Store& store, std::int64_t scope_id, std::string_view text) {
+    StatusOr<std::unique_ptr<Transaction>> txn = store.BeginWrite();
+    EXPECT_THAT(txn, IsOk());
+    NodeRecord node = NewText(**txn, scope_id, text);
+    EXPECT_THAT((*txn)->InsertNode(node), IsOk());
+    EXPECT_THAT((*txn)->Commit(), IsOk());
+    return node;
+  }
+
+  engram::testing::TempDir temp_dir_{"engram_postgres_store"};
+  std::string dir_ = temp_dir_.path();
+  std::string url_;
+};
+
+TEST_F(PostgresStoreTest, BackendNameIsPostgresAndOpenStorePicksItByUrl) {
+  StatusOr<std::unique_ptr<Store>> store = OpenStore(url_);
+  ASSERT_THAT(store, IsOk());
+  EXPECT_EQ((*store)->backend(), "postgres");
+  const std::string postgres_scheme = "postgres://" + url_.substr(url_.find("://") + 3);
+  StatusOr<std::unique_ptr<Store>> short_scheme = OpenStore(postgres_scheme);
+  ASSERT_THAT(short_scheme, IsOk());
+  EXPECT_EQ((*short_scheme)->backend(), "postgres");
+}
+
+TEST_F(PostgresStoreTest, TriggerRefusesRawContentUpdatesButAllowsStateChanges) {
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  const ScopeRecord scope = CreateScope(*store, "user:alice");
+  const NodeRecord node = AddText(*store, scope.scope_id, "original words");
+  for (const std::string column_update :
+       {"text = 'rewritten'", "content_json = '{}'", "id = 'other'", "kind = 'fact'",
+        "sequence = 99", "metadata_json = '{\"a\":1}'", "event_time = 5", "speaker = 'Mallory'",
+        "ingested_at = 7", "idempotency_key = 'k'"}) {
+    EXPECT_THAT(RunSql(url_, "UPDATE nodes SET " + column_update + " WHERE id = '" + node.id + "'"),
+                StatusIs(StatusCode::kInternal, HasSubstr("immutable")))
+        << column_update;
+  }
+  EXPECT_THAT(RunSql(url_, "UPDATE nodes SET status = 'retired', valid_to = 5, updated_at = 6 "
+                           "WHERE id = '" + node.id + "'"),
+              IsOk());
+  StatusOr<NodeRecord> after = store->GetNode(node.id);
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->text, "original words");
+  EXPECT_EQ(after->status, NodeStatus::kRetired);
+}
+
+TEST_F(PostgresStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
+  ASSERT_NE(Open(), nullptr);
+  EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+              ::engram::testing::IsOkAndHolds(std::string("3")));
+}
+
+TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersions) {
+  ASSERT_NE(Open(), nullptr);
+  ASSERT_THAT(RunSql(url_, "UPDATE meta SET value = '99' WHERE key = 'schema_version'"), IsOk());
+  EXPECT_THAT(OpenPostgresStore(url_),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 3"),
+                             HasSubstr("newer engram"))));
+}
+
+TEST_F(PostgresStoreTest, DatabaseWithOtherTablesIsRefused) {
+  ASSERT_THAT(RunSql(url_, "CREATE TABLE invoices(id int)"), IsOk());
+  EXPECT_THAT(OpenPostgresStore(url_),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("invoices"), HasSubstr("no engram store"))));
+}
+
+TEST_F(PostgresStoreTest, EmptyDatabaseWithoutCreateIsNotFound) {
+  EXPECT_THAT(OpenPostgresStore(url_, {.create_if_missing = false}),
+              StatusIs(StatusCode::kNotFound, HasSubstr("holds no engram store")));
+  ASSERT_NE(Open(), nullptr);
+  EXPECT_THAT(OpenPostgresStore(url_, {.create_if_missing = false}), IsOk());
+}
+
+TEST_F(PostgresStoreTest, MissingDatabaseIsNotFoundSayingToCreateIt) {
+  std::string url = url_;
+  url.replace(url.find("/t_"), 3, "/missing_");
+  EXPECT_THAT(OpenPostgresStore(url),
+              StatusIs(StatusCode::kNotFound, AllOf(HasSubstr("does not exist"), HasSubstr("createdb"))));
+}
+
+TEST_F(PostgresStoreTest, UnreachableServerIsUnavailableNamingTheUrl) {
+  const std::string url = "postgresql:///engram?host=" + dir_ + "/no-server-here&user=engram";
+  EXPECT_THAT(OpenPostgresStore(url, {.connect_timeout_seconds = 2}),
+              StatusIs(StatusCode::kUnavailable,
+                       AllOf(HasSubstr("cannot reach the server"), HasSubstr("no-server-here"),
+                             HasSubstr("is PostgreSQL running"))));
+}
+
+TEST_F(PostgresStoreTest, RefusedPasswordIsFailedPreconditionAndNeverShowsThePassword) {
+  ASSERT_THAT(RunSql(url_, "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
+                           "'engram_pw') THEN CREATE ROLE engram_pw LOGIN PASSWORD "
+                           "'right-horse-battery'; END IF; END $$"),
+              IsOk());
+  // The wrong password in the URL's user info and as a query parameter.
+  std::string in_user_info = url_;
+  in_user_info.replace(in_user_info.find("://") + 3, 0, "engram_pw:s3cret-wrong-staple@");
+  in_user_info.replace(in_user_info.find("user=engram"), 11, "user=engram_pw");
+  const std::string in_query = url_.substr(0, url_.find("user=engram")) +
+                               "user=engram_pw&password=s3cret-wrong-staple";
+  for (const std::string& url : {in_user_info, in_query}) {
+    StatusOr<std::unique_ptr<Store>> store = OpenPostgresStore(url);
+    EXPECT_THAT(store, StatusIs(StatusCode::kFailedPrecondition,
+                                AllOf(HasSubstr("refused the login"), HasSubstr("password"),
+                                      Not(HasSubstr("s3cret-wrong-staple")))))
+        << url;
+  }
+  EXPECT_EQ(RedactStoreLocation(in_query).find("s3cret"), std::string::npos);
+}
+
+TEST(PostgresUrlTest, RedactionHidesPasswordsOnly) {
+  EXPECT_EQ(RedactStoreLocation("postgresql://ana:pa%40ss@db.example:5432/mem?sslmode=require"),
+            "postgresql://ana:***@db.example:5432/mem?sslmode=require");
+  EXPECT_EQ(RedactStoreLocation("postgres://db/mem?user=ana&password=hunter2&connect_timeout=3"),
+            "postgres://db/mem?user=ana&password=***&connect_timeout=3");
+  EXPECT_EQ(RedactStoreLocation("postgresql://ana@db/mem"), "postgresql://ana@db/mem");
+  EXPECT_EQ(RedactStoreLocation("/var/lib/engram/p:w@d.db"), "/var/lib/engram/p:w@d.db");
+  EXPECT_TRUE(IsPostgresUrl("postgresql://x"));
+  EXPECT_TRUE(IsPostgresUrl("postgres://x"));
+  EXPECT_FALSE(IsPostgresUrl("postgresql.db"));
+}
+
+TEST_F(PostgresStoreTest, EraseLeavesNoTraceOfTheTextInTheTableFiles) {
+  const std::string marker = "zq-unique-marker-5be1d07c-erase-me";
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  const ScopeRecord alice = CreateScope(*store, "user:alice");
+  const ScopeRecord bob = CreateScope(*store, "user:bob");
+  {  // Bob's text over several pages, in one transaction.
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    for (int filler = 0; filler < 40; ++filler) {
+      ASSERT_THAT((*txn)->InsertNode(NewText(**txn, bob.scope_id,
+                                             "bob filler text " + std::to_string(filler) +
+                                                 std::string(300, 'x'))),
+                  IsOk());
+    }
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  // The marker last, so its row sits at the low end of its page, where pruning leaves bytes.
+  AddText(*store, alice.scope_id, marker + " once");
+  AddText(*store, alice.scope_id, marker + " and a long one " + std::string(4000, 'm'));
+  ASSERT_THAT(RunSql(url_, "CHECKPOINT"), IsOk());
+  StatusOr<std::string> data_dir = RunSql(url_, "SHOW data_directory");
+  StatusOr<std::string> database_oid =
+      RunSql(url_, "SELECT oid FROM pg_database WHERE datname = current_database()");
+  ASSERT_THAT(data_dir, IsOk());
+  ASSERT_THAT(database_oid, IsOk());
+  const std::filesystem::path tables = std::filesystem::path(*data_dir) / "base" / *database_oid;
+  ASSERT_FALSE(FilesContaining(tables, marker).empty()) << "the marker should be in the table files";
+
+  const std::vector<std::int64_t> erase = {alice.scope_id};
+  StatusOr<EraseCounts> counts = store->EraseScopes(erase);
+  ASSERT_THAT(counts, IsOk());
+  EXPECT_THAT(counts->wipe_status, IsOk());
+  EXPECT_EQ(counts->nodes, 3u);  // the scope node and the two turns
+  EXPECT_THAT(FilesContaining(tables, marker), ::testing::IsEmpty());
+  EXPECT_FALSE(FilesContaining(tables, "bob filler text 39").empty());
+  // The write-ahead log keeps the text until its segments are recycled and overwritten
+  // (docs/ARCHITECTURE.md says so); record what is there rather than assert it.
+  RecordProperty("marker_files_in_pg_wal",
+                 static_cast<int>(FilesContaining(std::filesystem::path(*data_dir) / "pg_wal", marker).size()));
+}
+
+TEST_F(PostgresStoreTest, ClientKilledMidTransactionLeavesNothingAndFreesTheWriteLock) {
+  ASSERT_NE(Open(), nullptr);
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The child writes a scope and a turn, says so, and waits to be killed before committing.
+    close(ready[0]);
+    StatusOr<std::unique_ptr<Store>> store = OpenPostgresStore(url_);
+    if (!store.ok()) _exit(1);
+    StatusOr<std::unique_ptr<Transaction>> txn = (*store)->BeginWrite();
+    if (!txn.ok()) _exit(2);
+    StatusOr<ScopeRecord> scope = (*txn)->CreateScope(
+        "user:doomed", core::ScopeNodeId("user:doomed"), 0, Timestamp::FromSeconds(1));
+    if (!scope.ok()) _exit(3);
+    if (!(*txn)->InsertNode(NewText(**txn, scope->scope_id, "never committed")).ok()) _exit(4);
+    if (::write(ready[1], "w", 1) != 1) _exit(5);
+    pause();
+    _exit(0);
+  }
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "the child did not get to its write";
+  close(ready[0]);
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int wait_status = 0;
+  ASSERT_EQ(waitpid(child, &wait_status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(wait_status));
+
+  std::unique_ptr<Store> store = Open({.statement_timeout_ms = 20000});
+  ASSERT_NE(store, nullptr);
+  StatusOr<std::optional<ScopeRecord>> doomed = store->FindScope("user:doomed");
+  ASSERT_THAT(doomed, IsOk());
+  EXPECT_FALSE(doomed->has_value());
+  EXPECT_THAT(store->ReadJournal(0, 0), ::engram::testing::IsOkAndHolds(::testing::IsEmpty()));
+  // The server dropped the dead client's lock: a new writer gets in.
+  const ScopeRecord scope = CreateScope(*store, "user:doomed");
+  EXPECT_GT(scope.scope_id, 0);
+}
+
+TEST_F(PostgresStoreTest, TwoStoresOnOneDatabaseSerialiseWritersAndSeeEachOthersCommits) {
+  std::unique_ptr<Store> first = Open();
+  std::unique_ptr<Store> second = Open();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  const ScopeRecord scope = CreateScope(*first, "user:shared");
+  StatusOr<std::unique_ptr<Transaction>> open = first->BeginWrite();
+  ASSERT_THAT(open, IsOk());
+  const NodeRecord node = NewText(**open, scope.scope_id, "written through the first");
+  ASSERT_THAT((*open)->InsertNode(node), IsOk());
+  // The second store's writer waits for the first's transaction (the advisory lock).
+  std::promise<void> began;
+  std::future<std::int64_t> second_write = std::async(std::launch::async, [&] {
+    StatusOr<std::unique_ptr<Transaction>> txn = second->BeginWrite();
+    began.set_value();
+    if (!txn.ok()) return std::int64_t{-1};
+    StatusOr<std::int64_t> sequence = (*txn)->NextSequence(scope.scope_id);
+    if (!sequence.ok() || !(*txn)->Commit().ok()) return std::int64_t{-1};
+    return *sequence;
+  });
+  EXPECT_EQ(began.get_future().wait_for(std::chrono::milliseconds(300)),
+            std::future_status::timeout);
+  EXPECT_THAT(second->GetNode(node.id), StatusIs(StatusCode::kNotFound));
+  ASSERT_THAT((*open)->Commit(), IsOk());
+  EXPECT_EQ(second_write.get(), 2);  // after the first's sequence 1: no gap, no repeat
+  StatusOr<NodeRecord> seen = second->GetNode(node.id);
+  ASSERT_THAT(seen, IsOk());
+  EXPECT_EQ(seen->text, "written through the first");
+}
+
+TEST_F(PostgresStoreTest, StatementTimeoutIsDeadlineExceededNamingTheKey) {
+  std::unique_ptr<Store> holder = Open();
+  std::unique_ptr<Store> waiter = Open({.statement_timeout_ms = 200});
+  ASSERT_NE(holder, nullptr);
+  ASSERT_NE(waiter, nullptr);
+  StatusOr<std::unique_ptr<Transaction>> open = holder->BeginWrite();
+  ASSERT_THAT(open, IsOk());
+  EXPECT_THAT(waiter->BeginWrite(), StatusIs(StatusCode::kDeadlineExceeded,
+                                             HasSubstr("statement_timeout_ms")));
+}
+
+}  // namespace
+}  // namespace engram::store::conformance
