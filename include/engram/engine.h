@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engram/audit.h"
 #include "engram/options.h"
 #include "engram/read_result.h"
 #include "engram/status.h"
@@ -151,6 +152,24 @@ class Engine {
   // Read them with List (kind episode / scene / profile; each node's metadata holds its fields).
   // An unknown scope is kNotFound.
   StatusOr<ConsolidateResult> Consolidate(const Scope& scope);
+
+  // The Merkle audit (docs/AUDIT.md). Audit recomputes the scope's root (and its nested scopes')
+  // from the stored memories and edges and compares every leaf and root with the ones the store
+  // kept at each commit; a difference is reported in the result (ok = false, the first mismatch
+  // named), not as an error. An unknown scope is kNotFound.
+  StatusOr<AuditReport> Audit(const Scope& scope);
+  // The inclusion proof of a memory in its scope's node log and the roots of its scope and every
+  // enclosing one, verified. An unknown id is kNotFound.
+  StatusOr<MerkleProof> Proof(std::string_view id);
+
+  // Export / import of a scope and its nested scopes as JSON Lines with the Merkle root
+  // (src/archive/archive.h, docs/AUDIT.md). Export writes the file's text to *out (kCorruption when
+  // the stored records do not recompute to the stored root). Import writes it in one transaction
+  // or not at all: the same ids and root under the file's scope name; under options.scope new
+  // ids and a recomputed root. kInvalidArgument / kCorruption name the bad line and field;
+  // kAlreadyExists when the scope exists.
+  StatusOr<ExportSummary> Export(const Scope& scope, std::string* out);
+  StatusOr<ImportSummary> Import(std::string_view text, const ImportOptions& options = {});
 
   // Recomputes every index projection from the store and checks it against the live one.
   StatusOr<RebuildReport> RebuildIndex();

@@ -129,6 +129,10 @@ void AddServeCommand(CLI::App& app, Console& console, CommandList* commands);
 void AddKeysCommands(CLI::App& app, Console& console, CommandList* commands);
 // mcp (mcp_command.cc)
 void AddMcpCommand(CLI::App& app, Console& console, CommandList* commands);
+// audit, export, import (audit_command.cc)
+void AddAuditCommands(CLI::App& app, Console& console, CommandList* commands);
+// amend (amend_command.cc)
+void AddAmendCommand(CLI::App& app, Console& console, CommandList* commands);
 
 }  // namespace engram::cli
 

@@ -73,6 +73,8 @@ int Run(int argc, char** argv) {
   AddServeCommand(app, console, &commands);
   AddKeysCommands(app, console, &commands);
   AddMcpCommand(app, console, &commands);
+  AddAuditCommands(app, console, &commands);
+  AddAmendCommand(app, console, &commands);
   AddVersionCommand(app, console, &commands);
 
   try {

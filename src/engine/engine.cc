@@ -18,6 +18,7 @@
 #include <set>
 #include <shared_mutex>
 
+#include "archive/archive.h"
 #include "consolidate/consolidator.h"
 #include "core/ids.h"
 #include "core/paths.h"
@@ -28,6 +29,7 @@
 #include "read/planner.h"
 #include "read/query_frame.h"
 #include "read/recall.h"
+#include "store/audit.h"
 #include "store/store.h"
 #include "text/tokenizer.h"
 #include "write/capture.h"
@@ -717,6 +719,36 @@ StatusOr<EraseResult> Engine::Erase(const Scope& scope) {
   result.nodes = counts.nodes;
   result.edges = counts.edges;
   return result;
+}
+
+StatusOr<AuditReport> Engine::Audit(const Scope& scope) {
+  ASSIGN_OR_RETURN(const store::ScopeRecord record, impl_->RequireScope(scope));
+  return store::AuditScope(*impl_->store, record);
+}
+
+StatusOr<MerkleProof> Engine::Proof(std::string_view id) {
+  ASSIGN_OR_RETURN(const store::NodeRecord node, impl_->RequireNode(id));
+  return store::ProveNode(*impl_->store, node.id);
+}
+
+StatusOr<ExportSummary> Engine::Export(const Scope& scope, std::string* out) {
+  ASSIGN_OR_RETURN(const store::ScopeRecord record, impl_->RequireScope(scope));
+  // Holding the write lock keeps this engine's writers out while the scope is read.
+  std::lock_guard write_lock(impl_->write_mutex);
+  return archive::ExportScope(*impl_->store, record, out);
+}
+
+StatusOr<ImportSummary> Engine::Import(std::string_view text, const ImportOptions& options) {
+  if (options.scope.has_value()) RETURN_IF_ERROR(options.scope->Validate());
+  std::lock_guard write_lock(impl_->write_mutex);
+  ASSIGN_OR_RETURN(ImportSummary summary,
+                   archive::ImportScope(*impl_->store, *impl_->registry,
+                                        archive::ImportRequest{.text = text,
+                                                               .source_name = options.source_name,
+                                                               .scope = options.scope,
+                                                               .embedder = impl_->embedder_record}));
+  RETURN_IF_ERROR(impl_->AfterCommit());
+  return summary;
 }
 
 StatusOr<MergeProposal> Engine::ProposeSameAs(std::string_view a, std::string_view b,

@@ -147,6 +147,27 @@ struct VectorRecord {
   std::vector<float> values;
 };
 
+// The Merkle audit (merkle.h, docs/AUDIT.md). Every backend keeps, per scope, an append-only log
+// over its nodes and one over its edges (each in row order) and the scope root over both logs and
+// the nested scopes' roots, updated in the transaction of every write and of EraseScopes. Hashes
+// are 64 lowercase hex digits.
+enum class MerkleLog { kNodes, kEdges };
+std::string_view MerkleLogName(MerkleLog log);  // "node", "edge"
+
+struct MerkleLeaf {
+  std::int64_t index = 0;  // 0-based position in the log
+  std::string target_id;   // the node or edge id
+  std::string hash;        // merkle::NodeLeafHash / EdgeLeafHash as stored
+};
+
+struct MerkleState {
+  std::int64_t node_count = 0;
+  std::string node_root;  // root of the node log
+  std::int64_t edge_count = 0;
+  std::string edge_root;  // root of the edge log
+  std::string root;       // the scope root
+};
+
 struct EraseCounts {
   std::size_t scopes = 0;
   std::size_t nodes = 0;
@@ -215,7 +236,17 @@ class Transaction {
   virtual Status PutVector(std::string_view node_id, std::string_view model_id,
                            std::span<const float> values) = 0;
 
-  // Makes every write durable (see docs/ARCHITECTURE.md for the durability promise).
+  // The Merkle state of a scope as this transaction's writes leave it (its logs and roots are
+  // brought up to date first). kNotFound for an unknown scope.
+  virtual StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) = 0;
+
+  // Raises the scope's last handed-out sequence number to `last_sequence` (never lowers it), so an
+  // imported scope goes on numbering after its imported turns. kNotFound for an unknown scope.
+  virtual Status AdvanceSequence(std::int64_t scope_id, std::int64_t last_sequence) = 0;
+
+  // Makes every write durable (see docs/ARCHITECTURE.md for the durability promise). Before the
+  // commit it brings the Merkle roots of every scope written to (and of the scopes enclosing
+  // them) up to date.
   virtual Status Commit() = 0;
 };
 
@@ -254,6 +285,17 @@ class Store {
   // Edges of one type ("" = all) whose src or dst lies in the scope, ordered by row.
   virtual StatusOr<std::vector<EdgeRecord>> EdgesInScope(std::int64_t scope_id,
                                                          std::string_view type) = 0;
+
+  // Calls `visit` for every edge written to this scope (EdgeRecord::scope_id) in row order until
+  // it returns false.
+  virtual Status ScanEdges(std::int64_t scope_id,
+                           const std::function<bool(const EdgeRecord&)>& visit) = 0;
+
+  // The stored Merkle state of a scope; kNotFound for an unknown scope.
+  virtual StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) = 0;
+  // The stored leaves of one of the scope's logs, in log order.
+  virtual StatusOr<std::vector<MerkleLeaf>> GetMerkleLeaves(std::int64_t scope_id,
+                                                            MerkleLog log) = 0;
 
   // Journal entries with seq > after_seq, oldest first, at most `limit` (0 = all).
   virtual StatusOr<std::vector<JournalEntry>> ReadJournal(std::int64_t after_seq,

@@ -340,6 +340,18 @@ Status EdgeRegistry::Register(std::unique_ptr<EdgeHandler> handler) {
 
 bool EdgeRegistry::HasType(std::string_view type) const { return handlers_.contains(type); }
 
+StatusOr<std::int64_t> EdgeRegistry::Restore(store::Transaction& txn,
+                                             const store::EdgeRecord& record) const {
+  if (!HasType(record.type)) {
+    return Status::InvalidArgument("unknown edge type \"" + record.type.substr(0, 64) + "\"");
+  }
+  if (core::EdgeId(record.type, record.src, record.dst, record.ingested_at.micros) != record.id) {
+    return Status::InvalidArgument("edge " + record.id.substr(0, 64) +
+                                   ": the id does not match its type, endpoints and time");
+  }
+  return txn.InsertEdge(store::EdgeWriteKey(), record);
+}
+
 StatusOr<store::EdgeRecord> EdgeRegistry::Apply(store::Transaction& txn,
                                                 const EdgeRequest& request) const {
   const auto handler = handlers_.find(request.type);

@@ -149,6 +149,13 @@ class EdgeRegistry {
   // Runs the common checks and the type's handler; returns the inserted edge.
   StatusOr<store::EdgeRecord> Apply(store::Transaction& txn, const EdgeRequest& request) const;
 
+  // Inserts an edge exactly as an export recorded it (engram import): its id, status, validity and
+  // times as given, without running the type's handler, whose effects (closed validity, pending
+  // proposals) are already in the imported records. kInvalidArgument for a type without a handler
+  // or an id that its type, endpoints and ingestion time do not reproduce; the store's checks
+  // (endpoints exist, id unused) apply.
+  StatusOr<std::int64_t> Restore(store::Transaction& txn, const store::EdgeRecord& record) const;
+
   // same_as proposals: pending -> active (accept) or rejected (reject). kNotFound for an unknown
   // edge, kInvalidArgument for an edge that is not same_as, kFailedPrecondition when the proposal
   // is not pending.

@@ -68,9 +68,13 @@ class RawDb {
   sqlite3* db_ = nullptr;
 };
 
-// Takes a store's schema back from version 3 to 2: no idempotency key column, no index, a
-// content trigger of the earlier kind.
+// Takes a store's schema back from version 4 to 3: no Merkle tables.
+constexpr std::string_view kUndoSchema4 = "DROP TABLE merkle_leaves; DROP TABLE merkle_roots; ";
+
+// Takes a store's schema back from version 3 to 2 (after kUndoSchema4): no idempotency key
+// column, no index, a content trigger of the earlier kind.
 constexpr std::string_view kUndoSchema3 =
+    "DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
     "DROP INDEX nodes_by_idempotency_key; DROP TRIGGER nodes_content_immutable; "
     "ALTER TABLE nodes DROP COLUMN idempotency_key; "
     "CREATE TRIGGER nodes_content_immutable BEFORE UPDATE ON nodes "
@@ -199,7 +203,65 @@ TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(reopened, nullptr);
   StatusOr<std::string> dump = reopened->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"3\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"4\""));
+}
+
+// Schema 4 adds the Merkle logs: a store migrated from version 3 gets the leaves and roots it
+// would have had if it had kept them from the start.
+TEST_F(SqliteStoreTest, MigratingAVersion3StoreBuildsTheMerkleLogsItWouldHaveKept) {
+  std::vector<MerkleState> kept;
+  std::vector<std::vector<MerkleLeaf>> leaves;
+  std::vector<std::int64_t> scope_ids;
+  {
+    std::unique_ptr<Store> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    const ScopeRecord alice = CreateScope(*store, "user:alice");
+    AddText(*store, alice.scope_id, "first");
+    AddText(*store, alice.scope_id, "second");
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    StatusOr<ScopeRecord> run = (*txn)->CreateScope(
+        "user:alice/run:1", core::ScopeNodeId("user:alice/run:1"), alice.scope_id,
+        Timestamp::FromSeconds(2));
+    ASSERT_THAT(run, IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+    AddText(*store, run->scope_id, "nested");
+    for (const std::int64_t scope_id : {alice.scope_id, run->scope_id}) {
+      StatusOr<MerkleState> state = store->GetMerkleState(scope_id);
+      ASSERT_THAT(state, IsOk());
+      kept.push_back(*state);
+      StatusOr<std::vector<MerkleLeaf>> node_leaves =
+          store->GetMerkleLeaves(scope_id, MerkleLog::kNodes);
+      ASSERT_THAT(node_leaves, IsOk());
+      leaves.push_back(*node_leaves);
+      scope_ids.push_back(scope_id);
+    }
+    EXPECT_EQ(kept[0].node_count, 3);  // the scope node and two texts
+    EXPECT_EQ(kept[1].node_count, 2);
+  }
+  {
+    RawDb raw(path_);
+    ASSERT_EQ(raw.Exec(std::string(kUndoSchema4) +
+                       "UPDATE meta SET value = '3' WHERE key = 'schema_version'"),
+              SQLITE_OK);
+  }
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  for (std::size_t i = 0; i < scope_ids.size(); ++i) {
+    StatusOr<MerkleState> state = store->GetMerkleState(scope_ids[i]);
+    ASSERT_THAT(state, IsOk());
+    EXPECT_EQ(state->root, kept[i].root);
+    EXPECT_EQ(state->node_root, kept[i].node_root);
+    EXPECT_EQ(state->node_count, kept[i].node_count);
+    StatusOr<std::vector<MerkleLeaf>> node_leaves =
+        store->GetMerkleLeaves(scope_ids[i], MerkleLog::kNodes);
+    ASSERT_THAT(node_leaves, IsOk());
+    ASSERT_EQ(node_leaves->size(), leaves[i].size());
+    for (std::size_t j = 0; j < leaves[i].size(); ++j) {
+      EXPECT_EQ((*node_leaves)[j].hash, leaves[i][j].hash);
+      EXPECT_EQ((*node_leaves)[j].target_id, leaves[i][j].target_id);
+    }
+  }
 }
 
 // A store written before vectors existed (schema 1) that holds turns records the embedder "none"
@@ -234,7 +296,7 @@ TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVe
     }
     StatusOr<std::string> dump = store->DumpCanonical();
     ASSERT_THAT(dump, IsOk());
-    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"3\""));
+    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"4\""));
   }
 }
 

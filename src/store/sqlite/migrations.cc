@@ -9,6 +9,8 @@
 #include <array>
 #include <string>
 
+#include "store/sqlite/merkle_sqlite.h"
+
 namespace engram::store::sqlite {
 namespace {
 
@@ -164,10 +166,35 @@ BEGIN
 END;
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations = {{
+// The Merkle audit (store/merkle.h, docs/AUDIT.md): per scope one leaf row per node and per
+// edge, in the scope's row order, and the frontiers of the two logs with the scope root. The
+// hashes are SHA-256, which SQL cannot compute: ApplyMigrations fills both tables for the scopes
+// a store already holds (BackfillMerkle) in the same transaction.
+constexpr std::string_view kSchemaV4 = R"sql(
+CREATE TABLE merkle_leaves (
+  scope_id  INTEGER NOT NULL,
+  log       TEXT NOT NULL,     -- 'node' or 'edge'
+  idx       INTEGER NOT NULL,  -- 0-based position in the log
+  target_id TEXT NOT NULL,     -- the node or edge id
+  hash      TEXT NOT NULL,     -- the leaf hash, 64 hex digits
+  PRIMARY KEY (scope_id, log, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE merkle_roots (
+  scope_id      INTEGER PRIMARY KEY,
+  node_count    INTEGER NOT NULL,
+  node_frontier TEXT NOT NULL,  -- perfect-subtree roots of the node log, largest first, hex
+  edge_count    INTEGER NOT NULL,
+  edge_frontier TEXT NOT NULL,
+  root          TEXT NOT NULL   -- the scope root, 64 hex digits
+);
+)sql";
+
+constexpr std::array<Migration, 4> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
+    {4, "merkle logs and scope roots", kSchemaV4},
 }};
 
 }  // namespace
@@ -249,6 +276,7 @@ Status ApplyMigrations(Connection& connection) {
                                                        std::to_string(migration.version) + " (" +
                                                        std::string(migration.description) + ")"));
   }
+  if (current < 4) RETURN_IF_ERROR(BackfillMerkle(connection).WithContext("migrate to schema 4"));
   ASSIGN_OR_RETURN(Statement set_version,
                    connection.Prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
                                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value",

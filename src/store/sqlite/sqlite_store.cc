@@ -28,6 +28,7 @@
 #include "store/backend_common.h"
 #include "store/journal.h"
 #include "store/sqlite/connection.h"
+#include "store/sqlite/merkle_sqlite.h"
 #include "store/sqlite/migrations.h"
 
 namespace engram::store::sqlite {
@@ -304,7 +305,7 @@ auto InSavepoint(Connection& conn, Fn&& fn) -> decltype(fn()) {
 class SqliteTransaction final : public Transaction {
  public:
   SqliteTransaction(std::unique_lock<std::mutex> lock, Connection& conn)
-      : lock_(std::move(lock)), conn_(conn) {}
+      : lock_(std::move(lock)), conn_(conn), merkle_(conn) {}
 
   ~SqliteTransaction() override {
     if (open_) static_cast<void>(conn_.Exec("ROLLBACK", "roll back write transaction"));
@@ -372,6 +373,7 @@ class SqliteTransaction final : public Transaction {
       static_cast<void>(node_row);
       RETURN_IF_ERROR(AppendJournal(conn_, scope.scope_id, JournalOp::kScopeCreated, node_id, 0,
                                     created_at, "scope created"));
+      RETURN_IF_ERROR(merkle_.AppendNode(node));
       return scope;
     });
   }
@@ -411,6 +413,7 @@ class SqliteTransaction final : public Transaction {
       RETURN_IF_ERROR(AppendJournal(conn_, record.scope_id, JournalOp::kNodeInserted, record.id,
                                     row, record.ingested_at,
                                     "kind=" + std::string(NodeKindName(record.kind))));
+      RETURN_IF_ERROR(merkle_.AppendNode(record));
       return row;
     });
   }
@@ -501,6 +504,7 @@ class SqliteTransaction final : public Transaction {
       RETURN_IF_ERROR(AppendJournal(conn_, record.scope_id, JournalOp::kEdgeInserted, record.id,
                                     row, record.ingested_at,
                                     "type=" + record.type + " status=" + record.status));
+      RETURN_IF_ERROR(merkle_.AppendEdge(record));
       return row;
     });
   }
@@ -593,10 +597,33 @@ class SqliteTransaction final : public Transaction {
     return stmt.Run();
   }
 
+  StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(merkle_.Flush());
+    return QueryMerkleState(conn_, scope_id);
+  }
+
+  Status AdvanceSequence(std::int64_t scope_id, std::int64_t last_sequence) override {
+    RETURN_IF_ERROR(CheckOpen());
+    ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope, QueryScopeById(conn_, scope_id));
+    if (!scope.has_value()) {
+      return Status::NotFound("advance sequence: scope " + std::to_string(scope_id) +
+                              " does not exist");
+    }
+    ASSIGN_OR_RETURN(Statement stmt,
+                     conn_.Prepare("UPDATE scopes SET last_sequence = max(last_sequence, ?2) "
+                                   "WHERE scope_id = ?1",
+                                   "advance sequence"));
+    stmt.BindInt(1, scope_id);
+    stmt.BindInt(2, last_sequence);
+    return stmt.Run();
+  }
+
   Status Commit() override {
     RETURN_IF_ERROR(CheckOpen());
     open_ = false;
-    Status status = conn_.Exec("COMMIT", "commit write transaction");
+    Status status = merkle_.Flush();
+    if (status.ok()) status = conn_.Exec("COMMIT", "commit write transaction");
     if (!status.ok()) {
       static_cast<void>(conn_.Exec("ROLLBACK", "roll back after failed commit"));
     }
@@ -649,6 +676,7 @@ class SqliteTransaction final : public Transaction {
 
   std::unique_lock<std::mutex> lock_;
   Connection& conn_;
+  MerkleWriter merkle_;
   bool open_ = true;
 };
 
@@ -791,6 +819,30 @@ class SqliteStore final : public Store {
       stmt.BindText(2, type);
       return CollectRows<EdgeRecord>(stmt, ReadEdge);
     });
+  }
+
+  Status ScanEdges(std::int64_t scope_id,
+                   const std::function<bool(const EdgeRecord&)>& visit) override {
+    return WithReader([&](Connection& conn) -> Status {
+      static const std::string kSql =
+          Sql("SELECT ", kEdgeColumns, " FROM edges WHERE scope_id = ?1 ORDER BY row_id");
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "scan edges"));
+      stmt.BindInt(1, scope_id);
+      while (true) {
+        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+        if (!has_row) return Status::Ok();
+        if (!visit(ReadEdge(stmt))) return Status::Ok();
+      }
+    });
+  }
+
+  StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
+    return WithReader([&](Connection& conn) { return QueryMerkleState(conn, scope_id); });
+  }
+
+  StatusOr<std::vector<MerkleLeaf>> GetMerkleLeaves(std::int64_t scope_id,
+                                                    MerkleLog log) override {
+    return WithReader([&](Connection& conn) { return QueryMerkleLeaves(conn, scope_id, log); });
   }
 
   StatusOr<std::vector<JournalEntry>> ReadJournal(std::int64_t after_seq,
@@ -983,6 +1035,27 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
     // store reads no clock).
     ASSIGN_OR_RETURN(const std::int64_t latest_at,
                      QueryInt(*writer_, "SELECT max(at) FROM journal", "erase scopes: time", 0));
+    // The Merkle logs that change: surviving scopes holding an edge that touches an erased node,
+    // and the surviving parents of erased scopes (their nested scopes change).
+    std::set<std::int64_t> merkle_edge_scopes;
+    std::set<std::int64_t> merkle_parents;
+    {
+      ASSIGN_OR_RETURN(
+          Statement stmt,
+          writer_->Prepare("SELECT DISTINCT scope_id FROM edges WHERE scope_id NOT IN "
+                           "temp.erase_scope_ids AND (src IN (SELECT id FROM nodes WHERE scope_id "
+                           "IN temp.erase_scope_ids) OR dst IN (SELECT id FROM nodes WHERE "
+                           "scope_id IN temp.erase_scope_ids))",
+                           "erase scopes: find changed merkle logs"));
+      while (true) {
+        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+        if (!has_row) break;
+        merkle_edge_scopes.insert(stmt.ColumnInt(0));
+      }
+      for (const ScopeRecord& scope : tree) merkle_parents.insert(scope.parent_scope_id);
+      for (const ScopeRecord& scope : tree) merkle_parents.erase(scope.scope_id);
+      merkle_parents.erase(0);
+    }
     std::map<std::int64_t, std::int64_t> nodes_per_scope;
     {
       ASSIGN_OR_RETURN(Statement stmt,
@@ -1023,6 +1096,10 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
       RETURN_IF_ERROR(stmt.Run());
       *step.count = static_cast<std::size_t>(writer_->Changes());
     }
+    std::vector<std::int64_t> erased_ids;
+    for (const ScopeRecord& scope : tree) erased_ids.push_back(scope.scope_id);
+    RETURN_IF_ERROR(
+        MerkleAfterErase(*writer_, erased_ids, merkle_edge_scopes, merkle_parents));
     for (const ScopeRecord& scope : tree) {
       RETURN_IF_ERROR(AppendJournal(
           *writer_, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
@@ -1074,6 +1151,8 @@ StatusOr<std::string> SqliteStore::DumpCanonical() {
         {"edges", "row_id"},
         {"vectors", "node_row"},
         {"journal", "seq"},
+        {"merkle_leaves", "scope_id, log, idx"},
+        {"merkle_roots", "scope_id"},
         {"sqlite_sequence", "name"},
     };
     std::string out;
