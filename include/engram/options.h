@@ -83,6 +83,21 @@ struct RecallOptions {
   bool use_planner = true;
   // Return retired and superseded memories too. Default: false (they are hidden).
   bool include_retired = false;
+  // As-of recall, on WorldDB's two time axes; both may be set. Each memory a filter hides is
+  // counted per filter in Diagnostics::filtered_by and listed with its reason in
+  // Diagnostics::filtered.
+  // What was true then: only memories whose validity [valid_from, valid_to) covers this time
+  // (a turn is valid from its event time; a fact from when it held until it was superseded or
+  // retired), superseded and retired ones included when they were valid then; rejected and
+  // pending facts stay hidden unless include_retired. Default: unset = what is valid at the
+  // query time, active memories only.
+  std::optional<Timestamp> valid_at;
+  // What engram knew then: only memories ingested at or before this time, each with the status
+  // and validity the store had recorded by then (read back from the journal), so a memory
+  // retired or superseded later counts as active. Without valid_at, validity is judged at the
+  // query time. Ranking statistics (BM25 document frequencies) are today's. Default: unset = all
+  // that is stored now.
+  std::optional<Timestamp> known_at;
   // Search scopes nested inside the given one too. Default: true.
   bool include_nested = true;
   // Instructions for the answer model, returned apart from the context. Default: balanced.
@@ -96,6 +111,12 @@ struct ListOptions {
   std::int64_t after_sequence = 0;
   // List retired and superseded memories too. Default: true.
   bool include_retired = true;
+  // As RecallOptions::valid_at: only memories whose validity covers this time, superseded and
+  // retired ones included even when include_retired is false. Default: unset.
+  std::optional<Timestamp> valid_at;
+  // As RecallOptions::known_at: only memories ingested by this time, each Memory's status and
+  // valid_to as recorded then. Default: unset.
+  std::optional<Timestamp> known_at;
   // Only memories of this kind; nullopt = every kind (scope nodes are never listed). Derived
   // nodes (signals, entities, facts) carry the sequence number of the turn they come from.
   // Default: turns.

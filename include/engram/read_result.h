@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,16 @@ struct RouteDiagnostics {
   std::string error;  // empty when the route ran cleanly
 };
 
+// A candidate the filters hid (RecallOptions::include_retired, valid_at, known_at).
+struct FilteredItem {
+  std::string id;
+  // "known_at" (ingested after it), "valid_at" (validity does not cover it), "status" (retired,
+  // superseded, rejected, pending), "validity" (ended by the query time), "evidence" (none of its
+  // evidence turns is shown), "missing" (no longer in the store).
+  std::string filter;
+  std::string reason;  // e.g. "valid from 2024-06-01T09:00:00Z, after valid_at 2024-04-01T..."
+};
+
 struct Diagnostics {
   std::string frame;  // the query frame, one line: shape, names, time constraints, keywords
   std::string plan;   // the planner's decision: rule used, route weights, budget
@@ -78,6 +89,8 @@ struct Diagnostics {
   std::size_t neighbours_added = 0;   // turns only the neighbour expansion brought in
   std::size_t bridged = 0;            // turns only the entity bridge brought in
   std::size_t filtered_out = 0;       // hidden by status, validity or scope filters
+  std::map<std::string, std::size_t> filtered_by;  // filtered_out per filter name
+  std::vector<FilteredItem> filtered;              // each hidden candidate, in rank order
   std::size_t dropped_by_budget = 0;  // ranked items that did not fit the token budget
   // Ranked items not packed because their evidence was packed already (read/packing.h).
   std::size_t deduplicated = 0;

@@ -169,12 +169,15 @@ std::size_t SizeOrDefault(const py::object& value, std::string_view name) {
 py::object Recall(const PyEngine& self, const py::object& scope_arg, const py::object& query_arg,
                   const py::object& k, const py::object& token_budget, const py::object& policy,
                   const py::object& routes, bool explain, bool include_retired, bool include_nested,
-                  const py::object& route_weights, bool use_planner, const py::object& at) {
+                  const py::object& route_weights, bool use_planner, const py::object& at,
+                  const py::object& valid_at, const py::object& known_at) {
   const Scope scope = ScopeFromPython(scope_arg, "scope");
   RecallQuery query;
   query.text = TextFromPython(query_arg, "query");
   if (!at.is_none()) query.query_time = TimestampFromPython(at, "at");
   RecallOptions options;
+  if (!valid_at.is_none()) options.valid_at = TimestampFromPython(valid_at, "valid_at");
+  if (!known_at.is_none()) options.known_at = TimestampFromPython(known_at, "known_at");
   options.k = SizeOrDefault(k, "k");
   options.token_budget = SizeOrDefault(token_budget, "token_budget");
   if (!py::isinstance<py::str>(policy)) {
@@ -535,6 +538,7 @@ void BindEngine(py::module_& module) {
            py::arg("explain") = false, py::arg("include_retired") = false,
            py::arg("include_nested") = true, py::arg("route_weights") = py::none(),
            py::arg("use_planner") = true, py::arg("at") = py::none(),
+           py::arg("valid_at") = py::none(), py::arg("known_at") = py::none(),
            "Ranked, packed, explained memories of a scope for a question.\n\n"
            "scope: the scope to search (nested scopes too unless include_nested=False); an "
            "unknown scope raises engram.NotFound.\nquery: the question (str, or bytes of "
@@ -546,7 +550,10 @@ void BindEngine(py::module_& module) {
            "include_retired: also return retired and superseded memories.\nroute_weights: "
            "{route: weight} replacing the planner's weights (0 switches a route off).\n"
            "use_planner: apply the planner's rule table.\nat: the question's \"now\" (datetime "
-           "or ISO-8601 str; None: the engine clock).\nReturns a ReadResult (.context, "
+           "or ISO-8601 str; None: the engine clock).\nvalid_at: what was true then -- only "
+           "memories valid at this time (datetime or ISO-8601 str), superseded ones included.\n"
+           "known_at: what engram knew then -- only memories ingested by this time, with the "
+           "status they had then.\nReturns a ReadResult (.context, "
            ".answer_instructions, .items, .diagnostics; .to_dict() is `engram recall --json`).")
       .def(
           "get",

@@ -80,6 +80,8 @@ def test_a_large_batch_is_stored_in_one_call(engine):
     (lambda e: e.recall("user:alice", "x", policy=1), "policy must be a str"),
     (lambda e: e.recall("user:alice", "x", route_weights=[1]), "route_weights must be a dict"),
     (lambda e: e.recall("user:alice", "x", at=5), "at must be a datetime"),
+    (lambda e: e.recall("user:alice", "x", valid_at=5), "valid_at must be a datetime"),
+    (lambda e: e.recall("user:alice", "x", known_at=[]), "known_at must be a datetime"),
     (lambda e: e.get(123), "id must be a str"),
     (lambda e: e.history(None), "id must be a str"),
     (lambda e: e.retire("0" * 32, reason=5), "reason must be a str"),
@@ -116,3 +118,10 @@ def test_bad_engine_arguments(tmp_path):
         engram.Engine(str(tmp_path / "x.db"), config={"embedder": {"kind": {"none"}}})
     with pytest.raises(ValueError, match="must be a section"):
         engram.Engine(str(tmp_path / "x.db"), config={"kind": "none"})
+
+
+@pytest.mark.parametrize("argument", ["valid_at", "known_at"])
+def test_malformed_as_of_times_are_invalid_argument_naming_the_argument(engine, argument):
+    engine.remember("user:alice", [{"text": "A good turn."}])
+    with pytest.raises(engram.InvalidArgument, match=argument + ": "):
+        engine.recall("user:alice", "x", **{argument: "April"})

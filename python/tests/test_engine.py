@@ -118,6 +118,20 @@ def test_recall_hides_retired_unless_asked(filled):
     assert ids[0] in [i.id for i in shown.items]
 
 
+def test_recall_as_of_a_time(filled):
+    engine, ids = filled
+    # Valid before the turn was said: not shown, and the diagnostics say which filter hid it.
+    before = engine.recall("user:alice", "Maya Porto", at=AT, explain=True,
+                           valid_at=datetime.datetime(2024, 4, 1))
+    assert ids[0] not in [i.id for i in before.items]
+    assert before.diagnostics.to_dict()["filtered_by"]["valid_at"] >= 1
+    after = engine.recall("user:alice", "Maya Porto", at=AT, valid_at="2024-05-02T00:00:00Z")
+    assert ids[0] in [i.id for i in after.items]
+    # Known before anything was ingested: nothing.
+    unknown = engine.recall("user:alice", "Maya Porto", at=AT, known_at="2001-01-01T00:00:00Z")
+    assert unknown.items == []
+
+
 def test_amend_supersedes_and_keeps_the_old_turn(engine):
     old_id = engine.remember("user:alice", [{"text": "My sister Lena lives in Berlin.",
                                              "speaker": "Alice", "session_id": "s1"}]).ids[0]

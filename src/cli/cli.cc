@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <ostream>
+#include <tuple>
 
 #include "core/ids.h"
 #include "core/utf8.h"
@@ -160,6 +161,35 @@ CLI::Validator IdValidator() {
 
 std::string TimeOrDash(const std::optional<Timestamp>& time) {
   return time.has_value() ? FormatTimestamp(*time) : "-";
+}
+
+void AddAsOfFlags(CLI::App* command, AsOfFlags* flags) {
+  flags->valid_at_option = command->add_option(
+      "--valid-at", flags->valid_at,
+      "What was true then: only memories valid at this ISO-8601 time, superseded ones included");
+  AddKnownAtFlag(command, flags);
+}
+
+void AddKnownAtFlag(CLI::App* command, AsOfFlags* flags) {
+  flags->known_at_option = command->add_option(
+      "--known-at", flags->known_at,
+      "What engram knew then: only memories ingested by this ISO-8601 time, with the status they "
+      "had then");
+}
+
+StatusOr<AsOfTimes> ParseAsOfFlags(const AsOfFlags& flags) {
+  AsOfTimes times;
+  for (const auto& [flag, text, field] :
+       {std::tuple{flags.valid_at_option, &flags.valid_at, &times.valid_at},
+        std::tuple{flags.known_at_option, &flags.known_at, &times.known_at}}) {
+    if (flag == nullptr || flag->count() == 0) continue;
+    StatusOr<Timestamp> time = ParseTimestamp(*text);
+    if (!time.ok()) {
+      return Status::InvalidArgument(flag->get_name() + ": " + time.status().message());
+    }
+    *field = *time;
+  }
+  return times;
 }
 
 }  // namespace engram::cli

@@ -93,6 +93,24 @@ std::string Excerpt(std::string_view text, std::size_t max_bytes);
 // ISO-8601, or "-" when unset.
 std::string TimeOrDash(const std::optional<Timestamp>& time);
 
+// The as-of flags of recall, facts and profile (RecallOptions::valid_at / known_at).
+struct AsOfFlags {
+  std::string valid_at;  // --valid-at, ISO-8601
+  std::string known_at;  // --known-at, ISO-8601
+  // Set by AddAsOfFlags: whether each flag was given (an empty value given is an error).
+  CLI::Option* valid_at_option = nullptr;
+  CLI::Option* known_at_option = nullptr;
+};
+void AddAsOfFlags(CLI::App* command, AsOfFlags* flags);
+// Only --known-at (listings of derived nodes, whose validity is their build time).
+void AddKnownAtFlag(CLI::App* command, AsOfFlags* flags);
+// The parsed times; kInvalidArgument naming the flag ("--valid-at: ...") when one is malformed.
+struct AsOfTimes {
+  std::optional<Timestamp> valid_at;
+  std::optional<Timestamp> known_at;
+};
+StatusOr<AsOfTimes> ParseAsOfFlags(const AsOfFlags& flags);
+
 // CLI11 validators with short messages ("--k: must be a whole number >= 0, got \"-3\"").
 CLI::Validator WholeNumber(long long min);
 // A memory or proposal id: 32 lowercase hex digits.

@@ -25,6 +25,7 @@ struct ConsolidateArgs {
 struct ListArgs {
   std::string scope;
   bool all = false;
+  AsOfFlags as_of;  // only --known-at: the nodes the consolidations had stored by then
 };
 
 struct ForesightArgs {
@@ -77,13 +78,15 @@ int RunConsolidate(const ConsolidateArgs& args, Console& console) {
   return ToInt(ExitCode::kOk);
 }
 
-// The scope's nodes of `kind` (active ones, or all with `all`).
+// The scope's nodes of `kind` (active ones, or all with `all`); with `known_at`, those stored
+// by then with the status they had then.
 StatusOr<std::vector<Memory>> ListKind(Engine& engine, const Scope& scope, NodeKind kind,
-                                       bool all) {
+                                       bool all, std::optional<Timestamp> known_at = std::nullopt) {
   ListOptions options;
   options.kind = kind;
   options.limit = 0;
   options.include_retired = true;
+  options.known_at = known_at;
   ASSIGN_OR_RETURN(std::vector<Memory> memories, engine.List(scope, options));
   std::vector<Memory> kept;
   for (Memory& memory : memories) {
@@ -100,9 +103,12 @@ int RunListing(std::string_view command, const ListArgs& args, NodeKind kind,
                const std::function<void(const Memory&, const io::Json&, std::ostream&)>& print) {
   StatusOr<Scope> scope = Scope::Parse(args.scope);
   if (!scope.ok()) return console.UsageError(command, "--scope: " + scope.status().message());
+  StatusOr<AsOfTimes> as_of = ParseAsOfFlags(args.as_of);
+  if (!as_of.ok()) return console.UsageError(command, as_of.status().message());
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), false);
   if (!engine.ok()) return console.Fail(command, engine.status());
-  StatusOr<std::vector<Memory>> memories = ListKind(**engine, *scope, kind, args.all);
+  StatusOr<std::vector<Memory>> memories =
+      ListKind(**engine, *scope, kind, args.all, as_of->known_at);
   if (!memories.ok()) return console.Fail(command, memories.status());
   if (console.json()) {
     io::Json json = io::Json::object();
@@ -332,6 +338,7 @@ void AddConsolidateCommands(CLI::App& app, Console& console, CommandList* comman
     CLI::App* sub = app.add_subcommand(listing.name, listing.help);
     sub->add_option("--scope", args->scope, "Scope path, e.g. user:alice")->required();
     sub->add_flag("--all", args->all, "Also the ones later consolidations superseded or retired");
+    AddKnownAtFlag(sub, &args->as_of);
     auto run = listing.run;
     commands->push_back({sub, [args, run, &console] { return run(*args, console); }});
   }

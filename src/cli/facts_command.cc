@@ -1,9 +1,10 @@
 // facts_command.cc: `engram facts --scope S [--all]` — the facts the write path derived in a
-// scope: by default the current ones (status active), with --all also superseded, contradicted
-// (pending), retired and rejected ones, with --rejected only the candidates the validator
-// rejected (each with the failed check and the reason). Each fact shows its subject, predicate and
-// object, its validity, the turns it stands on and its supersession chain (what it replaced, what
-// replaced it, what it corrects or contradicts).
+// scope: by default the current ones (status active; with --valid-at T those valid at T,
+// superseded since or not; with --known-at T as engram had recorded them by T), with --all also
+// superseded, contradicted (pending), retired and rejected ones, with --rejected only the
+// candidates the validator rejected (each with the failed check and the reason). Each fact shows
+// its subject, predicate and object, its validity, the turns it stands on and its supersession
+// chain (what it replaced, what replaced it, what it corrects or contradicts).
 //
 // Reads through the public API only: Engine::List (kind fact; a fact's metadata holds its
 // fields) and Engine::History (the supersedes / corrects / contradicts edges).
@@ -20,6 +21,7 @@ struct FactsArgs {
   std::string scope;
   bool all = false;
   bool rejected = false;
+  AsOfFlags as_of;
 };
 
 struct FactLine {
@@ -38,13 +40,14 @@ std::string Field(const io::Json& fields, const char* name) {
   return found->get<std::string>();
 }
 
-StatusOr<FactLine> Load(Engine& engine, Memory memory) {
+// `known_at`: only the edges engram had recorded by then.
+StatusOr<FactLine> Load(Engine& engine, Memory memory, const std::optional<Timestamp>& known_at) {
   FactLine line;
   line.fields = io::Json::parse(memory.metadata_json, nullptr, /*allow_exceptions=*/false);
   if (!line.fields.is_object()) line.fields = io::Json::object();
   ASSIGN_OR_RETURN(const std::vector<HistoryEvent> history, engine.History(memory.id));
   for (const HistoryEvent& event : history) {
-    if (event.related_id.empty()) continue;
+    if (event.related_id.empty() || (known_at && event.at > *known_at)) continue;
     if (event.action == "supersedes") line.supersedes.push_back(event.related_id);
     if (event.action == "supersedes (incoming)") line.superseded_by.push_back(event.related_id);
     if (event.action == "corrects") line.corrects.push_back(event.related_id);
@@ -121,19 +124,29 @@ void Print(const FactLine& line, Console& console) {
 int RunFacts(const FactsArgs& args, Console& console) {
   StatusOr<Scope> scope = Scope::Parse(args.scope);
   if (!scope.ok()) return console.UsageError("facts", "--scope: " + scope.status().message());
+  StatusOr<AsOfTimes> as_of = ParseAsOfFlags(args.as_of);
+  if (!as_of.ok()) return console.UsageError("facts", as_of.status().message());
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), false);
   if (!engine.ok()) return console.Fail("facts", engine.status());
   ListOptions options;
   options.kind = NodeKind::kFact;
   options.limit = 0;  // every fact
   options.include_retired = true;
+  // As of a time: the facts engram knew by known_at, with the status recorded then; with
+  // valid_at only those valid then (superseded since or not).
+  options.known_at = as_of->known_at;
+  options.valid_at = as_of->valid_at;
   StatusOr<std::vector<Memory>> memories = (*engine)->List(*scope, options);
   if (!memories.ok()) return console.Fail("facts", memories.status());
+  const auto current = [&](NodeStatus status) {
+    if (!as_of->valid_at.has_value()) return status == NodeStatus::kActive;
+    return status != NodeStatus::kRejected && status != NodeStatus::kPending;
+  };
   std::vector<FactLine> lines;
   for (Memory& memory : *memories) {
     if (args.rejected && memory.status != NodeStatus::kRejected) continue;
-    if (!args.all && !args.rejected && memory.status != NodeStatus::kActive) continue;
-    StatusOr<FactLine> line = Load(**engine, std::move(memory));
+    if (!args.all && !args.rejected && !current(memory.status)) continue;
+    StatusOr<FactLine> line = Load(**engine, std::move(memory), as_of->known_at);
     if (!line.ok()) return console.Fail("facts", line.status());
     lines.push_back(*std::move(line));
   }
@@ -142,6 +155,8 @@ int RunFacts(const FactsArgs& args, Console& console) {
     json["scope"] = scope->ToString();
     json["all"] = args.all;
     json["rejected"] = args.rejected;
+    json["valid_at"] = as_of->valid_at ? io::Json(FormatTimestamp(*as_of->valid_at)) : io::Json();
+    json["known_at"] = as_of->known_at ? io::Json(FormatTimestamp(*as_of->known_at)) : io::Json();
     json["count"] = lines.size();
     io::Json list = io::Json::array();
     for (const FactLine& line : lines) list.push_back(ToJson(line));
@@ -153,9 +168,13 @@ int RunFacts(const FactsArgs& args, Console& console) {
     console.out() << lines.size()
                   << (args.rejected ? " rejected"
                       : args.all    ? ""
+                      : as_of->valid_at ? " valid"
                                     : " current")
                   << (lines.size() == 1 ? " fact" : " facts") << " in "
-                  << Printable(scope->ToString()) << "\n";
+                  << Printable(scope->ToString());
+    if (as_of->valid_at) console.out() << " at " << FormatTimestamp(*as_of->valid_at);
+    if (as_of->known_at) console.out() << " as known at " << FormatTimestamp(*as_of->known_at);
+    console.out() << "\n";
   }
   for (const FactLine& line : lines) Print(line, console);
   return ToInt(ExitCode::kOk);
@@ -172,6 +191,7 @@ void AddFactsCommand(CLI::App& app, Console& console, CommandList* commands) {
                   "Also superseded, contradicted (pending), retired and rejected facts");
   facts->add_flag("--rejected", args->rejected,
                   "Only the candidates the validator rejected, with the reason");
+  AddAsOfFlags(facts, &args->as_of);
   commands->push_back({facts, [args, &console] { return RunFacts(*args, console); }});
 }
 

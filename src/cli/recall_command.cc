@@ -26,6 +26,7 @@ struct RecallArgs {
   std::string policy = "balanced";
   bool include_retired = false;
   std::string at;
+  AsOfFlags as_of;
   bool context_only = false;
   bool explain = false;
   std::vector<std::string> query_words;
@@ -62,6 +63,17 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
         << " added by the entity bridge; " << diagnostics.filtered_out << " filtered out; "
         << diagnostics.dropped_by_budget << " dropped by the budget of " << diagnostics.token_budget
         << " tokens; " << diagnostics.deduplicated << " duplicates skipped\n";
+    if (!diagnostics.filtered_by.empty()) {
+      out << "filtered:";
+      for (const auto& [filter, count] : diagnostics.filtered_by) {
+        out << " " << filter << " " << count;
+      }
+      out << "\n";
+    }
+    for (const FilteredItem& filtered : diagnostics.filtered) {
+      out << "  hidden " << (filtered.id.empty() ? "-" : filtered.id) << " by " << filtered.filter
+          << ": " << Printable(filtered.reason) << "\n";
+    }
   }
   std::size_t rank = 0;
   for (const RecallItem& item : result.items) {
@@ -137,6 +149,10 @@ int RunRecall(const RecallArgs& args, Console& console) {
   }
 
   RecallOptions options;
+  StatusOr<AsOfTimes> as_of = ParseAsOfFlags(args.as_of);
+  if (!as_of.ok()) return console.UsageError(kCommand, as_of.status().message());
+  options.valid_at = as_of->valid_at;
+  options.known_at = as_of->known_at;
   options.k = args.k;
   options.token_budget = args.budget;
   options.routes = args.routes;
@@ -193,6 +209,7 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
                     "Return retired and superseded memories too");
   command->add_option("--at", args->at,
                       "The question's \"now\", ISO-8601 (e.g. 2023-06-01T10:00:00Z)");
+  AddAsOfFlags(command, &args->as_of);
   command->add_flag("--context", args->context_only, "Print only the packed context");
   command->add_flag("--explain", args->explain,
                     "Also print the query frame, the plan, and per item every route's rank, "

@@ -29,6 +29,7 @@
 #include "read/planner.h"
 #include "read/query_frame.h"
 #include "read/recall.h"
+#include "read/visibility.h"
 #include "store/audit.h"
 #include "store/store.h"
 #include "text/tokenizer.h"
@@ -474,16 +475,40 @@ StatusOr<Memory> Engine::Get(std::string_view id) {
 
 StatusOr<std::vector<Memory>> Engine::List(const Scope& scope, const ListOptions& options) {
   ASSIGN_OR_RETURN(store::ScopeRecord record, impl_->RequireScope(scope));
+  const bool as_of = options.valid_at.has_value() || options.known_at.has_value();
   store::NodeFilter filter;
   filter.after_sequence = options.after_sequence;
-  filter.limit = options.limit;
-  filter.include_inactive = options.include_retired;
+  // An as-of listing filters by the recorded state itself, then applies the limit.
+  filter.limit = as_of ? 0 : options.limit;
+  filter.include_inactive = options.include_retired || as_of;
   filter.kind = options.kind;
   ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes,
                    impl_->store->ListNodes(record.scope_id, filter));
+  RecallOptions as_of_options;
+  as_of_options.include_retired = options.include_retired;
+  as_of_options.valid_at = options.valid_at;
+  as_of_options.known_at = options.known_at;
+  const read::Visibility visibility(impl_->store.get(), as_of_options, impl_->clock->Now());
   std::vector<Memory> memories;
-  for (const store::NodeRecord& node : nodes) {
+  for (store::NodeRecord& node : nodes) {
     if (node.kind == NodeKind::kScope) continue;
+    if (as_of) {
+      if (options.limit != 0 && memories.size() == options.limit) break;
+      // With valid_at the recall's filters decide; with known_at alone, the status recorded then.
+      if (options.valid_at.has_value()) {
+        ASSIGN_OR_RETURN(const read::Verdict verdict, visibility.Check(read::ViewOf(node)));
+        if (!verdict.shown()) continue;
+        node.status = verdict.status;
+        node.valid_to = verdict.valid_to;
+      } else {
+        ASSIGN_OR_RETURN(const std::optional<store::RecordedState> recorded,
+                         visibility.Recorded(read::ViewOf(node)));
+        if (!recorded.has_value()) continue;
+        if (!options.include_retired && recorded->status != NodeStatus::kActive) continue;
+        node.status = recorded->status;
+        node.valid_to = recorded->valid_to;
+      }
+    }
     ASSIGN_OR_RETURN(Memory memory, impl_->ToMemory(node));
     memories.push_back(std::move(memory));
   }

@@ -165,6 +165,14 @@ Json ToJson(const Diagnostics& diagnostics) {
   json["neighbours_added"] = diagnostics.neighbours_added;
   json["bridged"] = diagnostics.bridged;
   json["filtered_out"] = diagnostics.filtered_out;
+  Json filtered_by = Json::object();
+  for (const auto& [filter, count] : diagnostics.filtered_by) filtered_by[filter] = count;
+  json["filtered_by"] = std::move(filtered_by);
+  Json filtered = Json::array();
+  for (const FilteredItem& item : diagnostics.filtered) {
+    filtered.push_back(Json{{"id", item.id}, {"filter", item.filter}, {"reason", item.reason}});
+  }
+  json["filtered"] = std::move(filtered);
   json["dropped_by_budget"] = diagnostics.dropped_by_budget;
   json["deduplicated"] = diagnostics.deduplicated;
   json["token_budget"] = diagnostics.token_budget;

@@ -537,6 +537,11 @@ ReadResult SmallReadResult() {
   result.items.push_back(item);
   result.diagnostics.routes.push_back({"bm25", 4, 1.0, ""});
   result.diagnostics.fused_candidates = 4;
+  result.diagnostics.filtered_out = 1;
+  result.diagnostics.filtered_by["known_at"] = 1;
+  result.diagnostics.filtered.push_back(
+      {"fedcba9876543210fedcba9876543210", "known_at",
+       "ingested 2024-06-01T00:00:00Z, after known_at 2024-05-15T00:00:00Z"});
   result.diagnostics.token_budget = 2000;
   result.diagnostics.context_tokens = 9;
   result.diagnostics.timings.push_back({"route:bm25", 0.125});
@@ -559,7 +564,11 @@ TEST(ApiJsonTest, ReadResultGolden) {
       R"("provenance":["0123456789abcdef0123456789abcdef"],"tokens":9}],)"
       R"("diagnostics":{"frame":"","plan":"",)"
       R"("routes":[{"route":"bm25","candidates":4,"weight":1.0,"error":""}],)"
-      R"("fused_candidates":4,"neighbours_added":0,"bridged":0,"filtered_out":0,"dropped_by_budget":0,"deduplicated":0,"token_budget":2000,)"
+      R"("fused_candidates":4,"neighbours_added":0,"bridged":0,"filtered_out":1,)"
+      R"("filtered_by":{"known_at":1},"filtered":[{"id":"fedcba9876543210fedcba9876543210",)"
+      R"("filter":"known_at",)"
+      R"("reason":"ingested 2024-06-01T00:00:00Z, after known_at 2024-05-15T00:00:00Z"}],)"
+      R"("dropped_by_budget":0,"deduplicated":0,"token_budget":2000,)"
       R"("context_tokens":9,"timings":[{"stage":"route:bm25","ms":0.125}]},"latency_ms":1.5})");
 }
 

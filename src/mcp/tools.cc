@@ -478,13 +478,16 @@ StatusOr<io::Json> RunWrite(const Call& call) {
 StatusOr<io::Json> RunRecall(const Call& call) {
   ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kRead));
   RecallQuery query{.text = StringArg(call.args, "query")};
-  const std::string query_time = StringArg(call.args, "query_time");
-  if (!query_time.empty()) {
-    StatusOr<Timestamp> time = ParseTimestamp(query_time);
-    if (!time.ok()) return ArgError("query_time", "is not an ISO-8601 time");
-    query.query_time = *time;
-  }
   RecallOptions options;
+  for (const auto& [name, field] : {std::pair{"query_time", &query.query_time},
+                                    std::pair{"valid_at", &options.valid_at},
+                                    std::pair{"known_at", &options.known_at}}) {
+    const std::string text = StringArg(call.args, name);
+    if (text.empty()) continue;
+    StatusOr<Timestamp> time = ParseTimestamp(text);
+    if (!time.ok()) return ArgError(name, "is not an ISO-8601 time");
+    *field = *time;
+  }
   options.k = static_cast<std::size_t>(IntArg(call.args, "k", 0));
   options.token_budget = static_cast<std::size_t>(IntArg(call.args, "token_budget", 0));
   options.include_retired = BoolArg(call.args, "include_retired", false);
@@ -674,6 +677,16 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                 {.name = "query_time",
                  .type = ArgType::kString,
                  .description = "'Now' for the question, ISO-8601. Default: the current time.",
+                 .maximum = 64},
+                {.name = "valid_at",
+                 .type = ArgType::kString,
+                 .description = "What was true then: only memories valid at this ISO-8601 time, "
+                                "superseded ones included. Default: unset.",
+                 .maximum = 64},
+                {.name = "known_at",
+                 .type = ArgType::kString,
+                 .description = "What engram knew then: only memories ingested by this ISO-8601 "
+                                "time, with the status they had then. Default: unset.",
                  .maximum = 64}},
        .read_only = true,
        .idempotent = true,

@@ -116,6 +116,8 @@ StatusOr<ScopeGraph> ScopeGraph::Load(store::Store& store, std::int64_t scope_id
     fact.status = node.status;
     fact.valid_from = node.valid_from;
     fact.valid_to = node.valid_to;
+    fact.ingested_at = node.ingested_at;
+    fact.updated_at = node.updated_at;
     fact.subject = StringField(content, "subject");
     fact.subject_key = NameKey(fact.subject);
     fact.predicate = StringField(content, "predicate");

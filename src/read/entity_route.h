@@ -83,6 +83,8 @@ struct GraphFact {
   NodeStatus status = NodeStatus::kActive;
   std::optional<Timestamp> valid_from;
   std::optional<Timestamp> valid_to;
+  Timestamp ingested_at;  // for as-of recalls (read/visibility.h)
+  Timestamp updated_at;
   std::string subject;      // as extracted ("Caroline", "user")
   std::string subject_key;  // normalised
   std::string predicate;    // "went_to"

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "index/bm25/bm25.h"
+#include "read/visibility.h"
 
 namespace engram::read {
 namespace {
@@ -102,16 +103,38 @@ StatusOr<std::vector<RouteCandidate>> FactRoute::Run(const RouteContext& context
     std::string explanation;
   };
   std::vector<Scored> scored;
+  // An as-of recall proposes the facts its filters show (valid at valid_at, known by known_at,
+  // with the status recorded then); "current" then means at valid_at.
+  const Visibility* as_of =
+      context.visibility != nullptr && context.visibility->as_of() ? context.visibility : nullptr;
+  const Timestamp current_time =
+      as_of != nullptr ? as_of->valid_at().value_or(frame.query_time) : frame.query_time;
   for (const auto& graph : graphs) {
     for (const GraphFact& fact : graph->facts) {
-      if (fact.status == NodeStatus::kSuperseded) {
-        if (!history) continue;
-      } else if (fact.status != NodeStatus::kActive) {
+      NodeStatus status = fact.status;
+      std::optional<Timestamp> valid_to = fact.valid_to;
+      if (as_of != nullptr) {
+        ASSIGN_OR_RETURN(const Verdict verdict,
+                         as_of->Check({.id = fact.id,
+                                       .kind = NodeKind::kFact,
+                                       .status = fact.status,
+                                       .valid_from = fact.valid_from,
+                                       .valid_to = fact.valid_to,
+                                       .ingested_at = fact.ingested_at,
+                                       .updated_at = fact.updated_at}));
+        if (!verdict.shown()) continue;
+        status = verdict.status;
+        valid_to = verdict.valid_to;
+      }
+      const bool valid_then = as_of != nullptr && as_of->valid_at().has_value();
+      if (status == NodeStatus::kSuperseded) {
+        if (!history && !valid_then) continue;
+      } else if (status != NodeStatus::kActive && !valid_then) {
         continue;
       }
-      if (frame.current && (fact.status != NodeStatus::kActive ||
-                            (fact.valid_to && *fact.valid_to <= frame.query_time) ||
-                            (fact.valid_from && frame.query_time < *fact.valid_from))) {
+      if (frame.current && ((status != NodeStatus::kActive && !valid_then) ||
+                            (valid_to && *valid_to <= current_time) ||
+                            (fact.valid_from && current_time < *fact.valid_from))) {
         continue;
       }
       double overlap = 0;
@@ -143,7 +166,10 @@ StatusOr<std::vector<RouteCandidate>> FactRoute::Run(const RouteContext& context
         fit = context.config->recall.facts_untimed_when;
         fit_note = "; when without a time";
       }
-      if (fact.status == NodeStatus::kSuperseded) fit_note += "; superseded (history asked)";
+      if (status == NodeStatus::kSuperseded) {
+        fit_note +=
+            valid_then ? "; superseded since, valid at valid_at" : "; superseded (history asked)";
+      }
       const double score = overlap * subject * fit;
       char head[64];
       std::snprintf(head, sizeof head, "%.2f = (", score);

@@ -22,6 +22,7 @@
 #include "read/fusion.h"
 #include "read/packing.h"
 #include "read/vector_route.h"
+#include "read/visibility.h"
 
 namespace engram::read {
 namespace {
@@ -40,38 +41,6 @@ class StageTimer {
   Diagnostics* diagnostics_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
-
-// Hidden unless retired memories are asked for: inactive status, or not valid at query time.
-bool Visible(const store::NodeRecord& node, const RecallOptions& options, Timestamp query_time) {
-  if (options.include_retired) return true;
-  if (node.status != NodeStatus::kActive) return false;
-  if (node.valid_to && *node.valid_to <= query_time) return false;
-  return true;
-}
-
-// A derived memory (fact, signal, entity) is valid only while its evidence is (DESIGN §3): hidden
-// unless retired memories are asked for when it has evidence turns (derived_from) and none of
-// them is visible, e.g. the one turn it came from was retired or amended. A memory without
-// recorded evidence turns stays visible.
-StatusOr<bool> EvidenceWithdrawn(store::Store& store, const store::NodeRecord& node,
-                                 const RecallOptions& options, Timestamp query_time) {
-  if (options.include_retired || node.kind == NodeKind::kTurn) return false;
-  ASSIGN_OR_RETURN(const std::vector<store::EdgeRecord> edges,
-                   store.EdgesOf(node.id, store::EdgeDirection::kOutgoing, "derived_from"));
-  bool has_evidence = false;
-  for (const store::EdgeRecord& edge : edges) {
-    if (edge.status != "active") continue;
-    StatusOr<store::NodeRecord> evidence = store.GetNode(edge.dst);
-    if (!evidence.ok()) {
-      if (evidence.status().code() == StatusCode::kNotFound) continue;
-      return evidence.status();
-    }
-    if (evidence->kind != NodeKind::kTurn) continue;
-    if (Visible(*evidence, options, query_time)) return false;
-    has_evidence = true;
-  }
-  return has_evidence;
-}
 
 }  // namespace
 
@@ -202,6 +171,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   context.store = request.store;
   context.scope_ids = request.scope_ids;
   context.limit = config.recall.route_candidates;
+  const Visibility visibility(request.store, request.options, frame.query_time);
+  context.visibility = &visibility;
   for (const std::string& name : route_names) {
     const Route* route = routes.Find(name);
     if (route == nullptr) {
@@ -280,20 +251,22 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   items.reserve(ranked.size());
   for (Ranked& candidate : ranked) {
     const auto found = node_by_row.find(candidate.fused.row);
-    if (found == node_by_row.end() ||
-        !Visible(*found->second, request.options, frame.query_time)) {
+    Verdict verdict;
+    if (found == node_by_row.end()) {
+      verdict.filter = kFilterMissing;
+      verdict.reason = "row " + std::to_string(candidate.fused.row) + " is no longer stored";
+    } else {
+      ASSIGN_OR_RETURN(verdict, visibility.CheckWithEvidence(*found->second));
+    }
+    if (!verdict.shown()) {
       ++diagnostics.filtered_out;
+      ++diagnostics.filtered_by[verdict.filter];
+      diagnostics.filtered.push_back(
+          {found == node_by_row.end() ? "" : found->second->id, verdict.filter, verdict.reason});
       continue;
     }
-    if (request.store != nullptr) {
-      ASSIGN_OR_RETURN(const bool withdrawn, EvidenceWithdrawn(*request.store, *found->second,
-                                                               request.options, frame.query_time));
-      if (withdrawn) {
-        ++diagnostics.filtered_out;
-        continue;
-      }
-    }
     RecallItem item = ItemFromNode(*found->second, request.scope_path(found->second->scope_id));
+    item.status = verdict.status;  // as recorded at known_at
     item.fused_score = candidate.fused.fused_score;
     item.score = candidate.score;
     item.routes = std::move(candidate.fused.routes);

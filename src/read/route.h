@@ -19,6 +19,8 @@
 
 namespace engram::read {
 
+class Visibility;
+
 // A candidate proposed by one route. `row` is the node's store row (the index document key).
 struct RouteCandidate {
   std::int64_t row = 0;
@@ -45,6 +47,9 @@ struct RouteContext {
   std::span<const std::int64_t> scope_ids;
   // Candidates a route may return at most.
   std::size_t limit = 100;
+  // The recall's visibility filters; a route that reads memories' status (facts) asks it under
+  // an as-of recall. May be null.
+  const Visibility* visibility = nullptr;
 };
 
 // Thread-safety: Run is const and may be called concurrently.

@@ -108,6 +108,20 @@ Status StringField(const json& object, const std::string& field, std::size_t max
   return Status::Ok();
 }
 
+// An optional ISO-8601 time (null or absent: left unset).
+Status TimeField(const json& object, const std::string& field, std::optional<Timestamp>* out) {
+  std::string text;
+  RETURN_IF_ERROR(StringField(object, field, 64, &text));
+  if (text.empty()) return Status::Ok();
+  StatusOr<Timestamp> parsed = ParseTimestamp(text);
+  if (!parsed.ok()) {
+    return Status::InvalidArgument(Quote(field) + " must be an ISO-8601 time: " +
+                                   parsed.status().message());
+  }
+  *out = *parsed;
+  return Status::Ok();
+}
+
 // A query-string whole number in [min, max]; absent leaves *out unchanged.
 Status QueryNumber(const ApiRequest& request, const std::string& name, std::int64_t min,
                    std::int64_t max, std::int64_t* out) {
@@ -354,7 +368,8 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
   if (auto denied = Require(request, *scope, auth::Right::kRead)) return *denied;
   StatusOr<json> body =
       ObjectBody(request, {"query", "k", "token_budget", "routes", "route_weights", "use_planner",
-                           "include_retired", "include_nested", "policy", "query_time", "explain"});
+                           "include_retired", "include_nested", "policy", "query_time", "valid_at",
+                           "known_at", "explain"});
   if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
   RecallQuery query;
   RecallOptions options;
@@ -384,19 +399,9 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
       }
     }
   }
-  if (status.ok()) {
-    std::string time;
-    status = StringField(*body, "query_time", 64, &time);
-    if (status.ok() && !time.empty()) {
-      StatusOr<Timestamp> parsed = ParseTimestamp(time);
-      if (!parsed.ok()) {
-        status = Status::InvalidArgument("\"query_time\" must be an ISO-8601 time: " +
-                                         parsed.status().message());
-      } else {
-        query.query_time = *parsed;
-      }
-    }
-  }
+  if (status.ok()) status = TimeField(*body, "query_time", &query.query_time);
+  if (status.ok()) status = TimeField(*body, "valid_at", &options.valid_at);
+  if (status.ok()) status = TimeField(*body, "known_at", &options.known_at);
   if (status.ok()) {
     const auto routes = body->find("routes");
     if (routes != body->end() && !routes->is_null()) {

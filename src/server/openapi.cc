@@ -104,6 +104,8 @@ Json Schemas() {
               {"include_nested", Type("boolean")},
               {"policy", Enum({"strict", "balanced", "advanced"})},
               {"query_time", Nullable("string")},
+              {"valid_at", Nullable("string")},
+              {"known_at", Nullable("string")},
               {"explain", Type("boolean")}},
              {"query"});
   s["RecallItem"] = Object({{"id", Type("string")},

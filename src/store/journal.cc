@@ -44,6 +44,41 @@ std::string StateDetail(std::string_view status, std::optional<Timestamp> valid_
   return detail;
 }
 
+StatusOr<std::optional<RecordedState>> ParseStateDetail(std::string_view detail) {
+  // The machine-readable prefix ends at the first "; " (StateDetail's extra part follows it).
+  const std::string_view head = detail.substr(0, detail.find("; "));
+  const auto field = [head](std::string_view name) -> std::optional<std::string_view> {
+    std::size_t at = 0;
+    while ((at = head.find(name, at)) != std::string_view::npos) {
+      if (at == 0 || head[at - 1] == ' ') {
+        const std::size_t begin = at + name.size();
+        return head.substr(begin, head.find(' ', begin) - begin);
+      }
+      at += name.size();
+    }
+    return std::nullopt;
+  };
+  const std::optional<std::string_view> status = field("status=");
+  if (!status.has_value()) return std::optional<RecordedState>();
+  RecordedState state;
+  StatusOr<NodeStatus> parsed = ParseNodeStatus(*status);
+  if (!parsed.ok()) {
+    return Status::Corruption("journal: unknown status in \"" + std::string(head.substr(0, 96)) +
+                              "\"");
+  }
+  state.status = *parsed;
+  const std::optional<std::string_view> valid_to = field("valid_to=");
+  if (valid_to.has_value() && *valid_to != "none") {
+    StatusOr<Timestamp> time = ParseTimestamp(*valid_to);
+    if (!time.ok()) {
+      return Status::Corruption("journal: bad valid_to in \"" +
+                                std::string(head.substr(0, 96)) + "\"");
+    }
+    state.valid_to = *time;
+  }
+  return std::optional<RecordedState>(state);
+}
+
 bool IsEdgeStatus(std::string_view status) {
   return status == kEdgeActive || status == kEdgePending || status == kEdgeRejected ||
          status == kEdgeSuperseded || status == kEdgeRetired;

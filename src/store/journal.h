@@ -28,6 +28,17 @@ StatusOr<JournalOp> ParseJournalOp(std::string_view name);
 std::string StateDetail(std::string_view status, std::optional<Timestamp> valid_to,
                         std::string_view extra);
 
+// The state a kNodeUpdated detail records: the node's status and validity end after the change.
+// Also read from a kNodeInserted detail ("kind=<kind> status=<status> valid_to=<time|none>"),
+// which records the state the node was inserted with. nullopt when the detail holds no
+// "status=" (an insertion journalled before the state was recorded there); kCorruption for a
+// status or time that does not parse.
+struct RecordedState {
+  NodeStatus status = NodeStatus::kActive;
+  std::optional<Timestamp> valid_to;
+};
+StatusOr<std::optional<RecordedState>> ParseStateDetail(std::string_view detail);
+
 // Edge status strings (see EdgeRecord::status).
 inline constexpr std::string_view kEdgeActive = "active";
 inline constexpr std::string_view kEdgePending = "pending";

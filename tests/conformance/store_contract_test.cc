@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/ids.h"
+#include "store/journal.h"
 #include "engram/testing/status_matchers.h"
 #include "write/edge_registry.h"
 
@@ -25,6 +26,7 @@ namespace engram::store::conformance {
 using ::engram::testing::IsOk;
 using ::engram::testing::IsOkAndHolds;
 using ::engram::testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::Eq;
 using ::testing::Field;
@@ -346,6 +348,48 @@ TEST_P(StoreContractTest, RowsIncreaseInInsertionOrder) {
   const NodeRecord n3 = AddTurn(a.scope_id, "three", At(3));
   EXPECT_LT(n1.row, n2.row);
   EXPECT_LT(n2.row, n3.row);
+}
+
+// As-of recall reads the state a memory had at a past time back from the journal: its
+// insertion records the state it was inserted with, each update the state after it.
+TEST_P(StoreContractTest, JournalRecordsTheStateOfEveryInsertionAndUpdate) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  NodeRecord node;
+  node.kind = NodeKind::kFact;
+  node.scope_id = scope.scope_id;
+  node.content_json = R"({"object":"Lisbon"})";
+  node.id = core::NodeId("fact", node.content_json, scope.node_id, 0);
+  node.text = "visits Lisbon";
+  node.sequence = 1;
+  node.status = NodeStatus::kPending;
+  node.valid_from = At(10);
+  node.valid_to = At(90);
+  node.ingested_at = At(20);
+  node.updated_at = At(20);
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    ASSERT_THAT((*txn)->InsertNode(node), IsOk());
+    ASSERT_THAT((*txn)->UpdateNodeState(node.id, NodeStatus::kRetired, At(40), At(50), "why"),
+                IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  StatusOr<std::vector<JournalEntry>> journal = store_->JournalFor(node.id);
+  ASSERT_THAT(journal, IsOk());
+  ASSERT_THAT(*journal, SizeIs(2));
+  EXPECT_EQ((*journal)[0].op, JournalOp::kNodeInserted);
+  EXPECT_THAT(ParseStateDetail((*journal)[0].detail),
+              IsOkAndHolds(Optional(AllOf(Field(&RecordedState::status, NodeStatus::kPending),
+                                          Field(&RecordedState::valid_to, Optional(At(90)))))));
+  EXPECT_THAT(ParseStateDetail((*journal)[1].detail),
+              IsOkAndHolds(Optional(AllOf(Field(&RecordedState::status, NodeStatus::kRetired),
+                                          Field(&RecordedState::valid_to, Optional(At(40)))))));
+  // An insertion journalled before the state was recorded there has none; a bad one is corrupt.
+  EXPECT_THAT(ParseStateDetail("kind=fact"), IsOkAndHolds(Eq(std::nullopt)));
+  EXPECT_THAT(ParseStateDetail("status=gone valid_to=none"),
+              StatusIs(StatusCode::kCorruption, HasSubstr("status")));
+  EXPECT_THAT(ParseStateDetail("status=active valid_to=yesterday"),
+              StatusIs(StatusCode::kCorruption, HasSubstr("valid_to")));
 }
 
 TEST_P(StoreContractTest, UpdateNodeStateChangesOnlyState) {

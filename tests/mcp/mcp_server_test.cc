@@ -296,6 +296,15 @@ TEST_F(McpServerTest, RecallReturnsContextAndItems) {
   EXPECT_TRUE(explained["items"][0].contains("routes"));
   EXPECT_EQ(explained["items"].size(), 1u);
   EXPECT_EQ(explained["policy"], "strict");
+
+  // As of a time before anything was ingested: nothing was known, and the explanation says so.
+  json before = ToolOk("memory_recall", {{"scope", "user:alice"},
+                                         {"query", "Where does Maya live?"},
+                                         {"explain", true},
+                                         {"known_at", "2001-01-01T00:00:00Z"},
+                                         {"valid_at", "2001-01-01T00:00:00Z"}});
+  EXPECT_TRUE(before["items"].empty());
+  EXPECT_GE(before["diagnostics"]["filtered_by"]["known_at"].get<int>(), 1);
 }
 
 TEST_F(McpServerTest, ListPagesBySequence) {
@@ -405,6 +414,11 @@ TEST_F(McpServerTest, BadArgumentsAreToolErrorsAModelCanActOn) {
               HasSubstr("(got string)"));
   EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"policy", "x"}}),
               HasSubstr("must be one of strict, balanced, advanced"));
+  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"valid_at", "x"}}),
+              HasSubstr("argument \"valid_at\" is not an ISO-8601 time"));
+  EXPECT_THAT(
+      ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"known_at", "2024-02-30"}}),
+      HasSubstr("argument \"known_at\" is not an ISO-8601 time"));
   EXPECT_THAT(ToolError("memory_read", {{"id", "not-an-id"}}), HasSubstr("32 lowercase hex"));
   EXPECT_THAT(ToolError("memory_list", {{"scope", "user:a"}, {"kind", "planet"}}),
               HasSubstr("must be one of"));

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "engram/testing/temp_dir.h"
+#include "store/journal.h"
 #include "store/store.h"
 
 namespace engram::property {
@@ -108,6 +109,7 @@ struct GraphRun::StoreView {
     std::optional<std::int64_t> valid_from;
     std::optional<std::int64_t> valid_to;
     std::int64_t sequence = 0;
+    std::int64_t ingested_at = 0;
   };
   struct EdgeRow {
     std::int64_t row = 0;
@@ -196,8 +198,8 @@ StatusOr<GraphRun::StoreView> GraphRun::Load() {
                                         sqlite3_column_int64(stmt, 3)});
                }));
   RETURN_IF_ERROR(db.Query(
-      "SELECT row_id, id, kind, scope_id, content_json, status, valid_from, valid_to, sequence "
-      "FROM nodes ORDER BY row_id",
+      "SELECT row_id, id, kind, scope_id, content_json, status, valid_from, valid_to, sequence, "
+      "ingested_at FROM nodes ORDER BY row_id",
       [&](sqlite3_stmt* stmt) {
         StoreView::NodeRow node;
         node.row = sqlite3_column_int64(stmt, 0);
@@ -209,6 +211,7 @@ StatusOr<GraphRun::StoreView> GraphRun::Load() {
         node.valid_from = OptInt(stmt, 6);
         node.valid_to = OptInt(stmt, 7);
         node.sequence = sqlite3_column_int64(stmt, 8);
+        node.ingested_at = sqlite3_column_int64(stmt, 9);
         view.node_by_id[node.id] = view.nodes.size();
         view.nodes.push_back(std::move(node));
       }));
@@ -471,6 +474,81 @@ std::vector<Violation> GraphRun::Apply(const Op& op, std::size_t op_index) {
             violate("recall-visibility",
                     what + " citing evidence " + Short(evidence) + " that is not in the store");
           }
+        }
+      }
+      break;
+    }
+    case OpKind::kRecallAsOf: {
+      RecallOptions options;
+      options.include_retired = op.include_retired;
+      options.include_nested = op.include_nested;
+      if (!op.valid_at.empty()) options.valid_at = ParseTimestamp(op.valid_at).value();
+      const std::vector<const StoreView::NodeRow*> memories = view->Memories();
+      if (op.known_at && !memories.empty()) {
+        options.known_at = Timestamp{memories[op.pick % memories.size()]->ingested_at};
+      }
+      const StatusOr<ReadResult> result =
+          engine_->Recall(Scope::Parse(op.scope).value(), {.text = op.text}, options);
+      const bool exists = scope_exists(op.scope);
+      expect(result.status(), exists ? StatusCode::kOk : StatusCode::kNotFound,
+             "NotFound for an unknown scope");
+      if (!result.ok()) break;
+      RawDb db(store_path_);
+      for (const RecallItem& item : result->items) {
+        const std::string what =
+            "recall " + op.scope + " \"" + op.text + "\" (retired=" +
+            (op.include_retired ? "1" : "0") + " valid_at=" +
+            (options.valid_at ? FormatTimestamp(*options.valid_at) : "-") + " known_at=" +
+            (options.known_at ? FormatTimestamp(*options.known_at) : "-") + ") returned " +
+            std::string(NodeKindName(item.kind)) + " " + Short(item.id);
+        const StoreView::NodeRow* node = view->Node(item.id);
+        if (node == nullptr) {
+          violate("recall-visibility", what + ", which is not in the store (erased?)");
+          continue;
+        }
+        const std::string path = view->PathOf(*node);
+        if (!(path == op.scope || (op.include_nested && Contains(op.scope, path)))) {
+          violate("recall-visibility", what + " of scope " + path);
+        }
+        // What the store held at known_at: the state of the last journal entry about the node
+        // at or before it (the current state without known_at).
+        std::string status = node->status;
+        std::optional<std::int64_t> valid_to = node->valid_to;
+        if (options.known_at) {
+          if (node->ingested_at > options.known_at->micros) {
+            violate("recall-as-of", what + ", ingested at " + Micros(node->ingested_at) +
+                                        ", after known_at");
+            continue;
+          }
+          status = "active";
+          valid_to.reset();
+          Status read = db.Query(
+              "SELECT at, detail FROM journal WHERE target_id = '" + node->id +
+                  "' AND op IN ('node_inserted', 'node_updated') ORDER BY seq",
+              [&](sqlite3_stmt* stmt) {
+                if (sqlite3_column_int64(stmt, 0) > options.known_at->micros) return;
+                StatusOr<std::optional<store::RecordedState>> state =
+                    store::ParseStateDetail(Text(stmt, 1));
+                if (state.ok() && state->has_value()) {
+                  status = std::string(NodeStatusName((*state)->status));
+                  valid_to = (*state)->valid_to
+                                 ? std::optional<std::int64_t>((*state)->valid_to->micros)
+                                 : std::nullopt;
+                }
+              });
+          if (!read.ok()) violate("api-error", "reading the journal: " + read.ToString());
+        }
+        if (options.valid_at) {
+          const std::int64_t at = options.valid_at->micros;
+          if ((node->valid_from && *node->valid_from > at) || (valid_to && *valid_to <= at)) {
+            violate("recall-as-of", what + ", valid " + Micros(node->valid_from) + " .. " +
+                                        Micros(valid_to) + ", which does not cover valid_at");
+          }
+          if (!op.include_retired && (status == "rejected" || status == "pending")) {
+            violate("recall-as-of", what + ", which was " + status);
+          }
+        } else if (!op.include_retired && status != "active") {
+          violate("recall-as-of", what + ", which was " + status + " at known_at");
         }
       }
       break;

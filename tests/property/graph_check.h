@@ -21,6 +21,10 @@
 //   erase-leaves-nothing  after Erase no table holds an id, row or scope of what was erased
 //   recall-visibility     recall returns only existing memories of the queried scope (or its
 //                         nested ones when asked), active unless retired ones were asked for
+//   recall-as-of          a recall with valid_at T returns only memories whose validity (as
+//                         recorded at known_at, when set) covers T, none rejected or pending
+//                         unless retired ones were asked for; with known_at K only memories
+//                         ingested by K, active at K unless retired ones were asked for
 //   sequence-numbers      per scope, turn sequence numbers are unique and increase with row
 //                         order, derived nodes carry their turn's number, and last_sequence
 //                         covers them and never decreases
@@ -52,7 +56,7 @@ std::string Describe(const Violation& violation);
 
 struct RunOptions {
   // Check the store-wide invariants after every k-th op (and after the last); 0: only after the
-  // last. Op-local checks (api-error, recall-visibility, erase-leaves-nothing,
+  // last. Op-local checks (api-error, recall-visibility, recall-as-of, erase-leaves-nothing,
   // index-equals-rebuild on rebuild ops) run after every op regardless.
   std::size_t check_every = 1;
   bool stop_at_first = true;  // stop at the first op with a violation

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <utility>
 
+#include "engram/types.h"
+
 namespace engram::property {
 namespace {
 
@@ -49,7 +51,7 @@ std::string FormatSeconds(std::int64_t seconds) {
   return buffer;
 }
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 11> kOpNames = {{
+constexpr std::array<std::pair<OpKind, std::string_view>, 12> kOpNames = {{
     {OpKind::kRemember, "remember"},
     {OpKind::kRetire, "retire"},
     {OpKind::kRetireAll, "retire_all"},
@@ -60,6 +62,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 11> kOpNames = {{
     {OpKind::kRebuild, "rebuild"},
     {OpKind::kAmend, "amend"},
     {OpKind::kRecall, "recall"},
+    {OpKind::kRecallAsOf, "recall_as_of"},
     {OpKind::kReopen, "reopen"},
 }};
 
@@ -212,6 +215,17 @@ Op OpGenerator::Next() {
     op.text = Choose(queries);
     op.include_retired = Below(4) == 0;
     op.include_nested = Below(4) != 0;
+    if (Below(3) == 0) {
+      // As of a time: valid at a moment of the first weeks of conversation, known by the
+      // ingestion of a memory picked when it runs, or both.
+      op.kind = OpKind::kRecallAsOf;
+      const std::uint64_t which = Below(3);
+      if (which != 1) op.valid_at = FormatSeconds(kStartSeconds + Below(30 * kDay));
+      if (which != 0) {
+        op.known_at = true;
+        op.pick = rng_();
+      }
+    }
   } else if (roll < 69) {
     op.kind = OpKind::kRetire;
     op.pick = rng_();
@@ -267,6 +281,12 @@ std::string FormatOps(const std::vector<Op>& ops) {
       case OpKind::kRecall:
         out += " " + op.scope + " retired=" + (op.include_retired ? "1" : "0") +
                " nested=" + (op.include_nested ? "1" : "0") + ": " + op.text;
+        break;
+      case OpKind::kRecallAsOf:
+        out += " " + op.scope + " retired=" + (op.include_retired ? "1" : "0") +
+               " nested=" + (op.include_nested ? "1" : "0") +
+               " valid_at=" + (op.valid_at.empty() ? "-" : op.valid_at) +
+               " known_at=" + (op.known_at ? std::to_string(op.pick) : "-") + ": " + op.text;
         break;
       case OpKind::kRebuild:
       case OpKind::kReopen:
@@ -355,11 +375,43 @@ StatusOr<std::vector<Op>> ParseOps(std::string_view text) {
         if (op.text.empty()) return bad("recall without a query");
         break;
       }
+      case OpKind::kRecallAsOf: {
+        constexpr std::string_view kUsage =
+            "recall_as_of needs \"<scope> retired=0|1 nested=0|1 valid_at=<time|-> "
+            "known_at=<pick|->: <query>\"";
+        op.scope = std::string(NextWord(rest));
+        const std::string_view retired = NextWord(rest);
+        const std::string_view nested = NextWord(rest);
+        const std::string_view valid_at = NextWord(rest);
+        const std::string_view known_at = NextWord(rest);
+        if ((retired != "retired=0" && retired != "retired=1") ||
+            (nested != "nested=0" && nested != "nested=1") || !valid_at.starts_with("valid_at=") ||
+            !known_at.starts_with("known_at=") || !known_at.ends_with(":")) {
+          return bad(kUsage);
+        }
+        op.include_retired = retired == "retired=1";
+        op.include_nested = nested == "nested=1";
+        const std::string_view time = valid_at.substr(9);
+        if (time != "-") {
+          if (!ParseTimestamp(time).ok()) return bad("bad valid_at time");
+          op.valid_at = std::string(time);
+        }
+        const std::string_view pick = known_at.substr(9, known_at.size() - 10);
+        if (pick != "-") {
+          if (!ParseUint(pick, op.pick)) return bad("bad known_at pick");
+          op.known_at = true;
+        }
+        op.text = std::string(Trim(rest));
+        if (op.text.empty()) return bad("recall_as_of without a query");
+        break;
+      }
       case OpKind::kRebuild:
       case OpKind::kReopen:
         break;
     }
-    if (!Trim(rest).empty() && op.kind != OpKind::kRecall) return bad("trailing text");
+    if (!Trim(rest).empty() && op.kind != OpKind::kRecall && op.kind != OpKind::kRecallAsOf) {
+      return bad("trailing text");
+    }
     ops.push_back(std::move(op));
   }
   return ops;

@@ -29,6 +29,9 @@ enum class OpKind {
   kRebuild,    // Engine::RebuildIndex, which also compares the live index with the rebuilt one
   kAmend,      // pick: a turn; turns[0]: the replacement
   kRecall,     // scope, text, include_retired, include_nested
+  // As kRecall, as of a time: valid_at (a time) and/or known_at (pick: the ingestion time of a
+  // memory present when it runs).
+  kRecallAsOf,
   kReopen,     // closes the engine and opens the store again
 };
 
@@ -50,6 +53,8 @@ struct Op {
   std::string text;  // recall query
   bool include_retired = false;
   bool include_nested = true;
+  std::string valid_at;   // recall_as_of: ISO-8601 UTC, "" = unset
+  bool known_at = false;  // recall_as_of: known_at = ingested_at of the picked memory
 };
 
 // The scopes ops run in: two nested under user:a, and an unrelated user:b.
@@ -80,6 +85,8 @@ class OpGenerator {
 //     turn 2024-03-02T10:00:00Z user Ana: I moved to Porto last March.
 //   retire 1234
 //   recall user:a retired=0 nested=1: Where do I live?
+//   recall_as_of user:a retired=0 nested=1 valid_at=2024-01-09T10:00:00Z known_at=77: Where ...
+//   (valid_at=- / known_at=- when unset)
 std::string FormatOps(const std::vector<Op>& ops);
 // The inverse of FormatOps; '#' lines and blank lines are comments. kInvalidArgument naming the
 // line otherwise.

@@ -60,7 +60,7 @@ TEST(GraphPropertyTest, ShortRunHoldsEveryInvariant) {
   EXPECT_EQ(result.stats.ops_run, ops.size());
   // The run exercised every kind of op and the engine's refusals (not only the happy path).
   for (const char* name : {"remember", "retire", "retire_all", "erase", "propose", "accept",
-                           "reject", "rebuild", "amend", "recall", "reopen"}) {
+                           "reject", "rebuild", "amend", "recall", "recall_as_of", "reopen"}) {
     EXPECT_GT(result.stats.op_counts.count(name), 0u) << name;
   }
   bool refused_cross_scope = false;
@@ -122,6 +122,10 @@ TEST(GraphPropertyTest, BadOpTextIsRefusedNamingTheLine) {
   const StatusOr<std::vector<Op>> pick = ParseOps("retire twelve\n");
   ASSERT_FALSE(pick.ok());
   EXPECT_THAT(pick.status().message(), HasSubstr("bad pick"));
+  const StatusOr<std::vector<Op>> time =
+      ParseOps("recall_as_of user:a retired=0 nested=1 valid_at=April known_at=-: Where?\n");
+  ASSERT_FALSE(time.ok());
+  EXPECT_THAT(time.status().message(), HasSubstr("line 1: bad valid_at time"));
 }
 
 TEST(GraphPropertyTest, ShrinkerCutsAFailureDownToTheOpsThatCause) {

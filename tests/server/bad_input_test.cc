@@ -101,6 +101,8 @@ TEST_F(ServerBadInputTest, NumbersOutOfRangeAreRejectedNamingTheField) {
   ExpectRejected(kRecall, R"({"query": "x", "use_planner": "yes"})", 400, "\"use_planner\"");
   ExpectRejected(kRecall, R"({"query": "x", "policy": "lenient"})", 400, "\"policy\"");
   ExpectRejected(kRecall, R"({"query": "x", "query_time": "noon"})", 400, "\"query_time\"");
+  ExpectRejected(kRecall, R"({"query": "x", "valid_at": "April"})", 400, "\"valid_at\"");
+  ExpectRejected(kRecall, R"({"query": "x", "known_at": 20240501})", 400, "\"known_at\"");
   ExpectRejected(kRecall, R"({"query": "x", "routes": "bm25"})", 400, "\"routes\"");
   ExpectRejected(kRecall, R"({"query": "x", "explain": 1})", 400, "\"explain\"");
   ExpectRejected(kRecall, R"({"quer": "x"})", 400, "\"quer\"");

@@ -206,6 +206,22 @@ TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
   ASSERT_FALSE(explained.body["items"].empty());
   EXPECT_TRUE(explained.body["items"][0].contains("routes"));
   EXPECT_THAT(explained.body["context"].get<std::string>(), HasSubstr("Porto"));
+  // As of a time: before the Porto turn was said nothing was valid; before anything was
+  // ingested nothing was known. The explanation counts what each filter hid.
+  HttpResult before_said =
+      Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/" + scope + "/recall",
+            R"({"query": "Where does Maya live?", "routes": ["bm25"],
+                "valid_at": "2023-01-01T00:00:00Z", "explain": true})",
+            200);
+  EXPECT_THAT(before_said.body["context"].get<std::string>(), Not(HasSubstr("Porto")));
+  EXPECT_GE(before_said.body["diagnostics"]["filtered_by"]["valid_at"].get<int>(), 1);
+  HttpResult before_ingest =
+      Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/" + scope + "/recall",
+            R"({"query": "Where does Maya live?", "known_at": "2001-01-01T00:00:00Z",
+                "valid_at": null, "explain": true})",
+            200);
+  EXPECT_TRUE(before_ingest.body["items"].empty());
+  EXPECT_GE(before_ingest.body["diagnostics"]["filtered_by"]["known_at"].get<int>(), 1);
 
   // Listing with paging: two pages of two and one.
   HttpResult page1 = Check("GET", "/v1/scopes/{scope}/memories",

@@ -412,7 +412,9 @@ class SqliteTransaction final : public Transaction {
       ASSIGN_OR_RETURN(const std::int64_t row, InsertNodeRow(record));
       RETURN_IF_ERROR(AppendJournal(conn_, record.scope_id, JournalOp::kNodeInserted, record.id,
                                     row, record.ingested_at,
-                                    "kind=" + std::string(NodeKindName(record.kind))));
+                                    "kind=" + std::string(NodeKindName(record.kind)) + " " +
+                                        StateDetail(NodeStatusName(record.status),
+                                                    record.valid_to, "")));
       RETURN_IF_ERROR(merkle_.AppendNode(record));
       return row;
     });
