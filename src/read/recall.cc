@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #include "read/turn_layout.h"
 #include "read/fusion.h"
 #include "read/packing.h"
+#include "read/scene_route.h"
 #include "read/vector_route.h"
 
 namespace engram::read {
@@ -41,11 +43,21 @@ class StageTimer {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
+// A fact of kind foresight (a plan or a temporary state with a validity window, write/facts.h).
+bool IsForesight(const store::NodeRecord& node) {
+  if (node.kind != NodeKind::kFact) return false;
+  const nlohmann::json content = nlohmann::json::parse(node.content_json, nullptr, false);
+  return content.is_object() && content.value("kind", "") == "foresight";
+}
+
 // Hidden unless retired memories are asked for: inactive status, or not valid at query time.
-bool Visible(const store::NodeRecord& node, const RecallOptions& options, Timestamp query_time) {
+// Foresight filtering (EverMemOS §3.5): a plan or temporary state whose window has passed is
+// hidden too, unless the question asks about the past (`past_question`: "what did she plan?").
+bool Visible(const store::NodeRecord& node, const RecallOptions& options, Timestamp query_time,
+             bool past_question = false) {
   if (options.include_retired) return true;
   if (node.status != NodeStatus::kActive) return false;
-  if (node.valid_to && *node.valid_to <= query_time) return false;
+  if (node.valid_to && *node.valid_to <= query_time) return past_question && IsForesight(node);
   return true;
 }
 
@@ -86,6 +98,7 @@ Routes Routes::Default() {
   auto graphs = std::make_shared<ScopeGraphCache>();  // entity and fact routes share it
   routes.routes_.push_back(std::make_unique<EntityRoute>(graphs));
   routes.routes_.push_back(std::make_unique<FactRoute>(graphs));
+  routes.routes_.push_back(std::make_unique<SceneRoute>());
   routes.graphs_ = graphs;
   return routes;
 }
@@ -280,8 +293,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   items.reserve(ranked.size());
   for (Ranked& candidate : ranked) {
     const auto found = node_by_row.find(candidate.fused.row);
-    if (found == node_by_row.end() ||
-        !Visible(*found->second, request.options, frame.query_time)) {
+    if (found == node_by_row.end() || !Visible(*found->second, request.options, frame.query_time,
+                                               frame.tense == Tense::kPast)) {
       ++diagnostics.filtered_out;
       continue;
     }
