@@ -44,7 +44,8 @@ struct RecallConfig {
   // (docs/BENCHMARKS.md, keyword graph route); set it above 0 to add the route.
   std::map<std::string, double> route_weights = {
       {"bm25", 1.0},    {"entity", 1.0},  {"facts", 1.0},    {"fragment", 1.0},
-      {"keyword", 0.0}, {"session", 0.5}, {"temporal", 1.0}, {"vector", 0.5}};
+      {"keyword", 0.0}, {"scene", 0.0},   {"session", 0.5}, {"temporal", 1.0},
+      {"vector", 0.5}};
   // keyword route (KeyMem Path B): a keyword matched only through a WordNet synonym contributes
   // this × the synonym's idf (the keyword's own term contributes its idf). 0 = synonyms add
   // nothing to the score (a synonym still links its keyword for the intersection filter).
@@ -60,6 +61,13 @@ struct RecallConfig {
   // exact terms only. 0.95: LoCoMo dev R@30 0.886 -> 0.890, MRR@30 0.627 -> 0.629; LongMemEval
   // session all@5 unchanged, ndcg_any@5 0.958 -> 0.951 (docs/BENCHMARKS.md, soft matches).
   double fragment_soft_match = 0.95;
+  // scene route (read/scene_route.h, EverMemOS §3.5): over a consolidated scope, the best
+  // scene_select scenes by the maximum relevance of their episodes (the paper's N = 10), then
+  // the best scene_episodes of their episodes (the paper's K = 10), each scored its own
+  // relevance + scene_member_weight x its scene's score.
+  std::size_t scene_select = 10;
+  std::size_t scene_episodes = 10;
+  double scene_member_weight = 0.5;
   // session route: turns proposed per session at most (0 = all of them).
   std::size_t session_turns = 0;
   // Neighbour expansion after fusion: each of the best `neighbour_seeds` fused candidates gives

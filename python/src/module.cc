@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "engram/clock.h"
 #include "engram/config.h"
 #include "engram/engine.h"
 #include "engram/options.h"
@@ -29,6 +30,7 @@
 #include "engram/types.h"
 #include "io/api_json.h"
 #include "records.h"
+#include "server/scope_views.h"
 
 namespace engram::python {
 namespace {
@@ -226,6 +228,15 @@ py::list EntitiesOf(const PyEngine& self, const py::object& scope_arg) {
   py::list list;
   for (EntityRecord& entity : entities) list.append(py::cast(std::move(entity)));
   return list;
+}
+
+// A consolidation listing (server/scope_views.h) as a list of dicts: the view's `array` entries.
+py::object ConsolidatedOf(const PyEngine& self, const py::object& scope_arg, NodeKind kind,
+                          const char* array, bool all) {
+  const Scope scope = ScopeFromPython(scope_arg, "scope");
+  const io::Json view =
+      self.Run([&](Engine& engine) { return server::ConsolidatedView(engine, scope, kind, all); });
+  return JsonToPython(view[array]);
 }
 
 template <typename T>
@@ -671,6 +682,57 @@ void BindEngine(py::module_& module) {
       .def("entities", &EntitiesOf, py::arg("scope"),
            "Entities resolved in exactly this scope as Entity objects, with mention counts and "
            "same_as links. Like `engram entities`.")
+      .def(
+          "consolidate",
+          [](const PyEngine& self, const py::object& scope_arg) {
+            const Scope scope = ScopeFromPython(scope_arg, "scope");
+            const ConsolidateResult result =
+                self.Run([&](Engine& engine) { return engine.Consolidate(scope); });
+            return JsonToPython(server::ConsolidateResultView(scope, result));
+          },
+          py::arg("scope"),
+          "Builds the scope's episodes, scenes and profiles and stores them (idempotent); "
+          "returns a dict of counts: turns, episodes, scenes, profiles, written, superseded. "
+          "Like `engram consolidate --json`.")
+      .def(
+          "episodes",
+          [](const PyEngine& self, const py::object& scope, bool all) {
+            return ConsolidatedOf(self, scope, NodeKind::kEpisode, "episodes", all);
+          },
+          py::arg("scope"), py::kw_only(), py::arg("all") = false,
+          "The scope's episodes as dicts (turns, time span, speakers, entities, facts, "
+          "narrative), as `engram episodes --json` lists them; all=True adds superseded and "
+          "retired ones.")
+      .def(
+          "scenes",
+          [](const PyEngine& self, const py::object& scope, bool all) {
+            return ConsolidatedOf(self, scope, NodeKind::kScene, "scenes", all);
+          },
+          py::arg("scope"), py::kw_only(), py::arg("all") = false,
+          "The scope's scenes as dicts (member episodes, keywords, summary), as `engram scenes "
+          "--json` lists them.")
+      .def(
+          "profile",
+          [](const PyEngine& self, const py::object& scope, bool all) {
+            return ConsolidatedOf(self, scope, NodeKind::kProfile, "people", all);
+          },
+          py::arg("scope"), py::kw_only(), py::arg("all") = false,
+          "Each person's profile as a dict (explicit facts with current value and history, "
+          "traits), as `engram profile --json` lists them.")
+      .def(
+          "foresight",
+          [](const PyEngine& self, const py::object& scope_arg, const py::object& at_arg,
+             bool all) {
+            const Scope scope = ScopeFromPython(scope_arg, "scope");
+            const Timestamp at =
+                at_arg.is_none() ? SystemClock()->Now() : TimestampFromPython(at_arg, "at");
+            const io::Json view = self.Run(
+                [&](Engine& engine) { return server::ForesightView(engine, scope, at, all); });
+            return JsonToPython(view["foresight"]);
+          },
+          py::arg("scope"), py::kw_only(), py::arg("at") = py::none(), py::arg("all") = false,
+          "The plans and temporary states valid at `at` (a datetime or ISO-8601 str; default "
+          "now) as dicts; all=True gives every one, marked upcoming, valid or expired.")
       .def(
           "proposals",
           [](const PyEngine& self, const py::object& scope_arg) {

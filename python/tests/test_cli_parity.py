@@ -95,3 +95,18 @@ def test_a_derived_memory_and_erase(cli, store):
         erased = engine.erase("user:bob").to_dict()
         engine.remember("user:bob", [{"text": "Bob plays chess."}])
     assert erased == run_cli(cli, store, "erase", "--scope", "user:bob", "--yes")["erased"]
+
+
+def test_consolidation_listings(cli, store):
+    with open_engine(store) as engine:
+        result = engine.consolidate("user:alice")
+        episodes = engine.episodes("user:alice")
+        scenes = engine.scenes("user:alice", all=True)
+        people = engine.profile("user:alice")
+        foresight = engine.foresight("user:alice", at=AT, all=True)
+    assert result["episodes"] == len(episodes) >= 1
+    assert episodes == run_cli(cli, store, "episodes", "--scope", "user:alice")["episodes"]
+    assert scenes == run_cli(cli, store, "scenes", "--scope", "user:alice", "--all")["scenes"]
+    assert people == run_cli(cli, store, "profile", "--scope", "user:alice")["people"]
+    assert foresight == run_cli(cli, store, "foresight", "--scope", "user:alice", "--at", AT,
+                                "--all")["foresight"]

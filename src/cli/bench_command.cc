@@ -2,6 +2,7 @@
 //
 //   engram bench locomo --data locomo10.json [--k 5,10,30] [--routes bm25 | --flat]
 //                       [--json OUT] [--trace OUT.jsonl] [--store PATH [--reuse]] [--limit N]
+//                       [--consolidate]
 //   engram bench longmemeval --data longmemeval_s.json.zst [same flags; --k = turn cut-offs]
 //   engram bench perf --memories 10000 [--scopes 10] [--queries 500] [--json OUT]
 //   engram bench explain TRACE QUESTION_ID      (--json: the raw trace line)
@@ -35,6 +36,7 @@ struct DatasetArgs {
   std::string trace;
   std::string store;
   bool reuse = false;
+  bool consolidate = false;
   std::size_t limit = 0;
 };
 
@@ -118,6 +120,11 @@ void PrintCost(const io::Json& report, std::ostream& out) {
   if (Number(ingest, "reused_scopes") > 0) {
     out << "; " << ingest["reused_scopes"].dump() << " scopes reused as stored";
   }
+  if (Number(ingest, "consolidated_scopes") > 0) {
+    out << "; consolidated " << ingest["consolidated_scopes"].dump() << " scopes in "
+        << Fixed(Number(ingest, "consolidate_seconds"), 2) << " s ("
+        << Fixed(Number(ingest, "consolidate_seconds_per_1000_turns"), 2) << " s / 1,000 turns)";
+  }
   out << "\n";
 }
 
@@ -179,6 +186,7 @@ int RunDataset(std::string_view command, const DatasetArgs& args, Console& conso
   options.flat = args.flat;
   options.store_path = args.store;
   options.reuse_store = args.reuse;
+  options.consolidate = args.consolidate;
   options.config_file = console.global().config;
   options.data_dir = console.global().data_dir;
   options.trace_path = args.trace;
@@ -271,6 +279,9 @@ void AddDatasetCommand(CLI::App& bench, std::string name, std::string descriptio
   command->add_flag("--flat", args->flat,
                     "The flat BM25 baseline: only the bm25 route, no planner, no neighbour "
                     "expansion, no person boost, no stemming, no embedder (not with --routes)");
+  command->add_flag("--consolidate", args->consolidate,
+                    "Consolidate each conversation's scope after storing it (episodes and scenes "
+                    "for the scene route; timed apart)");
   command->add_option("--json", args->json_out, "Also write the report JSON to this file");
   command->add_option("--trace", args->trace, "Write a per-question trace (JSON lines) here");
   command->add_option("--store", args->store,

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "engram/clock.h"
+#include "server/scope_views.h"
 
 namespace engram::cli {
 namespace {
@@ -58,15 +59,7 @@ int RunConsolidate(const ConsolidateArgs& args, Console& console) {
   StatusOr<ConsolidateResult> result = (*engine)->Consolidate(*scope);
   if (!result.ok()) return console.Fail("consolidate", result.status());
   if (console.json()) {
-    io::Json json = io::Json::object();
-    json["scope"] = scope->ToString();
-    json["turns"] = result->turns;
-    json["episodes"] = result->episodes;
-    json["scenes"] = result->scenes;
-    json["profiles"] = result->profiles;
-    json["written"] = result->written;
-    json["superseded"] = result->superseded;
-    console.PrintJson(json);
+    console.PrintJson(server::ConsolidateResultView(*scope, *result));
     return ToInt(ExitCode::kOk);
   }
   if (!console.quiet()) {
@@ -95,11 +88,11 @@ StatusOr<std::vector<Memory>> ListKind(Engine& engine, const Scope& scope, NodeK
   return kept;
 }
 
-// Runs a listing command: `what` names the command and the JSON array ("episodes", "scenes",
-// "profile" -> "people"); `to_json` shapes one node, `print` prints it for humans.
+// Runs a listing command: `what` names the command and the listing ("episodes", "scenes",
+// "profile" -> "people"); --json prints server::ConsolidatedView, `print` prints a node for
+// humans.
 int RunListing(std::string_view command, const ListArgs& args, NodeKind kind,
                std::string_view array_name, Console& console,
-               const std::function<io::Json(const Memory&, const io::Json&)>& to_json,
                const std::function<void(const Memory&, const io::Json&, std::ostream&)>& print) {
   StatusOr<Scope> scope = Scope::Parse(args.scope);
   if (!scope.ok()) return console.UsageError(command, "--scope: " + scope.status().message());
@@ -107,25 +100,16 @@ int RunListing(std::string_view command, const ListArgs& args, NodeKind kind,
   if (!as_of.ok()) return console.UsageError(command, as_of.status().message());
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), false);
   if (!engine.ok()) return console.Fail(command, engine.status());
+  if (console.json()) {
+    StatusOr<io::Json> view =
+        server::ConsolidatedView(**engine, *scope, kind, args.all, as_of->known_at);
+    if (!view.ok()) return console.Fail(command, view.status());
+    console.PrintJson(*view);
+    return ToInt(ExitCode::kOk);
+  }
   StatusOr<std::vector<Memory>> memories =
       ListKind(**engine, *scope, kind, args.all, as_of->known_at);
   if (!memories.ok()) return console.Fail(command, memories.status());
-  if (console.json()) {
-    io::Json json = io::Json::object();
-    json["scope"] = scope->ToString();
-    json["all"] = args.all;
-    json["count"] = memories->size();
-    io::Json list = io::Json::array();
-    for (const Memory& memory : *memories) {
-      io::Json item = to_json(memory, Fields(memory));
-      item["id"] = memory.id;
-      item["status"] = NodeStatusName(memory.status);
-      list.push_back(std::move(item));
-    }
-    json[std::string(array_name)] = std::move(list);
-    console.PrintJson(json);
-    return ToInt(ExitCode::kOk);
-  }
   if (!console.quiet()) {
     console.out() << memories->size() << " " << array_name << " in "
                   << Printable(scope->ToString());
@@ -139,15 +123,9 @@ int RunListing(std::string_view command, const ListArgs& args, NodeKind kind,
   return ToInt(ExitCode::kOk);
 }
 
-io::Json Without(io::Json fields, std::initializer_list<const char*> names) {
-  for (const char* name : names) fields.erase(name);
-  return fields;
-}
-
 int RunEpisodes(const ListArgs& args, Console& console) {
   return RunListing(
       "episodes", args, NodeKind::kEpisode, "episodes", console,
-      [](const Memory&, const io::Json& fields) { return Without(fields, {"key"}); },
       [](const Memory& memory, const io::Json& fields, std::ostream& out) {
         out << memory.id << "  " << NodeStatusName(memory.status) << "  "
             << Printable(Field(fields, "start")) << " .. " << Printable(Field(fields, "end"))
@@ -160,11 +138,6 @@ int RunEpisodes(const ListArgs& args, Console& console) {
 int RunScenes(const ListArgs& args, Console& console) {
   return RunListing(
       "scenes", args, NodeKind::kScene, "scenes", console,
-      [](const Memory&, const io::Json& fields) {
-        io::Json json = Without(fields, {"key", "centroid"});
-        json["centroid_dimension"] = Count(fields, "centroid");
-        return json;
-      },
       [](const Memory& memory, const io::Json& fields, std::ostream& out) {
         std::string keywords;
         if (fields.contains("keywords") && fields["keywords"].is_array()) {
@@ -200,7 +173,6 @@ void PrintValue(const io::Json& value, std::ostream& out) {
 int RunProfile(const ListArgs& args, Console& console) {
   return RunListing(
       "profile", args, NodeKind::kProfile, "people", console,
-      [](const Memory&, const io::Json& fields) { return Without(fields, {"key"}); },
       [](const Memory& memory, const io::Json& fields, std::ostream& out) {
         out << Printable(Field(fields, "name")) << "  " << memory.id << "  "
             << NodeStatusName(memory.status)
@@ -234,13 +206,6 @@ int RunProfile(const ListArgs& args, Console& console) {
       });
 }
 
-// "upcoming", "valid" or "expired" at `at` for validity [from, to).
-std::string_view ValidityAt(const Memory& memory, Timestamp at) {
-  if (memory.valid_from.has_value() && at < *memory.valid_from) return "upcoming";
-  if (memory.valid_to.has_value() && !(at < *memory.valid_to)) return "expired";
-  return "valid";
-}
-
 int RunForesight(const ForesightArgs& args, Console& console) {
   StatusOr<Scope> scope = Scope::Parse(args.scope);
   if (!scope.ok()) return console.UsageError("foresight", "--scope: " + scope.status().message());
@@ -252,49 +217,25 @@ int RunForesight(const ForesightArgs& args, Console& console) {
   }
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), false);
   if (!engine.ok()) return console.Fail("foresight", engine.status());
-  StatusOr<std::vector<Memory>> facts = ListKind(**engine, *scope, NodeKind::kFact, args.all);
-  if (!facts.ok()) return console.Fail("foresight", facts.status());
-  std::vector<std::pair<const Memory*, io::Json>> kept;
-  for (const Memory& memory : *facts) {
-    io::Json fields = Fields(memory);
-    if (Field(fields, "kind") != "foresight" || memory.status == NodeStatus::kRejected) continue;
-    if (!args.all && ValidityAt(memory, at) != "valid") continue;
-    kept.emplace_back(&memory, std::move(fields));
-  }
+  StatusOr<io::Json> view = server::ForesightView(**engine, *scope, at, args.all);
+  if (!view.ok()) return console.Fail("foresight", view.status());
   if (console.json()) {
-    io::Json json = io::Json::object();
-    json["scope"] = scope->ToString();
-    json["at"] = FormatTimestamp(at);
-    json["all"] = args.all;
-    json["count"] = kept.size();
-    io::Json list = io::Json::array();
-    for (const auto& [memory, fields] : kept) {
-      io::Json item = io::Json::object();
-      item["id"] = memory->id;
-      item["status"] = NodeStatusName(memory->status);
-      item["validity"] = ValidityAt(*memory, at);
-      item["text"] = memory->text;
-      for (const char* name : {"subject", "predicate", "object"}) item[name] = Field(fields, name);
-      item["valid_from"] = memory->valid_from ? io::Json(FormatTimestamp(*memory->valid_from))
-                                              : io::Json(nullptr);
-      item["valid_to"] =
-          memory->valid_to ? io::Json(FormatTimestamp(*memory->valid_to)) : io::Json(nullptr);
-      item["turns"] = memory->provenance;
-      list.push_back(std::move(item));
-    }
-    json["foresight"] = std::move(list);
-    console.PrintJson(json);
+    console.PrintJson(*view);
     return ToInt(ExitCode::kOk);
   }
+  const io::Json& kept = (*view)["foresight"];
   if (!console.quiet()) {
     console.out() << kept.size() << (args.all ? "" : " valid") << " foresight in "
                   << Printable(scope->ToString()) << " at " << FormatTimestamp(at) << "\n";
   }
-  for (const auto& [memory, fields] : kept) {
-    console.out() << memory->id << "  " << ValidityAt(*memory, at) << "  "
-                  << TimeOrDash(memory->valid_from) << " .. "
-                  << (memory->valid_to ? FormatTimestamp(*memory->valid_to) : std::string("(open)"))
-                  << "\n    " << Printable(memory->text) << "\n";
+  const auto time_or = [](const io::Json& item, const char* name, const char* none) {
+    return item[name].is_string() ? Printable(item[name].get<std::string>()) : std::string(none);
+  };
+  for (const io::Json& item : kept) {
+    console.out() << Field(item, "id") << "  " << Field(item, "validity") << "  "
+                  << time_or(item, "valid_from", "-") << " .. "
+                  << time_or(item, "valid_to", "(open)") << "\n    "
+                  << Printable(Field(item, "text")) << "\n";
   }
   return ToInt(ExitCode::kOk);
 }

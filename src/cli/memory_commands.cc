@@ -85,7 +85,9 @@ io::Json TimeJson(const std::optional<Timestamp>& time) {
 
 // What the write path derived from one turn, gathered through its edges (Engine::Links):
 // signals and facts point at the turn through derived_from; the turn points at its times
-// (at_time), entities (mentions) and resolved references (refers_to).
+// (at_time), entities (mentions) and resolved references (refers_to). Once the scope is
+// consolidated, its active episode points at it through derived_from too, and the episode's
+// active scene at the episode.
 struct TurnDetail {
   io::Json signals = io::Json::array();     // {id, kind, text, begin, end, value}
   io::Json content = nullptr;               // the DMF content signals
@@ -93,7 +95,28 @@ struct TurnDetail {
   io::Json entities = io::Json::array();    // {id, name, kind, spans, tier, score}
   io::Json references = io::Json::array();  // {surface, begin, end, kind, target, target_text}
   io::Json facts = io::Json::array();       // {id, status, subject, predicate, object, ...}
+  io::Json episodes = io::Json::array();    // {id, start, end, turns, narrative, scenes}
 };
+
+// The active scenes holding episode `id` (incoming derived_from): {id, keywords, episodes}.
+StatusOr<io::Json> ScenesOf(Engine& engine, const std::string& episode_id) {
+  io::Json scenes = io::Json::array();
+  ASSIGN_OR_RETURN(const std::vector<Link> links, engine.Links(episode_id));
+  for (const Link& link : links) {
+    if (link.type != "derived_from" || link.dst != episode_id) continue;
+    ASSIGN_OR_RETURN(const Memory scene, engine.Get(link.src));
+    if (scene.kind != NodeKind::kScene || scene.status != NodeStatus::kActive) continue;
+    const io::Json fields = ParseObject(scene.metadata_json);
+    io::Json entry = io::Json::object();
+    entry["id"] = scene.id;
+    entry["keywords"] = fields.contains("keywords") ? fields["keywords"] : io::Json::array();
+    entry["episodes"] = fields.contains("episodes") && fields["episodes"].is_array()
+                            ? fields["episodes"].size()
+                            : 0;
+    scenes.push_back(std::move(entry));
+  }
+  return scenes;
+}
 
 StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
   TurnDetail detail;
@@ -131,6 +154,17 @@ StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
           fact["rejected"] = fields["rejected"];
         }
         detail.facts.push_back(std::move(fact));
+      } else if (derived.kind == NodeKind::kEpisode && derived.status == NodeStatus::kActive) {
+        io::Json episode = io::Json::object();
+        episode["id"] = derived.id;
+        episode["start"] = Field(fields, "start");
+        episode["end"] = Field(fields, "end");
+        episode["turns"] = fields.contains("turns") && fields["turns"].is_array()
+                               ? fields["turns"].size()
+                               : 0;
+        episode["narrative"] = derived.text;
+        ASSIGN_OR_RETURN(episode["scenes"], ScenesOf(engine, derived.id));
+        detail.episodes.push_back(std::move(episode));
       }
     } else if (link.type == "at_time" && outgoing) {
       ASSIGN_OR_RETURN(const Memory time, engine.Get(other_id));
@@ -232,6 +266,24 @@ void PrintTurnDetail(const TurnDetail& detail, Console& console) {
     }
     out << "\n";
   }
+  if (!detail.episodes.empty()) {
+    out << "episode\n";
+    for (const io::Json& episode : detail.episodes) {
+      out << "  " << Field(episode, "id") << "  " << Printable(Field(episode, "start")) << " .. "
+          << Printable(Field(episode, "end")) << "  " << episode.value("turns", 0) << " turns\n    "
+          << Printable(Excerpt(Field(episode, "narrative"), 200)) << "\n";
+      for (const io::Json& scene : episode["scenes"]) {
+        std::string keywords;
+        for (const io::Json& keyword : scene["keywords"]) {
+          if (keyword.is_string()) {
+            keywords += (keywords.empty() ? "" : ", ") + keyword.get<std::string>();
+          }
+        }
+        out << "  scene " << Field(scene, "id") << "  " << scene.value("episodes", 0)
+            << " episodes  keywords: " << Printable(keywords) << "\n";
+      }
+    }
+  }
   if (!detail.content.is_null()) {
     out << "content     ";
     bool first = true;
@@ -265,6 +317,7 @@ int RunShow(const MemoryArgs& args, Console& console) {
       json["entities"] = detail->entities;
       json["references"] = detail->references;
       json["facts"] = detail->facts;
+      json["episodes"] = detail->episodes;
     }
     console.PrintJson(json);
   } else {

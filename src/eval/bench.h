@@ -75,6 +75,10 @@ struct BenchOptions {
   std::string data_dir;
   // Per-question JSONL trace. Default: "" = none (and no trace recall).
   std::string trace_path;
+  // After each conversation's turns are stored (or reused), run Engine::Consolidate on its scope
+  // (episodes, scenes, profiles: what the scene route reads), timed apart from the ingest.
+  // Default: false.
+  bool consolidate = false;
   // Only the first N conversations (LoCoMo) or questions (LongMemEval). Default: 0 = all.
   std::size_t limit = 0;
   // Progress bar destination. Default: nullptr = silent.

@@ -170,6 +170,16 @@ StatusOr<std::vector<std::string>> IngestFresh(Engine& engine, const Scope& scop
   return ids;
 }
 
+Status ConsolidateScope(Engine& engine, const Scope& scope, IngestStats* stats) {
+  const auto started = std::chrono::steady_clock::now();
+  StatusOr<ConsolidateResult> result = engine.Consolidate(scope);
+  stats->consolidate_seconds += MillisSince(started) / 1000.0;
+  if (!result.ok()) return result.status().WithContext("consolidating " + scope.ToString());
+  ++stats->consolidated_scopes;
+  stats->consolidated_turns += result->turns;
+  return Status::Ok();
+}
+
 StatusOr<std::vector<std::string>> IngestOrReuse(Engine& engine, const Scope& scope,
                                                  std::span<const Turn> turns, bool reuse,
                                                  IngestStats* stats) {
@@ -280,6 +290,14 @@ io::Json IngestJson(const IngestStats& ingest) {
   json["turns"] = ingest.turns;
   json["seconds"] = ingest.seconds;
   json["reused_scopes"] = ingest.reused_scopes;
+  if (ingest.consolidated_scopes > 0) {
+    json["consolidated_scopes"] = ingest.consolidated_scopes;
+    json["consolidate_seconds"] = ingest.consolidate_seconds;
+    json["consolidate_seconds_per_1000_turns"] =
+        ingest.consolidated_turns > 0
+            ? ingest.consolidate_seconds * 1000.0 / static_cast<double>(ingest.consolidated_turns)
+            : 0.0;
+  }
   json["turns_per_s"] =
       ingest.seconds > 0 ? static_cast<double>(ingest.turns) / ingest.seconds : 0.0;
   return json;

@@ -78,7 +78,15 @@ struct IngestStats {
   // its BM25 projection (the engine loads a scope's index lazily, on first use).
   double seconds = 0;
   double first_recall_seconds = 0;  // the part of `seconds` spent in first recalls
+  // BenchOptions::consolidate: scopes consolidated and the time Engine::Consolidate took (not in
+  // `seconds`).
+  std::size_t consolidated_scopes = 0;
+  std::size_t consolidated_turns = 0;
+  double consolidate_seconds = 0;
 };
+
+// Engine::Consolidate on `scope`, timed into stats->consolidate_seconds.
+Status ConsolidateScope(Engine& engine, const Scope& scope, IngestStats* stats);
 
 // Remembers `turns` into `scope`, which must not exist yet (kAlreadyExists otherwise), one
 // Remember call per run of consecutive turns with the same session_id, then runs one recall

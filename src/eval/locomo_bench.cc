@@ -122,6 +122,9 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
     ASSIGN_OR_RETURN(std::vector<std::string> ids,
                      internal::IngestOrReuse(store->engine(), conversation.scope,
                                              conversation.turns, options.reuse_store, &ingest));
+    if (options.consolidate) {
+      RETURN_IF_ERROR(internal::ConsolidateScope(store->engine(), conversation.scope, &ingest));
+    }
     TurnTable turns;
     std::map<std::string, TurnInfo> by_key;
     for (std::size_t turn_idx = 0; turn_idx < ids.size(); ++turn_idx) {

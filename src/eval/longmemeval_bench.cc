@@ -133,6 +133,9 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
     ASSIGN_OR_RETURN(std::vector<std::string> ids,
                      internal::IngestOrReuse(store->engine(), instance.scope, instance.turns,
                                              options.reuse_store, &ingest));
+    if (options.consolidate) {
+      RETURN_IF_ERROR(internal::ConsolidateScope(store->engine(), instance.scope, &ingest));
+    }
     TurnTable turns;
     std::map<std::string, TurnInfo> by_key;
     std::vector<std::string> gold_turns;

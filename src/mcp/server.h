@@ -16,7 +16,7 @@
 // `resultType: "complete"`. The server is liberal: a request is answered whether or not the
 // session was initialized, so each request is self-contained.
 //
-// Tools: WorldDB's nine memory tools (tools.h). A tool's failure (bad arguments, an engine error,
+// Tools: WorldDB's nine memory tools and two for consolidation (tools.h). A tool's failure (bad arguments, an engine error,
 // a missing right) is a tool result with isError: true and a message a model can act on; only an
 // unknown tool name or malformed call parameters are JSON-RPC errors (-32602).
 //

@@ -10,6 +10,8 @@
 
 #include "core/ids.h"
 #include "core/utf8.h"
+#include "engram/clock.h"
+#include "server/scope_views.h"
 
 namespace engram::mcp {
 namespace {
@@ -617,6 +619,35 @@ StatusOr<io::Json> RunListScopes(const Call& call) {
   return out;
 }
 
+StatusOr<io::Json> RunConsolidate(const Call& call) {
+  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kWrite));
+  ASSIGN_OR_RETURN(const ConsolidateResult result, call.engine.Consolidate(scope));
+  return server::ConsolidateResultView(scope, result);
+}
+
+StatusOr<io::Json> RunStructure(const Call& call) {
+  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kRead));
+  const std::string what = StringArg(call.args, "what");
+  const bool all = BoolArg(call.args, "all", false);
+  io::Json view;
+  if (what == "foresight") {
+    Timestamp at = SystemClock()->Now();
+    if (const std::string text = StringArg(call.args, "at"); !text.empty()) {
+      StatusOr<Timestamp> parsed = ParseTimestamp(text);
+      if (!parsed.ok()) return ArgError("at", "is not an ISO-8601 time: " + parsed.status().message());
+      at = *parsed;
+    }
+    ASSIGN_OR_RETURN(view, server::ForesightView(call.engine, scope, at, all));
+  } else {
+    const NodeKind kind = what == "episodes" ? NodeKind::kEpisode
+                          : what == "scenes" ? NodeKind::kScene
+                                             : NodeKind::kProfile;
+    ASSIGN_OR_RETURN(view, server::ConsolidatedView(call.engine, scope, kind, all));
+  }
+  view["what"] = what;
+  return view;
+}
+
 std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
   std::vector<ToolSpec> tools;
   tools.push_back(
@@ -838,6 +869,60 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                                                          {"scope", "memories"}))}},
                         {"scopes"}),
        .run = RunListScopes});
+  tools.push_back(
+      {.name = "memory_consolidate",
+       .title = "Consolidate a scope",
+       .description =
+           "Builds a scope's episodes (its turns cut at sessions, time gaps and topic shifts, each "
+           "with a narrative quoting its turns), scenes (episodes clustered by theme) and each "
+           "person's profile, and stores them. Idempotent: a second run writes nothing. Read them "
+           "with memory_structure.",
+       .args = {ScopeSpec(kScopeHelp)},
+       .idempotent = true,
+       .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
+                                      {"turns", TypeSchema("integer")},
+                                      {"episodes", TypeSchema("integer")},
+                                      {"scenes", TypeSchema("integer")},
+                                      {"profiles", TypeSchema("integer")},
+                                      {"written", TypeSchema("integer")},
+                                      {"superseded", TypeSchema("integer")}},
+                                     {"scope", "turns", "episodes", "scenes", "profiles",
+                                      "written", "superseded"}),
+       .run = RunConsolidate});
+  tools.push_back(
+      {.name = "memory_structure",
+       .title = "Read a scope's episodes, scenes, profile or foresight",
+       .description =
+           "Reads what memory_consolidate stored for a scope: its episodes, scenes, or each "
+           "person's profile (current facts with their history, and traits), every entry with "
+           "the turn ids behind it; or the plans and temporary states (foresight) valid at a "
+           "time.",
+       .args = {ScopeSpec(kScopeHelp),
+                {.name = "what",
+                 .type = ArgType::kString,
+                 .required = true,
+                 .description = "episodes, scenes, profile or foresight.",
+                 .choices = {"episodes", "scenes", "profile", "foresight"}},
+                {.name = "all",
+                 .type = ArgType::kBoolean,
+                 .description = "Also superseded and retired entries (foresight: also upcoming "
+                                "and expired ones). Default false."},
+                {.name = "at",
+                 .type = ArgType::kString,
+                 .description = "foresight: the ISO-8601 time it must be valid at. Default now.",
+                 .maximum = 64}},
+       .read_only = true,
+       .idempotent = true,
+       .output_schema = ObjectSchema(
+           {{"scope", TypeSchema("string")},
+            {"what", TypeSchema("string")},
+            {"count", TypeSchema("integer")},
+            {"episodes", ArrayOf(TypeSchema("object"))},
+            {"scenes", ArrayOf(TypeSchema("object"))},
+            {"people", ArrayOf(TypeSchema("object"))},
+            {"foresight", ArrayOf(TypeSchema("object"))}},
+           {"scope", "what", "count"}),
+       .run = RunStructure});
   return tools;
 }
 

@@ -1,5 +1,6 @@
-// The nine memory tools of WorldDB §7 as MCP tools: their definitions (name, description,
-// inputSchema, outputSchema, annotations) and how a call runs against the Engine.
+// The nine memory tools of WorldDB §7 as MCP tools, and two for consolidation: their definitions
+// (name, description, inputSchema, outputSchema, annotations) and how a call runs against the
+// Engine.
 //
 //   memory_write        scope + turns -> ids              write right
 //   memory_recall       scope + query -> context + items  read right
@@ -10,6 +11,9 @@
 //   memory_retire_all   scope                             write right
 //   memory_purge_scope  scope + confirm: true (erase)     erase right
 //   memory_list_scopes  -> the scopes the caller may read read right
+//   memory_consolidate  scope -> episodes, scenes, profiles write right
+//   memory_structure    scope + what (episodes | scenes   read right
+//                       | profile | foresight)
 //
 // Each tool's arguments are checked against one table that also yields its inputSchema, so the
 // schema a client sees and the checks the server runs cannot drift apart. Results carry the

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #include "read/turn_layout.h"
 #include "read/fusion.h"
 #include "read/packing.h"
+#include "read/scene_route.h"
 #include "read/vector_route.h"
 #include "read/visibility.h"
 
@@ -55,6 +57,7 @@ Routes Routes::Default() {
   auto graphs = std::make_shared<ScopeGraphCache>();  // entity and fact routes share it
   routes.routes_.push_back(std::make_unique<EntityRoute>(graphs));
   routes.routes_.push_back(std::make_unique<FactRoute>(graphs));
+  routes.routes_.push_back(std::make_unique<SceneRoute>());
   routes.graphs_ = graphs;
   return routes;
 }
@@ -171,7 +174,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   context.store = request.store;
   context.scope_ids = request.scope_ids;
   context.limit = config.recall.route_candidates;
-  const Visibility visibility(request.store, request.options, frame.query_time);
+  Visibility visibility(request.store, request.options, frame.query_time);
+  visibility.KeepExpiredForesight(frame.tense == Tense::kPast);
   context.visibility = &visibility;
   for (const std::string& name : route_names) {
     const Route* route = routes.Find(name);

@@ -3,10 +3,19 @@
 
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace engram::read {
 namespace {
 
 std::string At(Timestamp time) { return FormatTimestamp(time); }
+
+// A fact of kind foresight (a plan or a temporary state with a validity window, write/facts.h).
+bool IsForesight(const store::NodeRecord& node) {
+  if (node.kind != NodeKind::kFact) return false;
+  const nlohmann::json content = nlohmann::json::parse(node.content_json, nullptr, false);
+  return content.is_object() && content.value("kind", "") == "foresight";
+}
 
 }  // namespace
 
@@ -106,6 +115,10 @@ StatusOr<Verdict> Visibility::Check(const MemoryView& memory) const {
 // or amended. A memory without recorded evidence turns stays visible.
 StatusOr<Verdict> Visibility::CheckWithEvidence(const store::NodeRecord& node) const {
   ASSIGN_OR_RETURN(Verdict verdict, Check(ViewOf(node)));
+  if (verdict.filter == kFilterValidity && keep_expired_foresight_ && IsForesight(node)) {
+    verdict.filter.clear();
+    verdict.reason.clear();
+  }
   if (!verdict.shown() || node.kind == NodeKind::kTurn || store_ == nullptr ||
       (include_retired_ && !as_of())) {
     return verdict;

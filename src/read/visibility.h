@@ -66,6 +66,11 @@ class Visibility {
   // is not checked.
   Visibility(store::Store* store, const RecallOptions& options, Timestamp query_time);
 
+  // Foresight filtering (EverMemOS §3.5): a plan or temporary state (a fact of kind foresight)
+  // whose window ended by the query time is hidden like any expired memory, unless the question
+  // asks about the past ("what did she plan?"); then it is kept. Off by default.
+  void KeepExpiredForesight(bool keep) { keep_expired_foresight_ = keep; }
+
   // True when valid_at or known_at is set.
   bool as_of() const { return valid_at_.has_value() || known_at_.has_value(); }
   const std::optional<Timestamp>& valid_at() const { return valid_at_; }
@@ -93,6 +98,7 @@ class Visibility {
   std::optional<Timestamp> valid_at_;
   std::optional<Timestamp> known_at_;
   Timestamp query_time_;
+  bool keep_expired_foresight_ = false;
 };
 
 }  // namespace engram::read

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/ids.h"
+#include "engram/clock.h"
 #include "io/turns_jsonl.h"
 #include "server/openapi.h"
 #include "server/scope_views.h"
@@ -265,6 +266,11 @@ RouteList V1Api::Routes() {
       {"GET", "/v1/scopes/{scope}/facts", bind(&V1Api::Facts)},
       {"GET", "/v1/scopes/{scope}/entities", bind(&V1Api::Entities)},
       {"GET", "/v1/scopes/{scope}/proposals", bind(&V1Api::ListProposals)},
+      {"POST", "/v1/scopes/{scope}/consolidate", bind(&V1Api::Consolidate)},
+      {"GET", "/v1/scopes/{scope}/episodes", bind(&V1Api::Episodes)},
+      {"GET", "/v1/scopes/{scope}/scenes", bind(&V1Api::Scenes)},
+      {"GET", "/v1/scopes/{scope}/profile", bind(&V1Api::Profile)},
+      {"GET", "/v1/scopes/{scope}/foresight", bind(&V1Api::Foresight)},
       {"GET", "/v1/memories/{id}", bind(&V1Api::GetMemory)},
       {"GET", "/v1/memories/{id}/history", bind(&V1Api::History)},
       {"GET", "/v1/memories/{id}/links", bind(&V1Api::Links)},
@@ -525,6 +531,67 @@ ApiResponse V1Api::Entities(const ApiRequest& request) {
   if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
   if (auto denied = Require(request, *scope, auth::Right::kRead)) return *denied;
   StatusOr<io::Json> view = EntitiesView(engine_, *scope);
+  if (!view.ok()) return ErrorResponse(view.status(), request.request_id);
+  return Ok(*std::move(view));
+}
+
+ApiResponse V1Api::Consolidate(const ApiRequest& request) {
+  StatusOr<Scope> scope = PathScope(request);
+  if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
+  if (auto denied = Require(request, *scope, auth::Right::kWrite)) return *denied;
+  StatusOr<json> body = ObjectBody(request, {}, /*body_optional=*/true);
+  if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
+  StatusOr<ConsolidateResult> result = engine_.Consolidate(*scope);
+  if (!result.ok()) return ErrorResponse(result.status(), request.request_id);
+  return Ok(ConsolidateResultView(*scope, *result));
+}
+
+ApiResponse V1Api::ConsolidatedListing(const ApiRequest& request, NodeKind kind) {
+  StatusOr<Scope> scope = PathScope(request);
+  if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
+  if (auto denied = Require(request, *scope, auth::Right::kRead)) return *denied;
+  bool all = false;
+  Status status = KnownQuery(request, {"all"});
+  if (status.ok()) status = QueryBool(request, "all", &all);
+  if (!status.ok()) return ErrorResponse(status, request.request_id);
+  StatusOr<io::Json> view = ConsolidatedView(engine_, *scope, kind, all);
+  if (!view.ok()) return ErrorResponse(view.status(), request.request_id);
+  return Ok(*std::move(view));
+}
+
+ApiResponse V1Api::Episodes(const ApiRequest& request) {
+  return ConsolidatedListing(request, NodeKind::kEpisode);
+}
+
+ApiResponse V1Api::Scenes(const ApiRequest& request) {
+  return ConsolidatedListing(request, NodeKind::kScene);
+}
+
+ApiResponse V1Api::Profile(const ApiRequest& request) {
+  return ConsolidatedListing(request, NodeKind::kProfile);
+}
+
+ApiResponse V1Api::Foresight(const ApiRequest& request) {
+  StatusOr<Scope> scope = PathScope(request);
+  if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
+  if (auto denied = Require(request, *scope, auth::Right::kRead)) return *denied;
+  bool all = false;
+  Timestamp at = SystemClock()->Now();
+  Status status = KnownQuery(request, {"all", "at"});
+  if (status.ok()) status = QueryBool(request, "all", &all);
+  if (status.ok()) {
+    if (const std::optional<std::string> text = QueryValue(request, "at")) {
+      StatusOr<Timestamp> parsed = ParseTimestamp(*text);
+      if (parsed.ok()) {
+        at = *parsed;
+      } else {
+        status = Status::InvalidArgument("query parameter \"at\" must be an ISO-8601 time: " +
+                                         parsed.status().message());
+      }
+    }
+  }
+  if (!status.ok()) return ErrorResponse(status, request.request_id);
+  StatusOr<io::Json> view = ForesightView(engine_, *scope, at, all);
   if (!view.ok()) return ErrorResponse(view.status(), request.request_id);
   return Ok(*std::move(view));
 }

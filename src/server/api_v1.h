@@ -63,6 +63,13 @@ class V1Api {
   ApiResponse ListScopes(const ApiRequest& request);
   ApiResponse Facts(const ApiRequest& request);
   ApiResponse Entities(const ApiRequest& request);
+  // Consolidation (Engine::Consolidate) and what it stored: episodes, scenes, profiles, and the
+  // foresight valid at a time (server/scope_views.h).
+  ApiResponse Consolidate(const ApiRequest& request);
+  ApiResponse Episodes(const ApiRequest& request);
+  ApiResponse Scenes(const ApiRequest& request);
+  ApiResponse Profile(const ApiRequest& request);
+  ApiResponse Foresight(const ApiRequest& request);
   ApiResponse ListProposals(const ApiRequest& request);
   ApiResponse GetMemory(const ApiRequest& request);
   ApiResponse History(const ApiRequest& request);
@@ -78,6 +85,7 @@ class V1Api {
 
  private:
   ApiResponse DecideProposal(const ApiRequest& request, bool accept);
+  ApiResponse ConsolidatedListing(const ApiRequest& request, NodeKind kind);
 
   Engine& engine_;
   ApiLimits limits_;

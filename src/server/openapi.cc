@@ -169,6 +169,89 @@ Json Schemas() {
                                            {"same_as", ArrayOf(Type("string"))},
                                            {"first_seen", Nullable("string")},
                                            {"provenance", ArrayOf(Type("string"))}}))}});
+  s["ConsolidateResult"] = Closed({{"scope", Type("string")},
+                                   {"turns", Type("integer")},
+                                   {"episodes", Type("integer")},
+                                   {"scenes", Type("integer")},
+                                   {"profiles", Type("integer")},
+                                   {"written", Type("integer")},
+                                   {"superseded", Type("integer")}});
+  const Json sentences = ArrayOf(Closed({{"turn", Type("string")}, {"text", Type("string")}}));
+  s["Episodes"] = Closed(
+      {{"scope", Type("string")},
+       {"all", Type("boolean")},
+       {"count", Type("integer")},
+       {"episodes",
+        ArrayOf(Closed({{"id", Type("string")},
+                        {"status", kStatusEnum},
+                        {"turns", ArrayOf(Type("string"))},
+                        {"first_sequence", Type("integer")},
+                        {"last_sequence", Type("integer")},
+                        {"start", Type("string")},
+                        {"end", Type("string")},
+                        {"session", Type("string")},
+                        {"boundary", Enum({"start", "session", "time_gap", "topic", "length"})},
+                        {"speakers", ArrayOf(Type("string"))},
+                        {"entities", ArrayOf(Closed({{"id", Type("string")},
+                                                     {"name", Type("string")}}))},
+                        {"facts", ArrayOf(Type("string"))},
+                        {"foresight", ArrayOf(Type("string"))},
+                        {"narrative", Type("string")},
+                        {"sentences", sentences}}))}});
+  s["Scenes"] = Closed({{"scope", Type("string")},
+                        {"all", Type("boolean")},
+                        {"count", Type("integer")},
+                        {"scenes", ArrayOf(Closed({{"id", Type("string")},
+                                                   {"status", kStatusEnum},
+                                                   {"episodes", ArrayOf(Type("string"))},
+                                                   {"start", Type("string")},
+                                                   {"end", Type("string")},
+                                                   {"keywords", ArrayOf(Type("string"))},
+                                                   {"summary", sentences},
+                                                   {"centroid_dimension", Type("integer")}}))}});
+  const Json slot_value = Closed({{"fact", Type("string")},
+                                  {"object", Type("string")},
+                                  {"status", Type("string")},
+                                  {"valid_from", Nullable("string")},
+                                  {"valid_to", Nullable("string")},
+                                  {"turns", ArrayOf(Type("string"))}});
+  Json current = slot_value;
+  current["type"] = Json::array({"object", "null"});
+  s["Profile"] = Closed(
+      {{"scope", Type("string")},
+       {"all", Type("boolean")},
+       {"count", Type("integer")},
+       {"people",
+        ArrayOf(Closed({{"id", Type("string")},
+                        {"status", kStatusEnum},
+                        {"name", Type("string")},
+                        {"scope_user", Type("boolean")},
+                        {"speaker", Type("boolean")},
+                        {"explicit", ArrayOf(Closed({{"predicate", Type("string")},
+                                                     {"current", current},
+                                                     {"history", ArrayOf(slot_value)}}))},
+                        {"traits", ArrayOf(Closed({{"kind", Type("string")},
+                                                   {"predicate", Type("string")},
+                                                   {"object", Type("string")},
+                                                   {"polarity", Enum({"+", "-"})},
+                                                   {"count", Type("integer")},
+                                                   {"facts", ArrayOf(Type("string"))},
+                                                   {"turns", ArrayOf(Type("string"))}}))}}))}});
+  s["Foresight"] = Closed(
+      {{"scope", Type("string")},
+       {"at", Type("string")},
+       {"all", Type("boolean")},
+       {"count", Type("integer")},
+       {"foresight", ArrayOf(Closed({{"id", Type("string")},
+                                     {"status", kStatusEnum},
+                                     {"validity", Enum({"upcoming", "valid", "expired"})},
+                                     {"text", Type("string")},
+                                     {"subject", Type("string")},
+                                     {"predicate", Type("string")},
+                                     {"object", Type("string")},
+                                     {"valid_from", Nullable("string")},
+                                     {"valid_to", Nullable("string")},
+                                     {"turns", ArrayOf(Type("string"))}}))}});
   s["Proposal"] = Closed({{"id", Type("string")},
                           {"a", Type("string")},
                           {"b", Type("string")},
@@ -280,6 +363,24 @@ Json Build() {
                 "", 200, "Facts", {400, 401, 403, 404});
   paths["/v1/scopes/{scope}/entities"]["get"] = Operation(
       "Entities resolved in the scope", {scope}, "", 200, "Entities", {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/consolidate"]["post"] =
+      Operation("Build the scope's episodes, scenes and profiles (idempotent; optional body {})",
+                {scope}, "", 200, "ConsolidateResult", {400, 401, 403, 404});
+  const Json all = Param("all", "query", Type("boolean"), "also superseded and retired ones", false);
+  paths["/v1/scopes/{scope}/episodes"]["get"] =
+      Operation("Episodes the last consolidation stored", {scope, all}, "", 200, "Episodes",
+                {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/scenes"]["get"] = Operation(
+      "Scenes the last consolidation stored", {scope, all}, "", 200, "Scenes", {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/profile"]["get"] =
+      Operation("Each person's profile: current facts with history, and traits", {scope, all}, "",
+                200, "Profile", {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/foresight"]["get"] = Operation(
+      "Plans and temporary states valid at a time",
+      {scope, Param("at", "query", Type("string"), "ISO-8601 time (default now)", false),
+       Param("all", "query", Type("boolean"), "every one, marked upcoming / valid / expired",
+             false)},
+      "", 200, "Foresight", {400, 401, 403, 404});
   paths["/v1/scopes/{scope}/proposals"]["get"] =
       Operation("Identity-merge proposals of the scope", {scope}, "", 200, "ProposalList",
                 {400, 401, 403, 404});

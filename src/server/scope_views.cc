@@ -118,4 +118,103 @@ StatusOr<io::Json> EntitiesView(Engine& engine, const Scope& scope) {
   return json;
 }
 
+io::Json ConsolidateResultView(const Scope& scope, const ConsolidateResult& result) {
+  io::Json json = io::Json::object();
+  json["scope"] = scope.ToString();
+  json["turns"] = result.turns;
+  json["episodes"] = result.episodes;
+  json["scenes"] = result.scenes;
+  json["profiles"] = result.profiles;
+  json["written"] = result.written;
+  json["superseded"] = result.superseded;
+  return json;
+}
+
+namespace {
+
+// The scope's nodes of `kind`: the active ones, or all with `all`.
+StatusOr<std::vector<Memory>> ListKind(Engine& engine, const Scope& scope, NodeKind kind,
+                                       bool all, std::optional<Timestamp> known_at) {
+  ListOptions options;
+  options.kind = kind;
+  options.limit = 0;
+  options.include_retired = true;
+  options.known_at = known_at;
+  ASSIGN_OR_RETURN(std::vector<Memory> memories, engine.List(scope, options));
+  std::vector<Memory> kept;
+  for (Memory& memory : memories) {
+    if (all || memory.status == NodeStatus::kActive) kept.push_back(std::move(memory));
+  }
+  return kept;
+}
+
+}  // namespace
+
+StatusOr<io::Json> ConsolidatedView(Engine& engine, const Scope& scope, NodeKind kind, bool all,
+                                    std::optional<Timestamp> known_at) {
+  const char* array_name = kind == NodeKind::kEpisode ? "episodes"
+                           : kind == NodeKind::kScene ? "scenes"
+                           : kind == NodeKind::kProfile ? "people"
+                                                        : nullptr;
+  if (array_name == nullptr) {
+    return Status::InvalidArgument("consolidated views list episodes, scenes or profiles, not " +
+                                   std::string(NodeKindName(kind)));
+  }
+  ASSIGN_OR_RETURN(const std::vector<Memory> memories, ListKind(engine, scope, kind, all, known_at));
+  io::Json list = io::Json::array();
+  for (const Memory& memory : memories) {
+    io::Json item = MetadataObject(memory);
+    item.erase("key");
+    if (kind == NodeKind::kScene) {
+      const auto centroid = item.find("centroid");
+      item["centroid_dimension"] =
+          centroid != item.end() && centroid->is_array() ? centroid->size() : 0;
+      item.erase("centroid");
+    }
+    item["id"] = memory.id;
+    item["status"] = NodeStatusName(memory.status);
+    list.push_back(std::move(item));
+  }
+  io::Json json = io::Json::object();
+  json["scope"] = scope.ToString();
+  json["all"] = all;
+  json["count"] = list.size();
+  json[array_name] = std::move(list);
+  return json;
+}
+
+std::string_view ValidityAt(const Memory& memory, Timestamp at) {
+  if (memory.valid_from.has_value() && at < *memory.valid_from) return "upcoming";
+  if (memory.valid_to.has_value() && !(at < *memory.valid_to)) return "expired";
+  return "valid";
+}
+
+StatusOr<io::Json> ForesightView(Engine& engine, const Scope& scope, Timestamp at, bool all) {
+  ASSIGN_OR_RETURN(const std::vector<Memory> facts,
+                   ListKind(engine, scope, NodeKind::kFact, all));
+  io::Json list = io::Json::array();
+  for (const Memory& memory : facts) {
+    const io::Json fields = MetadataObject(memory);
+    if (Field(fields, "kind") != "foresight" || memory.status == NodeStatus::kRejected) continue;
+    if (!all && ValidityAt(memory, at) != "valid") continue;
+    io::Json item = io::Json::object();
+    item["id"] = memory.id;
+    item["status"] = NodeStatusName(memory.status);
+    item["validity"] = ValidityAt(memory, at);
+    item["text"] = memory.text;
+    for (const char* name : {"subject", "predicate", "object"}) item[name] = Field(fields, name);
+    item["valid_from"] = io::TimestampToJson(memory.valid_from);
+    item["valid_to"] = io::TimestampToJson(memory.valid_to);
+    item["turns"] = memory.provenance;
+    list.push_back(std::move(item));
+  }
+  io::Json json = io::Json::object();
+  json["scope"] = scope.ToString();
+  json["at"] = FormatTimestamp(at);
+  json["all"] = all;
+  json["count"] = list.size();
+  json["foresight"] = std::move(list);
+  return json;
+}
+
 }  // namespace engram::server

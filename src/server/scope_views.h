@@ -5,6 +5,8 @@
 #ifndef ENGRAM_SERVER_SCOPE_VIEWS_H_
 #define ENGRAM_SERVER_SCOPE_VIEWS_H_
 
+#include <optional>
+
 #include "engram/engine.h"
 #include "engram/status.h"
 #include "io/api_json.h"
@@ -23,6 +25,27 @@ StatusOr<io::Json> FactsView(Engine& engine, const Scope& scope, const FactsFilt
 
 // {"scope", "count", "entities": [{id, name, kind, mentions, same_as, first_seen, provenance}]}
 StatusOr<io::Json> EntitiesView(Engine& engine, const Scope& scope);
+
+// What Engine::Consolidate did: {"scope", "turns", "episodes", "scenes", "profiles", "written",
+// "superseded"}.
+io::Json ConsolidateResultView(const Scope& scope, const ConsolidateResult& result);
+
+// The scope's consolidation nodes of `kind` (episode, scene or profile; InvalidArgument for
+// another kind): the active ones, or every one with `all`. {"scope", "all", "count", ARRAY}
+// with ARRAY "episodes", "scenes" or "people", each entry its node's fields
+// (consolidate/consolidator.h; a scene's centroid as its "centroid_dimension") plus "id" and
+// "status"; with `known_at`, the nodes stored by then with the status they had then. Shared by `engram episodes|scenes|profile --json`, REST and MCP.
+StatusOr<io::Json> ConsolidatedView(Engine& engine, const Scope& scope, NodeKind kind, bool all,
+                                    std::optional<Timestamp> known_at = std::nullopt);
+
+// "upcoming", "valid" or "expired" at `at` for a memory valid in [valid_from, valid_to).
+std::string_view ValidityAt(const Memory& memory, Timestamp at);
+
+// The scope's foresight facts (plans and temporary states) valid at `at` (EverMemOS's foresight
+// filtering: at in [valid_from, valid_to)), or every one with `all`:
+// {"scope", "at", "all", "count", "foresight": [{id, status, validity, text, subject, predicate,
+// object, valid_from, valid_to, turns}]}.
+StatusOr<io::Json> ForesightView(Engine& engine, const Scope& scope, Timestamp at, bool all);
 
 }  // namespace engram::server
 

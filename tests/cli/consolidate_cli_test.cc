@@ -104,6 +104,40 @@ TEST_F(ConsolidateCliTest, EpisodesAndScenesList) {
   EXPECT_EQ(members, 2u);  // every episode in exactly one scene
 }
 
+TEST_F(ConsolidateCliTest, ShowListsTheTurnsEpisodeAndSceneOnceConsolidated) {
+  const std::vector<std::string> turns = TurnIds();
+  ASSERT_EQ(turns.size(), 4u);
+  const Output before = RunCli(store_ + "--json show " + turns[3]);
+  ASSERT_EQ(before.exit_code, 0) << before.out;
+  EXPECT_EQ(nlohmann::json::parse(before.out)["episodes"], nlohmann::json::array());
+
+  ASSERT_EQ(RunCli(store_ + "--quiet consolidate --scope user:mia").exit_code, 0);
+  const nlohmann::json listed =
+      nlohmann::json::parse(RunCli(store_ + "--json episodes --scope user:mia").out);
+  const nlohmann::json scenes =
+      nlohmann::json::parse(RunCli(store_ + "--json scenes --scope user:mia").out);
+  const Output shown = RunCli(store_ + "--json show " + turns[3]);
+  ASSERT_EQ(shown.exit_code, 0) << shown.out;
+  const nlohmann::json json = nlohmann::json::parse(shown.out);
+  ASSERT_EQ(json["episodes"].size(), 1u) << json.dump(2);
+  const nlohmann::json& episode = json["episodes"][0];
+  EXPECT_EQ(episode["id"], listed["episodes"][1]["id"]);  // the second session's episode
+  EXPECT_EQ(episode["turns"], 2);
+  ASSERT_EQ(episode["scenes"].size(), 1u);
+  std::string scene_of_episode;
+  for (const auto& scene : scenes["scenes"]) {
+    for (const auto& member : scene["episodes"]) {
+      if (member == episode["id"]) scene_of_episode = scene["id"];
+    }
+  }
+  EXPECT_EQ(episode["scenes"][0]["id"], scene_of_episode);
+
+  const Output human = RunCli(store_ + "show " + turns[3]);
+  ASSERT_EQ(human.exit_code, 0);
+  EXPECT_THAT(human.out, ::testing::HasSubstr("episode\n  " + episode["id"].get<std::string>()));
+  EXPECT_THAT(human.out, ::testing::HasSubstr("scene " + scene_of_episode));
+}
+
 TEST_F(ConsolidateCliTest, UnknownScopeAndBadScopeAreClearErrors) {
   const Output unknown = RunCli(store_ + "consolidate --scope user:nobody", /*with_stderr=*/true);
   EXPECT_EQ(unknown.exit_code, 3);

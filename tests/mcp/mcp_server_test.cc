@@ -148,7 +148,7 @@ TEST_F(McpServerTest, ClientResponsesAreDropped) {
   EXPECT_TRUE(Send(R"({"jsonrpc":"2.0","id":7,"result":{}})").is_null());
 }
 
-TEST_F(McpServerTest, ToolsListNamesTheNineToolsWithStrictSchemas) {
+TEST_F(McpServerTest, ToolsListNamesTheElevenToolsWithStrictSchemas) {
   json tools = Request("tools/list")["result"]["tools"];
   std::vector<std::string> names;
   for (const json& tool : tools) {
@@ -160,7 +160,12 @@ TEST_F(McpServerTest, ToolsListNamesTheNineToolsWithStrictSchemas) {
   }
   EXPECT_THAT(names, ElementsAre("memory_write", "memory_recall", "memory_list", "memory_read",
                                  "memory_amend", "memory_retire", "memory_retire_all",
-                                 "memory_purge_scope", "memory_list_scopes"));
+                                 "memory_purge_scope", "memory_list_scopes",
+                                 "memory_consolidate", "memory_structure"));
+  EXPECT_EQ(tools[9]["annotations"]["readOnlyHint"], false);
+  EXPECT_EQ(tools[9]["annotations"]["idempotentHint"], true);
+  EXPECT_EQ(tools[10]["annotations"]["readOnlyHint"], true);
+  EXPECT_EQ(tools[10]["inputSchema"]["required"], json({"scope", "what"}));
   EXPECT_EQ(tools[1]["annotations"]["readOnlyHint"], true);
   EXPECT_EQ(tools[7]["annotations"]["destructiveHint"], true);
   EXPECT_EQ(tools[0]["annotations"]["readOnlyHint"], false);
@@ -370,6 +375,48 @@ TEST_F(McpServerTest, ListScopesCountsMemories) {
   EXPECT_GE(scopes[0]["memories"].get<int>(), 2);
 }
 
+TEST_F(McpServerTest, ConsolidateThenReadTheStructure) {
+  const std::vector<std::string> ids = WriteAlice();
+  json result = ToolOk("memory_consolidate", {{"scope", "user:alice"}});
+  EXPECT_EQ(result["scope"], "user:alice");
+  EXPECT_EQ(result["turns"], ids.size());
+  EXPECT_GE(result["episodes"].get<int>(), 1);
+  EXPECT_EQ(ToolOk("memory_consolidate", {{"scope", "user:alice"}})["written"], 0);
+  json episodes = ToolOk("memory_structure", {{"scope", "user:alice"}, {"what", "episodes"}});
+  EXPECT_EQ(episodes["what"], "episodes");
+  ASSERT_EQ(episodes["count"], result["episodes"]);
+  EXPECT_EQ(episodes["episodes"][0]["turns"][0], ids[0]);
+  EXPECT_EQ(ToolOk("memory_structure", {{"scope", "user:alice"}, {"what", "scenes"}})["count"],
+            result["scenes"]);
+  EXPECT_EQ(ToolOk("memory_structure", {{"scope", "user:alice"}, {"what", "profile"}})["count"],
+            result["profiles"]);
+  json foresight = ToolOk("memory_structure", {{"scope", "user:alice"},
+                                               {"what", "foresight"},
+                                               {"at", "2024-01-01T00:00:00Z"},
+                                               {"all", true}});
+  EXPECT_EQ(foresight["at"], "2024-01-01T00:00:00Z");
+}
+
+TEST_F(McpServerTest, ConsolidationToolsRejectBadArguments) {
+  WriteAlice();
+  EXPECT_THAT(ToolError("memory_consolidate", {{"scope", "user:nobody"}}), StartsWith("NOT_FOUND"));
+  EXPECT_THAT(ToolError("memory_structure", {{"scope", "user:nobody"}, {"what", "episodes"}}),
+              StartsWith("NOT_FOUND"));
+  EXPECT_THAT(ToolError("memory_consolidate", {{"scope", "planet:x"}}), HasSubstr("\"scope\""));
+  EXPECT_THAT(ToolError("memory_consolidate", {{"scope", "user:alice"}, {"extra", 1}}),
+              HasSubstr("extra"));
+  EXPECT_THAT(ToolError("memory_structure", {{"scope", "user:alice"}, {"what", "dreams"}}),
+              HasSubstr("\"what\""));
+  EXPECT_THAT(ToolError("memory_structure", {{"scope", "user:alice"}}), HasSubstr("required"));
+  EXPECT_THAT(ToolError("memory_structure",
+                        {{"scope", "user:alice"}, {"what", "foresight"}, {"at", "tomorrow"}}),
+              HasSubstr("\"at\""));
+  EXPECT_THAT(ToolError("memory_structure",
+                        {{"scope", "user:alice"}, {"what", "foresight"},
+                         {"at", std::string(100, '2')}}),
+              HasSubstr("\"at\""));
+}
+
 TEST_F(McpServerTest, AmendSupersedesTheTurn) {
   const std::vector<std::string> ids = WriteAlice();
   json amended = ToolOk(
@@ -490,7 +537,7 @@ TEST_F(McpServerTest, StatelessRequestsCarryTheirVersionAndGetResultType) {
                      {"io.modelcontextprotocol/clientCapabilities", json::object()}};
   json list = Request("tools/list", {{"_meta", meta}});
   EXPECT_EQ(list["result"]["resultType"], "complete");
-  EXPECT_EQ(list["result"]["tools"].size(), 9u);
+  EXPECT_EQ(list["result"]["tools"].size(), 11u);
   json call =
       Request("tools/call",
               {{"_meta", meta}, {"name", "memory_list_scopes"}, {"arguments", json::object()}});

@@ -149,6 +149,40 @@ TEST_F(ServerBadInputTest, BadScopesInPathsAreRejected) {
   ExpectNothingStored();
 }
 
+TEST_F(ServerBadInputTest, ConsolidationRoutesRejectBadInput) {
+  // Unknown scope: 404 naming it, for the run and each listing.
+  HttpResult unknown = server_.Call("POST", "/v1/scopes/user:nobody/consolidate", "");
+  EXPECT_EQ(unknown.status, 404) << unknown.raw;
+  EXPECT_THAT(unknown.raw, HasSubstr("user:nobody"));
+  for (const char* listing : {"episodes", "scenes", "profile", "foresight"}) {
+    HttpResult listed =
+        server_.Call("GET", std::string("/v1/scopes/user:nobody/") + listing);
+    EXPECT_EQ(listed.status, 404) << listing << ": " << listed.raw;
+  }
+  // Malformed and unexpected bodies, a bad scope, oversized bodies.
+  ExpectRejected("/v1/scopes/user:x/consolidate", "{", 400, "not valid JSON");
+  ExpectRejected("/v1/scopes/user:x/consolidate", "[]", 400, "JSON object");
+  ExpectRejected("/v1/scopes/user:x/consolidate", R"({"scope": "user:x"})", 400,
+                 "unknown field \"scope\"");
+  ExpectRejected("/v1/scopes/planet:x/consolidate", "", 400, "scope");
+  HttpResult huge = server_.Call("POST", "/v1/scopes/user:x/consolidate",
+                                 R"({"x": ")" + std::string(70 * 1024, 'a') + R"("})");
+  EXPECT_EQ(huge.status, 413);
+  ASSERT_TRUE(huge.body.is_object()) << huge.raw;
+  EXPECT_EQ(huge.body["error"]["code"], "RESOURCE_EXHAUSTED");
+  // Bad query parameters name themselves.
+  HttpResult at = server_.Call("GET", "/v1/scopes/user:x/foresight?at=tomorrow");
+  EXPECT_EQ(at.status, 400);
+  EXPECT_THAT(at.raw, HasSubstr("\\\"at\\\""));
+  HttpResult all = server_.Call("GET", "/v1/scopes/user:x/episodes?all=maybe");
+  EXPECT_EQ(all.status, 400);
+  EXPECT_THAT(all.raw, HasSubstr("\\\"all\\\""));
+  HttpResult extra = server_.Call("GET", "/v1/scopes/user:x/scenes?colour=red");
+  EXPECT_EQ(extra.status, 400);
+  EXPECT_THAT(extra.raw, HasSubstr("colour"));
+  ExpectNothingStored();
+}
+
 // A client that promises a body and stalls is cut off by the read timeout, its half request is
 // not stored, and the other clients are served meanwhile.
 TEST(ServerSlowClientTest, StalledRequestIsCutOffAndStoresNothing) {

@@ -255,6 +255,28 @@ TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
   Check("GET", "/v1/scopes/{scope}/facts", "/v1/scopes/" + scope + "/facts?all=true", "", 200);
   Check("GET", "/v1/scopes/{scope}/entities", "/v1/scopes/" + scope + "/entities", "", 200);
 
+  // Consolidation and what it stored.
+  HttpResult consolidated = Check("POST", "/v1/scopes/{scope}/consolidate",
+                                  "/v1/scopes/" + scope + "/consolidate", "", 200);
+  EXPECT_EQ(consolidated.body["turns"], 3);
+  EXPECT_GE(consolidated.body["episodes"].get<int>(), 1);
+  HttpResult episodes =
+      Check("GET", "/v1/scopes/{scope}/episodes", "/v1/scopes/" + scope + "/episodes", "", 200);
+  ASSERT_EQ(episodes.body["count"], consolidated.body["episodes"]);
+  EXPECT_EQ(episodes.body["episodes"][0]["turns"][0], ids[0]);
+  HttpResult scenes = Check("GET", "/v1/scopes/{scope}/scenes",
+                            "/v1/scopes/" + scope + "/scenes?all=true", "", 200);
+  EXPECT_EQ(scenes.body["count"], consolidated.body["scenes"]);
+  Check("GET", "/v1/scopes/{scope}/profile", "/v1/scopes/" + scope + "/profile", "", 200);
+  HttpResult foresight =
+      Check("GET", "/v1/scopes/{scope}/foresight",
+            "/v1/scopes/" + scope + "/foresight?at=2024-01-01T00:00:00Z&all=true", "", 200);
+  EXPECT_EQ(foresight.body["at"], "2024-01-01T00:00:00Z");
+  // Idempotent: a second run writes nothing.
+  HttpResult again_consolidated = Check("POST", "/v1/scopes/{scope}/consolidate",
+                                        "/v1/scopes/" + scope + "/consolidate", "{}", 200);
+  EXPECT_EQ(again_consolidated.body["written"], 0);
+
   // Merge proposals: propose, list, reject; propose again, accept.
   HttpResult proposed =
       Check("POST", "/v1/proposals", "/v1/proposals",

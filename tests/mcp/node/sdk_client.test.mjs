@@ -37,6 +37,8 @@ const expectedTools = [
   "memory_retire_all",
   "memory_purge_scope",
   "memory_list_scopes",
+  "memory_consolidate",
+  "memory_structure",
 ];
 
 // The whole round trip, the same over either transport.
