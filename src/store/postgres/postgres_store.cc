@@ -424,7 +424,8 @@ class PostgresTransaction final : public Transaction {
         "SELECT $3, $18, $1, row_id, $15, $19 FROM inserted RETURNING target_row";
     Params params = NodeParams(record);
     params.Text(JournalOpName(JournalOp::kNodeInserted))
-        .Text("kind=" + std::string(NodeKindName(record.kind)));
+        .Text("kind=" + std::string(NodeKindName(record.kind)) + " " +
+              StateDetail(NodeStatusName(record.status), record.valid_to, ""));
     return QueryInt(conn_, kSql, params, "insert node");
   }
 
