@@ -129,10 +129,13 @@ int RunServe(const ServeArgs& args, Console& console) {
       console.err() << "engram: no --keys: requests are not authenticated (every caller has "
                        "full access; loopback only)\n";
     }
-    console.err() << "engram: serving " << Printable(console.global().store) << " on http://"
-                  << (address->first.find(':') != std::string::npos ? "[" + address->first + "]"
-                                                                    : address->first)
-                  << ":" << http.port() << std::endl;
+    const std::string origin =
+        "http://" +
+        (address->first.find(':') != std::string::npos ? "[" + address->first + "]"
+                                                        : address->first) +
+        ":" + std::to_string(http.port());
+    console.err() << "engram: serving " << Printable(console.global().store) << " on " << origin
+                  << "\nengram: web inspector at " << origin << "/ui/" << std::endl;
 
     std::thread signal_thread([&http, &signals, &console] {
       for (;;) {

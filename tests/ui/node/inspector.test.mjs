@@ -59,7 +59,7 @@ function startServer(extra = []) {
     const timer = setTimeout(() => reject(new Error('engram serve did not start: ' + log)), WAIT_MS);
     child.stderr.on('data', (chunk) => {
       log += chunk;
-      const match = /serving .* on (http:\/\/127\.0\.0\.1:[0-9]+)/.exec(log);
+      const match = /web inspector at (http:\/\/127\.0\.0\.1:[0-9]+)\/ui\//.exec(log);
       if (match) {
         clearTimeout(timer);
         resolve({child, url: match[1]});
@@ -219,6 +219,8 @@ test('recall from the keyboard, explained, and an item followed to its memory pa
   assert.ok((await text('#recall-instructions')).length > 0);
   assert.ok(await page.$$eval('#recall-timings meter', (meters) => meters.length) >= 1);
   await shot('recall');
+  // The README's picture: the first screen of the playground (docs/images/inspector-recall.png).
+  await page.screenshot({path: path.join(SHOTS, 'inspector-recall.png')});
 
   await follow('#recall-items tbody tr:first-child td.text a');
   assert.equal(await text('#memory-text'), 'Hey Mel! ' + SUPPORT_GROUP);
@@ -266,6 +268,7 @@ test('a memory is retired with a reason', async () => {
   const list = await api('GET', '/v1/scopes/app:demo/user:caroline/memories');
   const target = list.body.memories.find((memory) => memory.text.includes('painted'));
   await visit('#/memory/' + target.id, '#retire-reason');
+  await assertEveryControlLabelled();
   await page.type('#retire-reason', 'painting was a draft');
   await page.click('form.inline button.danger');
   await page.waitForFunction(() => document.querySelector('#notice').textContent === 'Retired.');
