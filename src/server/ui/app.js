@@ -14,6 +14,7 @@
   const TIMELINE_PAGE = 50;  // memories per timeline page (the server caps it too)
   const MAX_LINKED = 60;     // linked memories fetched for one memory page
   const MAX_CHAIN = 24;      // memories drawn in one supersession chain
+  const MAX_ROWS = 200;      // rows of one links table on a memory page
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const view = document.getElementById('view');
   let renderToken = 0;  // a newer navigation makes older renders stop writing
@@ -217,8 +218,16 @@
       after !== '0' ? h('a', {href: pageParams(null)}, 'First page') : null,
       page.next_after !== null ? h('a', {href: pageParams(page.next_after), id: 'next-page'}, 'Next page') : null);
 
+    // The two sides of the first proposals, by their text (a name, for entities).
+    const sides = new Map(await Promise.all([...new Set(proposals.proposals.slice(0, MAX_LINKED / 2)
+      .flatMap((proposal) => [proposal.a, proposal.b]))].map(async (id) => {
+      try { return [id, await api('GET', '/v1/memories/' + encodeURIComponent(id))]; }
+      catch (_) { return [id, null]; }
+    })));
+    if (token !== renderToken) return;
+    const side = (id) => memoryLink(id, sides.get(id) ? clip(sides.get(id).text, 80) || id : undefined);
     const proposalRows = proposals.proposals.map((proposal) => h('tr', {},
-      h('td', {}, memoryLink(proposal.a)), h('td', {}, memoryLink(proposal.b)),
+      h('td', {}, side(proposal.a)), h('td', {}, side(proposal.b)),
       h('td', {}, proposal.reason), h('td', {}, statusBadge(proposal.status)),
       h('td', {}, proposal.status === 'pending' ? [
         h('button', {type: 'button', 'data-proposal': proposal.id, class: 'accept',
@@ -315,9 +324,12 @@
           h('a', {href: scopeHref(item.scope)}, item.scope) :
           memoryLink(other, item ? clip(item.text, 300) || other : other)));
     };
-    const table = (tableId, rows, empty) => rows.length ? h('table', {id: tableId},
+    // A memory such as a busy entity can have thousands of links: show the first MAX_ROWS.
+    const table = (tableId, rows, empty) => rows.length ? [h('table', {id: tableId},
       h('thead', {}, h('tr', {}, ['Relation', 'Kind', 'Status', 'Memory'].map((name) => h('th', {scope: 'col'}, name)))),
-      h('tbody', {}, rows)) : h('p', {class: 'muted', id: tableId}, empty);
+      h('tbody', {}, rows.slice(0, MAX_ROWS))),
+      rows.length > MAX_ROWS ? h('p', {class: 'muted'}, (rows.length - MAX_ROWS) + ' more not shown.') : null] :
+      h('p', {class: 'muted', id: tableId}, empty);
 
     // Facts, signals and other nodes derived from this memory: their evidence names it.
     const derived = [], entities = [], references = [];
