@@ -176,9 +176,7 @@
     for (const name of ['speaker', 'since', 'until']) {
       if (filters[name]) query.set(name, filters[name]);
     }
-    const [page, proposals] = await Promise.all([
-      api('GET', '/v1/scopes/' + scopePath(scope) + '/timeline?' + query),
-      api('GET', '/v1/scopes/' + scopePath(scope) + '/proposals')]);
+    const page = await api('GET', '/v1/scopes/' + scopePath(scope) + '/timeline?' + query);
     if (token !== renderToken) return;
 
     const input = (name, label, type, placeholder) => h('label', {for: 'filter-' + name}, label,
@@ -218,6 +216,46 @@
       after !== '0' ? h('a', {href: pageParams(null)}, 'First page') : null,
       page.next_after !== null ? h('a', {href: pageParams(page.next_after), id: 'next-page'}, 'Next page') : null);
 
+    const confirmInput = h('input', {id: 'erase-confirm', class: 'wide', autocomplete: 'off'});
+    const eraseButton = h('button', {type: 'submit', class: 'danger', disabled: true}, 'Erase scope');
+    confirmInput.addEventListener('input', () => { eraseButton.disabled = confirmInput.value !== scope; });
+    const eraseForm = h('form', {class: 'inline', onsubmit: async (event) => {
+      event.preventDefault();
+      if (confirmInput.value !== scope) return;
+      await guarded(async () => {
+        const erased = await api('DELETE', '/v1/scopes/' + scopePath(scope), {confirm: scope});
+        noticeThenGo('Erased ' + scope + ': ' + erased.nodes + ' nodes in ' + erased.scopes +
+                     (erased.scopes === 1 ? ' scope.' : ' scopes.'),
+                     '#/scopes');
+      });
+    }},
+      h('label', {for: 'erase-confirm'}, 'Type the scope name to confirm', confirmInput),
+      eraseButton);
+
+    // Proposals come after the timeline is on screen: listing them can take longer in a large
+    // scope, and the timeline should not wait for them.
+    const proposalsSection = h('div', {id: 'proposals-section'}, h('p', {class: 'muted'}, 'Loading…'));
+    show(h('h1', {}, scope),
+         h('p', {}, h('a', {href: recallHref(scope)}, 'Recall in this scope')),
+         h('h2', {}, 'Timeline'),
+         filterForm, pager,
+         page.count ? h('table', {id: 'timeline'},
+           h('thead', {}, h('tr', {}, ['Seq', 'Event time', 'Speaker', 'Kind', 'Status', 'Text']
+             .map((name) => h('th', {scope: 'col'}, name)))),
+           h('tbody', {}, rows)) : h('p', {}, 'Nothing on this page matches.'),
+         h('h2', {}, 'Merge proposals'),
+         proposalsSection,
+         h('section', {class: 'danger-zone'},
+           h('h2', {}, 'Erase this scope'),
+           h('p', {}, 'Removes the scope, every scope nested in it and all their memories. ' +
+                      'This cannot be undone.'),
+           eraseForm));
+    await guarded(() => proposalsTable(token, scope, proposalsSection));
+  }
+
+  async function proposalsTable(token, scope, container) {
+    const proposals = await api('GET', '/v1/scopes/' + scopePath(scope) + '/proposals');
+    if (token !== renderToken) return;
     // The two sides of the first proposals, by their text (a name, for entities).
     const sides = new Map(await Promise.all([...new Set(proposals.proposals.slice(0, MAX_LINKED / 2)
       .flatMap((proposal) => [proposal.a, proposal.b]))].map(async (id) => {
@@ -242,40 +280,11 @@
       });
     }
 
-    const confirmInput = h('input', {id: 'erase-confirm', class: 'wide', autocomplete: 'off'});
-    const eraseButton = h('button', {type: 'submit', class: 'danger', disabled: true}, 'Erase scope');
-    confirmInput.addEventListener('input', () => { eraseButton.disabled = confirmInput.value !== scope; });
-    const eraseForm = h('form', {class: 'inline', onsubmit: async (event) => {
-      event.preventDefault();
-      if (confirmInput.value !== scope) return;
-      await guarded(async () => {
-        const erased = await api('DELETE', '/v1/scopes/' + scopePath(scope), {confirm: scope});
-        noticeThenGo('Erased ' + scope + ': ' + erased.nodes + ' nodes in ' + erased.scopes +
-                     (erased.scopes === 1 ? ' scope.' : ' scopes.'),
-                     '#/scopes');
-      });
-    }},
-      h('label', {for: 'erase-confirm'}, 'Type the scope name to confirm', confirmInput),
-      eraseButton);
-
-    show(h('h1', {}, scope),
-         h('p', {}, h('a', {href: recallHref(scope)}, 'Recall in this scope')),
-         h('h2', {}, 'Timeline'),
-         filterForm, pager,
-         page.count ? h('table', {id: 'timeline'},
-           h('thead', {}, h('tr', {}, ['Seq', 'Event time', 'Speaker', 'Kind', 'Status', 'Text']
-             .map((name) => h('th', {scope: 'col'}, name)))),
-           h('tbody', {}, rows)) : h('p', {}, 'Nothing on this page matches.'),
-         h('h2', {}, 'Merge proposals'),
-         proposals.count ? h('table', {id: 'proposals'},
-           h('thead', {}, h('tr', {}, ['A', 'B', 'Reason', 'Status', 'Decide']
-             .map((name) => h('th', {scope: 'col'}, name)))),
-           h('tbody', {}, proposalRows)) : h('p', {}, 'No merge proposals.'),
-         h('section', {class: 'danger-zone'},
-           h('h2', {}, 'Erase this scope'),
-           h('p', {}, 'Removes the scope, every scope nested in it and all their memories. ' +
-                      'This cannot be undone.'),
-           eraseForm));
+    container.replaceChildren();
+    append(container, [proposals.count ? h('table', {id: 'proposals'},
+      h('thead', {}, h('tr', {}, ['A', 'B', 'Reason', 'Status', 'Decide']
+        .map((name) => h('th', {scope: 'col'}, name)))),
+      h('tbody', {}, proposalRows)) : h('p', {id: 'proposals'}, 'No merge proposals.')]);
   }
 
   // ---- page: one memory ----
