@@ -132,7 +132,7 @@ int RunServe(const ServeArgs& args, Console& console) {
     const std::string origin =
         "http://" +
         (address->first.find(':') != std::string::npos ? "[" + address->first + "]"
-                                                        : address->first) +
+                                                       : address->first) +
         ":" + std::to_string(http.port());
     console.err() << "engram: serving " << Printable(console.global().store) << " on " << origin
                   << "\nengram: web inspector at " << origin << "/ui/" << std::endl;

@@ -10,11 +10,12 @@
 //   server.Run();                     // until Stop() (from a signal thread, a test, ...)
 //
 // Authentication: with a keys file, every route but /healthz, /readyz, /metrics,
-// /v1/openapi.json and public mounts (the /ui pages) needs `Authorization: Bearer <key>` (or `Token <key>`); a missing, unknown or
-// revoked key is 401. Without one, every caller gets Access::Unrestricted() and Bind refuses any
-// address but loopback.
+// /v1/openapi.json and public mounts (the /ui pages) needs `Authorization: Bearer <key>` (or `Token
+// <key>`); a missing, unknown or revoked key is 401. Without one, every caller gets
+// Access::Unrestricted() and Bind refuses any address but loopback.
 //
-// Thread-safety: AddRoutes, MountRaw and MountPublic before Bind; Stop and ReloadKeys from any thread.
+// Thread-safety: AddRoutes, MountRaw and MountPublic before Bind; Stop and ReloadKeys from any
+// thread.
 #ifndef ENGRAM_SERVER_HTTP_SERVER_H_
 #define ENGRAM_SERVER_HTTP_SERVER_H_
 

@@ -1,7 +1,8 @@
 // scope_views: derived views of one scope built from the public Engine API — its facts, its
-// entities and a filtered page of its timeline — in the JSON shapes `engram facts --json` and `engram entities --json` print, so the
-// REST routes and the CLI agree. A fact's or entity's fields live in its metadata; its chains
-// (supersedes, corrects, contradicts, same_as, mentions) come from Engine::History.
+// entities and a filtered page of its timeline — in the JSON shapes `engram facts --json` and
+// `engram entities --json` print, so the REST routes and the CLI agree. A fact's or entity's fields
+// live in its metadata; its chains (supersedes, corrects, contradicts, same_as, mentions) come from
+// Engine::History.
 #ifndef ENGRAM_SERVER_SCOPE_VIEWS_H_
 #define ENGRAM_SERVER_SCOPE_VIEWS_H_
 

@@ -347,16 +347,16 @@ TEST(ServerTimelineTest, APageExaminesAtMostTheScanLimitAndSaysWhereToContinue) 
     turns += std::string(i == 1 ? "" : ",") + R"({"text": "Turn )" + std::to_string(i) +
              R"(.", "speaker": ")" + (i == 7 ? "Rare" : "Common") + R"("})";
   }
-  ASSERT_EQ(server.Call("POST", "/v1/scopes/user:zed/memories", R"({"turns": )" + turns + "]}")
-                .status,
-            201);
+  ASSERT_EQ(
+      server.Call("POST", "/v1/scopes/user:zed/memories", R"({"turns": )" + turns + "]}").status,
+      201);
   // "Rare" is only the 7th turn: three pages of at most three examined memories find it.
   std::vector<std::size_t> scanned;
   std::string after = "0";
   std::vector<std::string> found;
   for (int page = 0; page < 5 && !after.empty(); ++page) {
-    HttpResult result = server.Call(
-        "GET", "/v1/scopes/user:zed/timeline?speaker=rare&after=" + after, "");
+    HttpResult result =
+        server.Call("GET", "/v1/scopes/user:zed/timeline?speaker=rare&after=" + after, "");
     ASSERT_EQ(result.status, 200) << result.raw;
     scanned.push_back(result.body["scanned"].get<std::size_t>());
     for (const Json& memory : result.body["memories"]) found.push_back(memory["text"]);

@@ -1,6 +1,8 @@
 // The web inspector's static files over real HTTP (the pages in a browser: tests/ui/): served
 // from the binary without a key even when the API needs one, each with its content type and the
 // strict Content-Security-Policy, and every file index.html refers to is there.
+#include "server/ui.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -9,7 +11,6 @@
 #include <set>
 #include <string>
 
-#include "server/ui.h"
 #include "server/ui_assets.h"
 #include "server_fixture.h"
 
@@ -22,9 +23,10 @@ using ::testing::StartsWith;
 class ServerUiTest : public ::testing::Test {
  protected:
   ServerUiTest()
-      : server_(TestServerOptions{.with_keys = true, .before_bind = [](server::HttpServer& http) {
-                                    http.MountPublic("/ui", server::ServeUi);
-                                  }}),
+      : server_(TestServerOptions{
+            .with_keys = true,
+            .before_bind =
+                [](server::HttpServer& http) { http.MountPublic("/ui", server::ServeUi); }}),
         client_("127.0.0.1", server_.port()) {}
 
   TestServer server_;
