@@ -1,5 +1,5 @@
 // serve_command.cc: `engram serve` — the HTTP server over one engine: the native REST API /v1,
-// /healthz, /readyz, /metrics (docs/API.md).
+// /healthz, /readyz, /metrics (docs/API.md), and the web inspector at /ui/.
 //
 //   engram --store mem.db serve --listen 127.0.0.1:8420 --keys keys.json
 //
@@ -21,6 +21,7 @@
 #include "server/api_v1.h"
 #include "server/http_server.h"
 #include "server/mem0_api.h"
+#include "server/ui.h"
 
 namespace engram::cli {
 namespace {
@@ -120,17 +121,21 @@ int RunServe(const ServeArgs& args, Console& console) {
     http.MountRaw("/mcp", [&mcp_http](const server::RawRequest& request) {
       return ServeMcp(mcp_http, request);
     });
+    // The web inspector's pages are public; the API calls they make carry the user's key.
+    http.MountPublic("/ui", server::ServeUi);
     Status bound = http.Bind();
     if (!bound.ok()) return console.Fail("serve", bound);
     if (!http.authenticated()) {
       console.err() << "engram: no --keys: requests are not authenticated (every caller has "
                        "full access; loopback only)\n";
     }
-    console.err() << "engram: serving "
-                  << Printable(Engine::DisplayStoreLocation(console.global().store)) << " on http://"
-                  << (address->first.find(':') != std::string::npos ? "[" + address->first + "]"
-                                                                    : address->first)
-                  << ":" << http.port() << std::endl;
+    const std::string origin =
+        "http://" +
+        (address->first.find(':') != std::string::npos ? "[" + address->first + "]"
+                                                       : address->first) +
+        ":" + std::to_string(http.port());
+    console.err() << "engram: serving " << Printable(Engine::DisplayStoreLocation(console.global().store)) << " on " << origin
+                  << "\nengram: web inspector at " << origin << "/ui/" << std::endl;
 
     std::thread signal_thread([&http, &signals, &console] {
       for (;;) {

@@ -153,6 +153,38 @@ Status QueryBool(const ApiRequest& request, const std::string& name, bool* out) 
   return Status::Ok();
 }
 
+// ?kind=: "all" (every kind: nullopt) or one node kind other than scope; absent leaves *out.
+Status QueryKind(const ApiRequest& request, std::optional<NodeKind>* out) {
+  const std::optional<std::string> kind = QueryValue(request, "kind");
+  if (!kind.has_value()) return Status::Ok();
+  if (*kind == "all") {
+    *out = std::nullopt;
+    return Status::Ok();
+  }
+  StatusOr<NodeKind> parsed = ParseNodeKind(*kind);
+  if (!parsed.ok() || *parsed == NodeKind::kScope) {
+    return Status::InvalidArgument(
+        "query parameter \"kind\" must be all, turn, signal, entity, fact, episode, scene, "
+        "profile or summary");
+  }
+  *out = *parsed;
+  return Status::Ok();
+}
+
+// ?name= as an ISO-8601 time; absent leaves *out.
+Status QueryTime(const ApiRequest& request, const std::string& name,
+                 std::optional<Timestamp>* out) {
+  const std::optional<std::string> text = QueryValue(request, name);
+  if (!text.has_value()) return Status::Ok();
+  StatusOr<Timestamp> parsed = ParseTimestamp(*text);
+  if (!parsed.ok()) {
+    return Status::InvalidArgument("query parameter " + Quote(name) +
+                                   " must be an ISO-8601 time: " + parsed.status().message());
+  }
+  *out = *parsed;
+  return Status::Ok();
+}
+
 // Query parameters other than `allowed` are errors, as unknown body fields are.
 Status KnownQuery(const ApiRequest& request, const std::set<std::string>& allowed) {
   for (const auto& [name, value] : request.query) {
@@ -259,6 +291,7 @@ RouteList V1Api::Routes() {
   return {
       {"POST", "/v1/scopes/{scope}/memories", bind(&V1Api::Remember)},
       {"GET", "/v1/scopes/{scope}/memories", bind(&V1Api::ListMemories)},
+      {"GET", "/v1/scopes/{scope}/timeline", bind(&V1Api::Timeline)},
       {"POST", "/v1/scopes/{scope}/recall", bind(&V1Api::Recall)},
       {"POST", "/v1/scopes/{scope}/retire-all", bind(&V1Api::RetireAll)},
       {"DELETE", "/v1/scopes/{scope}", bind(&V1Api::EraseScope)},
@@ -334,22 +367,7 @@ ApiResponse V1Api::ListMemories(const ApiRequest& request) {
   }
   if (status.ok()) status = QueryNumber(request, "after", 0, INT64_MAX / 2, &after);
   if (status.ok()) status = QueryBool(request, "include_retired", &options.include_retired);
-  if (status.ok()) {
-    if (std::optional<std::string> kind = QueryValue(request, "kind")) {
-      if (*kind == "all") {
-        options.kind = std::nullopt;
-      } else {
-        StatusOr<NodeKind> parsed = ParseNodeKind(*kind);
-        if (!parsed.ok() || *parsed == NodeKind::kScope) {
-          status = Status::InvalidArgument(
-              "query parameter \"kind\" must be all, turn, signal, entity, fact, episode, scene, "
-              "profile or summary");
-        } else {
-          options.kind = *parsed;
-        }
-      }
-    }
-  }
+  if (status.ok()) status = QueryKind(request, &options.kind);
   if (!status.ok()) return ErrorResponse(status, request.request_id);
   options.limit = static_cast<std::size_t>(limit);
   options.after_sequence = after;
@@ -366,6 +384,35 @@ ApiResponse V1Api::ListMemories(const ApiRequest& request) {
                           ? io::Json(memories->back().sequence)
                           : io::Json(nullptr);
   return Ok(std::move(out));
+}
+
+ApiResponse V1Api::Timeline(const ApiRequest& request) {
+  StatusOr<Scope> scope = PathScope(request);
+  if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
+  if (auto denied = Require(request, *scope, auth::Right::kRead)) return *denied;
+  TimelineFilter filter;
+  filter.max_scanned = limits_.max_timeline_scan;
+  std::int64_t limit = static_cast<std::int64_t>(filter.limit);
+  Status status = KnownQuery(request, {"kind", "limit", "after", "speaker", "since", "until"});
+  if (status.ok()) {
+    status =
+        QueryNumber(request, "limit", 1, static_cast<std::int64_t>(limits_.max_list_limit), &limit);
+  }
+  if (status.ok()) status = QueryNumber(request, "after", 0, INT64_MAX / 2, &filter.after_sequence);
+  if (status.ok()) status = QueryKind(request, &filter.kind);
+  if (status.ok()) status = QueryTime(request, "since", &filter.since);
+  if (status.ok()) status = QueryTime(request, "until", &filter.until);
+  if (status.ok()) {
+    filter.speaker = QueryValue(request, "speaker").value_or("");
+    if (filter.speaker.size() > 256) {
+      status = Status::InvalidArgument("query parameter \"speaker\" is longer than 256 bytes");
+    }
+  }
+  if (!status.ok()) return ErrorResponse(status, request.request_id);
+  filter.limit = static_cast<std::size_t>(limit);
+  StatusOr<io::Json> view = TimelineView(engine_, *scope, filter);
+  if (!view.ok()) return ErrorResponse(view.status(), request.request_id);
+  return Ok(*std::move(view));
 }
 
 ApiResponse V1Api::Recall(const ApiRequest& request) {
@@ -797,6 +844,7 @@ ApiResponse V1Api::Info(const ApiRequest& request) {
   out["limits"]["max_k"] = limits_.max_k;
   out["limits"]["max_token_budget"] = limits_.max_token_budget;
   out["limits"]["max_list_limit"] = limits_.max_list_limit;
+  out["limits"]["max_timeline_scan"] = limits_.max_timeline_scan;
   return Ok(std::move(out));
 }
 

@@ -39,6 +39,9 @@ struct ApiLimits {
   std::size_t max_token_budget = 100000;
   // Largest ?limit= of a memory listing. Default: 1000.
   std::size_t max_list_limit = 1000;
+  // Memories one timeline page examines at most while filtering (TimelineFilter::max_scanned),
+  // so a filter that matches rarely in a large scope still answers quickly. Default: 10000.
+  std::size_t max_timeline_scan = 10000;
 };
 
 // The memory `id` if the caller may read it. kNotFound ("memory <id> not found") both for an
@@ -57,6 +60,7 @@ class V1Api {
   // The handlers, public so tests can call them without HTTP.
   ApiResponse Remember(const ApiRequest& request);
   ApiResponse ListMemories(const ApiRequest& request);
+  ApiResponse Timeline(const ApiRequest& request);
   ApiResponse Recall(const ApiRequest& request);
   ApiResponse RetireAll(const ApiRequest& request);
   ApiResponse EraseScope(const ApiRequest& request);

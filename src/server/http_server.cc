@@ -194,7 +194,12 @@ struct HttpServer::Impl {
   int listen_socket = -1;  // the socket httplib binds, to widen its listen backlog
   std::vector<Route> routes;
   std::vector<std::vector<std::string>> route_segments;
-  std::vector<std::pair<std::string, RawHandler>> raw_mounts;
+  struct Mount {
+    std::string path;
+    RawHandler handler;
+    bool public_mount = false;  // no authentication (MountPublic)
+  };
+  std::vector<Mount> raw_mounts;
   std::mutex log_mutex;
 };
 
@@ -254,9 +259,10 @@ std::string HttpServer::Impl::Serve(const httplib::Request& req, httplib::Respon
     return *std::move(access);
   };
 
-  for (const auto& [mount, handler] : raw_mounts) {
+  for (const auto& [mount, handler, public_mount] : raw_mounts) {
     if (req.path != mount && req.path.rfind(mount + "/", 0) != 0) continue;
-    std::optional<auth::Access> access = authenticate();
+    std::optional<auth::Access> access =
+        public_mount ? std::optional<auth::Access>(auth::Access::Granted({})) : authenticate();
     if (!access) return mount;
     RawRequest raw;
     raw.method = req.method;
@@ -364,7 +370,11 @@ void HttpServer::AddRoutes(RouteList routes) {
 }
 
 void HttpServer::MountRaw(std::string path, RawHandler handler) {
-  impl_->raw_mounts.emplace_back(std::move(path), std::move(handler));
+  impl_->raw_mounts.push_back({std::move(path), std::move(handler), /*public_mount=*/false});
+}
+
+void HttpServer::MountPublic(std::string path, RawHandler handler) {
+  impl_->raw_mounts.push_back({std::move(path), std::move(handler), /*public_mount=*/true});
 }
 
 bool HttpServer::authenticated() const {

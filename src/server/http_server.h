@@ -9,12 +9,13 @@
 //   RETURN_IF_ERROR(server.Bind());   // refuses a non-loopback address without keys
 //   server.Run();                     // until Stop() (from a signal thread, a test, ...)
 //
-// Authentication: with a keys file, every route but /healthz, /readyz, /metrics and
-// /v1/openapi.json needs `Authorization: Bearer <key>` (or `Token <key>`); a missing, unknown or
-// revoked key is 401. Without one, every caller gets Access::Unrestricted() and Bind refuses any
-// address but loopback.
+// Authentication: with a keys file, every route but /healthz, /readyz, /metrics,
+// /v1/openapi.json and public mounts (the /ui pages) needs `Authorization: Bearer <key>` (or `Token
+// <key>`); a missing, unknown or revoked key is 401. Without one, every caller gets
+// Access::Unrestricted() and Bind refuses any address but loopback.
 //
-// Thread-safety: AddRoutes and MountRaw before Bind; Stop and ReloadKeys from any thread.
+// Thread-safety: AddRoutes, MountRaw and MountPublic before Bind; Stop and ReloadKeys from any
+// thread.
 #ifndef ENGRAM_SERVER_HTTP_SERVER_H_
 #define ENGRAM_SERVER_HTTP_SERVER_H_
 
@@ -102,6 +103,9 @@ class HttpServer {
   void AddRoutes(RouteList routes);
   // Serves every method at exactly `path` (and below it: `path` + "/...") with `handler`.
   void MountRaw(std::string path, RawHandler handler);
+  // As MountRaw, without authentication: for pages that hold no data (the web inspector's static
+  // files); RawRequest::access is Access::Granted({}) there, which grants nothing.
+  void MountPublic(std::string path, RawHandler handler);
 
   // Binds the listening socket. kFailedPrecondition for a non-loopback host without keys;
   // kUnavailable when the address cannot be bound.

@@ -93,6 +93,11 @@ Json Schemas() {
                             {"count", Type("integer")},
                             {"memories", ArrayOf(Ref("Memory"))},
                             {"next_after", Nullable("integer")}});
+  s["TimelinePage"] = Closed({{"scope", Type("string")},
+                              {"count", Type("integer")},
+                              {"memories", ArrayOf(Ref("Memory"))},
+                              {"scanned", Type("integer")},
+                              {"next_after", Nullable("integer")}});
   s["RecallRequest"] =
       Object({{"query", Type("string")},
               {"k", Type("integer")},
@@ -345,6 +350,18 @@ Json Build() {
        Param("after", "query", Type("integer"), "only sequence numbers above (next_after)", false),
        Param("include_retired", "query", Type("boolean"), "default true", false)},
       "", 200, "MemoryPage", {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/timeline"]["get"] = Operation(
+      "A filtered page of the scope's timeline, in sequence order; examines at most "
+      "max_timeline_scan memories, then says where to continue",
+      {scope,
+       Param("kind", "query", Type("string"), "all, turn (default), signal, entity, fact, ...",
+             false),
+       Param("speaker", "query", Type("string"), "only this speaker (ASCII case ignored)", false),
+       Param("since", "query", Type("string"), "only event times at or after (ISO-8601)", false),
+       Param("until", "query", Type("string"), "only event times before (ISO-8601)", false),
+       Param("limit", "query", Type("integer"), "1 to max_list_limit (default 50)", false),
+       Param("after", "query", Type("integer"), "only sequence numbers above (next_after)", false)},
+      "", 200, "TimelinePage", {400, 401, 403, 404});
   paths["/v1/scopes/{scope}/recall"]["post"] =
       Operation("Recall memories for a query", {scope}, "RecallRequest", 200, "RecallResult",
                 {400, 401, 403, 404});

@@ -1,7 +1,9 @@
-// Facts and entities of a scope (see scope_views.h).
+// Facts, entities and timeline pages of a scope (see scope_views.h).
 #include "server/scope_views.h"
 
+#include <cctype>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace engram::server {
@@ -148,6 +150,27 @@ StatusOr<std::vector<Memory>> ListKind(Engine& engine, const Scope& scope, NodeK
   return kept;
 }
 
+bool SameSpeaker(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool PassesTimelineFilter(const Memory& memory, const TimelineFilter& filter) {
+  if (!filter.speaker.empty() && !SameSpeaker(memory.speaker, filter.speaker)) return false;
+  if (filter.since || filter.until) {
+    if (!memory.event_time) return false;
+    if (filter.since && *memory.event_time < *filter.since) return false;
+    if (filter.until && !(*memory.event_time < *filter.until)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 StatusOr<io::Json> ConsolidatedView(Engine& engine, const Scope& scope, NodeKind kind, bool all,
@@ -191,7 +214,7 @@ std::string_view ValidityAt(const Memory& memory, Timestamp at) {
 
 StatusOr<io::Json> ForesightView(Engine& engine, const Scope& scope, Timestamp at, bool all) {
   ASSIGN_OR_RETURN(const std::vector<Memory> facts,
-                   ListKind(engine, scope, NodeKind::kFact, all));
+                   ListKind(engine, scope, NodeKind::kFact, all, std::nullopt));
   io::Json list = io::Json::array();
   for (const Memory& memory : facts) {
     const io::Json fields = MetadataObject(memory);
@@ -215,6 +238,50 @@ StatusOr<io::Json> ForesightView(Engine& engine, const Scope& scope, Timestamp a
   json["count"] = list.size();
   json["foresight"] = std::move(list);
   return json;
+}
+
+StatusOr<io::Json> TimelineView(Engine& engine, const Scope& scope, const TimelineFilter& filter) {
+  // Reads in chunks; a chunk that comes back full may end inside a sequence number, so its last
+  // sequence number is read again with the next chunk (unless the chunk holds nothing else).
+  constexpr std::size_t kChunk = 500;
+  const std::size_t limit = filter.limit == 0 ? 1 : filter.limit;
+  io::Json list = io::Json::array();
+  std::size_t scanned = 0;
+  std::int64_t after = filter.after_sequence;
+  bool more = true;  // the scope may hold sequence numbers above `after`
+  while (more && list.size() < limit && scanned < filter.max_scanned) {
+    ListOptions options;
+    options.limit = kChunk;
+    options.after_sequence = after;
+    options.kind = filter.kind;
+    ASSIGN_OR_RETURN(std::vector<Memory> chunk, engine.List(scope, options));
+    more = chunk.size() == kChunk;
+    if (more && chunk.front().sequence != chunk.back().sequence) {
+      const std::int64_t cut = chunk.back().sequence;
+      while (chunk.back().sequence == cut) chunk.pop_back();
+    }
+    // Whole sequence numbers only: stop between two of them once the page or the scan is full.
+    std::size_t at = 0;
+    while (at < chunk.size()) {
+      const std::int64_t sequence = chunk[at].sequence;
+      if (list.size() >= limit || scanned >= filter.max_scanned) {
+        more = true;
+        break;
+      }
+      for (; at < chunk.size() && chunk[at].sequence == sequence; ++at) {
+        ++scanned;
+        if (PassesTimelineFilter(chunk[at], filter)) list.push_back(io::ToJson(chunk[at]));
+      }
+      after = sequence;
+    }
+  }
+  io::Json out = io::Json::object();
+  out["scope"] = scope.ToString();
+  out["count"] = list.size();
+  out["memories"] = std::move(list);
+  out["scanned"] = scanned;
+  out["next_after"] = more ? io::Json(after) : io::Json(nullptr);
+  return out;
 }
 
 }  // namespace engram::server

@@ -14,6 +14,7 @@
 namespace engram::testing {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using Json = nlohmann::json;
@@ -237,6 +238,10 @@ TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
   EXPECT_TRUE(page2.body["next_after"].is_null());
   Check("GET", "/v1/scopes/{scope}/memories", "/v1/scopes/" + scope + "/memories?kind=all", "",
         200);
+  HttpResult timeline = Check("GET", "/v1/scopes/{scope}/timeline",
+                              "/v1/scopes/" + scope + "/timeline?speaker=alice&limit=2", "", 200);
+  ASSERT_EQ(timeline.body["count"], 2);
+  EXPECT_EQ(timeline.body["memories"][1]["id"], ids[1]);
 
   HttpResult memory = Check("GET", "/v1/memories/{id}", "/v1/memories/" + ids[0], "", 200);
   EXPECT_EQ(memory.body["text"], "My sister Maya lives in Porto.");
@@ -332,6 +337,71 @@ TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
           << "not exercised: " << upper << " " << path;
     }
   }
+}
+
+TEST_F(ServerRoutesTest, TimelineFiltersBySpeakerAndTimeAndPagesInBoundedSteps) {
+  const std::string scope = "user:tia";
+  std::string turns = "[";
+  for (int day = 1; day <= 9; ++day) {
+    turns += std::string(day == 1 ? "" : ",") + R"({"text": "Day )" + std::to_string(day) +
+             R"( note.", "speaker": ")" + (day % 3 == 0 ? "Bo" : "Tia") +
+             R"(", "event_time": "2024-03-0)" + std::to_string(day) + R"(T10:00:00Z"})";
+  }
+  const std::vector<std::string> ids = Remember(scope, turns + "]");
+  ASSERT_EQ(ids.size(), 9u);
+  auto texts = [](const HttpResult& page) {
+    std::vector<std::string> out;
+    for (const Json& memory : page.body["memories"]) out.push_back(memory["text"]);
+    return out;
+  };
+  const std::string base = "/v1/scopes/" + scope + "/timeline";
+  HttpResult bo = Check("GET", "/v1/scopes/{scope}/timeline", base + "?speaker=BO", "", 200);
+  EXPECT_THAT(texts(bo), ElementsAre("Day 3 note.", "Day 6 note.", "Day 9 note."));
+  EXPECT_TRUE(bo.body["next_after"].is_null());
+  HttpResult window = Check("GET", "/v1/scopes/{scope}/timeline",
+                            base + "?since=2024-03-04&until=2024-03-06T10:00:00Z", "", 200);
+  EXPECT_THAT(texts(window), ElementsAre("Day 4 note.", "Day 5 note."));
+
+  // A page of two Tia turns, then the rest from its next_after.
+  HttpResult first =
+      Check("GET", "/v1/scopes/{scope}/timeline", base + "?speaker=Tia&limit=2", "", 200);
+  EXPECT_THAT(texts(first), ElementsAre("Day 1 note.", "Day 2 note."));
+  ASSERT_TRUE(first.body["next_after"].is_number_integer());
+  HttpResult rest = Check("GET", "/v1/scopes/{scope}/timeline",
+                          base + "?speaker=Tia&after=" + first.body["next_after"].dump(), "", 200);
+  EXPECT_THAT(texts(rest), ElementsAre("Day 4 note.", "Day 5 note.", "Day 7 note.", "Day 8 note."));
+
+  Check("GET", "/v1/scopes/{scope}/timeline", base + "?since=yesterday", "", 400);
+  Check("GET", "/v1/scopes/{scope}/timeline", base + "?limit=0", "", 400);
+  Check("GET", "/v1/scopes/{scope}/timeline", base + "?colour=red", "", 400);
+}
+
+TEST(ServerTimelineTest, APageExaminesAtMostTheScanLimitAndSaysWhereToContinue) {
+  server::ApiLimits limits;
+  limits.max_timeline_scan = 3;
+  TestServer server(TestServerOptions{.limits = limits});
+  std::string turns = "[";
+  for (int i = 1; i <= 7; ++i) {
+    turns += std::string(i == 1 ? "" : ",") + R"({"text": "Turn )" + std::to_string(i) +
+             R"(.", "speaker": ")" + (i == 7 ? "Rare" : "Common") + R"("})";
+  }
+  ASSERT_EQ(
+      server.Call("POST", "/v1/scopes/user:zed/memories", R"({"turns": )" + turns + "]}").status,
+      201);
+  // "Rare" is only the 7th turn: three pages of at most three examined memories find it.
+  std::vector<std::size_t> scanned;
+  std::string after = "0";
+  std::vector<std::string> found;
+  for (int page = 0; page < 5 && !after.empty(); ++page) {
+    HttpResult result =
+        server.Call("GET", "/v1/scopes/user:zed/timeline?speaker=rare&after=" + after, "");
+    ASSERT_EQ(result.status, 200) << result.raw;
+    scanned.push_back(result.body["scanned"].get<std::size_t>());
+    for (const Json& memory : result.body["memories"]) found.push_back(memory["text"]);
+    after = result.body["next_after"].is_null() ? "" : result.body["next_after"].dump();
+  }
+  EXPECT_THAT(scanned, ElementsAre(3u, 3u, 1u));
+  EXPECT_THAT(found, ElementsAre("Turn 7."));
 }
 
 TEST_F(ServerRoutesTest, AmendSupersedesTheTurn) {

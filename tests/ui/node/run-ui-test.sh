@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# run-ui-test.sh ENGRAM_BIN SCREENSHOT_DIR: the web inspector's browser suite (ctest ui_browser).
+# Exits 77 (skipped) when Chromium or the npm packages are missing, unless
+# ENGRAM_REQUIRE_BENCH_DATA=1 asks for every suite to run (then it fails instead).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+
+skip() {
+  if [[ "${ENGRAM_REQUIRE_BENCH_DATA:-0}" == "1" ]]; then
+    echo "ui_browser: FAILED: $1 (ENGRAM_REQUIRE_BENCH_DATA=1 needs every suite)" >&2
+    exit 1
+  fi
+  echo "ui_browser: skipped: $1" >&2
+  exit 77
+}
+
+chromium_bin="${ENGRAM_CHROMIUM:-$(command -v chromium || true)}"
+[[ -n "$chromium_bin" && -x "$chromium_bin" ]] ||
+  skip "no chromium on PATH (scripts/setup installs Debian's chromium)"
+[[ -d "$here/node_modules/puppeteer-core" ]] ||
+  skip "puppeteer-core is not installed (run scripts/setup-node)"
+source "$here/../../mcp/node/node-env.sh"
+
+cd "$here"
+ENGRAM_BIN="$1" ENGRAM_SCREENSHOTS="$2" ENGRAM_CHROMIUM="$chromium_bin" \
+  exec "$ENGRAM_NODE" --test --test-concurrency=1 inspector.test.mjs
