@@ -290,7 +290,7 @@ const KeySpec kKeys[] = {
      "unreachable (libpq connect_timeout; 1 counts as 2)",
      kChosen},
     {"store", "statement_timeout_ms", ENGRAM_FIELD(store.statement_timeout_ms),
-     Range{.min = 1, .max = 86'400'000, .off = 0}, {},
+     Closed(0, 86'400'000), {},
      "PostgreSQL store: the server cancels a statement running longer (0 = never); also bounds a "
      "write's wait for another server's writer",
      kChosen},
