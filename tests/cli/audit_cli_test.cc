@@ -52,7 +52,8 @@ class AuditCliTest : public ::testing::Test {
     const Output listed = RunCli(store_ + "--json list --scope " + scope);
     EXPECT_EQ(listed.exit_code, 0) << listed.out;
     std::vector<std::string> ids;
-    for (const nlohmann::json& memory : nlohmann::json::parse(listed.out)["memories"]) {
+    const nlohmann::json parsed = nlohmann::json::parse(listed.out);
+    for (const nlohmann::json& memory : parsed["memories"]) {
       if (memory["kind"] == "turn") ids.push_back(memory["id"]);
     }
     return ids;
