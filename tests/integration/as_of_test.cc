@@ -44,8 +44,8 @@ class AsOfTest : public ::testing::Test {
     ASSERT_THAT(engine->Remember(scope_, turns), IsOk());
   }
 
-  ReadResult Recall(RecallOptions options) {
-    StatusOr<ReadResult> result = engine_->Recall(scope_, {.text = "Where do I live?"}, options);
+  ReadResult Recall(RecallOptions options, const char* question = "Where do I live?") {
+    StatusOr<ReadResult> result = engine_->Recall(scope_, {.text = question}, options);
     EXPECT_THAT(result, IsOk());
     return result.ok() ? *result : ReadResult{};
   }
@@ -76,10 +76,13 @@ TEST_F(AsOfTest, ValidInAprilAnswersBerlin) {
   EXPECT_THAT(result.items.front().text, HasSubstr("Berlin"));
   EXPECT_THAT(AllText(result), Not(HasSubstr("Munich")));
   // (The Berlin fact, superseded today, is a candidate too; packing skips it as its turn is
-  // packed. ListsFactsAsOfATime shows it.) Munich's turn was a candidate, hidden by valid_at.
-  EXPECT_GE(result.diagnostics.filtered_by.at("valid_at"), 1u);
+  // packed. ListsFactsAsOfATime shows it.) Asked about Munich, its turn is a candidate that
+  // valid_at hides, with the reason.
+  const ReadResult munich = Recall({.valid_at = T("2024-04-01T00:00:00Z")}, "Munich");
+  EXPECT_THAT(AllText(munich), Not(HasSubstr("Munich")));
+  EXPECT_EQ(munich.diagnostics.filtered_by.count("valid_at"), 1u);
   bool munich_reason = false;
-  for (const FilteredItem& filtered : result.diagnostics.filtered) {
+  for (const FilteredItem& filtered : munich.diagnostics.filtered) {
     if (filtered.filter == "valid_at") {
       EXPECT_THAT(filtered.reason, HasSubstr("after valid_at 2024-04-01T00:00:00Z"));
       munich_reason = true;
@@ -108,8 +111,10 @@ TEST_F(AsOfTest, KnownInMayAnswersBerlinAsTheActiveFact) {
   for (const RecallItem& item : result.items) {
     EXPECT_EQ(item.status, NodeStatus::kActive) << item.text;  // its supersession came later
   }
-  EXPECT_GE(result.diagnostics.filtered_by.at("known_at"), 1u);
-  for (const FilteredItem& filtered : result.diagnostics.filtered) {
+  const ReadResult munich = Recall({.known_at = T("2024-05-01T00:00:00Z")}, "Munich");
+  EXPECT_THAT(AllText(munich), Not(HasSubstr("Munich")));
+  EXPECT_EQ(munich.diagnostics.filtered_by.count("known_at"), 1u);
+  for (const FilteredItem& filtered : munich.diagnostics.filtered) {
     EXPECT_EQ(filtered.filter, "known_at");
     EXPECT_THAT(filtered.reason, HasSubstr("ingested 2024-06-15T10:00:"));
   }
