@@ -135,6 +135,19 @@ class ServerRoutesTest : public ::testing::Test {
   std::set<std::string> exercised_;
 };
 
+// The request schema of recall describes the as-of times: ISO-8601 strings or null.
+TEST(ServerSchemaValidatorTest, RecallRequestDescribesTheAsOfTimes) {
+  const Json document = Json::parse(server::OpenApiDocument().dump());
+  const Json recall_ref = {{"$ref", "#/components/schemas/RecallRequest"}};
+  std::vector<std::string> problems;
+  Validate(Json{{"query", "q"}, {"valid_at", "2024-04-01T00:00:00Z"}, {"known_at", nullptr}},
+           recall_ref, document, "", &problems);
+  EXPECT_TRUE(problems.empty()) << ::testing::PrintToString(problems);
+  Validate(Json{{"query", "q"}, {"valid_at", 20240401}, {"known_at", true}}, recall_ref, document,
+           "", &problems);
+  EXPECT_EQ(problems.size(), 2u) << ::testing::PrintToString(problems);
+}
+
 // The validator itself: it must reject what does not fit, or the conformance checks prove nothing.
 TEST(ServerSchemaValidatorTest, RejectsWrongShapes) {
   const Json document = Json::parse(server::OpenApiDocument().dump());
