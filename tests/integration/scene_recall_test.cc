@@ -143,11 +143,9 @@ TEST(SceneRecallTest, ExpiredForesightIsHiddenUnlessThePastIsAsked) {
   std::unique_ptr<Engine> engine = testing::OpenOrDie(testing::TestOptions(dir));
   const Scope scope = testing::S("user:mia");
   // 10 May 2024 is a Friday: "next Friday" is 17 May.
-  ASSERT_THAT(engine->Remember(scope, {testing::MakeTurn("Mia",
-                                                         "I am going to visit my sister in Lyon "
-                                                         "next Friday.",
-                                                         "s1", "2024-05-10T12:00:00Z")}),
-              IsOk());
+  const std::vector<Turn> plan = {testing::MakeTurn(
+      "Mia", "I am going to visit my sister in Lyon next Friday.", "s1", "2024-05-10T12:00:00Z")};
+  ASSERT_THAT(engine->Remember(scope, plan), IsOk());
   RecallOptions facts;
   facts.routes = {"facts"};
   const auto ask = [&](const char* question, const char* now) {
