@@ -113,7 +113,8 @@ struct ContextOptions {
   // [1, 1000000]. Default: 0 = Config::active.context_tokens.
   std::size_t token_budget = 0;
   // Most tokens the active window may take of it (DMF's τ_tok), >= 1. Default: 0 =
-  // Config::active.window_tokens. Never more than token_budget.
+  // Config::active.window_tokens, or for a token_budget below Config::active.context_tokens the
+  // same share of it (window_tokens / context_tokens). Never more than token_budget.
   std::size_t window_budget = 0;
   // Recalled items at most. Default: 0 = Config::recall.max_items.
   std::size_t k = 0;

@@ -81,9 +81,16 @@ StatusOr<ContextPlan> PlanContext(store::Store& store, const store::ScopeRecord&
   plan.run = run.path;
   plan.token_budget =
       options.token_budget > 0 ? options.token_budget : config.active.context_tokens;
-  plan.window_budget = std::min(
-      options.window_budget > 0 ? options.window_budget : config.active.window_tokens,
-      plan.token_budget);
+  std::size_t window_budget = options.window_budget;
+  if (window_budget == 0) {
+    window_budget = config.active.window_tokens;
+    // A budget below the default context keeps the default split between recall and window.
+    if (plan.token_budget < config.active.context_tokens) {
+      window_budget = std::min(window_budget, plan.token_budget * config.active.window_tokens /
+                                                  config.active.context_tokens);
+    }
+  }
+  plan.window_budget = std::min(window_budget, plan.token_budget);
   ASSIGN_OR_RETURN(plan.turns, LoadRun(store, run));
 
   // The window's turns share its budget with its header line.

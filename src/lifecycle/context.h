@@ -9,8 +9,10 @@
 //   ContextResult result =
 //       lifecycle::AssembleContext(plan, query, recalled, from, options, config);
 //
-// The budget: the window takes at most min(window_budget, token_budget) tokens with its header;
-// what it leaves goes to the recall. The context is
+// The budget: the window takes at most min(window_budget, token_budget) tokens with its header
+// (without a window_budget: [active] window_tokens, or, for a token_budget below [active]
+// context_tokens, the same share of it: 4,096 / 6,096 by default); what it leaves goes to the
+// recall. The context is
 //   === LONG-TERM MEMORY (RECALLED) ===
 //   <the recall's packed context, without the turns the window holds>
 //   === ACTIVE CONVERSATION ===
