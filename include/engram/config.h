@@ -309,6 +309,58 @@ struct StoreConfig {
   std::size_t statement_timeout_ms = 30000;
 };
 
+// [active]: DMF's active memory of a run (DMF §5-8, DESIGN §6, src/lifecycle): each turn's
+// survival score, its decay over the interaction count, tiers, hard-kill and budget pruning, and
+// the token budgets of Engine::Context. Defaults are DMF's (DESIGN §12, the paper's Tables 1-4
+// and its reference configuration).
+struct ActiveConfig {
+  // Content channel (DMF eq. 8): z_content = α ID + β |S| + γ E_norm + δ D.
+  double weight_density = 3.0;      // α: information density
+  double weight_sentiment = 0.2;    // β: sentiment magnitude |VADER compound|
+  double weight_entities = 2.0;     // γ: normalised entity count
+  double weight_divergence = -2.5;  // δ: semantic divergence (negative: a penalty)
+  double midpoint = 1.5;            // x0: Ω = σ(z_total − x0) (DMF eq. 12)
+  // Operational channel (DMF eq. 9): λ_op × Σ η_signal over the turn's conversational signals.
+  double operational_scale = 0.75;  // λ_op
+  double eta_constraint = 1.20;
+  double eta_preference = 0.70;
+  double eta_current_state = 0.60;
+  double eta_correction = 0.90;
+  double eta_replacement = 0.50;
+  double eta_past_state = 0.0;
+  // Provenance channel (DMF eq. 10, Table 4): flags the caller puts in a turn's metadata
+  // ("provenance": ["user_correction", ...]); corrected_by_user is subtracted.
+  double boost_user_correction = 0.15;
+  double boost_preference_update = 0.10;
+  double boost_constraint_source = 0.10;
+  double penalty_corrected_by_user = 0.0;
+  // Social floor (DMF eq. 29): an ack-like turn (at most 6 words with a social keyword, the
+  // write path's ack_like signal) whose Ω is below social_activation gets at least social_floor.
+  double social_activation = 0.40;
+  double social_floor = 0.25;
+  // Decay (DMF eq. 18): Ω_eff = Ω exp(−λ (1 − η Ω) Δn), Δn in interactions.
+  double decay_rate = 0.035;  // λ
+  double inertia = 0.5;       // η, in [0, 1)
+  // Tiers (DMF eq. 20): healthy above tier_healthy, critical at or below tier_critical.
+  double tier_healthy = 0.75;   // τ_H
+  double tier_critical = 0.3;   // τ_C
+  // Hard-kill (DMF eq. 21): every kill_every_turns interactions, turns with Ω_eff below
+  // kill_floor leave the window.
+  double kill_floor = 0.05;           // Ω_kill
+  std::size_t kill_every_turns = 5;   // DMF's reference configuration: pruning_frequency_x
+  // Budget pruning (DMF eq. 23-25): S_prune = Ω_eff + bonuses − supersession penalty.
+  double bonus_constraint = 0.20;
+  double bonus_preference = 0.10;
+  double bonus_current_state = 0.10;
+  double bonus_correction = 0.15;
+  double bonus_replacement = 0.08;
+  double supersession_penalty = 0.35;
+  // Token budgets: the window holds at most window_tokens (DMF τ_tok); Engine::Context's whole
+  // context (recalled memory + window) at most context_tokens.
+  std::size_t window_tokens = 4096;
+  std::size_t context_tokens = 6096;
+};
+
 struct LimitsConfig {
   std::size_t max_turn_bytes = 256 * 1024;  // a longer turn is rejected (kInvalidArgument)
   std::size_t max_batch_turns = 100000;      // turns per Remember call
@@ -325,6 +377,7 @@ struct Config {
   WriteConfig write;
   ConsolidateConfig consolidate;
   StoreConfig store;
+  ActiveConfig active;
   LimitsConfig limits;
 
   // kInvalidArgument naming the first out-of-range value (the key, the value and the allowed

@@ -105,6 +105,15 @@ class Engine {
   StatusOr<ReadResult> Recall(const Scope& scope, const RecallQuery& query,
                               const RecallOptions& options = {});
 
+  // DMF's context of a run (DESIGN §6): the memories recalled for `query` (from the run's
+  // enclosing scope, see ContextOptions) followed by the run's active window — the turns that
+  // survive decay, hard-kill and budget pruning (DMF §5-8, constants in [active]) — under one
+  // token budget, each window turn with its survival score, tier and the reason it is kept.
+  // Reads only: a turn that leaves the window stays in long-term memory. kInvalidArgument for a
+  // scope whose last segment is not run:, a blank query or a budget above 1,000,000; kNotFound
+  // for an unknown run.
+  StatusOr<ContextResult> Context(const Scope& run, const RecallQuery& query,
+                                  const ContextOptions& options = {});
   StatusOr<Memory> Get(std::string_view id);
   // Memories of exactly this scope in sequence order (turns first, then derived nodes).
   StatusOr<std::vector<Memory>> List(const Scope& scope, const ListOptions& options = {});

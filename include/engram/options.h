@@ -130,6 +130,25 @@ struct AmendOptions {
   bool clear_metadata = false;
 };
 
+// Options of Engine::Context: recalled long-term memory followed by a run's active window.
+struct ContextOptions {
+  // Tokens of the whole context (recalled memory and window together, CountTokens), in
+  // [1, 1000000]. Default: 0 = Config::active.context_tokens.
+  std::size_t token_budget = 0;
+  // Most tokens the active window may take of it (DMF's τ_tok), >= 1. Default: 0 =
+  // Config::active.window_tokens, or for a token_budget below Config::active.context_tokens the
+  // same share of it (window_tokens / context_tokens). Never more than token_budget.
+  std::size_t window_budget = 0;
+  // Recalled items at most. Default: 0 = Config::recall.max_items.
+  std::size_t k = 0;
+  // Recall long-term memory from the run's enclosing scope and everything nested in it (the
+  // user's other runs too); false = from the run alone. A run without an enclosing scope
+  // always recalls from itself. Default: true.
+  bool recall_enclosing = true;
+  // Instructions for the answer model, returned apart from the context. Default: balanced.
+  AnswerPolicy policy = AnswerPolicy::kBalanced;
+};
+
 // What Erase removed.
 struct EraseResult {
   std::size_t scopes = 0;

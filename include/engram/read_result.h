@@ -109,6 +109,57 @@ struct ReadResult {
   double latency_ms = 0;
 };
 
+// One turn of a run's active window (Engine::Context), with DMF's scores (DMF §5-8).
+struct WindowTurn {
+  std::string id;
+  std::int64_t sequence = 0;
+  std::int64_t interaction = 0;  // 1-based position among the run's turns
+  Role role = Role::kUser;
+  std::string speaker;
+  std::string session_id;
+  std::optional<Timestamp> event_time;
+  std::string text;
+  std::size_t tokens = 0;  // what its line adds to the context
+  double omega = 0;        // survival score Ω (after the social floor)
+  double omega_raw = 0;    // Ω before the social floor
+  double omega_eff = 0;    // Ω decayed over the interactions since it (Ω_eff)
+  double prune_score = 0;  // S_prune: Ω_eff + retention bonuses − supersession penalty
+  std::string tier;        // "healthy" | "unstable" | "critical"
+  std::vector<std::string> signals;  // its conversational signals ("constraint", ...)
+  bool superseded = false;  // a later turn superseded one of its facts
+  std::string reason;  // why it is kept: "within_budget" | "healthy" | "outranks_pruned"
+  std::string explanation;  // the numbers behind the reason, one line
+};
+
+// What Engine::Context returns: `context` holds the recalled long-term memory, then the run's
+// active window in conversation order, in at most token_budget tokens.
+struct ContextResult {
+  std::string run;    // the run scope
+  std::string query;
+  std::string context;
+  std::string answer_instructions;  // policy text; never part of `context`
+  std::string policy;
+  std::size_t token_budget = 0;
+  std::size_t window_budget = 0;    // what the window could take
+  std::size_t context_tokens = 0;   // CountTokens(context) <= token_budget
+  std::size_t recalled_tokens = 0;  // of the recalled section
+  std::size_t window_tokens = 0;    // of the window section
+  // The recall behind the recalled section: its items are what the context shows (turns the
+  // window holds are left out), its diagnostics those of the recall. Empty when the budget left
+  // no room for recalled memory.
+  ReadResult recalled;
+  std::string recalled_from;  // the scope recalled from ("" when no recall ran)
+  std::vector<WindowTurn> window;  // in conversation order
+  // The run: its turns and interactions, the last hard-kill sweep, and what left the window.
+  std::size_t run_turns = 0;
+  std::int64_t last_sweep = 0;
+  std::size_t hard_killed = 0;
+  std::size_t pruned = 0;
+  std::size_t too_large = 0;
+  std::size_t inactive = 0;  // retired or superseded turns
+  double latency_ms = 0;
+};
+
 // How tokens are counted everywhere in engram: one token per started run of 4 UTF-8 bytes of a
 // word, and one per punctuation mark; about what GPT-style tokenizers give for English.
 std::size_t CountTokens(std::string_view text);

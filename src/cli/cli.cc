@@ -42,6 +42,18 @@ ExitCode ExitCodeFor(StatusCode code) {
 
 void Console::PrintJson(const io::Json& value) { out_ << io::Dump(value, /*pretty=*/true) << "\n"; }
 
+void Console::PrintContext(const std::string& context, const std::string& answer_instructions) {
+  if (json()) {
+    io::Json json = io::Json::object();
+    json["context"] = context;
+    json["answer_instructions"] = answer_instructions;
+    PrintJson(json);
+  } else {
+    out_ << context;
+    if (!context.empty() && context.back() != '\n') out_ << "\n";
+  }
+}
+
 void Console::Note(std::string_view line) {
   if (!global_.quiet) err_ << Printable(line) << "\n";
 }

@@ -62,6 +62,9 @@ class Console {
 
   // Writes `value` (pretty-printed) and a newline to stdout.
   void PrintJson(const io::Json& value);
+  // A packed context alone (`--context`): the text and a newline, or with --json
+  // {"context", "answer_instructions"}.
+  void PrintContext(const std::string& context, const std::string& answer_instructions);
   // A progress or notice line on stderr, unless --quiet.
   void Note(std::string_view line);
 
@@ -125,6 +128,8 @@ using CommandList = std::vector<Command>;
 
 void AddIngestCommand(CLI::App& app, Console& console, CommandList* commands);
 void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands);
+// context (context_command.cc)
+void AddContextCommand(CLI::App& app, Console& console, CommandList* commands);
 // show, list, history, scopes, retire, erase, rebuild-index
 void AddMemoryCommands(CLI::App& app, Console& console, CommandList* commands);
 // proposals, accept, reject, propose-same

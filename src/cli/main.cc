@@ -62,6 +62,7 @@ int Run(int argc, char** argv) {
   CommandList commands;
   AddIngestCommand(app, console, &commands);
   AddRecallCommand(app, console, &commands);
+  AddContextCommand(app, console, &commands);
   AddMemoryCommands(app, console, &commands);
   AddProposalCommands(app, console, &commands);
   AddBenchCommands(app, console, &commands);

@@ -167,15 +167,7 @@ int RunRecall(const RecallArgs& args, Console& console) {
   if (!result.ok()) return console.Fail(kCommand, result.status());
 
   if (args.context_only) {
-    if (console.json()) {
-      io::Json json = io::Json::object();
-      json["context"] = result->context;
-      json["answer_instructions"] = result->answer_instructions;
-      console.PrintJson(json);
-    } else {
-      console.out() << result->context;
-      if (!result->context.empty() && result->context.back() != '\n') console.out() << "\n";
-    }
+    console.PrintContext(result->context, result->answer_instructions);
   } else if (console.json()) {
     console.PrintJson(io::ToJson(*result));
   } else {

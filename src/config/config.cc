@@ -188,6 +188,12 @@ Status Config::Validate() const {
   if (write.resolve_propose > write.resolve_accept) {
     return Status::InvalidArgument("[write] resolve_propose must be in (0, resolve_accept]");
   }
+  if (active.tier_critical > active.tier_healthy) {
+    return Status::InvalidArgument("[active] tier_critical must be at most tier_healthy");
+  }
+  if (active.social_floor > active.social_activation) {
+    return Status::InvalidArgument("[active] social_floor must be at most social_activation");
+  }
   if (write.llm_facts && write.llm_model.empty()) {
     return Status::InvalidArgument("[write] llm_model is required when llm_facts = true");
   }

@@ -64,7 +64,8 @@ struct KeySpec {
 };
 
 // Every key, in section order ([bm25], [recall], [planner], [embedder], [vector], [write],
-// [consolidate], [store], [limits]) and, within a section, in the order docs/CONFIG.md lists them.
+// [consolidate], [store], [active], [limits]) and, within a section, in the order docs/CONFIG.md
+// lists them.
 std::span<const KeySpec> Keys();
 // The section names, in that order.
 std::span<const std::string_view> Sections();

@@ -26,6 +26,7 @@
 #include "engine/text_projection.h"
 #include "engine/vector_projection.h"
 #include "lexicon/lexicon.h"
+#include "lifecycle/context.h"
 #include "read/planner.h"
 #include "read/query_frame.h"
 #include "read/recall.h"
@@ -462,6 +463,37 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
     journal_seq = -1;  // caught up at least to the recall's start; later writes may join
   }
   ASSIGN_OR_RETURN(ReadResult result, read::RunRecall(request, impl_->routes));
+  result.latency_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count();
+  return result;
+}
+
+StatusOr<ContextResult> Engine::Context(const Scope& run, const RecallQuery& query,
+                                        const ContextOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(lifecycle::CheckContextRequest(run, query.text, options, impl_->config));
+  ASSIGN_OR_RETURN(const store::ScopeRecord record, impl_->RequireScope(run));
+  ASSIGN_OR_RETURN(const lifecycle::ContextPlan plan,
+                   lifecycle::PlanContext(*impl_->store, record, impl_->config, options));
+  std::optional<ReadResult> recalled;
+  Scope from = run;
+  if (plan.recall_budget > 0) {
+    const std::optional<Scope> parent = run.Parent();
+    if (options.recall_enclosing && parent.has_value()) {
+      ASSIGN_OR_RETURN(const std::optional<store::ScopeRecord> parent_record,
+                       impl_->store->FindScope(parent->ToString()));
+      if (parent_record.has_value()) from = *parent;
+    }
+    ASSIGN_OR_RETURN(recalled, Recall(from, query,
+                                      {.k = options.k,
+                                       .token_budget = plan.recall_budget,
+                                       .include_nested = true,
+                                       .policy = options.policy}));
+  }
+  const std::string recalled_from = recalled.has_value() ? from.ToString() : "";
+  ContextResult result = lifecycle::AssembleContext(plan, query.text, std::move(recalled),
+                                                    recalled_from, options, impl_->config);
   result.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
           .count();

@@ -193,6 +193,54 @@ Json ToJson(const ReadResult& result) {
   return json;
 }
 
+Json ToJson(const WindowTurn& turn) {
+  Json json = Json::object();
+  json["id"] = turn.id;
+  json["sequence"] = turn.sequence;
+  json["interaction"] = turn.interaction;
+  json["role"] = RoleName(turn.role);
+  json["speaker"] = turn.speaker;
+  json["session_id"] = turn.session_id;
+  json["event_time"] = TimestampToJson(turn.event_time);
+  json["text"] = turn.text;
+  json["tokens"] = turn.tokens;
+  json["omega"] = Number(turn.omega);
+  json["omega_raw"] = Number(turn.omega_raw);
+  json["omega_eff"] = Number(turn.omega_eff);
+  json["prune_score"] = Number(turn.prune_score);
+  json["tier"] = turn.tier;
+  json["signals"] = turn.signals;
+  json["superseded"] = turn.superseded;
+  json["reason"] = turn.reason;
+  json["explanation"] = turn.explanation;
+  return json;
+}
+
+Json ToJson(const ContextResult& result) {
+  Json json = Json::object();
+  json["run"] = result.run;
+  json["query"] = result.query;
+  json["policy"] = result.policy;
+  json["context"] = result.context;
+  json["answer_instructions"] = result.answer_instructions;
+  json["token_budget"] = result.token_budget;
+  json["window_budget"] = result.window_budget;
+  json["context_tokens"] = result.context_tokens;
+  json["recalled_tokens"] = result.recalled_tokens;
+  json["window_tokens"] = result.window_tokens;
+  json["recalled_from"] = result.recalled_from;
+  json["recalled"] = List(result.recalled.items);
+  json["window"] = List(result.window);
+  json["run_turns"] = result.run_turns;
+  json["last_sweep"] = result.last_sweep;
+  json["left_window"] = {{"hard_killed", result.hard_killed},
+                         {"pruned", result.pruned},
+                         {"too_large", result.too_large},
+                         {"inactive", result.inactive}};
+  json["latency_ms"] = Number(result.latency_ms);
+  return json;
+}
+
 Json ToJson(const ScopeInfo& scope) {
   Json json = Json::object();
   json["scope"] = scope.scope;

@@ -41,6 +41,8 @@ Json ToJson(const Adjustment& adjustment);
 Json ToJson(const RecallItem& item);
 Json ToJson(const Diagnostics& diagnostics);
 Json ToJson(const ReadResult& result);
+Json ToJson(const WindowTurn& turn);
+Json ToJson(const ContextResult& result);
 Json ToJson(const ScopeInfo& scope);
 Json ToJson(const MergeProposal& proposal);
 Json ToJson(const RememberResult& result);

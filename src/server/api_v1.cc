@@ -209,6 +209,45 @@ std::string PathParam(const ApiRequest& request, const std::string& name) {
 }
 
 // 403 naming the right and the scope, or nullopt when the caller holds the right.
+// The fields a recall and a context share: "query" (required, non-empty), "policy",
+// "query_time" and "explain".
+Status QueryFields(const json& body, std::size_t max_query_bytes, RecallQuery* query,
+                   AnswerPolicy* policy, bool* explain) {
+  RETURN_IF_ERROR(StringField(body, "query", max_query_bytes, &query->text));
+  if (body.find("query") == body.end() || query->text.empty()) {
+    return Status::InvalidArgument("\"query\" must be a non-empty string");
+  }
+  RETURN_IF_ERROR(BoolField(body, "explain", explain));
+  std::string policy_name;
+  RETURN_IF_ERROR(StringField(body, "policy", 64, &policy_name));
+  if (!policy_name.empty()) {
+    StatusOr<AnswerPolicy> parsed = ParseAnswerPolicy(policy_name);
+    if (!parsed.ok()) {
+      return Status::InvalidArgument("\"policy\" must be strict, balanced or advanced");
+    }
+    *policy = *parsed;
+  }
+  std::string time;
+  RETURN_IF_ERROR(StringField(body, "query_time", 64, &time));
+  if (!time.empty()) {
+    StatusOr<Timestamp> parsed = ParseTimestamp(time);
+    if (!parsed.ok()) {
+      return Status::InvalidArgument("\"query_time\" must be an ISO-8601 time: " +
+                                     parsed.status().message());
+    }
+    query->query_time = *parsed;
+  }
+  return Status::Ok();
+}
+
+// Without explain: the ranking and packing, not how each route scored each item.
+void DropExplanations(io::Json& items) {
+  for (io::Json& item : items) {
+    item.erase("routes");
+    item.erase("adjustments");
+  }
+}
+
 std::optional<ApiResponse> Require(const ApiRequest& request, const Scope& scope,
                                    auth::Right right) {
   if (request.access->Allows(scope, right)) return std::nullopt;
@@ -293,6 +332,7 @@ RouteList V1Api::Routes() {
       {"GET", "/v1/scopes/{scope}/memories", bind(&V1Api::ListMemories)},
       {"GET", "/v1/scopes/{scope}/timeline", bind(&V1Api::Timeline)},
       {"POST", "/v1/scopes/{scope}/recall", bind(&V1Api::Recall)},
+      {"POST", "/v1/scopes/{scope}/context", bind(&V1Api::Context)},
       {"POST", "/v1/scopes/{scope}/retire-all", bind(&V1Api::RetireAll)},
       {"DELETE", "/v1/scopes/{scope}", bind(&V1Api::EraseScope)},
       {"GET", "/v1/scopes", bind(&V1Api::ListScopes)},
@@ -427,10 +467,7 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
   RecallQuery query;
   RecallOptions options;
   bool explain = false;
-  Status status = StringField(*body, "query", limits_.max_query_bytes, &query.text);
-  if (status.ok() && (body->find("query") == body->end() || query.text.empty())) {
-    status = Status::InvalidArgument("\"query\" must be a non-empty string");
-  }
+  Status status = QueryFields(*body, limits_.max_query_bytes, &query, &options.policy, &explain);
   if (status.ok()) status = WholeNumberField(*body, "k", limits_.max_k, &options.k);
   if (status.ok()) {
     status =
@@ -439,20 +476,6 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
   if (status.ok()) status = BoolField(*body, "use_planner", &options.use_planner);
   if (status.ok()) status = BoolField(*body, "include_retired", &options.include_retired);
   if (status.ok()) status = BoolField(*body, "include_nested", &options.include_nested);
-  if (status.ok()) status = BoolField(*body, "explain", &explain);
-  if (status.ok()) {
-    std::string policy;
-    status = StringField(*body, "policy", 64, &policy);
-    if (status.ok() && !policy.empty()) {
-      StatusOr<AnswerPolicy> parsed = ParseAnswerPolicy(policy);
-      if (!parsed.ok()) {
-        status = Status::InvalidArgument("\"policy\" must be strict, balanced or advanced");
-      } else {
-        options.policy = *parsed;
-      }
-    }
-  }
-  if (status.ok()) status = TimeField(*body, "query_time", &query.query_time);
   if (status.ok()) status = TimeField(*body, "valid_at", &options.valid_at);
   if (status.ok()) status = TimeField(*body, "known_at", &options.known_at);
   if (status.ok()) {
@@ -497,13 +520,43 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
   if (metrics_ != nullptr) metrics_->RecordRecall(*result);
   io::Json out = io::ToJson(*result);
   if (!explain) {
-    // Without explain: the ranking and packing, not how each route scored each item.
     out.erase("diagnostics");
-    for (io::Json& item : out["items"]) {
-      item.erase("routes");
-      item.erase("adjustments");
-    }
+    DropExplanations(out["items"]);
   }
+  return Ok(std::move(out));
+}
+
+ApiResponse V1Api::Context(const ApiRequest& request) {
+  StatusOr<Scope> scope = PathScope(request);
+  if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
+  if (auto denied = Require(request, *scope, auth::Right::kRead)) return *denied;
+  StatusOr<json> body = ObjectBody(request, {"query", "k", "token_budget", "window_budget",
+                                             "recall_enclosing", "policy", "query_time", "explain"});
+  if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
+  RecallQuery query;
+  ContextOptions options;
+  bool explain = false;
+  Status status = QueryFields(*body, limits_.max_query_bytes, &query, &options.policy, &explain);
+  if (status.ok()) status = WholeNumberField(*body, "k", limits_.max_k, &options.k);
+  if (status.ok()) {
+    status =
+        WholeNumberField(*body, "token_budget", limits_.max_token_budget, &options.token_budget);
+  }
+  if (status.ok()) {
+    status = WholeNumberField(*body, "window_budget", limits_.max_token_budget,
+                              &options.window_budget);
+  }
+  if (status.ok()) status = BoolField(*body, "recall_enclosing", &options.recall_enclosing);
+  if (!status.ok()) return ErrorResponse(status, request.request_id);
+  // Recalling from the enclosing scope reads it (and every run nested in it).
+  const std::optional<Scope> parent = scope->Parent();
+  if (options.recall_enclosing && parent.has_value()) {
+    if (auto denied = Require(request, *parent, auth::Right::kRead)) return *denied;
+  }
+  StatusOr<ContextResult> result = engine_.Context(*scope, query, options);
+  if (!result.ok()) return ErrorResponse(result.status(), request.request_id);
+  io::Json out = io::ToJson(*result);
+  if (!explain) DropExplanations(out["recalled"]);
   return Ok(std::move(out));
 }
 

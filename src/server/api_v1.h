@@ -62,6 +62,7 @@ class V1Api {
   ApiResponse ListMemories(const ApiRequest& request);
   ApiResponse Timeline(const ApiRequest& request);
   ApiResponse Recall(const ApiRequest& request);
+  ApiResponse Context(const ApiRequest& request);
   ApiResponse RetireAll(const ApiRequest& request);
   ApiResponse EraseScope(const ApiRequest& request);
   ApiResponse ListScopes(const ApiRequest& request);

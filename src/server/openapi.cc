@@ -141,6 +141,53 @@ Json Schemas() {
               {"diagnostics", Type("object")},
               {"latency_ms", Type("number")}},
              {"query", "policy", "context", "answer_instructions", "items", "latency_ms"});
+  s["ContextRequest"] = Object({{"query", Type("string")},
+                                {"k", Type("integer")},
+                                {"token_budget", Type("integer")},
+                                {"window_budget", Type("integer")},
+                                {"recall_enclosing", Type("boolean")},
+                                {"policy", Enum({"strict", "balanced", "advanced"})},
+                                {"query_time", Nullable("string")},
+                                {"explain", Type("boolean")}},
+                               {"query"});
+  s["WindowTurn"] = Closed({{"id", Type("string")},
+                            {"sequence", Type("integer")},
+                            {"interaction", Type("integer")},
+                            {"role", kRoleEnum},
+                            {"speaker", Type("string")},
+                            {"session_id", Type("string")},
+                            {"event_time", Nullable("string")},
+                            {"text", Type("string")},
+                            {"tokens", Type("integer")},
+                            {"omega", Type("number")},
+                            {"omega_raw", Type("number")},
+                            {"omega_eff", Type("number")},
+                            {"prune_score", Type("number")},
+                            {"tier", Enum({"healthy", "unstable", "critical"})},
+                            {"signals", ArrayOf(Type("string"))},
+                            {"superseded", Type("boolean")},
+                            {"reason", Enum({"within_budget", "healthy", "outranks_pruned"})},
+                            {"explanation", Type("string")}});
+  s["ContextResult"] = Closed({{"run", Type("string")},
+                               {"query", Type("string")},
+                               {"policy", Enum({"strict", "balanced", "advanced"})},
+                               {"context", Type("string")},
+                               {"answer_instructions", Type("string")},
+                               {"token_budget", Type("integer")},
+                               {"window_budget", Type("integer")},
+                               {"context_tokens", Type("integer")},
+                               {"recalled_tokens", Type("integer")},
+                               {"window_tokens", Type("integer")},
+                               {"recalled_from", Type("string")},
+                               {"recalled", ArrayOf(Ref("RecallItem"))},
+                               {"window", ArrayOf(Ref("WindowTurn"))},
+                               {"run_turns", Type("integer")},
+                               {"last_sweep", Type("integer")},
+                               {"left_window", Closed({{"hard_killed", Type("integer")},
+                                                       {"pruned", Type("integer")},
+                                                       {"too_large", Type("integer")},
+                                                       {"inactive", Type("integer")}})},
+                               {"latency_ms", Type("number")}});
   s["RetireAllResult"] = Closed({{"scope", Type("string")}, {"retired", Type("integer")}});
   s["EraseRequest"] = Object({{"confirm", Type("string")}}, {"confirm"});
   s["EraseResult"] = Closed({{"scope", Type("string")},
@@ -365,6 +412,9 @@ Json Build() {
   paths["/v1/scopes/{scope}/recall"]["post"] =
       Operation("Recall memories for a query", {scope}, "RecallRequest", 200, "RecallResult",
                 {400, 401, 403, 404});
+  paths["/v1/scopes/{scope}/context"]["post"] =
+      Operation("A run's context: recalled memory, then its active window (DMF)", {scope},
+                "ContextRequest", 200, "ContextResult", {400, 401, 403, 404});
   paths["/v1/scopes/{scope}/retire-all"]["post"] =
       Operation("Retire every active memory of the scope and its nested scopes", {scope}, "", 200,
                 "RetireAllResult", {400, 401, 403, 404});

@@ -237,6 +237,23 @@ TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
   EXPECT_TRUE(before_ingest.body["items"].empty());
   EXPECT_GE(before_ingest.body["diagnostics"]["filtered_by"]["known_at"].get<int>(), 1);
 
+  // A run's context: the recalled memory of alice's scope, then the run's window.
+  Remember(scope + "/run:r1", R"([{"text": "Do not book flights before 9am.", "speaker": "Alice"},
+                                  {"text": "ok thanks", "speaker": "Alice"}])");
+  HttpResult context = Check("POST", "/v1/scopes/{scope}/context",
+                             "/v1/scopes/" + scope + "%2Frun:r1/context",
+                             R"({"query": "Where does Maya live?", "token_budget": 800})", 200);
+  EXPECT_EQ(context.body["recalled_from"], scope);
+  ASSERT_EQ(context.body["window"].size(), 2u);
+  EXPECT_EQ(context.body["window"][0]["reason"], "within_budget");
+  EXPECT_THAT(context.body["context"].get<std::string>(), HasSubstr("Porto"));
+  EXPECT_LE(context.body["context_tokens"].get<int>(), 800);
+  const HttpResult not_run = Check("POST", "/v1/scopes/{scope}/context",
+                                   "/v1/scopes/" + scope + "/context", R"({"query": "x"})", 400);
+  EXPECT_THAT(not_run.body["error"]["message"].get<std::string>(), HasSubstr("run scope"));
+  Check("POST", "/v1/scopes/{scope}/context", "/v1/scopes/" + scope + "%2Frun:none/context",
+        R"({"query": "x"})", 404);
+
   // Listing with paging: two pages of two and one.
   HttpResult page1 = Check("GET", "/v1/scopes/{scope}/memories",
                            "/v1/scopes/" + scope + "/memories?limit=2", "", 200);
