@@ -5,23 +5,16 @@
 
 namespace engram {
 
-std::vector<std::string> TextProjection::DocumentTerms(const store::NodeRecord& node) const {
-  std::vector<std::string> terms;
-  if (!node.speaker.empty()) terms = tokenizer_->Terms(node.speaker);
-  std::vector<std::string> text_terms = tokenizer_->Terms(node.text);
-  terms.insert(terms.end(), std::make_move_iterator(text_terms.begin()),
-               std::make_move_iterator(text_terms.end()));
-  return terms;
-}
-
 StatusOr<TextProjection::ScopeProjection> TextProjection::Build(std::int64_t scope_id) {
   ScopeProjection built;
   built.index = std::make_unique<index::Bm25Index>();
   // Turns in row order, which is their sequence order within the scope.
   Status scan_status = store_->ScanNodes(
       scope_id, NodeKind::kTurn, [&](const store::NodeRecord& node) {
-        built.index->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
-        built.layout.Append(read::TurnLayout::TurnOf(node));
+        const std::vector<std::string> terms = read::DocumentTerms(*tokenizer_, node);
+        built.index->Add(static_cast<std::uint64_t>(node.row), terms);
+        built.layout.Append(
+            read::TurnLayout::TurnOf(node, static_cast<std::uint32_t>(terms.size())));
         return true;
       });
   RETURN_IF_ERROR(scan_status);
@@ -53,10 +46,12 @@ Status TextProjection::CatchUp() {
       if (node.kind != NodeKind::kTurn) continue;
       auto found = scopes_.find(node.scope_id);
       if (found == scopes_.end()) continue;
-      found->second.index->Add(static_cast<std::uint64_t>(node.row), DocumentTerms(node));
+      const std::vector<std::string> terms = read::DocumentTerms(*tokenizer_, node);
+      found->second.index->Add(static_cast<std::uint64_t>(node.row), terms);
       // A turn applied before (a scan that saw it, or a catch-up redone) is in the layout.
       if (!found->second.layout.IndexOf(node.row).has_value()) {
-        found->second.layout.Append(read::TurnLayout::TurnOf(node));
+        found->second.layout.Append(
+            read::TurnLayout::TurnOf(node, static_cast<std::uint32_t>(terms.size())));
       }
     }
   }

@@ -28,9 +28,6 @@ class TextProjection {
   TextProjection(store::Store* store, const text::Tokenizer* tokenizer)
       : store_(store), tokenizer_(tokenizer) {}
 
-  // The terms a node is indexed under: its speaker's name and its text.
-  std::vector<std::string> DocumentTerms(const store::NodeRecord& node) const;
-
   // Applies journal entries committed since the last call to the loaded scopes.
   Status CatchUp();
 

@@ -71,6 +71,9 @@ struct BenchOptions {
   bool reuse_store = false;
   // TOML configuration (EngineOptions::config_file). Default: "" = built-in values.
   std::string config_file;
+  // Overrides the configuration's [embedder] kind when not empty ("hashing" for stores larger
+  // than the built-in encoder can embed in time). Default: "".
+  std::string embedder_kind;
   // EngineOptions::data_dir. Default: "".
   std::string data_dir;
   // Per-question JSONL trace. Default: "" = none (and no trace recall).

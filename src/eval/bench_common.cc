@@ -94,6 +94,10 @@ StatusOr<std::unique_ptr<BenchStore>> BenchStore::Open(const BenchOptions& optio
     ASSIGN_OR_RETURN(bench->config_, LoadConfigFile(options.config_file));
   }
   if (options.flat) bench->config_ = FlatBaseline(std::move(bench->config_));
+  if (!options.embedder_kind.empty()) {
+    bench->config_.embedder.kind = options.embedder_kind;
+    RETURN_IF_ERROR(bench->config_.Validate().WithContext("[embedder] kind"));
+  }
   if (options.store_path.empty()) {
     std::error_code error;
     std::filesystem::path base = std::filesystem::temp_directory_path(error);

@@ -632,6 +632,8 @@ TEST(PerfTest, SmallWorkloadReportsEveryFigure) {
   EXPECT_GT((*report)["ingest"]["turns_per_s"].get<double>(), 0);
   ExpectTailPercentiles((*report)["latency_ms"]);
   EXPECT_GT((*report)["store_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_DOUBLE_EQ((*report)["store_bytes_per_turn"].get<double>(),
+                   (*report)["store_bytes"].get<double>() / 150);
   ExpectTailPercentiles((*report)["cpu_ms"]);
   EXPECT_EQ((*report)["config"]["embedder"], "use-lite@0.2.0");
   // The primitives underneath, on the same turns and questions.
@@ -647,8 +649,8 @@ TEST(PerfTest, SmallWorkloadReportsEveryFigure) {
   EXPECT_THAT(hnswlib["engram_vector_index"].get<std::string>(), HasSubstr("exact"));
   ExpectTailPercentiles(hnswlib["latency_ms"]);
   // engram's time over each primitive's, wall and CPU (timings: only the shape is known here).
-  EXPECT_THAT(Keys((*report)["ratios"]), ElementsAre("fts5", "hnswlib"));
-  for (const char* name : {"fts5", "hnswlib"}) {
+  EXPECT_THAT(Keys((*report)["ratios"]), ElementsAre("fts5", "hnswlib", "fts5_plus_hnswlib"));
+  for (const char* name : {"fts5", "fts5_plus_hnswlib", "hnswlib"}) {
     EXPECT_THAT(Keys((*report)["ratios"][name]),
                 ElementsAre("latency_p50", "latency_p95", "cpu_p50", "cpu_p95"))
         << name;
@@ -674,6 +676,37 @@ TEST(PerfTest, WithoutStoredVectorsHnswlibUsesHashingVectorsAndSaysSo) {
   EXPECT_THAT(hnswlib["vectors"].get<std::string>(), HasSubstr("store holds no vectors"));
   EXPECT_THAT(hnswlib["vectors"].get<std::string>(), HasSubstr("hashing-256"));
   EXPECT_EQ(hnswlib["engram_vector_index"], "none");
+}
+
+// A kept store is timed again without ingesting (the same seed gives the same turns); a store
+// of another workload is refused.
+TEST(PerfTest, ReusedStoreIsTimedWithoutIngest) {
+  TempDir dir;
+  PerfOptions options;
+  options.memories = 70;
+  options.scopes = 2;
+  options.queries = 6;
+  options.embedder_kind = "hashing";
+  options.store_path = dir.File("perf.db");
+  const StatusOr<io::Json> built = RunPerf(options);
+  ASSERT_THAT(built, IsOk());
+  EXPECT_EQ((*built)["config"]["embedder"], "hashing-256");
+  EXPECT_EQ((*built)["ingest"]["turns"], 70);
+  EXPECT_EQ((*built)["workload"]["reused_store"], false);
+
+  EXPECT_THAT(RunPerf(options), StatusIs(StatusCode::kAlreadyExists));
+  options.reuse_store = true;
+  const StatusOr<io::Json> reused = RunPerf(options);
+  ASSERT_THAT(reused, IsOk());
+  EXPECT_EQ((*reused)["workload"]["reused_store"], true);
+  EXPECT_EQ((*reused)["ingest"]["reused"], true);
+  EXPECT_FALSE((*reused)["ingest"].contains("turns_per_s"));
+  // The same recalls over the same store: the same contexts.
+  EXPECT_EQ((*reused)["context_tokens"], (*built)["context_tokens"]);
+  EXPECT_EQ((*reused)["primitives"]["hnswlib"]["vectors_indexed"], 70);
+
+  options.memories = 80;
+  EXPECT_THAT(RunPerf(options), StatusIs(StatusCode::kFailedPrecondition));
 }
 
 TEST(PrimitivesTest, Fts5MatchesTheQuestionsContentWordsRankedByBm25) {

@@ -101,12 +101,9 @@ void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
   // A first-person question is about the user asking: lift the user's turns, when the memory
   // also holds turns of other roles (an assistant's answers) to tell them apart from.
   if (!first_person || first_person_boost == 1.0) return;
-  bool has_user = false;
-  bool has_other = false;
-  for (const LayoutTurn& turn : layout.turns()) {
-    (turn.role == Role::kUser ? has_user : has_other) = true;
-  }
-  if (!has_user || !has_other) return;
+  const bool has_other = layout.HasRole(Role::kAssistant) || layout.HasRole(Role::kSystem) ||
+                         layout.HasRole(Role::kTool);
+  if (!layout.HasRole(Role::kUser) || !has_other) return;
   for (Ranked& candidate : ranked) {
     const auto at = layout.IndexOf(candidate.fused.row);
     if (!at || layout.turns()[*at].role != Role::kUser) continue;

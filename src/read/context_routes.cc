@@ -35,49 +35,62 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
                           soft.threshold > 0 ? &soft : nullptr);
   if (matrix.empty()) return candidates;
   const std::size_t window = std::max<std::size_t>(1, context.config->recall.fragment_window);
-  std::vector<Unit> units;
-  for (const LayoutSession& session : layout.sessions()) {
-    if (session.end - session.begin <= window) {
-      units.push_back({session.begin, session.end});
+  // The windows holding a query term (the others score 0), by begin: the order of the windows.
+  const std::vector<ScoredUnit> unit_scores = matrix.ScoreWindows(window, context.config->bm25);
+  const std::vector<ScoredUnit> own = matrix.ScoreTurns(context.config->bm25);
+  // Each turn's best window (the first among equals); turns in no scoring window are left out.
+  std::vector<std::pair<std::size_t, std::size_t>> covered;  // (turn, window), windows ascending
+  for (std::size_t u = 0; u < unit_scores.size(); ++u) {
+    if (unit_scores[u].score.score <= 0) continue;
+    for (std::size_t t = unit_scores[u].unit.begin; t < unit_scores[u].unit.end; ++t) {
+      covered.emplace_back(t, u);
+    }
+  }
+  std::stable_sort(covered.begin(), covered.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  struct Pick {
+    std::size_t turn = 0;
+    std::size_t unit = 0;  // index into unit_scores
+    double own = 0;
+    double score = 0;
+  };
+  const double own_weight = context.config->recall.fragment_own_weight;
+  const auto& turns = layout.turns();
+  std::vector<Pick> picks;
+  std::size_t own_at = 0;  // own is sorted by turn, as are the picks
+  for (const auto& [t, u] : covered) {
+    if (!picks.empty() && picks.back().turn == t) {
+      if (unit_scores[u].score.score > unit_scores[picks.back().unit].score.score) {
+        picks.back().unit = u;
+      }
       continue;
     }
-    for (std::size_t begin = session.begin; begin + window <= session.end; ++begin) {
-      units.push_back({begin, begin + window});
-    }
+    while (own_at < own.size() && own[own_at].unit.begin < t) ++own_at;
+    const double own_score =
+        own_at < own.size() && own[own_at].unit.begin == t ? own[own_at].score.score : 0.0;
+    picks.push_back({t, u, own_score, 0});
   }
-  const std::vector<UnitScore> unit_scores = matrix.Score(units, context.config->bm25);
-  const std::vector<UnitScore> own = matrix.ScoreTurns(context.config->bm25);
-  const std::size_t n = layout.turns().size();
-  std::vector<std::size_t> best(n, units.size());  // units.size() = none
-  for (std::size_t u = 0; u < units.size(); ++u) {
-    if (unit_scores[u].score <= 0) continue;
-    for (std::size_t t = units[u].begin; t < units[u].end; ++t) {
-      if (best[t] == units.size() || unit_scores[u].score > unit_scores[best[t]].score) best[t] = u;
-    }
+  for (Pick& pick : picks) {
+    pick.score = unit_scores[pick.unit].score.score + own_weight * pick.own;
   }
-  std::vector<std::size_t> order;
-  std::vector<double> score(n, 0);
-  const double own_weight = context.config->recall.fragment_own_weight;
-  for (std::size_t t = 0; t < n; ++t) {
-    if (best[t] == units.size()) continue;
-    order.push_back(t);
-    score[t] = unit_scores[best[t]].score + own_weight * own[t].score;
-  }
-  const auto& turns = layout.turns();
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (score[a] != score[b]) return score[a] > score[b];
-    if (own[a].score != own[b].score) return own[a].score > own[b].score;
-    return turns[a].row < turns[b].row;
-  });
-  if (order.size() > context.limit) order.resize(context.limit);
-  for (const std::size_t t : order) {
-    const Unit& unit = units[best[t]];
+  // Only the best `limit` are kept: a partial sort under a total order gives the same head.
+  const auto better = [&turns](const Pick& a, const Pick& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.own != b.own) return a.own > b.own;
+    return turns[a.turn].row < turns[b.turn].row;
+  };
+  const std::size_t kept = std::min(picks.size(), context.limit);
+  std::partial_sort(picks.begin(), picks.begin() + static_cast<std::ptrdiff_t>(kept), picks.end(),
+                    better);
+  picks.resize(kept);
+  for (const Pick& pick : picks) {
+    const ScoredUnit& unit = unit_scores[pick.unit];
     char own_text[64];
-    std::snprintf(own_text, sizeof own_text, "; + %g x own %.2f", own_weight, own[t].score);
-    candidates.push_back({turns[t].row, score[t],
-                          "window " + SessionName(layout, turns[t].session) + " " +
-                              SeqRange(layout, unit.begin, unit.end) + ": " +
-                              ExplainUnit(unit_scores[best[t]]) + own_text});
+    std::snprintf(own_text, sizeof own_text, "; + %g x own %.2f", own_weight, pick.own);
+    candidates.push_back({turns[pick.turn].row, pick.score,
+                          "window " + SessionName(layout, turns[pick.turn].session) + " " +
+                              SeqRange(layout, unit.unit.begin, unit.unit.end) + ": " +
+                              ExplainUnit(unit.score) + own_text});
   }
   return candidates;
 }
@@ -88,40 +101,48 @@ StatusOr<std::vector<RouteCandidate>> SessionRoute::Run(const RouteContext& cont
   const TurnLayout& layout = *context.layout;
   const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
   if (matrix.empty()) return candidates;
-  std::vector<Unit> units;
-  for (const LayoutSession& session : layout.sessions())
-    units.push_back({session.begin, session.end});
-  const std::vector<UnitScore> session_scores = matrix.Score(units, context.config->bm25);
-  const std::vector<UnitScore> own = matrix.ScoreTurns(context.config->bm25);
-  std::vector<std::size_t> session_order;
-  for (std::size_t s = 0; s < units.size(); ++s) {
-    if (session_scores[s].score > 0) session_order.push_back(s);
+  // The sessions holding a query term (the others score 0), in session order.
+  const std::vector<ScoredUnit> session_scores = matrix.ScoreSessions(context.config->bm25);
+  const std::vector<ScoredUnit> own = matrix.ScoreTurns(context.config->bm25);
+  const auto own_score = [&own](std::size_t t) {
+    const UnitScore* found = FindUnit(own, t);
+    return found == nullptr ? 0.0 : found->score;
+  };
+  std::vector<std::size_t> session_order;  // indexes into session_scores
+  for (std::size_t s = 0; s < session_scores.size(); ++s) {
+    if (session_scores[s].score.score > 0) session_order.push_back(s);
   }
   std::sort(session_order.begin(), session_order.end(), [&](std::size_t a, std::size_t b) {
-    if (session_scores[a].score != session_scores[b].score) {
-      return session_scores[a].score > session_scores[b].score;
+    if (session_scores[a].score.score != session_scores[b].score.score) {
+      return session_scores[a].score.score > session_scores[b].score.score;
     }
     return a < b;
   });
   const auto& turns = layout.turns();
   const std::size_t per_session = context.config->recall.session_turns;
   for (std::size_t position = 0; position < session_order.size(); ++position) {
-    const std::size_t s = session_order[position];
+    const ScoredUnit& session = session_scores[session_order[position]];
+    const Unit& unit = session.unit;
     std::vector<std::size_t> members;
-    for (std::size_t t = units[s].begin; t < units[s].end; ++t) members.push_back(t);
+    std::vector<double> member_score;  // own score by member offset in the session
+    for (std::size_t t = unit.begin; t < unit.end; ++t) {
+      members.push_back(t);
+      member_score.push_back(own_score(t));
+    }
     std::stable_sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
-      return own[a].score > own[b].score;  // stable: sequence order among equals
+      // stable: sequence order among equals
+      return member_score[a - unit.begin] > member_score[b - unit.begin];
     });
     if (per_session > 0 && members.size() > per_session) members.resize(per_session);
-    const std::string head = "session " + SessionName(layout, s) + " #" +
+    const std::string head = "session " + SessionName(layout, turns[unit.begin].session) + " #" +
                              std::to_string(position + 1) + " (" +
-                             std::to_string(units[s].end - units[s].begin) +
-                             " turns): " + ExplainUnit(session_scores[s]);
+                             std::to_string(unit.end - unit.begin) +
+                             " turns): " + ExplainUnit(session.score);
     for (const std::size_t t : members) {
       if (candidates.size() >= context.limit) return candidates;
       char own_text[48];
-      std::snprintf(own_text, sizeof own_text, "; own %.2f", own[t].score);
-      candidates.push_back({turns[t].row, session_scores[s].score, head + own_text});
+      std::snprintf(own_text, sizeof own_text, "; own %.2f", member_score[t - unit.begin]);
+      candidates.push_back({turns[t].row, session.score.score, head + own_text});
     }
   }
   return candidates;
@@ -150,11 +171,17 @@ std::vector<TimeWindow> Windows(const RouteContext& context) {
   const auto& turns = context.layout->turns();
   for (const EventAnchor& anchor : context.frame->event_anchors) {
     const TermMatrix matrix(*context.layout, context.text_indexes, anchor.terms);
-    const std::vector<UnitScore> scores = matrix.ScoreTurns(context.config->bm25);
+    // The turns holding an anchor term, in layout order (the others score 0).
+    const std::vector<ScoredUnit> scores = matrix.ScoreTurns(context.config->bm25);
     std::optional<std::size_t> best;
-    for (std::size_t t = 0; t < scores.size() && t < turns.size(); ++t) {
-      if (scores[t].score <= 0 || !turns[t].event_time) continue;
-      if (!best || scores[t].score > scores[*best].score) best = t;
+    double best_score = 0;
+    for (const ScoredUnit& scored : scores) {
+      const std::size_t t = scored.unit.begin;
+      if (scored.score.score <= 0 || !turns[t].event_time) continue;
+      if (!best || scored.score.score > best_score) {
+        best = t;
+        best_score = scored.score.score;
+      }
     }
     if (!best) continue;
     const Timestamp at = *turns[*best].event_time;
@@ -185,32 +212,37 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
   if (windows.empty()) return candidates;
   const TurnLayout& layout = *context.layout;
   const auto& turns = layout.turns();
-  std::vector<std::size_t> inside;
-  std::vector<std::size_t> window_of;
-  for (std::size_t t = 0; t < turns.size(); ++t) {
-    if (!turns[t].event_time) continue;
-    for (std::size_t w = 0; w < windows.size(); ++w) {
-      if (windows[w].from <= *turns[t].event_time && *turns[t].event_time < windows[w].to) {
-        inside.push_back(t);
-        window_of.push_back(w);
-        break;
-      }
+  // The turns inside some window, in layout order, each with the first window holding it.
+  std::vector<std::pair<std::size_t, std::size_t>> turn_windows;  // (turn, window), windows ascending
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    for (const std::size_t t : layout.TurnsBetween(windows[w].from, windows[w].to)) {
+      turn_windows.emplace_back(t, w);
     }
   }
-  if (inside.empty()) return candidates;
+  if (turn_windows.empty()) return candidates;
+  std::stable_sort(turn_windows.begin(), turn_windows.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::size_t> inside;
+  std::vector<std::size_t> window_of;
+  for (const auto& [t, w] : turn_windows) {
+    if (!inside.empty() && inside.back() == t) continue;
+    inside.push_back(t);
+    window_of.push_back(w);
+  }
   const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
-  const std::vector<UnitScore> own = matrix.ScoreTurns(context.config->bm25);
+  const std::vector<ScoredUnit> own = matrix.ScoreTurns(context.config->bm25);
+  std::vector<double> own_score(inside.size(), 0.0);
+  for (std::size_t i = 0; i < inside.size(); ++i) {
+    if (const UnitScore* found = FindUnit(own, inside[i])) own_score[i] = found->score;
+  }
   std::vector<std::size_t> order(inside.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const double sa = own.empty() ? 0 : own[inside[a]].score;
-    const double sb = own.empty() ? 0 : own[inside[b]].score;
-    return sa > sb;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return own_score[a] > own_score[b]; });
   if (order.size() > context.limit) order.resize(context.limit);
   for (const std::size_t i : order) {
     const std::size_t t = inside[i];
-    const double score = own.empty() ? 0 : own[t].score;
+    const double score = own_score[i];
     char own_text[48];
     std::snprintf(own_text, sizeof own_text, "; own bm25 %.2f", score);
     candidates.push_back({turns[t].row, score,

@@ -294,7 +294,7 @@ StatusOr<std::vector<RouteCandidate>> EntityRoute::Run(const RouteContext& conte
       content_terms.push_back(term);
     }
   }
-  std::vector<UnitScore> own;
+  std::vector<ScoredUnit> own;  // the turns holding a content term
   if (context.layout != nullptr && !content_terms.empty()) {
     const TermMatrix matrix(*context.layout, context.text_indexes, content_terms);
     if (!matrix.empty()) own = matrix.ScoreTurns(context.config->bm25);
@@ -302,7 +302,8 @@ StatusOr<std::vector<RouteCandidate>> EntityRoute::Run(const RouteContext& conte
   const auto own_score = [&](std::int64_t row) -> double {
     if (own.empty()) return 0;
     const std::optional<std::size_t> index = context.layout->IndexOf(row);
-    return index ? own[*index].score : 0;
+    const UnitScore* found = index ? FindUnit(own, *index) : nullptr;
+    return found != nullptr ? found->score : 0;
   };
 
   struct Accumulated {

@@ -54,6 +54,7 @@ struct Conversation {
       turn.session_id = row <= 5 ? "s1" : "s2";
       turn.speaker = row % 2 == 1 ? "Caroline" : "Melanie";
       turn.event_time = At(row <= 5 ? "2023-05-08T10:00:00Z" : "2023-06-10T10:00:00Z");
+      turn.length = static_cast<std::uint32_t>(docs[i].size());
       turns.push_back(turn);
     }
     layout = TurnLayout::FromTurns(std::move(turns));

@@ -143,7 +143,10 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     owned_layout = TurnLayout::Concat(request.layouts);
     layout = &*owned_layout;
   } else if (request.store != nullptr && !request.scope_ids.empty()) {
-    ASSIGN_OR_RETURN(owned_layout, TurnLayout::Load(*request.store, request.scope_ids));
+    static const text::Tokenizer kDefaultTokenizer;
+    ASSIGN_OR_RETURN(owned_layout,
+                     TurnLayout::Load(*request.store, request.scope_ids,
+                                      request.tokenizer ? *request.tokenizer : kDefaultTokenizer));
     layout = &*owned_layout;
   }
   QueryFrame frame = request.frame;

@@ -45,15 +45,29 @@ std::string AskingSentences(std::string_view text) {
   return asking;
 }
 
+std::vector<std::string> DocumentTerms(const text::Tokenizer& tokenizer,
+                                       const store::NodeRecord& node) {
+  std::vector<std::string> terms;
+  if (!node.speaker.empty()) terms = tokenizer.Terms(node.speaker);
+  std::vector<std::string> text_terms = tokenizer.Terms(node.text);
+  terms.insert(terms.end(), std::make_move_iterator(text_terms.begin()),
+               std::make_move_iterator(text_terms.end()));
+  return terms;
+}
+
 StatusOr<TurnLayout> TurnLayout::Load(store::Store& store,
-                                      std::span<const std::int64_t> scope_ids) {
+                                      std::span<const std::int64_t> scope_ids,
+                                      const text::Tokenizer& tokenizer) {
   TurnLayout layout;
   store::NodeFilter filter;
   filter.kind = NodeKind::kTurn;
   filter.include_inactive = true;
   for (const std::int64_t scope_id : scope_ids) {
     ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store.ListNodes(scope_id, filter));
-    for (const store::NodeRecord& node : nodes) layout.turns_.push_back(TurnOf(node));
+    for (const store::NodeRecord& node : nodes) {
+      const auto length = static_cast<std::uint32_t>(DocumentTerms(tokenizer, node).size());
+      layout.turns_.push_back(TurnOf(node, length));
+    }
   }
   layout.Group();
   return layout;
@@ -66,7 +80,7 @@ TurnLayout TurnLayout::FromTurns(std::vector<LayoutTurn> turns) {
   return layout;
 }
 
-LayoutTurn TurnLayout::TurnOf(const store::NodeRecord& node) {
+LayoutTurn TurnLayout::TurnOf(const store::NodeRecord& node, std::uint32_t length) {
   LayoutTurn turn;
   turn.row = node.row;
   turn.scope_id = node.scope_id;
@@ -77,6 +91,7 @@ LayoutTurn TurnLayout::TurnOf(const store::NodeRecord& node) {
   turn.question_share = QuestionShare(node.text);
   if (turn.question_share > 0) turn.asking_text = node.text;
   turn.event_time = node.event_time;
+  turn.length = length;
   return turn;
 }
 
@@ -104,7 +119,49 @@ void TurnLayout::Append(LayoutTurn turn) {
     auto at = std::lower_bound(speakers_.begin(), speakers_.end(), turn.speaker);
     if (at == speakers_.end() || *at != turn.speaker) speakers_.insert(at, turn.speaker);
   }
+  prefix_length_.push_back(prefix_length_.back() + turn.length);
+  prefix_prefix_.push_back(prefix_prefix_.back() + prefix_length_.back());
+  if (turn.event_time) {
+    // Turns mostly arrive in time order: the insertion point is then the end.
+    const std::pair<std::int64_t, std::size_t> key{turn.event_time->micros, turn_idx};
+    by_time_.insert(std::upper_bound(by_time_.begin(), by_time_.end(), key), key);
+  }
+  ++role_turns_[static_cast<std::size_t>(turn.role)];
   turns_.push_back(std::move(turn));
+}
+
+std::uint64_t TurnLayout::WindowLengthSum(std::size_t window) const {
+  std::uint64_t total = 0;
+  for (const LayoutSession& session : sessions_) {
+    if (session.end - session.begin <= window) {
+      total += LengthOf(session.begin, session.end);
+      continue;
+    }
+    // Sum over b in [begin, end - window] of prefix_length_[b + window] - prefix_length_[b].
+    const std::size_t last = session.end - window;
+    total += (prefix_prefix_[session.end + 1] - prefix_prefix_[session.begin + window]) -
+             (prefix_prefix_[last + 1] - prefix_prefix_[session.begin]);
+  }
+  return total;
+}
+
+std::size_t TurnLayout::WindowCount(std::size_t window) const {
+  std::size_t count = 0;
+  for (const LayoutSession& session : sessions_) {
+    const std::size_t size = session.end - session.begin;
+    count += size <= window ? 1 : size - window + 1;
+  }
+  return count;
+}
+
+std::vector<std::size_t> TurnLayout::TurnsBetween(Timestamp from, Timestamp to) const {
+  std::vector<std::size_t> found;
+  if (!(from < to)) return found;
+  auto at = std::lower_bound(by_time_.begin(), by_time_.end(),
+                             std::pair<std::int64_t, std::size_t>{from.micros, 0});
+  for (; at != by_time_.end() && at->first < to.micros; ++at) found.push_back(at->second);
+  std::sort(found.begin(), found.end());
+  return found;
 }
 
 bool TurnLayout::SameContent(const TurnLayout& other) const {
@@ -117,7 +174,7 @@ bool TurnLayout::SameContent(const TurnLayout& other) const {
     if (a.row != b.row || a.scope_id != b.scope_id || a.sequence != b.sequence ||
         a.session_id != b.session_id || a.speaker != b.speaker || a.role != b.role ||
         a.question_share != b.question_share || a.asking_text != b.asking_text ||
-        a.event_time != b.event_time || a.session != b.session) {
+        a.event_time != b.event_time || a.length != b.length || a.session != b.session) {
       return false;
     }
   }
@@ -130,6 +187,10 @@ void TurnLayout::Group() {
   sessions_.clear();
   index_of_row_.clear();
   speakers_.clear();
+  prefix_length_ = {0};
+  prefix_prefix_ = {0, 0};
+  by_time_.clear();
+  role_turns_ = {};
   turns_.reserve(turns.size());
   index_of_row_.reserve(turns.size());
   for (LayoutTurn& turn : turns) Append(std::move(turn));
@@ -142,47 +203,34 @@ std::optional<std::size_t> TurnLayout::IndexOf(std::int64_t row) const {
 }
 
 
+const UnitScore* FindUnit(std::span<const ScoredUnit> units, std::size_t begin) {
+  const auto at = std::lower_bound(
+      units.begin(), units.end(), begin,
+      [](const ScoredUnit& unit, std::size_t value) { return unit.unit.begin < value; });
+  return at != units.end() && at->unit.begin == begin ? &at->score : nullptr;
+}
+
 TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
                        std::span<const std::string> query_terms, const SoftMatch* soft)
-    : turn_count_(layout.turns().size()) {
-  const std::vector<LayoutTurn>& turns = layout.turns();
-  prefix_length_.assign(turn_count_ + 1, 0);
-  for (std::size_t i = 0; i < turn_count_; ++i) {
-    std::uint32_t length = 0;
-    for (const index::Bm25Index* index : indexes) {
-      if (index == nullptr) continue;
-      if (auto found = index->DocLength(static_cast<std::uint64_t>(turns[i].row))) {
-        length = *found;
-        break;
-      }
-    }
-    prefix_length_[i + 1] = prefix_length_[i] + length;
-  }
-  // Per layout turn, the term frequencies of `term` in `indexes`; empty when no turn holds it.
-  const auto frequencies = [&](std::string_view term) {
-    std::vector<std::uint32_t> tf(turn_count_, 0);
-    bool any = false;
+    : layout_(&layout) {
+  // The layout turns holding `term` in `indexes`, by turn; empty when none does.
+  const auto postings = [&](std::string_view term) {
+    std::vector<Posting> found;
     for (const index::Bm25Index* index : indexes) {
       if (index == nullptr) continue;
       for (const index::Bm25Posting& posting : index->Postings(term)) {
         if (auto at = layout.IndexOf(static_cast<std::int64_t>(posting.doc))) {
-          tf[*at] = posting.term_frequency;
-          any = true;
+          found.push_back({*at, posting.term_frequency});
         }
       }
     }
-    if (!any) tf.clear();
-    return tf;
+    std::sort(found.begin(), found.end(),
+              [](const Posting& a, const Posting& b) { return a.turn < b.turn; });
+    return found;
   };
   const auto add = [&](std::string name, std::uint32_t query_count, double scale,
-                       const std::vector<std::uint32_t>& tf) {
-    Term term;
-    term.term = std::move(name);
-    term.query_count = query_count;
-    term.scale = scale;
-    term.prefix_tf.assign(turn_count_ + 1, 0);
-    for (std::size_t i = 0; i < turn_count_; ++i) term.prefix_tf[i + 1] = term.prefix_tf[i] + tf[i];
-    terms_.push_back(std::move(term));
+                       std::vector<Posting> found) {
+    terms_.push_back({std::move(name), query_count, scale, std::move(found)});
   };
   std::vector<std::pair<std::string, std::uint32_t>> unique;  // query term, count
   for (const std::string& query_term : query_terms) {
@@ -195,8 +243,8 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
     }
   }
   for (const auto& [query_term, count] : unique) {
-    const std::vector<std::uint32_t> tf = frequencies(query_term);
-    if (!tf.empty()) add(query_term, count, 1.0, tf);
+    std::vector<Posting> found = postings(query_term);
+    if (!found.empty()) add(query_term, count, 1.0, std::move(found));
   }
   if (soft == nullptr || soft->per_term == 0) return;
   for (std::size_t q = 0; q < unique.size() && q < soft->max_query_terms; ++q) {
@@ -228,9 +276,9 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
     std::size_t taken = 0;
     for (const auto& [similarity, term] : close) {
       if (taken >= soft->per_term) break;
-      const std::vector<std::uint32_t> tf = frequencies(term);
-      if (tf.empty()) continue;
-      add(query_term + "~" + term, count, similarity, tf);
+      std::vector<Posting> found = postings(term);
+      if (found.empty()) continue;
+      add(query_term + "~" + term, count, similarity, std::move(found));
       ++taken;
     }
   }
@@ -241,35 +289,141 @@ std::vector<UnitScore> TermMatrix::Score(std::span<const Unit> units,
   std::vector<UnitScore> scores(units.size());
   if (units.empty() || terms_.empty()) return scores;
   std::uint64_t total_length = 0;
-  for (const Unit& unit : units)
-    total_length += prefix_length_[unit.end] - prefix_length_[unit.begin];
+  for (const Unit& unit : units) total_length += layout_->LengthOf(unit.begin, unit.end);
   const double average_length =
       static_cast<double>(total_length) / static_cast<double>(units.size());
+  // The term frequency of `term` in `unit`: the sum over its postings inside the unit.
+  const auto frequency = [](const Term& term, const Unit& unit) {
+    auto at = std::lower_bound(term.postings.begin(), term.postings.end(), unit.begin,
+                               [](const Posting& posting, std::size_t turn) {
+                                 return posting.turn < turn;
+                               });
+    std::uint32_t tf = 0;
+    for (; at != term.postings.end() && at->turn < unit.end; ++at) tf += at->term_frequency;
+    return tf;
+  };
+  std::vector<std::uint32_t> tf(units.size());
   for (const Term& term : terms_) {
     std::uint64_t df = 0;
-    for (const Unit& unit : units) {
-      if (term.prefix_tf[unit.end] != term.prefix_tf[unit.begin]) ++df;
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      tf[u] = frequency(term, units[u]);
+      if (tf[u] != 0) ++df;
     }
     if (df == 0) continue;
     const index::Bm25TermWeight weight(index::Bm25Idf(units.size(), df), term.query_count,
                                        average_length, config);
     for (std::size_t u = 0; u < units.size(); ++u) {
-      const std::uint32_t tf = term.prefix_tf[units[u].end] - term.prefix_tf[units[u].begin];
-      if (tf == 0) continue;
+      if (tf[u] == 0) continue;
       const auto length =
-          static_cast<std::uint32_t>(prefix_length_[units[u].end] - prefix_length_[units[u].begin]);
-      const double contribution = term.scale * weight.Score(tf, length);
+          static_cast<std::uint32_t>(layout_->LengthOf(units[u].begin, units[u].end));
+      const double contribution = term.scale * weight.Score(tf[u], length);
       scores[u].score += contribution;
-      scores[u].terms.push_back({term.term, tf, contribution});
+      scores[u].terms.push_back({term.term, tf[u], contribution});
     }
   }
   return scores;
 }
 
-std::vector<UnitScore> TermMatrix::ScoreTurns(const Bm25Config& config) const {
-  std::vector<Unit> units(turn_count_);
-  for (std::size_t i = 0; i < turn_count_; ++i) units[i] = {i, i + 1};
-  return Score(units, config);
+template <typename UnitsOfTurn>
+std::vector<ScoredUnit> TermMatrix::ScoreSparse(std::size_t unit_count,
+                                                std::uint64_t total_length,
+                                                const UnitsOfTurn& units_of_turn,
+                                                const Bm25Config& config) const {
+  if (unit_count == 0 || terms_.empty()) return {};
+  const double average_length =
+      static_cast<double>(total_length) / static_cast<double>(unit_count);
+  struct Hit {
+    Unit unit;
+    std::uint32_t term_frequency = 0;
+  };
+  struct Contribution {
+    Unit unit;
+    const Term* term = nullptr;
+    std::uint32_t term_frequency = 0;
+    double value = 0;
+  };
+  const auto by_begin = [](const auto& a, const auto& b) { return a.unit.begin < b.unit.begin; };
+  std::vector<Hit> hits;
+  std::vector<Contribution> contributions;  // term by term, so in term order within a unit
+  for (const Term& term : terms_) {
+    hits.clear();
+    for (const Posting& posting : term.postings) {
+      units_of_turn(posting.turn,
+                    [&](Unit unit) { hits.push_back({unit, posting.term_frequency}); });
+    }
+    std::sort(hits.begin(), hits.end(), by_begin);
+    // One hit per unit holding the term, its frequencies summed.
+    std::size_t units = 0;
+    for (const Hit& hit : hits) {
+      if (units > 0 && hits[units - 1].unit.begin == hit.unit.begin) {
+        hits[units - 1].term_frequency += hit.term_frequency;
+      } else {
+        hits[units++] = hit;
+      }
+    }
+    hits.resize(units);
+    if (hits.empty()) continue;
+    const index::Bm25TermWeight weight(index::Bm25Idf(unit_count, hits.size()), term.query_count,
+                                       average_length, config);
+    for (const Hit& hit : hits) {
+      const auto length =
+          static_cast<std::uint32_t>(layout_->LengthOf(hit.unit.begin, hit.unit.end));
+      contributions.push_back({hit.unit, &term, hit.term_frequency,
+                               term.scale * weight.Score(hit.term_frequency, length)});
+    }
+  }
+  std::stable_sort(contributions.begin(), contributions.end(), by_begin);
+  std::vector<ScoredUnit> result;
+  for (const Contribution& contribution : contributions) {
+    if (result.empty() || result.back().unit.begin != contribution.unit.begin) {
+      result.push_back({contribution.unit, {}});
+    }
+    UnitScore& score = result.back().score;
+    score.score += contribution.value;
+    score.terms.push_back({contribution.term->term, contribution.term_frequency,
+                           contribution.value});
+  }
+  return result;
+}
+
+std::vector<ScoredUnit> TermMatrix::ScoreTurns(const Bm25Config& config) const {
+  const std::size_t turn_count = layout_->turns().size();
+  return ScoreSparse(
+      turn_count, layout_->LengthOf(0, turn_count),
+      [](std::size_t turn, const auto& visit) { visit(Unit{turn, turn + 1}); },
+      config);
+}
+
+std::vector<ScoredUnit> TermMatrix::ScoreSessions(const Bm25Config& config) const {
+  const TurnLayout& layout = *layout_;
+  return ScoreSparse(
+      layout.sessions().size(), layout.LengthOf(0, layout.turns().size()),
+      [&layout](std::size_t turn, const auto& visit) {
+        const LayoutSession& session = layout.sessions()[layout.turns()[turn].session];
+        visit(Unit{session.begin, session.end});
+      },
+      config);
+}
+
+std::vector<ScoredUnit> TermMatrix::ScoreWindows(std::size_t window,
+                                                 const Bm25Config& config) const {
+  const TurnLayout& layout = *layout_;
+  window = std::max<std::size_t>(1, window);
+  return ScoreSparse(
+      layout.WindowCount(window), layout.WindowLengthSum(window),
+      [&layout, window](std::size_t turn, const auto& visit) {
+        const LayoutSession& session = layout.sessions()[layout.turns()[turn].session];
+        if (session.end - session.begin <= window) {
+          visit(Unit{session.begin, session.end});
+          return;
+        }
+        // The windows [b, b + window) inside the session that hold `turn`.
+        const std::size_t first = turn + 1 >= session.begin + window ? turn + 1 - window
+                                                                      : session.begin;
+        const std::size_t last = std::min(turn, session.end - window);
+        for (std::size_t begin = first; begin <= last; ++begin) visit(Unit{begin, begin + window});
+      },
+      config);
 }
 
 std::string ExplainUnit(const UnitScore& score) {

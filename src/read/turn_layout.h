@@ -7,13 +7,20 @@
 // Sessions are maximal runs of consecutive turns (by sequence, within one scope) that share a
 // session id; turns without a session id form runs of their own the same way.
 //
-// TermMatrix: the term frequencies of a query's terms in every turn of a layout, read from the
-// BM25 projections' posting lists, so that any grouping of consecutive turns (a window, a
-// session) can be scored as one BM25 document ("unit"): its term frequencies and length are the
-// sums over its turns, and N, avgdl and df are counted over the units of the grouping.
+// The layout also keeps what lets a recall read only the turns a query touches: prefix sums of
+// the turns' BM25 document lengths (a unit's length in O(1), a grouping's total length in
+// O(sessions)), the turns ordered by event time (the temporal route's windows), and the roles
+// present.
+//
+// TermMatrix: the term frequencies of a query's terms in the turns of a layout that hold them,
+// read from the BM25 projections' posting lists, so that any grouping of consecutive turns (a
+// window, a session) can be scored as one BM25 document ("unit"): its term frequencies and length
+// are the sums over its turns, and N, avgdl and df are counted over the units of the grouping.
+// Its cost follows the query terms' postings, not the size of the layout.
 #ifndef ENGRAM_READ_TURN_LAYOUT_H_
 #define ENGRAM_READ_TURN_LAYOUT_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -26,6 +33,7 @@
 #include "engram/types.h"
 #include "index/bm25/bm25_index.h"
 #include "store/store.h"
+#include "text/tokenizer.h"
 
 namespace engram::read {
 
@@ -43,6 +51,8 @@ struct LayoutTurn {
   // share; empty otherwise.
   std::string asking_text;
   std::optional<Timestamp> event_time;
+  // The turn's BM25 document length: the number of terms it is indexed under (DocumentTerms).
+  std::uint32_t length = 0;
   std::size_t session = 0;  // index into TurnLayout::sessions()
 };
 
@@ -59,15 +69,20 @@ float QuestionShare(std::string_view text);
 // The sentences of `text` that end with "?", joined by spaces (sentences as in QuestionShare).
 std::string AskingSentences(std::string_view text);
 
+// The terms a turn is indexed under in BM25: its speaker's name, then its text.
+std::vector<std::string> DocumentTerms(const text::Tokenizer& tokenizer,
+                                       const store::NodeRecord& node);
+
 class TurnLayout {
  public:
   // Turns of `scope_ids` (every status: the visibility filter decides later), ordered by scope id
-  // (as given) then sequence.
-  static StatusOr<TurnLayout> Load(store::Store& store, std::span<const std::int64_t> scope_ids);
+  // (as given) then sequence, their lengths from `tokenizer` (DocumentTerms).
+  static StatusOr<TurnLayout> Load(store::Store& store, std::span<const std::int64_t> scope_ids,
+                                   const text::Tokenizer& tokenizer);
   // For tests: turns given in conversation order.
   static TurnLayout FromTurns(std::vector<LayoutTurn> turns);
-  // The layout entry of a stored turn.
-  static LayoutTurn TurnOf(const store::NodeRecord& node);
+  // The layout entry of a stored turn whose BM25 document has `length` terms.
+  static LayoutTurn TurnOf(const store::NodeRecord& node, std::uint32_t length);
   // The layouts one after the other (scopes in the order given), as Load would lay them out.
   static TurnLayout Concat(std::span<const TurnLayout* const> parts);
 
@@ -83,6 +98,23 @@ class TurnLayout {
   std::optional<std::size_t> IndexOf(std::int64_t row) const;
   // Distinct speakers, sorted.
   const std::vector<std::string>& Speakers() const { return speakers_; }
+  // Whether some turn has role `role`.
+  bool HasRole(Role role) const { return role_turns_[static_cast<std::size_t>(role)] > 0; }
+
+  // Sum of the lengths of turns [begin, end).
+  std::uint64_t LengthOf(std::size_t begin, std::size_t end) const {
+    return prefix_length_[end] - prefix_length_[begin];
+  }
+  // Sum of the lengths of the windows [b, b + window) that lie inside one session, over every
+  // session, a session of at most `window` turns counting as one window of itself (the units of
+  // TermMatrix::ScoreWindows). O(sessions).
+  std::uint64_t WindowLengthSum(std::size_t window) const;
+  // Number of those windows. O(sessions).
+  std::size_t WindowCount(std::size_t window) const;
+
+  // Indexes of the turns whose event time lies in [from, to), ascending. Cost: the turns
+  // returned, plus a logarithm.
+  std::vector<std::size_t> TurnsBetween(Timestamp from, Timestamp to) const;
 
  private:
   void Group();
@@ -91,6 +123,13 @@ class TurnLayout {
   std::vector<LayoutSession> sessions_;
   std::unordered_map<std::int64_t, std::size_t> index_of_row_;  // lookups only, never iterated
   std::vector<std::string> speakers_;                           // distinct, sorted
+  // prefix_length_[i] = sum of the lengths of turns [0, i); prefix_prefix_[i] = sum of
+  // prefix_length_[0, i). Sizes n + 1 and n + 2.
+  std::vector<std::uint64_t> prefix_length_ = {0};
+  std::vector<std::uint64_t> prefix_prefix_ = {0, 0};
+  // (event time, turn index) of the turns that have an event time, sorted.
+  std::vector<std::pair<std::int64_t, std::size_t>> by_time_;
+  std::array<std::size_t, 4> role_turns_ = {};  // turns per Role
 };
 
 // A unit: the consecutive turns [begin, end) of a layout scored as one document.
@@ -123,6 +162,15 @@ struct SoftMatch {
   std::size_t max_query_terms = 32;
 };
 
+// A unit with its score, as the grouping scores of TermMatrix return them.
+struct ScoredUnit {
+  Unit unit;
+  UnitScore score;
+};
+
+// The score of the unit beginning at turn `begin` in `units` (sorted by begin), or nullptr.
+const UnitScore* FindUnit(std::span<const ScoredUnit> units, std::size_t begin);
+
 class TermMatrix {
  public:
   // `soft`: add soft matches (nullptr: exact terms only).
@@ -130,22 +178,44 @@ class TermMatrix {
              std::span<const std::string> query_terms, const SoftMatch* soft = nullptr);
 
   // BM25 of every unit with collection statistics over `units` (N = units, avgdl = mean unit
-  // length, df = units holding the term). Units need not cover the layout.
+  // length, df = units holding the term). Units need not cover the layout. Cost: units × terms ×
+  // log(postings).
   std::vector<UnitScore> Score(std::span<const Unit> units, const Bm25Config& config) const;
-  // Like Score(), each turn as its own unit.
-  std::vector<UnitScore> ScoreTurns(const Bm25Config& config) const;
+
+  // The groupings the routes score, each unit of the grouping that holds a term with its score
+  // (the others score 0), ordered by unit; the same scores as Score() over all of the grouping's
+  // units, at a cost that follows the terms' postings (the grouping's N and total length come
+  // from the layout).
+  // Each turn as its own unit.
+  std::vector<ScoredUnit> ScoreTurns(const Bm25Config& config) const;
+  // Each session as one unit.
+  std::vector<ScoredUnit> ScoreSessions(const Bm25Config& config) const;
+  // The windows of `window` consecutive turns inside each session (a session of at most `window`
+  // turns is one unit).
+  std::vector<ScoredUnit> ScoreWindows(std::size_t window, const Bm25Config& config) const;
   bool empty() const { return terms_.empty(); }
 
  private:
+  struct Posting {
+    std::size_t turn = 0;  // layout index
+    std::uint32_t term_frequency = 0;
+  };
   struct Term {
     std::string term;  // as explained: the index term, or "query~index" for a soft match
     std::uint32_t query_count = 0;
-    double scale = 1.0;                    // a soft match's similarity
-    std::vector<std::uint32_t> prefix_tf;  // prefix sums over the layout's turns (size n + 1)
+    double scale = 1.0;             // a soft match's similarity
+    std::vector<Posting> postings;  // by turn, ascending
   };
+  // BM25 of the units holding a posting, over a grouping of `unit_count` units of
+  // `total_length` terms in all; `units_of_turn(turn, visit)` calls visit(unit) for each unit of
+  // the grouping that holds the turn (defined in turn_layout.cc, its only user).
+  template <typename UnitsOfTurn>
+  std::vector<ScoredUnit> ScoreSparse(std::size_t unit_count, std::uint64_t total_length,
+                                      const UnitsOfTurn& units_of_turn,
+                                      const Bm25Config& config) const;
+
+  const TurnLayout* layout_;
   std::vector<Term> terms_;
-  std::vector<std::uint64_t> prefix_length_;  // prefix sums of turn lengths (size n + 1)
-  std::size_t turn_count_ = 0;
 };
 
 // "bm25 5.21 = lisbon(tf 2, 3.10) + moved(tf 1, 2.11)".

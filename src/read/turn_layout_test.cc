@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -70,10 +72,15 @@ TEST(TurnLayoutTest, UnitScoresEqualBm25OfTheConcatenatedTurns) {
   const std::vector<std::string> query = {"guitar", "lesson"};
   const TermMatrix matrix(conversation.layout, conversation.indexes, query);
   // Each turn alone: the same as the index's own BM25.
-  const std::vector<UnitScore> own = matrix.ScoreTurns(conversation.config.bm25);
+  const std::vector<ScoredUnit> own = matrix.ScoreTurns(conversation.config.bm25);
   const auto hits = conversation.index.Search(query, conversation.config.bm25, 10);
   ASSERT_EQ(hits.size(), 3u);
-  for (const auto& hit : hits) EXPECT_DOUBLE_EQ(own[hit.doc - 1].score, hit.score) << hit.doc;
+  ASSERT_EQ(own.size(), 3u);  // only the turns holding a term
+  for (const auto& hit : hits) {
+    const UnitScore* found = FindUnit(own, hit.doc - 1);
+    ASSERT_NE(found, nullptr) << hit.doc;
+    EXPECT_DOUBLE_EQ(found->score, hit.score) << hit.doc;
+  }
   // Rows 2-4 as one document against an index of the two windows it is compared with.
   const std::array<Unit, 2> units = {Unit{1, 4}, Unit{5, 9}};
   const std::vector<UnitScore> windows = matrix.Score(units, conversation.config.bm25);
@@ -104,12 +111,15 @@ TEST(TurnLayoutTest, SoftMatchesCountAsTheQueryTermScaledBySimilarity) {
   const double similarity = 0.971429;
   const auto scores = matrix.ScoreTurns(conversation.config.bm25);
   const auto reference = exact.ScoreTurns(conversation.config.bm25);
-  ASSERT_EQ(scores.size(), 9u);
-  EXPECT_NEAR(scores[3].score, similarity * reference[3].score, 1e-6);
-  EXPECT_NEAR(scores[5].score, similarity * reference[5].score, 1e-6);
-  EXPECT_EQ(scores[0].score, 0);
-  EXPECT_THAT(ExplainUnit(scores[3]), ::testing::StartsWith("bm25 "));
-  EXPECT_THAT(ExplainUnit(scores[3]), ::testing::HasSubstr("lessons~lesson(tf 1, "));
+  ASSERT_EQ(scores.size(), 2u);
+  ASSERT_EQ(reference.size(), 2u);
+  EXPECT_EQ(scores[0].unit.begin, 3u);
+  EXPECT_EQ(scores[1].unit.begin, 5u);
+  EXPECT_NEAR(scores[0].score.score, similarity * reference[0].score.score, 1e-6);
+  EXPECT_NEAR(scores[1].score.score, similarity * reference[1].score.score, 1e-6);
+  EXPECT_EQ(FindUnit(scores, 0), nullptr);
+  EXPECT_THAT(ExplainUnit(scores[0].score), ::testing::StartsWith("bm25 "));
+  EXPECT_THAT(ExplainUnit(scores[0].score), ::testing::HasSubstr("lessons~lesson(tf 1, "));
   // Above the similarity, or below the minimum length, nothing is close.
   soft.threshold = 0.98;
   EXPECT_TRUE(TermMatrix(conversation.layout, conversation.indexes, query, &soft).empty());
@@ -123,6 +133,142 @@ TEST(TurnLayoutTest, SoftMatchesCountAsTheQueryTermScaledBySimilarity) {
   EXPECT_TRUE(TermMatrix(conversation.layout, conversation.indexes, two, &soft).empty());
   soft.max_query_terms = 2;
   EXPECT_FALSE(TermMatrix(conversation.layout, conversation.indexes, two, &soft).empty());
+}
+
+// A random conversation (deterministic seed): sessions of random lengths with and without ids,
+// two scopes, random event times (some missing, not in turn order), random documents over a small
+// vocabulary, so terms repeat within and across turns.
+struct RandomConversation {
+  explicit RandomConversation(std::uint32_t seed) {
+    std::mt19937 random(seed);
+    const auto pick = [&random](std::uint32_t n) {
+      return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(random);
+    };
+    const std::vector<std::string> vocabulary = {"alpha", "bravo", "charlie", "delta", "echo",
+                                                 "fox",   "golf",  "hotel",   "india", "juliet"};
+    std::vector<LayoutTurn> turns;
+    std::int64_t row = 1;
+    for (std::int64_t scope_id = 1; scope_id <= 2; ++scope_id) {
+      std::int64_t sequence = 1;
+      for (int session = 0; session < 12; ++session) {
+        const std::uint32_t length = 1 + pick(9);
+        const std::string session_id = pick(4) == 0 ? "" : "s" + std::to_string(session / 2);
+        for (std::uint32_t turn_idx = 0; turn_idx < length; ++turn_idx, ++row, ++sequence) {
+          std::vector<std::string> doc;
+          for (std::uint32_t word = pick(7); word > 0; --word) {
+            doc.push_back(vocabulary[pick(vocabulary.size())]);
+          }
+          index.Add(static_cast<std::uint64_t>(row), doc);
+          LayoutTurn turn;
+          turn.row = row;
+          turn.scope_id = scope_id;
+          turn.sequence = sequence;
+          turn.session_id = session_id;
+          turn.role = pick(2) == 0 ? Role::kUser : Role::kAssistant;
+          if (pick(5) != 0) turn.event_time = Timestamp::FromSeconds(pick(50) * 3600);
+          turn.length = static_cast<std::uint32_t>(doc.size());
+          turns.push_back(turn);
+        }
+      }
+    }
+    layout = TurnLayout::FromTurns(std::move(turns));
+  }
+  index::Bm25Index index;
+  TurnLayout layout;
+};
+
+// Every unit of a grouping, in order (what the routes used to list before scoring).
+std::vector<Unit> AllWindows(const TurnLayout& layout, std::size_t window) {
+  std::vector<Unit> units;
+  for (const LayoutSession& session : layout.sessions()) {
+    if (session.end - session.begin <= window) {
+      units.push_back({session.begin, session.end});
+      continue;
+    }
+    for (std::size_t begin = session.begin; begin + window <= session.end; ++begin) {
+      units.push_back({begin, begin + window});
+    }
+  }
+  return units;
+}
+
+// The sparse grouping scores must equal Score() over every unit of the grouping, exactly (the
+// routes' explanations print them), with the units scoring 0 left out.
+void ExpectSameAsDense(const TermMatrix& matrix, std::span<const Unit> all,
+                       const std::vector<ScoredUnit>& sparse, const Bm25Config& config) {
+  const std::vector<UnitScore> dense = matrix.Score(all, config);
+  std::size_t next = 0;
+  for (std::size_t u = 0; u < all.size(); ++u) {
+    if (dense[u].terms.empty()) continue;
+    ASSERT_LT(next, sparse.size()) << "unit " << u;
+    EXPECT_EQ(sparse[next].unit.begin, all[u].begin);
+    EXPECT_EQ(sparse[next].unit.end, all[u].end);
+    EXPECT_EQ(sparse[next].score.score, dense[u].score) << "unit " << u;
+    EXPECT_EQ(ExplainUnit(sparse[next].score), ExplainUnit(dense[u]));
+    ++next;
+  }
+  EXPECT_EQ(next, sparse.size());
+}
+
+TEST(TurnLayoutTest, SparseGroupingScoresEqualScoringEveryUnit) {
+  const Bm25Config config;
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const RandomConversation conversation(seed);
+    const TurnLayout& layout = conversation.layout;
+    const std::vector<const index::Bm25Index*> indexes = {&conversation.index};
+    const std::vector<std::string> query = {"alpha", "echo", "echo", "juliet", "zulu"};
+    const TermMatrix matrix(layout, indexes, query);
+    ASSERT_FALSE(matrix.empty());
+    std::vector<Unit> turns;
+    for (std::size_t t = 0; t < layout.turns().size(); ++t) turns.push_back({t, t + 1});
+    ExpectSameAsDense(matrix, turns, matrix.ScoreTurns(config), config);
+    std::vector<Unit> sessions;
+    for (const LayoutSession& session : layout.sessions()) {
+      sessions.push_back({session.begin, session.end});
+    }
+    ExpectSameAsDense(matrix, sessions, matrix.ScoreSessions(config), config);
+    for (const std::size_t window : {1u, 2u, 3u, 5u}) {
+      const std::vector<Unit> windows = AllWindows(layout, window);
+      EXPECT_EQ(layout.WindowCount(window), windows.size());
+      std::uint64_t total = 0;
+      for (const Unit& unit : windows) total += layout.LengthOf(unit.begin, unit.end);
+      EXPECT_EQ(layout.WindowLengthSum(window), total);
+      ExpectSameAsDense(matrix, windows, matrix.ScoreWindows(window, config), config);
+    }
+  }
+}
+
+TEST(TurnLayoutTest, TurnsBetweenAreTheTurnsWhoseEventTimeLiesInTheSpan) {
+  for (std::uint32_t seed = 1; seed <= 5; ++seed) {
+    const RandomConversation conversation(seed);
+    const auto& turns = conversation.layout.turns();
+    for (std::int64_t from_hour = 0; from_hour < 52; from_hour += 7) {
+      for (std::int64_t to_hour = from_hour - 3; to_hour < 55; to_hour += 11) {
+        const Timestamp from = Timestamp::FromSeconds(from_hour * 3600);
+        const Timestamp to = Timestamp::FromSeconds(to_hour * 3600);
+        std::vector<std::size_t> expected;
+        for (std::size_t t = 0; t < turns.size(); ++t) {
+          if (turns[t].event_time && from <= *turns[t].event_time && *turns[t].event_time < to) {
+            expected.push_back(t);
+          }
+        }
+        EXPECT_EQ(conversation.layout.TurnsBetween(from, to), expected)
+            << "seed " << seed << " [" << from_hour << "h, " << to_hour << "h)";
+      }
+    }
+  }
+}
+
+TEST(TurnLayoutTest, KnowsWhichRolesItHolds) {
+  const Conversation conversation;  // every turn is the default role, user
+  EXPECT_TRUE(conversation.layout.HasRole(Role::kUser));
+  EXPECT_FALSE(conversation.layout.HasRole(Role::kAssistant));
+  std::vector<LayoutTurn> turns = conversation.layout.turns();
+  turns[3].role = Role::kTool;
+  const TurnLayout changed = TurnLayout::FromTurns(turns);
+  EXPECT_TRUE(changed.HasRole(Role::kTool));
+  EXPECT_FALSE(changed.HasRole(Role::kSystem));
 }
 
 TEST(TurnLayoutTest, QuestionShareCountsTheWordsOfAskingSentences) {
