@@ -1,7 +1,10 @@
 // RFC 9162-style Merkle logs and the scope root (see merkle.h).
 #include "store/merkle.h"
 
+#include <algorithm>
 #include <bit>
+#include <tuple>
+#include <utility>
 
 #include "core/sha256.h"
 
@@ -207,6 +210,167 @@ Hash ScopeRoot(const Hash& node_root, std::int64_t node_count, const Hash& edge_
     hasher.Update(Bytes(child.root));
   }
   return hasher.Finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keeping the logs in a store.
+
+namespace {
+
+StatusOr<StoredLogs> RequireLogs(Tables& tables, std::int64_t scope_id) {
+  ASSIGN_OR_RETURN(std::optional<StoredLogs> logs, tables.ReadLogs(scope_id));
+  if (!logs.has_value()) {
+    return Status::Corruption("merkle: scope " + std::to_string(scope_id) + " has no merkle logs");
+  }
+  return std::move(*logs);
+}
+
+// Replaces one log of a scope by `leaves` (in order) and returns its frontier.
+StatusOr<LogFrontier> RewriteLog(Tables& tables, std::int64_t scope_id, MerkleLog log,
+                                 std::span<const LeafRow> leaves) {
+  RETURN_IF_ERROR(tables.ClearLog(scope_id, log));
+  RETURN_IF_ERROR(tables.InsertLeaves(scope_id, log, 0, leaves));
+  LogFrontier frontier;
+  for (const LeafRow& leaf : leaves) {
+    ASSIGN_OR_RETURN(const Hash hash, FromHex(leaf.hash, "merkle leaf of " + leaf.target_id));
+    frontier.Append(hash);
+  }
+  return frontier;
+}
+
+}  // namespace
+
+void Writer::AppendNode(const NodeRecord& node) {
+  pending_[node.scope_id].nodes.push_back({node.id, ToHex(NodeLeafHash(node))});
+}
+
+void Writer::AppendEdge(const EdgeRecord& edge) {
+  pending_[edge.scope_id].edges.push_back({edge.id, ToHex(EdgeLeafHash(edge))});
+}
+
+Status Writer::Flush(Tables& tables) {
+  if (pending_.empty()) return Status::Ok();
+  std::map<std::int64_t, Pending> pending;
+  pending.swap(pending_);
+  std::set<std::int64_t> scopes;
+  for (const auto& [scope_id, leaves] : pending) {
+    ASSIGN_OR_RETURN(std::optional<StoredLogs> stored, tables.ReadLogs(scope_id));
+    StoredLogs logs = stored.has_value() ? std::move(*stored) : StoredLogs{};
+    for (const auto& [log, rows, frontier] :
+         {std::tuple{MerkleLog::kNodes, &leaves.nodes, &logs.nodes},
+          std::tuple{MerkleLog::kEdges, &leaves.edges, &logs.edges}}) {
+      if (rows->empty()) continue;
+      RETURN_IF_ERROR(tables.InsertLeaves(scope_id, log, frontier->size(), *rows));
+      for (const LeafRow& row : *rows) {
+        ASSIGN_OR_RETURN(const Hash hash, FromHex(row.hash, "merkle leaf of " + row.target_id));
+        frontier->Append(hash);
+      }
+    }
+    RETURN_IF_ERROR(tables.WriteLogs(scope_id, logs.nodes, logs.edges));
+    scopes.insert(scope_id);
+  }
+  return RecomputeRoots(tables, scopes);
+}
+
+Status RecomputeRoots(Tables& tables, const std::set<std::int64_t>& scopes) {
+  // Every scope to recompute with its depth; children before parents.
+  std::map<std::int64_t, int> depth;
+  for (const std::int64_t start : scopes) {
+    std::vector<std::int64_t> chain;
+    for (std::int64_t scope = start; scope != 0 && !depth.contains(scope);) {
+      chain.push_back(scope);
+      ASSIGN_OR_RETURN(scope, tables.ParentOf(scope));
+      if (chain.size() > 64) return Status::Corruption("merkle: scope parents form a cycle");
+    }
+    // Depth of the first scope already known (or -1 above the top), then count down the chain.
+    int base = -1;
+    if (!chain.empty()) {
+      ASSIGN_OR_RETURN(const std::int64_t above, tables.ParentOf(chain.back()));
+      if (above != 0) base = depth.at(above);
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) depth[*it] = ++base;
+  }
+  std::vector<std::pair<int, std::int64_t>> order;
+  for (const auto& [scope, level] : depth) order.emplace_back(-level, scope);
+  std::sort(order.begin(), order.end());
+  for (const auto& [negative_level, scope_id] : order) {
+    ASSIGN_OR_RETURN(const StoredLogs logs, RequireLogs(tables, scope_id));
+    using NestedRoot = std::pair<std::string, std::string>;  // path, root as hex
+    ASSIGN_OR_RETURN(std::vector<NestedRoot> nested, tables.NestedRoots(scope_id));
+    std::sort(nested.begin(), nested.end());  // bytewise by path (paths are unique)
+    std::vector<ChildRoot> children;
+    for (const auto& [path, root_hex] : nested) {
+      StatusOr<Hash> root = FromHex(root_hex, "root of scope " + path);
+      if (!root.ok()) return Status::Corruption("merkle: " + root.status().message());
+      children.push_back({path, *root});
+    }
+    RETURN_IF_ERROR(
+        tables.WriteRoot(scope_id, ScopeRoot(logs.nodes.Root(), logs.nodes.size(),
+                                             logs.edges.Root(), logs.edges.size(), children)));
+  }
+  return Status::Ok();
+}
+
+Status AfterErase(Tables& tables, std::span<const std::int64_t> erased,
+                  const std::set<std::int64_t>& edge_scopes,
+                  const std::set<std::int64_t>& parents) {
+  for (const std::int64_t scope_id : erased) RETURN_IF_ERROR(tables.DropScope(scope_id));
+  for (const std::int64_t scope_id : edge_scopes) {
+    // The surviving edges' leaves, in their old order: a log stays in row order.
+    ASSIGN_OR_RETURN(const std::vector<LeafRow> kept, tables.SurvivingEdgeLeaves(scope_id));
+    ASSIGN_OR_RETURN(const StoredLogs logs, RequireLogs(tables, scope_id));
+    ASSIGN_OR_RETURN(const LogFrontier edges,
+                     RewriteLog(tables, scope_id, MerkleLog::kEdges, kept));
+    RETURN_IF_ERROR(tables.WriteLogs(scope_id, logs.nodes, edges));
+  }
+  std::set<std::int64_t> recompute = edge_scopes;
+  recompute.insert(parents.begin(), parents.end());
+  return RecomputeRoots(tables, recompute);
+}
+
+std::set<std::int64_t> SurvivingParents(std::span<const ScopeRecord> erased) {
+  std::set<std::int64_t> parents;
+  for (const ScopeRecord& scope : erased) parents.insert(scope.parent_scope_id);
+  for (const ScopeRecord& scope : erased) parents.erase(scope.scope_id);
+  parents.erase(0);
+  return parents;
+}
+
+Status Backfill(Tables& tables) {
+  RETURN_IF_ERROR(tables.ClearAll());
+  ASSIGN_OR_RETURN(const std::vector<std::int64_t> scope_ids, tables.AllScopes());
+  for (const std::int64_t scope_id : scope_ids) {
+    ASSIGN_OR_RETURN(const ScopeRows rows, tables.RowsOf(scope_id));
+    std::vector<LeafRow> node_leaves;
+    for (const NodeRecord& node : rows.nodes) {
+      node_leaves.push_back({node.id, ToHex(NodeLeafHash(node))});
+    }
+    std::vector<LeafRow> edge_leaves;
+    for (const EdgeRecord& edge : rows.edges) {
+      edge_leaves.push_back({edge.id, ToHex(EdgeLeafHash(edge))});
+    }
+    ASSIGN_OR_RETURN(const LogFrontier nodes,
+                     RewriteLog(tables, scope_id, MerkleLog::kNodes, node_leaves));
+    ASSIGN_OR_RETURN(const LogFrontier edges,
+                     RewriteLog(tables, scope_id, MerkleLog::kEdges, edge_leaves));
+    RETURN_IF_ERROR(tables.WriteLogs(scope_id, nodes, edges));
+  }
+  return RecomputeRoots(tables, {scope_ids.begin(), scope_ids.end()});
+}
+
+StatusOr<MerkleState> StateOf(Tables& tables, std::int64_t scope_id) {
+  ASSIGN_OR_RETURN(std::optional<StoredLogs> logs, tables.ReadLogs(scope_id));
+  if (!logs.has_value()) {
+    return Status::NotFound("merkle state: scope " + std::to_string(scope_id) +
+                            " has no merkle logs (unknown scope)");
+  }
+  MerkleState state;
+  state.node_count = logs->nodes.size();
+  state.node_root = ToHex(logs->nodes.Root());
+  state.edge_count = logs->edges.size();
+  state.edge_root = ToHex(logs->edges.Root());
+  state.root = logs->root;
+  return state;
 }
 
 }  // namespace engram::store::merkle

@@ -12,13 +12,19 @@
 // an edge's id and ingestion time (the edge id hashes its transaction time), so two stores that
 // hold the same memories agree on their roots whenever they learned them.
 //
-// This file is store-neutral: backends keep the logs up to date in the transaction of each write
-// (sqlite/merkle_sqlite.*), the audit (audit.*) recomputes them from the records.
+// This file is store-neutral. Its second half keeps the logs in a store, the same way in every
+// backend: each backend implements Tables (the SQL of its two tables: sqlite/merkle_sqlite.*,
+// postgres/merkle_postgres.*), and the Writer, RecomputeRoots, AfterErase and Backfill below do
+// the rest, so both backends store the same leaves and roots for the same data. The audit
+// (audit.*) recomputes them from the records.
 #ifndef ENGRAM_STORE_MERKLE_H_
 #define ENGRAM_STORE_MERKLE_H_
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -77,6 +83,101 @@ struct ChildRoot {
 // The scope root; `children` must be sorted by path (bytewise).
 Hash ScopeRoot(const Hash& node_root, std::int64_t node_count, const Hash& edge_root,
                std::int64_t edge_count, std::span<const ChildRoot> children);
+
+// ---------------------------------------------------------------------------------------------
+// Keeping the logs in a store (schema v4 of either backend):
+//
+//   merkle_leaves(scope_id, log 'node'|'edge', idx, target_id, hash)  -- one row per leaf
+//   merkle_roots(scope_id, node_count, node_frontier, edge_count, edge_frontier, root)
+
+// One leaf row: the node or edge id and the leaf hash as hex.
+struct LeafRow {
+  std::string target_id;
+  std::string hash;
+};
+
+// A scope's row of merkle_roots.
+struct StoredLogs {
+  LogFrontier nodes;
+  LogFrontier edges;
+  std::string root;  // hex; "" between WriteLogs and WriteRoot
+};
+
+// The rows of a scope the leaves are computed from, in row order (for Backfill).
+struct ScopeRows {
+  std::vector<NodeRecord> nodes;
+  std::vector<EdgeRecord> edges;
+};
+
+// The statements a backend runs on the two tables (and the few reads of scopes, nodes and edges
+// they need), inside the caller's transaction.
+class Tables {
+ public:
+  virtual ~Tables() = default;
+  // The scope's merkle_roots row, unset when it has none.
+  virtual StatusOr<std::optional<StoredLogs>> ReadLogs(std::int64_t scope_id) = 0;
+  // Inserts or replaces the scope's frontiers and counts, with the root "" until WriteRoot.
+  virtual Status WriteLogs(std::int64_t scope_id, const LogFrontier& nodes,
+                           const LogFrontier& edges) = 0;
+  virtual Status WriteRoot(std::int64_t scope_id, const Hash& root) = 0;
+  // Inserts `leaves` at positions first_index, first_index + 1, ... of the scope's log.
+  virtual Status InsertLeaves(std::int64_t scope_id, MerkleLog log, std::int64_t first_index,
+                              std::span<const LeafRow> leaves) = 0;
+  virtual Status ClearLog(std::int64_t scope_id, MerkleLog log) = 0;
+  // Deletes the scope's leaves and merkle_roots row.
+  virtual Status DropScope(std::int64_t scope_id) = 0;
+  // Deletes every leaf and root (before Backfill).
+  virtual Status ClearAll() = 0;
+  // The leaves of a log in log order.
+  virtual StatusOr<std::vector<MerkleLeaf>> Leaves(std::int64_t scope_id, MerkleLog log) = 0;
+  // The leaves of the scope's edge log whose edge still exists, in log order.
+  virtual StatusOr<std::vector<LeafRow>> SurvivingEdgeLeaves(std::int64_t scope_id) = 0;
+  // The parent scope (0 for a top-level one); kNotFound for an unknown scope.
+  virtual StatusOr<std::int64_t> ParentOf(std::int64_t scope_id) = 0;
+  // The nested scopes' paths and stored roots ("" when none), in any order.
+  virtual StatusOr<std::vector<std::pair<std::string, std::string>>> NestedRoots(
+      std::int64_t scope_id) = 0;
+  // Every scope id, ascending, and a scope's nodes and edges in row order (for Backfill).
+  virtual StatusOr<std::vector<std::int64_t>> AllScopes() = 0;
+  virtual StatusOr<ScopeRows> RowsOf(std::int64_t scope_id) = 0;
+};
+
+// The leaves one write transaction appends. Append after the row's insert succeeded; Flush, just
+// before COMMIT (or when the transaction reads its Merkle state), writes them after the scopes'
+// stored leaves, stores the new frontiers and recomputes the roots of the touched scopes and of
+// every scope enclosing them.
+class Writer {
+ public:
+  void AppendNode(const NodeRecord& node);
+  void AppendEdge(const EdgeRecord& edge);
+  Status Flush(Tables& tables);
+
+ private:
+  struct Pending {
+    std::vector<LeafRow> nodes;
+    std::vector<LeafRow> edges;
+  };
+  std::map<std::int64_t, Pending> pending_;  // by scope id
+};
+
+// Recomputes the root of each scope in `scopes` and of every scope enclosing one, deepest first.
+Status RecomputeRoots(Tables& tables, const std::set<std::int64_t>& scopes);
+
+// Inside an erase's transaction, after the rows are deleted: drops the erased scopes' logs
+// (`erased`), removes from the edge logs of `edge_scopes` the leaves of deleted edges (renumbering
+// what remains) and recomputes the roots of those scopes and of `parents` (the surviving parents
+// of erased scopes) and everything above them.
+Status AfterErase(Tables& tables, std::span<const std::int64_t> erased,
+                  const std::set<std::int64_t>& edge_scopes, const std::set<std::int64_t>& parents);
+
+// The parents of the scopes `erased` that are not erased themselves (the `parents` of AfterErase).
+std::set<std::int64_t> SurvivingParents(std::span<const ScopeRecord> erased);
+
+// Builds every scope's logs and roots from its rows (migration to schema v4).
+Status Backfill(Tables& tables);
+
+// The stored state of a scope; kNotFound for a scope without logs.
+StatusOr<MerkleState> StateOf(Tables& tables, std::int64_t scope_id);
 
 }  // namespace engram::store::merkle
 

@@ -87,6 +87,21 @@ Params& Params::IntArray(const std::vector<std::int64_t>& values) {
   return Text(text);
 }
 
+Params& Params::TextArray(const std::vector<std::string>& values) {
+  std::string text = "{";
+  for (std::size_t value_idx = 0; value_idx < values.size(); ++value_idx) {
+    if (value_idx > 0) text += ',';
+    text += '"';
+    for (const char c : values[value_idx]) {
+      if (c == '"' || c == '\\') text += '\\';
+      text += c;
+    }
+    text += '"';
+  }
+  text += '}';
+  return Text(text);
+}
+
 // ----- Result ----------------------------------------------------------------------------------
 
 Result::Result(Result&& other) noexcept : result_(std::exchange(other.result_, nullptr)) {}

@@ -49,6 +49,7 @@ class Params {
   Params& Time(std::optional<Timestamp> value);  // microseconds, NULL when unset
   Params& Bytes(std::string_view value);         // bytea, sent in binary
   Params& IntArray(const std::vector<std::int64_t>& values);  // bigint[] as '{1,2,3}'
+  Params& TextArray(const std::vector<std::string>& values);  // text[] as '{"a","b"}'
 
   std::size_t size() const { return values_.size(); }
 

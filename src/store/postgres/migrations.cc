@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "store/postgres/merkle_postgres.h"
+
 namespace engram::store::postgres {
 namespace {
 
@@ -155,16 +157,41 @@ BEGIN
 END $$;
 )sql";
 
+// The Merkle audit (store/merkle.h, docs/AUDIT.md), the same tables as SQLite v4: per scope one
+// leaf row per node and per edge, in the scope's row order, and the frontiers of the two logs with
+// the scope root. SQL cannot compute the SHA-256 hashes: ApplyMigrations fills both tables for
+// the scopes a store already holds (merkle::Backfill) in the same transaction.
+constexpr std::string_view kSchemaV4 = R"sql(
+CREATE TABLE merkle_leaves (
+  scope_id  BIGINT NOT NULL,
+  log       TEXT NOT NULL,    -- 'node' or 'edge'
+  idx       BIGINT NOT NULL,  -- 0-based position in the log
+  target_id TEXT NOT NULL,    -- the node or edge id
+  hash      TEXT NOT NULL,    -- the leaf hash, 64 hex digits
+  PRIMARY KEY (scope_id, log, idx)
+);
+
+CREATE TABLE merkle_roots (
+  scope_id      BIGINT PRIMARY KEY,
+  node_count    BIGINT NOT NULL,
+  node_frontier TEXT NOT NULL,  -- perfect-subtree roots of the node log, largest first, hex
+  edge_count    BIGINT NOT NULL,
+  edge_frontier TEXT NOT NULL,
+  root          TEXT NOT NULL   -- the scope root, 64 hex digits
+);
+)sql";
+
 struct Migration {
   std::int64_t version = 0;  // the schema version after this migration
   std::string_view description;
   std::string_view sql;
 };
 
-constexpr std::array<Migration, 3> kMigrations = {{
+constexpr std::array<Migration, 4> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
+    {4, "merkle logs and scope roots", kSchemaV4},
 }};
 static_assert(kMigrations.back().version == kLatestSchemaVersion);
 
@@ -233,6 +260,10 @@ Status ApplyMigrations(Connection& connection, bool create_if_missing) {
       RETURN_IF_ERROR(connection.Exec(migration.sql, "migrate to schema version " +
                                                          std::to_string(migration.version) + " (" +
                                                          std::string(migration.description) + ")"));
+    }
+    if (current < 4) {
+      MerkleTables tables(connection);
+      RETURN_IF_ERROR(merkle::Backfill(tables).WithContext("migrate to schema version 4"));
     }
     ASSIGN_OR_RETURN(Result written,
                      connection.Query("INSERT INTO meta(key, value) VALUES('schema_version', $1) "

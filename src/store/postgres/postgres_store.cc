@@ -11,13 +11,16 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "store/backend_common.h"
 #include "store/journal.h"
+#include "store/merkle.h"
 #include "store/postgres/connection.h"
+#include "store/postgres/merkle_postgres.h"
 #include "store/postgres/migrations.h"
 
 namespace engram::store::postgres {
@@ -320,7 +323,7 @@ StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
 class PostgresTransaction final : public Transaction {
  public:
   PostgresTransaction(std::unique_lock<std::mutex> lock, Connection& conn)
-      : lock_(std::move(lock)), conn_(conn) {}
+      : lock_(std::move(lock)), conn_(conn), merkle_tables_(conn) {}
 
   ~PostgresTransaction() override {
     if (open_) static_cast<void>(conn_.Exec("ROLLBACK", "roll back write transaction"));
@@ -388,6 +391,7 @@ class PostgresTransaction final : public Transaction {
       RETURN_IF_ERROR(Run(conn_, kInsertNode, NodeParams(node), "insert scope node"));
       RETURN_IF_ERROR(AppendJournal(conn_, scope.scope_id, JournalOp::kScopeCreated, node_id, 0,
                                     created_at, "scope created"));
+      merkle_.AppendNode(node);
       return scope;
     }
   }
@@ -426,7 +430,9 @@ class PostgresTransaction final : public Transaction {
     params.Text(JournalOpName(JournalOp::kNodeInserted))
         .Text("kind=" + std::string(NodeKindName(record.kind)) + " " +
               StateDetail(NodeStatusName(record.status), record.valid_to, ""));
-    return QueryInt(conn_, kSql, params, "insert node");
+    ASSIGN_OR_RETURN(const std::int64_t row, QueryInt(conn_, kSql, params, "insert node"));
+    merkle_.AppendNode(record);
+    return row;
   }
 
   StatusOr<NodeRecord> GetNode(std::string_view id) override {
@@ -499,27 +505,31 @@ class PostgresTransaction final : public Transaction {
       return Status::NotFound("insert " + record.type + " edge: scope " +
                               std::to_string(record.scope_id) + " does not exist");
     }
-    return QueryInt(conn_,
-                    "WITH inserted AS (INSERT INTO edges(id, type, src, dst, scope_id, "
-                    "attrs_json, status, valid_from, valid_to, ingested_at, updated_at) "
-                    "VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING row_id) "
-                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
-                    "SELECT $5, $12, $1, row_id, $10, $13 FROM inserted RETURNING target_row",
-                    Params()
-                        .Text(record.id)
-                        .Text(record.type)
-                        .Text(record.src)
-                        .Text(record.dst)
-                        .Int(record.scope_id)
-                        .Text(record.attrs_json)
-                        .Text(record.status)
-                        .Time(record.valid_from)
-                        .Time(record.valid_to)
-                        .Int(record.ingested_at.micros)
-                        .Int(record.updated_at.micros)
-                        .Text(JournalOpName(JournalOp::kEdgeInserted))
-                        .Text("type=" + record.type + " status=" + record.status),
-                    "insert edge");
+    ASSIGN_OR_RETURN(
+        const std::int64_t row,
+        QueryInt(conn_,
+                 "WITH inserted AS (INSERT INTO edges(id, type, src, dst, scope_id, "
+                 "attrs_json, status, valid_from, valid_to, ingested_at, updated_at) "
+                 "VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING row_id) "
+                 "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+                 "SELECT $5, $12, $1, row_id, $10, $13 FROM inserted RETURNING target_row",
+                 Params()
+                     .Text(record.id)
+                     .Text(record.type)
+                     .Text(record.src)
+                     .Text(record.dst)
+                     .Int(record.scope_id)
+                     .Text(record.attrs_json)
+                     .Text(record.status)
+                     .Time(record.valid_from)
+                     .Time(record.valid_to)
+                     .Int(record.ingested_at.micros)
+                     .Int(record.updated_at.micros)
+                     .Text(JournalOpName(JournalOp::kEdgeInserted))
+                     .Text("type=" + record.type + " status=" + record.status),
+                 "insert edge"));
+    merkle_.AppendEdge(record);
+    return row;
   }
 
   StatusOr<EdgeRecord> GetEdge(std::string_view id) override {
@@ -609,15 +619,36 @@ class PostgresTransaction final : public Transaction {
                "put vector");
   }
 
+  StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(merkle_.Flush(merkle_tables_));
+    return merkle::StateOf(merkle_tables_, scope_id);
+  }
+
+  Status AdvanceSequence(std::int64_t scope_id, std::int64_t last_sequence) override {
+    RETURN_IF_ERROR(CheckOpen());
+    ASSIGN_OR_RETURN(Result rows,
+                     conn_.Query("UPDATE scopes SET last_sequence = GREATEST(last_sequence, $2) "
+                                 "WHERE scope_id = $1 RETURNING scope_id",
+                                 Params().Int(scope_id).Int(last_sequence), "advance sequence"));
+    if (rows.size() == 0) {
+      return Status::NotFound("advance sequence: scope " + std::to_string(scope_id) +
+                              " does not exist");
+    }
+    return Status::Ok();
+  }
+
   Status Commit() override {
     RETURN_IF_ERROR(CheckOpen());
     open_ = false;
-    // COMMIT of an aborted transaction rolls back without an error: say so instead.
+    // COMMIT of an aborted transaction rolls back without an error: say so instead. The Merkle
+    // roots of the scopes written to are brought up to date first, in the transaction.
     Status status = conn_.in_failed_transaction()
                         ? Status::FailedPrecondition(
                               "postgres: commit write transaction: an earlier statement of the "
                               "transaction failed, so nothing was committed")
-                        : conn_.Exec("COMMIT", "commit write transaction");
+                        : merkle_.Flush(merkle_tables_);
+    if (status.ok()) status = conn_.Exec("COMMIT", "commit write transaction");
     if (!status.ok()) {
       static_cast<void>(conn_.Exec("ROLLBACK", "roll back after failed commit"));
     }
@@ -636,6 +667,8 @@ class PostgresTransaction final : public Transaction {
 
   std::unique_lock<std::mutex> lock_;
   Connection& conn_;
+  MerkleTables merkle_tables_;
+  merkle::Writer merkle_;  // the leaves appended, written by Flush before COMMIT
   bool open_ = true;
 };
 
@@ -785,6 +818,31 @@ class PostgresStore final : public Store {
                        conn.Query(kSql, Params().Int(scope_id).Text(type), "edges in scope"));
       return CollectRows<EdgeRecord>(rows, ReadEdge);
     });
+  }
+
+  // As ScanNodes: `visit` runs with no connection held.
+  Status ScanEdges(std::int64_t scope_id,
+                   const std::function<bool(const EdgeRecord&)>& visit) override {
+    static const std::string kSql =
+        Sql("SELECT ", kEdgeColumns, " FROM edges WHERE scope_id = $1 ORDER BY row_id");
+    ASSIGN_OR_RETURN(const Result rows, WithReader([&](Connection& conn) {
+                       return conn.Query(kSql, Params().Int(scope_id), "scan edges");
+                     }));
+    for (int row = 0; row < rows.size(); ++row) {
+      if (!visit(ReadEdge(rows, row))) return Status::Ok();
+    }
+    return Status::Ok();
+  }
+
+  StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
+    return WithReader([&](Connection& conn) {
+      MerkleTables tables(conn);
+      return merkle::StateOf(tables, scope_id);
+    });
+  }
+
+  StatusOr<std::vector<MerkleLeaf>> GetMerkleLeaves(std::int64_t scope_id, MerkleLog log) override {
+    return WithReader([&](Connection& conn) { return MerkleTables(conn).Leaves(scope_id, log); });
   }
 
   StatusOr<std::vector<JournalEntry>> ReadJournal(std::int64_t after_seq,
@@ -986,6 +1044,19 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
     // Tombstones carry the store's latest transaction time: erasing reads no clock.
     ASSIGN_OR_RETURN(const std::int64_t latest_at,
                      QueryInt(conn, "SELECT max(at) FROM journal", Params(), "erase scopes: time"));
+    // The Merkle logs that change: surviving scopes holding an edge that touches an erased node,
+    // and the surviving parents of erased scopes (their nested scopes change).
+    std::set<std::int64_t> merkle_edge_scopes;
+    {
+      ASSIGN_OR_RETURN(
+          Result rows,
+          conn.Query("SELECT DISTINCT scope_id FROM edges WHERE "
+                     "NOT (scope_id = ANY($1::bigint[])) AND (src IN (SELECT id FROM "
+                     "nodes WHERE scope_id = ANY($1::bigint[])) OR dst IN (SELECT id "
+                     "FROM nodes WHERE scope_id = ANY($1::bigint[])))",
+                     Params().IntArray(ids), "erase scopes: find changed merkle logs"));
+      for (int row = 0; row < rows.size(); ++row) merkle_edge_scopes.insert(rows.Int(row, 0));
+    }
     std::map<std::int64_t, std::int64_t> nodes_per_scope;
     {
       ASSIGN_OR_RETURN(Result rows, conn.Query("SELECT scope_id, count(*) FROM nodes WHERE "
@@ -1020,6 +1091,9 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
       ASSIGN_OR_RETURN(Result done, conn.Query(step.sql, Params().IntArray(ids), "erase scopes: delete"));
       *step.count = static_cast<std::size_t>(done.AffectedRows());
     }
+    MerkleTables merkle_tables(conn);
+    RETURN_IF_ERROR(
+        merkle::AfterErase(merkle_tables, ids, merkle_edge_scopes, merkle::SurvivingParents(tree)));
     for (const ScopeRecord& scope : tree) {
       RETURN_IF_ERROR(AppendJournal(
           conn, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
@@ -1037,8 +1111,10 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
   // that still hold the text. A failure from here on comes after the commit: say so.
   const Status wiped = [&]() -> Status {
     RETURN_IF_ERROR(conn.Exec("SET statement_timeout = 0", "erase scopes: lift the timeout"));
-    const Status vacuumed = conn.Exec("VACUUM (FULL) journal, edges, vectors, nodes, scopes",
-                                      "erase scopes: rewrite the tables (VACUUM FULL)");
+    const Status vacuumed = conn.Exec(
+        "VACUUM (FULL) journal, edges, vectors, nodes, scopes, merkle_leaves, "
+        "merkle_roots",
+        "erase scopes: rewrite the tables (VACUUM FULL)");
     const Status checkpointed =
         vacuumed.ok() ? conn.Exec("CHECKPOINT", "erase scopes: CHECKPOINT (needs superuser or "
                                                 "the pg_checkpoint role)")
@@ -1066,8 +1142,14 @@ StatusOr<std::string> PostgresStore::DumpCanonical() {
       std::string_view order_by;
     };
     static constexpr Table kTables[] = {
-        {"meta", "key COLLATE \"C\""}, {"scopes", "scope_id"}, {"nodes", "row_id"},
-        {"edges", "row_id"},           {"vectors", "node_row"}, {"journal", "seq"},
+        {"meta", "key COLLATE \"C\""},
+        {"scopes", "scope_id"},
+        {"nodes", "row_id"},
+        {"edges", "row_id"},
+        {"vectors", "node_row"},
+        {"journal", "seq"},
+        {"merkle_leaves", "scope_id, log COLLATE \"C\", idx"},
+        {"merkle_roots", "scope_id"},
     };
     std::string out;
     for (const Table& table : kTables) {

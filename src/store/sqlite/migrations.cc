@@ -169,7 +169,7 @@ END;
 // The Merkle audit (store/merkle.h, docs/AUDIT.md): per scope one leaf row per node and per
 // edge, in the scope's row order, and the frontiers of the two logs with the scope root. The
 // hashes are SHA-256, which SQL cannot compute: ApplyMigrations fills both tables for the scopes
-// a store already holds (BackfillMerkle) in the same transaction.
+// a store already holds (merkle::Backfill) in the same transaction.
 constexpr std::string_view kSchemaV4 = R"sql(
 CREATE TABLE merkle_leaves (
   scope_id  INTEGER NOT NULL,
@@ -276,7 +276,10 @@ Status ApplyMigrations(Connection& connection) {
                                                        std::to_string(migration.version) + " (" +
                                                        std::string(migration.description) + ")"));
   }
-  if (current < 4) RETURN_IF_ERROR(BackfillMerkle(connection).WithContext("migrate to schema 4"));
+  if (current < 4) {
+    MerkleTables tables(connection);
+    RETURN_IF_ERROR(merkle::Backfill(tables).WithContext("migrate to schema 4"));
+  }
   ASSIGN_OR_RETURN(Statement set_version,
                    connection.Prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
                                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value",

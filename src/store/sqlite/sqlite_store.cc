@@ -305,7 +305,7 @@ auto InSavepoint(Connection& conn, Fn&& fn) -> decltype(fn()) {
 class SqliteTransaction final : public Transaction {
  public:
   SqliteTransaction(std::unique_lock<std::mutex> lock, Connection& conn)
-      : lock_(std::move(lock)), conn_(conn), merkle_(conn) {}
+      : lock_(std::move(lock)), conn_(conn), merkle_tables_(conn) {}
 
   ~SqliteTransaction() override {
     if (open_) static_cast<void>(conn_.Exec("ROLLBACK", "roll back write transaction"));
@@ -373,7 +373,7 @@ class SqliteTransaction final : public Transaction {
       static_cast<void>(node_row);
       RETURN_IF_ERROR(AppendJournal(conn_, scope.scope_id, JournalOp::kScopeCreated, node_id, 0,
                                     created_at, "scope created"));
-      RETURN_IF_ERROR(merkle_.AppendNode(node));
+      merkle_.AppendNode(node);
       return scope;
     });
   }
@@ -415,7 +415,7 @@ class SqliteTransaction final : public Transaction {
                                     "kind=" + std::string(NodeKindName(record.kind)) + " " +
                                         StateDetail(NodeStatusName(record.status),
                                                     record.valid_to, "")));
-      RETURN_IF_ERROR(merkle_.AppendNode(record));
+      merkle_.AppendNode(record);
       return row;
     });
   }
@@ -506,7 +506,7 @@ class SqliteTransaction final : public Transaction {
       RETURN_IF_ERROR(AppendJournal(conn_, record.scope_id, JournalOp::kEdgeInserted, record.id,
                                     row, record.ingested_at,
                                     "type=" + record.type + " status=" + record.status));
-      RETURN_IF_ERROR(merkle_.AppendEdge(record));
+      merkle_.AppendEdge(record);
       return row;
     });
   }
@@ -601,8 +601,8 @@ class SqliteTransaction final : public Transaction {
 
   StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
     RETURN_IF_ERROR(CheckOpen());
-    RETURN_IF_ERROR(merkle_.Flush());
-    return QueryMerkleState(conn_, scope_id);
+    RETURN_IF_ERROR(merkle_.Flush(merkle_tables_));
+    return merkle::StateOf(merkle_tables_, scope_id);
   }
 
   Status AdvanceSequence(std::int64_t scope_id, std::int64_t last_sequence) override {
@@ -624,7 +624,7 @@ class SqliteTransaction final : public Transaction {
   Status Commit() override {
     RETURN_IF_ERROR(CheckOpen());
     open_ = false;
-    Status status = merkle_.Flush();
+    Status status = merkle_.Flush(merkle_tables_);
     if (status.ok()) status = conn_.Exec("COMMIT", "commit write transaction");
     if (!status.ok()) {
       static_cast<void>(conn_.Exec("ROLLBACK", "roll back after failed commit"));
@@ -678,7 +678,8 @@ class SqliteTransaction final : public Transaction {
 
   std::unique_lock<std::mutex> lock_;
   Connection& conn_;
-  MerkleWriter merkle_;
+  MerkleTables merkle_tables_;
+  merkle::Writer merkle_;  // the leaves appended, written by Flush before COMMIT
   bool open_ = true;
 };
 
@@ -839,12 +840,15 @@ class SqliteStore final : public Store {
   }
 
   StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
-    return WithReader([&](Connection& conn) { return QueryMerkleState(conn, scope_id); });
+    return WithReader([&](Connection& conn) {
+      MerkleTables tables(conn);
+      return merkle::StateOf(tables, scope_id);
+    });
   }
 
   StatusOr<std::vector<MerkleLeaf>> GetMerkleLeaves(std::int64_t scope_id,
                                                     MerkleLog log) override {
-    return WithReader([&](Connection& conn) { return QueryMerkleLeaves(conn, scope_id, log); });
+    return WithReader([&](Connection& conn) { return MerkleTables(conn).Leaves(scope_id, log); });
   }
 
   StatusOr<std::vector<JournalEntry>> ReadJournal(std::int64_t after_seq,
@@ -1054,9 +1058,7 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
         if (!has_row) break;
         merkle_edge_scopes.insert(stmt.ColumnInt(0));
       }
-      for (const ScopeRecord& scope : tree) merkle_parents.insert(scope.parent_scope_id);
-      for (const ScopeRecord& scope : tree) merkle_parents.erase(scope.scope_id);
-      merkle_parents.erase(0);
+      merkle_parents = merkle::SurvivingParents(tree);
     }
     std::map<std::int64_t, std::int64_t> nodes_per_scope;
     {
@@ -1100,8 +1102,9 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
     }
     std::vector<std::int64_t> erased_ids;
     for (const ScopeRecord& scope : tree) erased_ids.push_back(scope.scope_id);
+    MerkleTables merkle_tables(*writer_);
     RETURN_IF_ERROR(
-        MerkleAfterErase(*writer_, erased_ids, merkle_edge_scopes, merkle_parents));
+        merkle::AfterErase(merkle_tables, erased_ids, merkle_edge_scopes, merkle_parents));
     for (const ScopeRecord& scope : tree) {
       RETURN_IF_ERROR(AppendJournal(
           *writer_, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
