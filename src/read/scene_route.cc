@@ -116,13 +116,16 @@ StatusOr<std::vector<RouteCandidate>> SceneRoute::Run(const RouteContext& contex
   std::vector<Unit> units;
   for (const EpisodeUnit& episode : episodes) units.push_back({episode.begin, episode.end});
   std::vector<std::optional<double>> lexical(episodes.size());
-  std::vector<UnitScore> own;
+  std::vector<double> own;  // each turn's own BM25, by layout index
   if (!matrix.empty()) {
     const std::vector<UnitScore> episode_scores = matrix.Score(units, context.config->bm25);
     for (std::size_t idx = 0; idx < episodes.size(); ++idx) {
       if (episode_scores[idx].score > 0) lexical[idx] = episode_scores[idx].score;
     }
-    own = matrix.ScoreTurns(context.config->bm25);
+    own.assign(layout.turns().size(), 0.0);
+    for (const ScoredUnit& turn : matrix.ScoreTurns(context.config->bm25)) {
+      own[turn.unit.begin] = turn.score.score;
+    }
   }
   std::vector<std::optional<double>> dense(episodes.size());
   if (!context.query_vector.empty()) {
@@ -197,7 +200,7 @@ StatusOr<std::vector<RouteCandidate>> SceneRoute::Run(const RouteContext& contex
     }
     if (!own.empty()) {
       std::stable_sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
-        return own[a].score > own[b].score;  // stable: sequence order among equals
+        return own[a] > own[b];  // stable: sequence order among equals
       });
     }
     char head[192];
@@ -213,7 +216,7 @@ StatusOr<std::vector<RouteCandidate>> SceneRoute::Run(const RouteContext& contex
       if (candidates.size() >= context.limit) return candidates;
       char own_text[48];
       std::snprintf(own_text, sizeof own_text, "; own %.2f",
-                    own.empty() ? 0.0 : own[turn_idx].score);
+                    own.empty() ? 0.0 : own[turn_idx]);
       candidates.push_back({turns[turn_idx].row, entry.score, std::string(head) + own_text});
     }
   }
