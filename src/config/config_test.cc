@@ -98,7 +98,8 @@ TEST(ConfigTableTest, SwitchOffValueOutsideTheRangeIsAllowed) {
 }
 
 TEST(ConfigTableTest, MisspeltRouteNameIsAnErrorListingTheRoutes) {
-  const std::string routes = "bm25, entity, facts, fragment, keyword, session, temporal, vector";
+  const std::string routes =
+      "bm25, entity, facts, fragment, keyword, scene, session, temporal, vector";
   EXPECT_THAT(ParseConfig("[recall.route_weights]\nbm25 = 1.0\nvectr = 0.5\n", "w.toml"),
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("w.toml:3: [recall.route_weights] vectr: unknown route \"vectr\" "
