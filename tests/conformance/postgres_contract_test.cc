@@ -19,9 +19,11 @@
 #include "core/ids.h"
 #include "engram/testing/status_matchers.h"
 #include "engram/testing/temp_dir.h"
+#include "store/audit.h"
 #include "store/store.h"
 #include "tests/conformance/store_contract_test.h"
 #include "tests/postgres/test_cluster.h"
+#include "write/edge_registry.h"
 
 namespace engram::store::conformance {
 namespace {
@@ -149,7 +151,7 @@ TEST_F(PostgresStoreTest, TriggerRefusesRawContentUpdatesButAllowsStateChanges) 
 TEST_F(PostgresStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(Open(), nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("3")));
+              ::engram::testing::IsOkAndHolds(std::string("4")));
 }
 
 TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersions) {
@@ -157,7 +159,7 @@ TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersio
   ASSERT_THAT(RunSql(url_, "UPDATE meta SET value = '99' WHERE key = 'schema_version'"), IsOk());
   EXPECT_THAT(OpenPostgresStore(url_),
               StatusIs(StatusCode::kFailedPrecondition,
-                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 3"),
+                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 4"),
                              HasSubstr("newer engram"))));
 }
 
@@ -345,6 +347,141 @@ TEST_F(PostgresStoreTest, StatementTimeoutIsDeadlineExceededNamingTheKey) {
   ASSERT_THAT(open, IsOk());
   EXPECT_THAT(waiter->BeginWrite(), StatusIs(StatusCode::kDeadlineExceeded,
                                              HasSubstr("statement_timeout_ms")));
+}
+
+// ----- Merkle audit (docs/AUDIT.md) -------------------------------------------------------------
+
+// A turn whose id the audit can recompute: content-addressed by its scope's node id and its event
+// time (as the write path makes them).
+NodeRecord AuditedTurn(Transaction& txn, const ScopeRecord& scope, std::string_view text,
+                       std::int64_t seconds) {
+  NodeRecord node;
+  node.kind = NodeKind::kTurn;
+  node.scope_id = scope.scope_id;
+  node.sequence = txn.NextSequence(scope.scope_id).value_or(0);
+  node.text = std::string(text);
+  node.content_json = "{\"text\":\"" + std::string(text) + "\"}";
+  node.event_time = Timestamp::FromSeconds(seconds);
+  node.ingested_at = Timestamp::FromSeconds(seconds);
+  node.updated_at = node.ingested_at;
+  node.id = core::NodeId("turn", node.content_json, scope.node_id, node.event_time->micros);
+  return node;
+}
+
+// What a tamperer with access to the database does: drop the trigger that keeps content
+// immutable and change one byte of a stored turn. The store's roots still hold the old content,
+// so the audit names the memory.
+TEST_F(PostgresStoreTest, AOneByteChangeWithTheTriggerDroppedFailsTheAuditNamingTheMemory) {
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  const ScopeRecord scope = CreateScope(*store, "user:alice");
+  std::vector<NodeRecord> turns;
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    for (const auto& [text, seconds] :
+         {std::pair{"I live in Berlin.", 10}, std::pair{"My sister Maya works at Siemens.", 11},
+          std::pair{"The project is called Bluebird.", 12}}) {
+      turns.push_back(AuditedTurn(**txn, scope, text, seconds));
+      ASSERT_THAT((*txn)->InsertNode(turns.back()), IsOk());
+    }
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  StatusOr<AuditReport> clean = AuditScope(*store, scope);
+  ASSERT_THAT(clean, IsOk());
+  EXPECT_TRUE(clean->ok) << (clean->mismatch ? clean->mismatch->reason : "");
+  EXPECT_EQ(clean->root, store->GetMerkleState(scope.scope_id).value_or(MerkleState{}).root);
+
+  ASSERT_THAT(RunSql(url_,
+                     "DROP TRIGGER nodes_content_immutable ON nodes; "
+                     "UPDATE nodes SET text = 'My sister Maya works at Siemenz.' "
+                     "WHERE id = '" +
+                         turns[1].id + "'"),
+              IsOk());
+  StatusOr<NodeRecord> changed = store->GetNode(turns[1].id);
+  ASSERT_THAT(changed, IsOk());
+  ASSERT_EQ(changed->text, "My sister Maya works at Siemenz.");
+  StatusOr<AuditReport> audit = AuditScope(*store, scope);
+  ASSERT_THAT(audit, IsOk());
+  EXPECT_FALSE(audit->ok);
+  ASSERT_TRUE(audit->mismatch.has_value());
+  EXPECT_EQ(audit->mismatch->target_id, turns[1].id);
+  EXPECT_EQ(audit->mismatch->kind, "node");
+  EXPECT_EQ(audit->mismatch->scope, "user:alice");
+  EXPECT_THAT(audit->mismatch->reason, HasSubstr("stored leaf hash"));
+}
+
+// Schema 4 adds the Merkle logs: a store migrated from version 3 gets the leaves and roots it
+// would have had if it had kept them from the start.
+TEST_F(PostgresStoreTest, MigratingAVersion3StoreBuildsTheMerkleLogsItWouldHaveKept) {
+  struct Kept {
+    std::int64_t scope_id;
+    MerkleState state;
+    std::vector<MerkleLeaf> nodes;
+    std::vector<MerkleLeaf> edges;
+  };
+  std::vector<Kept> kept;
+  {
+    std::unique_ptr<Store> store = Open();
+    ASSERT_NE(store, nullptr);
+    const ScopeRecord alice = CreateScope(*store, "user:alice");
+    const NodeRecord first = AddText(*store, alice.scope_id, "first");
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    StatusOr<ScopeRecord> run =
+        (*txn)->CreateScope("user:alice/run:1", core::ScopeNodeId("user:alice/run:1"),
+                            alice.scope_id, Timestamp::FromSeconds(2));
+    ASSERT_THAT(run, IsOk());
+    const NodeRecord nested = NewText(**txn, run->scope_id, "nested");
+    ASSERT_THAT((*txn)->InsertNode(nested), IsOk());
+    write::EdgeRegistry registry;
+    ASSERT_THAT(registry.Register(write::MakePlainEdgeHandler("refers_to")), IsOk());
+    ASSERT_THAT(registry.Apply(**txn, {.type = "refers_to",
+                                       .src = nested.id,
+                                       .dst = first.id,
+                                       .now = Timestamp::FromSeconds(3)}),
+                IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+    for (const std::int64_t scope_id : {alice.scope_id, run->scope_id}) {
+      StatusOr<MerkleState> state = store->GetMerkleState(scope_id);
+      ASSERT_THAT(state, IsOk());
+      kept.push_back(
+          {scope_id, *state,
+           store->GetMerkleLeaves(scope_id, MerkleLog::kNodes).value_or(std::vector<MerkleLeaf>{}),
+           store->GetMerkleLeaves(scope_id, MerkleLog::kEdges)
+               .value_or(std::vector<MerkleLeaf>{})});
+    }
+    EXPECT_EQ(kept[0].state.node_count, 2);  // the scope node and "first"
+    EXPECT_EQ(kept[1].state.node_count, 2);  // the scope node and "nested"
+    EXPECT_EQ(kept[1].state.edge_count, 1);
+  }
+  ASSERT_THAT(RunSql(url_,
+                     "DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
+                     "UPDATE meta SET value = '3' WHERE key = 'schema_version'"),
+              IsOk());
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+              ::engram::testing::IsOkAndHolds(std::string("4")));
+  for (const Kept& scope : kept) {
+    StatusOr<MerkleState> state = store->GetMerkleState(scope.scope_id);
+    ASSERT_THAT(state, IsOk());
+    EXPECT_EQ(state->root, scope.state.root);
+    EXPECT_EQ(state->node_root, scope.state.node_root);
+    EXPECT_EQ(state->edge_root, scope.state.edge_root);
+    EXPECT_EQ(state->node_count, scope.state.node_count);
+    EXPECT_EQ(state->edge_count, scope.state.edge_count);
+    for (const auto& [log, leaves] :
+         {std::pair{MerkleLog::kNodes, &scope.nodes}, std::pair{MerkleLog::kEdges, &scope.edges}}) {
+      StatusOr<std::vector<MerkleLeaf>> rebuilt = store->GetMerkleLeaves(scope.scope_id, log);
+      ASSERT_THAT(rebuilt, IsOk());
+      ASSERT_EQ(rebuilt->size(), leaves->size());
+      for (std::size_t i = 0; i < leaves->size(); ++i) {
+        EXPECT_EQ((*rebuilt)[i].target_id, (*leaves)[i].target_id);
+        EXPECT_EQ((*rebuilt)[i].hash, (*leaves)[i].hash);
+      }
+    }
+  }
 }
 
 }  // namespace

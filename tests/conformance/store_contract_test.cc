@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <thread>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "core/ids.h"
 #include "store/journal.h"
 #include "engram/testing/status_matchers.h"
+#include "store/audit.h"
 #include "write/edge_registry.h"
 
 namespace engram::store::conformance {
@@ -878,6 +880,208 @@ TEST_P(StoreContractTest, BeginWriteWaitsForTheOpenTransaction) {
   ASSERT_EQ(second.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   // The second writer saw the first one's committed sequence number.
   EXPECT_THAT(second.get(), IsOkAndHolds(2));
+}
+
+// ----- Merkle audit (docs/AUDIT.md) -------------------------------------------------------------
+
+// Memories written in `store`: "app:bob" holding b1, b2 and, unless `without_alice`, the nested
+// "app:bob/user:alice" holding a1 and a2, with an edge a2 -> a1 in alice's log and b1 -> a1 in
+// bob's, then b2 -> b1 in bob's. Node ids hash the scope path (not its row), so two stores agree
+// on them and the audit recomputes them. The turns are made by `turn` (the fixture's NewTurn).
+struct MerkleWrites {
+  ScopeRecord bob;
+  ScopeRecord alice;
+  NodeRecord a1;
+};
+
+using TurnMaker =
+    std::function<NodeRecord(Transaction&, std::int64_t, std::string_view, Timestamp)>;
+
+MerkleWrites WriteMerkleScenario(Store& store, const TurnMaker& turn, bool without_alice) {
+  MerkleWrites writes;
+  write::EdgeRegistry registry;
+  EXPECT_THAT(registry.Register(write::MakePlainEdgeHandler("refers_to")), IsOk());
+  StatusOr<std::unique_ptr<Transaction>> txn = store.BeginWrite();
+  EXPECT_THAT(txn, IsOk());
+  if (!txn.ok()) return writes;
+  Transaction& t = **txn;
+  const auto insert = [&](std::int64_t scope_id, std::string_view path, std::string_view text,
+                          std::int64_t seconds) {
+    NodeRecord node = turn(t, scope_id, text, At(seconds));
+    node.id = core::NodeId("turn", node.content_json, core::ScopeNodeId(path), At(seconds).micros);
+    EXPECT_THAT(t.InsertNode(node), IsOk());
+    return node;
+  };
+  const auto link = [&](const NodeRecord& src, const NodeRecord& dst) {
+    EXPECT_THAT(
+        registry.Apply(t, {.type = "refers_to", .src = src.id, .dst = dst.id, .now = At(9)}),
+        IsOk());
+  };
+  writes.bob =
+      t.CreateScope("app:bob", core::ScopeNodeId("app:bob"), 0, At(1)).value_or(ScopeRecord{});
+  const NodeRecord b1 = insert(writes.bob.scope_id, "app:bob", "bob's first words", 2);
+  if (!without_alice) {
+    const std::string path = "app:bob/user:alice";
+    writes.alice = t.CreateScope(path, core::ScopeNodeId(path), writes.bob.scope_id, At(3))
+                       .value_or(ScopeRecord{});
+    writes.a1 = insert(writes.alice.scope_id, path, "alice lives in Berlin", 4);
+    const NodeRecord a2 = insert(writes.alice.scope_id, path, "alice's sister is Maya", 5);
+    link(a2, writes.a1);
+    link(b1, writes.a1);
+  }
+  const NodeRecord b2 = insert(writes.bob.scope_id, "app:bob", "bob's second words", 6);
+  link(b2, b1);
+  EXPECT_THAT(t.Commit(), IsOk());
+  return writes;
+}
+
+// Both logs' leaves and the state of a scope, for comparing two stores.
+struct MerkleSnapshot {
+  MerkleState state;
+  std::vector<MerkleLeaf> nodes;
+  std::vector<MerkleLeaf> edges;
+};
+
+MerkleSnapshot Snapshot(Store& store, std::int64_t scope_id) {
+  MerkleSnapshot snapshot;
+  StatusOr<MerkleState> state = store.GetMerkleState(scope_id);
+  EXPECT_THAT(state, IsOk());
+  snapshot.state = state.value_or(MerkleState{});
+  snapshot.nodes =
+      store.GetMerkleLeaves(scope_id, MerkleLog::kNodes).value_or(std::vector<MerkleLeaf>{});
+  snapshot.edges =
+      store.GetMerkleLeaves(scope_id, MerkleLog::kEdges).value_or(std::vector<MerkleLeaf>{});
+  return snapshot;
+}
+
+void ExpectSameMerkle(const MerkleSnapshot& actual, const MerkleSnapshot& expected) {
+  EXPECT_EQ(actual.state.root, expected.state.root);
+  EXPECT_EQ(actual.state.node_root, expected.state.node_root);
+  EXPECT_EQ(actual.state.node_count, expected.state.node_count);
+  EXPECT_EQ(actual.state.edge_root, expected.state.edge_root);
+  EXPECT_EQ(actual.state.edge_count, expected.state.edge_count);
+  for (const auto& [got, want] :
+       {std::pair{&actual.nodes, &expected.nodes}, std::pair{&actual.edges, &expected.edges}}) {
+    ASSERT_EQ(got->size(), want->size());
+    for (std::size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].index, static_cast<std::int64_t>(i));
+      EXPECT_EQ((*got)[i].target_id, (*want)[i].target_id);
+      EXPECT_EQ((*got)[i].hash, (*want)[i].hash);
+    }
+  }
+}
+
+TEST_P(StoreContractTest, MerkleRootsAreThoseASqliteStoreKeepsForTheSameWrites) {
+  const TurnMaker turn = [this](Transaction& txn, std::int64_t scope_id, std::string_view text,
+                                Timestamp at) { return NewTurn(txn, scope_id, text, at); };
+  StatusOr<std::unique_ptr<Store>> reference = OpenSqliteStore(dir_ + "/reference.db");
+  ASSERT_THAT(reference, IsOk());
+  const MerkleWrites here = WriteMerkleScenario(*store_, turn, false);
+  const MerkleWrites there = WriteMerkleScenario(**reference, turn, false);
+  const MerkleSnapshot bob = Snapshot(*store_, here.bob.scope_id);
+  const MerkleSnapshot alice = Snapshot(*store_, here.alice.scope_id);
+  ExpectSameMerkle(bob, Snapshot(**reference, there.bob.scope_id));
+  ExpectSameMerkle(alice, Snapshot(**reference, there.alice.scope_id));
+  EXPECT_EQ(bob.state.node_count, 3);  // its scope node, b1, b2
+  EXPECT_EQ(bob.state.edge_count, 2);  // b1 -> a1, b2 -> b1
+  EXPECT_EQ(alice.state.node_count, 3);
+  EXPECT_EQ(alice.state.edge_count, 1);
+  EXPECT_NE(bob.state.root, alice.state.root);
+
+  // The audit recomputes the same roots from the records.
+  StatusOr<AuditReport> audit = AuditScope(*store_, here.bob);
+  ASSERT_THAT(audit, IsOk());
+  EXPECT_TRUE(audit->ok) << (audit->mismatch ? audit->mismatch->reason : "");
+  EXPECT_EQ(audit->root, bob.state.root);
+  EXPECT_EQ(audit->scopes, 2);
+
+  // Status and validity are outside every hash: retiring a memory keeps the roots.
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    ASSERT_THAT((*txn)->UpdateNodeState(here.a1.id, NodeStatus::kRetired, At(20), At(20), ""),
+                IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  EXPECT_EQ(Snapshot(*store_, here.bob.scope_id).state.root, bob.state.root);
+
+  // A write inside a transaction moves the roots of its scope and every enclosing one; the
+  // transaction sees them before it commits, and the commit stores exactly those.
+  StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  NodeRecord more = NewTurn(**txn, here.alice.scope_id, "alice moved to Munich", At(30));
+  ASSERT_THAT((*txn)->InsertNode(more), IsOk());
+  StatusOr<MerkleState> inside = (*txn)->GetMerkleState(here.bob.scope_id);
+  ASSERT_THAT(inside, IsOk());
+  EXPECT_NE(inside->root, bob.state.root);
+  EXPECT_EQ(inside->node_count, bob.state.node_count);  // bob's own log did not move
+  EXPECT_THAT((*txn)->GetMerkleState(999), StatusIs(StatusCode::kNotFound));
+  ASSERT_THAT((*txn)->Commit(), IsOk());
+  EXPECT_EQ(Snapshot(*store_, here.bob.scope_id).state.root, inside->root);
+  EXPECT_EQ(Snapshot(*store_, here.alice.scope_id).state.node_count, 4);
+  EXPECT_THAT(store_->GetMerkleState(999), StatusIs(StatusCode::kNotFound));
+}
+
+TEST_P(StoreContractTest, EraseLeavesTheParentTheRootOfAStoreThatNeverHeldTheScope) {
+  const TurnMaker turn = [this](Transaction& txn, std::int64_t scope_id, std::string_view text,
+                                Timestamp at) { return NewTurn(txn, scope_id, text, at); };
+  StatusOr<std::unique_ptr<Store>> reference = OpenSqliteStore(dir_ + "/reference.db");
+  ASSERT_THAT(reference, IsOk());
+  const MerkleWrites here = WriteMerkleScenario(*store_, turn, false);
+  const MerkleWrites never = WriteMerkleScenario(**reference, turn, true);
+  const MerkleSnapshot before = Snapshot(*store_, here.bob.scope_id);
+
+  const std::vector<std::int64_t> erase = {here.alice.scope_id};
+  ASSERT_THAT(store_->EraseScopes(erase), IsOk());
+  const MerkleSnapshot after = Snapshot(*store_, here.bob.scope_id);
+  EXPECT_NE(after.state.root, before.state.root);
+  EXPECT_EQ(after.state.edge_count, 1);  // b1 -> a1 went with a1
+  ExpectSameMerkle(after, Snapshot(**reference, never.bob.scope_id));
+  EXPECT_THAT(store_->GetMerkleState(here.alice.scope_id), StatusIs(StatusCode::kNotFound));
+  EXPECT_THAT(store_->GetMerkleLeaves(here.alice.scope_id, MerkleLog::kNodes),
+              IsOkAndHolds(IsEmpty()));
+  StatusOr<AuditReport> audit = AuditScope(*store_, here.bob);
+  ASSERT_THAT(audit, IsOk());
+  EXPECT_TRUE(audit->ok) << (audit->mismatch ? audit->mismatch->reason : "");
+}
+
+TEST_P(StoreContractTest, ScanEdgesVisitsTheScopesEdgesInRowOrderUntilToldToStop) {
+  const TurnMaker turn = [this](Transaction& txn, std::int64_t scope_id, std::string_view text,
+                                Timestamp at) { return NewTurn(txn, scope_id, text, at); };
+  const MerkleWrites writes = WriteMerkleScenario(*store_, turn, false);
+  std::vector<EdgeRecord> seen;
+  ASSERT_THAT(store_->ScanEdges(writes.bob.scope_id,
+                                [&](const EdgeRecord& edge) {
+                                  seen.push_back(edge);
+                                  return true;
+                                }),
+              IsOk());
+  ASSERT_THAT(seen, SizeIs(2));
+  EXPECT_LT(seen[0].row, seen[1].row);
+  EXPECT_EQ(seen[0].dst, writes.a1.id);  // b1 -> a1 was written first
+  for (const EdgeRecord& edge : seen) EXPECT_EQ(edge.scope_id, writes.bob.scope_id);
+  int visits = 0;
+  ASSERT_THAT(store_->ScanEdges(writes.bob.scope_id,
+                                [&](const EdgeRecord&) {
+                                  ++visits;
+                                  return false;
+                                }),
+              IsOk());
+  EXPECT_EQ(visits, 1);
+}
+
+TEST_P(StoreContractTest, AdvanceSequenceRaisesTheLastSequenceButNeverLowersIt) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  ASSERT_THAT((*txn)->AdvanceSequence(scope.scope_id, 10), IsOk());
+  EXPECT_THAT((*txn)->NextSequence(scope.scope_id), IsOkAndHolds(11));
+  ASSERT_THAT((*txn)->AdvanceSequence(scope.scope_id, 3), IsOk());
+  EXPECT_THAT((*txn)->NextSequence(scope.scope_id), IsOkAndHolds(12));
+  EXPECT_THAT((*txn)->AdvanceSequence(999, 5), StatusIs(StatusCode::kNotFound));
+  ASSERT_THAT((*txn)->Commit(), IsOk());
+  EXPECT_THAT(store_->GetScope(scope.scope_id),
+              IsOkAndHolds(Optional(Field(&ScopeRecord::last_sequence, 12))));
 }
 
 }  // namespace
