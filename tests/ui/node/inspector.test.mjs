@@ -15,6 +15,11 @@ const SHOTS = process.env.ENGRAM_SCREENSHOTS;
 const CHROMIUM = process.env.ENGRAM_CHROMIUM;
 const WAIT_MS = 15000;
 
+// The LoCoMo dev file (ENGRAM_LOCOMO, set by run-ui-test.sh from the benchmark data folder): the
+// walk on it is skipped without the file unless ENGRAM_REQUIRE_BENCH_DATA=1.
+const LOCOMO = process.env.ENGRAM_LOCOMO || '';
+const LOCOMO_REQUIRED = process.env.ENGRAM_REQUIRE_BENCH_DATA === '1';
+
 const HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> & "quotes"';
 const SUPPORT_GROUP = 'I went to a LGBTQ support group yesterday and it was so powerful.';
 
@@ -51,8 +56,8 @@ function engram(...args) {
 }
 
 // Starts `engram serve` on a free loopback port and resolves with its base URL once it listens.
-function startServer(extra = []) {
-  const child = spawn(ENGRAM, ['--store', store, '--config', config, 'serve', '--listen', '127.0.0.1:0', ...extra],
+function startServer(extra = [], storePath = store) {
+  const child = spawn(ENGRAM, ['--store', storePath, '--config', config, 'serve', '--listen', '127.0.0.1:0', ...extra],
                       {stdio: ['ignore', 'ignore', 'pipe']});
   return new Promise((resolve, reject) => {
     let log = '';
@@ -292,6 +297,47 @@ test('a scope is erased only after its name is typed', async () => {
   const scopes = await api('GET', '/v1/scopes');
   assert.deepEqual(scopes.body.scopes.map((info) => info.scope).sort(),
                    ['app:demo', 'app:demo/user:caroline', 'app:demo/user:mallory']);
+});
+
+test('on the LoCoMo dev file: a conversation, the question, its evidence turn and the fact from it',
+     {skip: !LOCOMO_REQUIRED && !fs.existsSync(LOCOMO) && `no LoCoMo dev file at "${LOCOMO}" (ENGRAM_BENCH_DATA)`},
+     async () => {
+  assert.ok(fs.existsSync(LOCOMO), `the LoCoMo dev file is required: "${LOCOMO}"`);
+  const locomoStore = path.join(dir, 'locomo.db');
+  const ingest = spawnSync(ENGRAM, ['--store', locomoStore, '--config', config, 'ingest', '--format', 'locomo', LOCOMO],
+                           {encoding: 'utf8', timeout: 120000});
+  assert.equal(ingest.status, 0, ingest.stderr);
+  const started = await startServer([], locomoStore);
+  const mainBase = base;
+  base = started.url;
+  try {
+    // Pick the conversation in the scope tree, then its recall playground.
+    await visit('#/scopes', '#scope-count');
+    await follow('li[data-scope="world:locomo-conv-26"] > a');
+    await follow('a[href="#/recall/world%3Alocomo-conv-26"]');
+    await page.waitForSelector('#recall-question');
+    await page.type('#recall-question', 'When did Caroline go to the LGBTQ support group?');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#recall-items tbody tr');
+    // The evidence turn (D1:3) ranks first, with how each route found it.
+    assert.match(await text('#recall-items tbody tr:first-child td.text a'),
+                 /I went to a LGBTQ support group yesterday/);
+    const explanations = await page.$$eval('#recall-items tbody tr:first-child ul.routes li',
+                                           (lis) => lis.map((li) => li.textContent));
+    assert.ok(explanations.length >= 1 && explanations.every((line) => line.trim().length > 0),
+              'the evidence turn says how its routes ranked it: ' + JSON.stringify(explanations));
+    await shot('locomo-recall');
+    // Its memory page lists the fact derived from it.
+    await follow('#recall-items tbody tr:first-child td.text a');
+    assert.match(await text('#memory-text'), /LGBTQ support group/);
+    assert.match(await text('#derived'), /fact/);
+    assert.match(await text('#derived'), /LGBTQ support group/);
+    await shot('locomo-memory');
+  } finally {
+    base = mainBase;
+    started.child.kill('SIGTERM');
+    await new Promise((resolve) => started.child.once('exit', resolve));
+  }
 });
 
 test('no page logged an error to the console', () => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-ui-test.sh ENGRAM_BIN SCREENSHOT_DIR: the web inspector's browser suite (ctest ui_browser).
+# run-ui-test.sh ENGRAM_BIN SCREENSHOT_DIR [BENCH_DATA_DIR]: the web inspector's browser suite (ctest ui_browser).
 # Exits 77 (skipped) when Chromium or the npm packages are missing, unless
 # ENGRAM_REQUIRE_BENCH_DATA=1 asks for every suite to run (then it fails instead).
 set -euo pipefail
@@ -23,4 +23,5 @@ source "$here/../../mcp/node/node-env.sh"
 
 cd "$here"
 ENGRAM_BIN="$1" ENGRAM_SCREENSHOTS="$2" ENGRAM_CHROMIUM="$chromium_bin" \
+  ENGRAM_LOCOMO="${ENGRAM_BENCH_DATA:-${3:-}}/locomo_dev.json" \
   exec "$ENGRAM_NODE" --test --test-concurrency=1 inspector.test.mjs
