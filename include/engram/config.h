@@ -200,7 +200,7 @@ struct VectorConfig {
 
 // [write]: the deterministic write path after capture (DESIGN §4 steps 2-5, src/write).
 struct WriteConfig {
-  bool signals = true;   // Tier-0 signal nodes and at_time edges
+  bool signals = true;   // Tier-0 signals (the analysis row), time anchors and at_time edges
   bool entities = true;  // entity mentions, resolution and same_as proposals
   // entities: pronouns, "there" and "that day" resolved to entities and times (KeyMem §3.5).
   bool references = true;
@@ -236,8 +236,8 @@ struct WriteConfig {
   // came in; 0 without an embedder. In [1, 1000].
   std::size_t divergence_window = 5;
   // signals: a turn yields at most this many Tier-0 signals (the first ones in text order; the
-  // rest of the turn is stored and indexed but derives nothing), so the nodes, edges and time
-  // one turn's analysis costs are bounded. In [1, 100000]. Default: 500.
+  // rest of the turn is stored and indexed but derives nothing), so the analysis row, the time
+  // anchors and the time one turn's analysis costs are bounded. In [1, 100000]. Default: 500.
   std::size_t max_signals_per_turn = 500;
   bool facts = true;     // rule-based facts, validation and reconciliation
   // facts: V_support of the validator (Eywa §4.3), the least fraction of a candidate object's
@@ -307,6 +307,10 @@ struct StoreConfig {
   // The server cancels any statement running longer than this, in milliseconds (0 = never); it
   // also bounds how long a write waits for another server's writer. Default: 30000.
   std::size_t statement_timeout_ms = 30000;
+  // How new turn embeddings are stored: "float32" (4 bytes a value) or "float16" (IEEE half,
+  // round to nearest even: 2 bytes a value; scores are computed in float32 over the decoded
+  // values). A store may hold both (read by their length). Default: "float32".
+  std::string vector_precision = "float32";
 };
 
 // [active]: DMF's active memory of a run (DMF §5-8, DESIGN §6, src/lifecycle): each turn's

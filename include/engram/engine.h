@@ -128,10 +128,16 @@ class Engine {
   // replacement or one with an idempotency key; kNotFound for an unknown id).
   StatusOr<AmendResult> Amend(std::string_view id, const Turn& replacement,
                               std::string_view reason = "", const AmendOptions& options = {});
-  // Every edge from or to the memory, in the order the store wrote them (its derived signals and
+  // Every edge from or to the memory, in the order the store wrote them (its time anchors and
   // facts point at a turn through derived_from; a turn points at its times, entities and
   // references). An unknown id is kNotFound.
   StatusOr<std::vector<Link>> Links(std::string_view id);
+  // The stored analysis of a turn as canonical JSON: its signals and DMF content signals, one
+  // row per turn (layout: {"content": {...}, "signals": [{"kind", "begin", "end", "value"?,
+  // ...}]}, the spans are byte offsets into the turn's text; docs/ARCHITECTURE.md, src/store).
+  // "" when nothing was derived from it (derivation off). kNotFound for an unknown id,
+  // kInvalidArgument for a memory that is not a turn.
+  StatusOr<std::string> Analysis(std::string_view turn_id);
   StatusOr<std::vector<ScopeInfo>> ListScopes();
 
   // Closes the memory's validity now (kept, visible in History and List, hidden from Recall).

@@ -45,6 +45,15 @@ StatusOr<Archive> ReadStore(store::Store& store, const store::ScopeRecord& top) 
       archived.nodes.push_back(std::move(entry));
       return true;
     }));
+    std::vector<std::int64_t> turn_rows;
+    for (const ArchivedNode& node : archived.nodes) {
+      if (node.record.kind == NodeKind::kTurn) turn_rows.push_back(node.record.row);
+    }
+    ASSIGN_OR_RETURN(std::vector<store::TurnAnalysisRecord> analyses,
+                     store.GetTurnAnalyses(turn_rows));
+    for (store::TurnAnalysisRecord& analysis : analyses) {
+      archived.nodes[by_row.at(analysis.turn_row)].analysis = std::move(analysis);
+    }
     RETURN_IF_ERROR(store.ScanVectors(
         scope.scope_id, [&](std::int64_t row, std::span<const float> values) {
           const auto found = by_row.find(row);
@@ -284,8 +293,16 @@ Status Write(store::Transaction& txn, const write::EdgeRegistry& registry, const
       if (node.record.kind == NodeKind::kScope) continue;  // CreateScope wrote it
       store::NodeRecord r = node.record;
       r.scope_id = record.scope_id;
-      const Status inserted = txn.InsertNode(r).status();
-      if (!inserted.ok()) return inserted.WithContext(At(source, node.line) + "node " + r.id);
+      const StatusOr<std::int64_t> inserted = txn.InsertNode(r);
+      if (!inserted.ok()) {
+        return inserted.status().WithContext(At(source, node.line) + "node " + r.id);
+      }
+      if (node.analysis.has_value()) {
+        store::TurnAnalysisRecord analysis = *node.analysis;
+        analysis.turn_row = *inserted;
+        const Status put = txn.PutTurnAnalysis(analysis);
+        if (!put.ok()) return put.WithContext(At(source, node.line) + "field \"analysis\"");
+      }
       if (node.vector.has_value()) {
         const Status put = txn.PutVector(r.id, request.embedder.model_id, *node.vector);
         if (!put.ok()) return put.WithContext(At(source, node.line) + "field \"vector\"");

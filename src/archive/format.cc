@@ -215,6 +215,10 @@ std::string EncodeArchive(const Archive& archive) {
                    {"updated_at", r.updated_at.micros},
                    {"leaf", node.leaf}};
       if (node.vector.has_value()) line["vector"] = EncodeVector(*node.vector);
+      if (node.analysis.has_value()) {
+        line["analysis"] = node.analysis->json;
+        line["analysis_format"] = node.analysis->format;
+      }
       out += line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     }
   }
@@ -414,6 +418,24 @@ class Decoder {
       }
       node.vector = std::move(values);
       ++vectors_;
+    }
+    const json* analysis = fields.Find("analysis");
+    const json* analysis_format = fields.Find("analysis_format");
+    if ((analysis == nullptr) != (analysis_format == nullptr)) {
+      return fields.Error(analysis == nullptr ? "analysis" : "analysis_format",
+                          "missing (\"analysis\" and \"analysis_format\" come together)");
+    }
+    if (analysis != nullptr) {
+      if (r.kind != NodeKind::kTurn) return fields.Error("analysis", "only a turn has one");
+      ASSIGN_OR_RETURN(const std::string text, fields.Text("analysis"));
+      if (!json::accept(text) || text.empty() || text.front() != '{') {
+        return fields.Error("analysis", "expected a JSON object as text");
+      }
+      ASSIGN_OR_RETURN(const std::int64_t format, fields.Int("analysis_format"));
+      if (format <= 0 || format > 1'000'000) {
+        return fields.Error("analysis_format", "expected a format number of 1 or more");
+      }
+      node.analysis = store::TurnAnalysisRecord{.format = static_cast<int>(format), .json = text};
     }
     RETURN_IF_ERROR(fields.NoOthers());
     if (!ids_.insert(r.id).second) return fields.Error("id", "a second node with this id");

@@ -16,6 +16,9 @@ namespace engram::archive {
 struct ArchivedNode {
   store::NodeRecord record;              // scope_id unset (0): the scope is ArchivedScope's
   std::optional<std::vector<float>> vector;
+  // A turn's analysis row (store.h TurnAnalysisRecord; turn_row unset): line fields "analysis"
+  // (its canonical JSON as text) and "analysis_format".
+  std::optional<store::TurnAnalysisRecord> analysis;
   std::string leaf;                      // the leaf hash the line carries
   std::size_t line = 0;                  // 1-based line number in the file (0 when exporting)
 };

@@ -83,13 +83,14 @@ io::Json TimeJson(const std::optional<Timestamp>& time) {
   return time.has_value() ? io::Json(FormatTimestamp(*time)) : io::Json(nullptr);
 }
 
-// What the write path derived from one turn, gathered through its edges (Engine::Links):
-// signals and facts point at the turn through derived_from; the turn points at its times
-// (at_time), entities (mentions) and resolved references (refers_to). Once the scope is
+// What the write path derived from one turn: its signals and content signals from its analysis
+// row (Engine::Analysis), the rest through its edges (Engine::Links): facts point at the turn
+// through derived_from; the turn points at its times (at_time), entities (mentions) and resolved
+// references (refers_to). Once the scope is
 // consolidated, its active episode points at it through derived_from too, and the episode's
 // active scene at the episode.
 struct TurnDetail {
-  io::Json signals = io::Json::array();     // {id, kind, text, begin, end, value}
+  io::Json signals = io::Json::array();     // {kind, text, begin, end, value}
   io::Json content = nullptr;               // the DMF content signals
   io::Json times = io::Json::array();       // {id, text, from, to, granularity, via}
   io::Json entities = io::Json::array();    // {id, name, kind, spans, tier, score}
@@ -120,6 +121,28 @@ StatusOr<io::Json> ScenesOf(Engine& engine, const std::string& episode_id) {
 
 StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
   TurnDetail detail;
+  // Signals and content signals: the turn's analysis row (spans into its text).
+  ASSIGN_OR_RETURN(const std::string analysis, engine.Analysis(turn.id));
+  if (!analysis.empty()) {
+    const io::Json row = ParseObject(analysis);
+    if (row.contains("content") && row["content"].is_object()) detail.content = row["content"];
+    if (row.contains("signals") && row["signals"].is_array()) {
+      for (const io::Json& fields : row["signals"]) {
+        if (!fields.is_object()) continue;
+        const std::size_t begin = fields.value("begin", 0u);
+        const std::size_t end = fields.value("end", 0u);
+        io::Json signal = io::Json::object();
+        signal["kind"] = Field(fields, "kind");
+        signal["text"] = begin <= end && end <= turn.text.size()
+                             ? turn.text.substr(begin, end - begin)
+                             : std::string();
+        signal["begin"] = begin;
+        signal["end"] = end;
+        signal["value"] = fields.contains("value") ? fields["value"] : io::Json(nullptr);
+        detail.signals.push_back(std::move(signal));
+      }
+    }
+  }
   ASSIGN_OR_RETURN(const std::vector<Link> links, engine.Links(turn.id));
   for (const Link& link : links) {
     const bool outgoing = link.src == turn.id;
@@ -127,20 +150,7 @@ StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
     if (link.type == "derived_from" && !outgoing) {
       ASSIGN_OR_RETURN(const Memory derived, engine.Get(other_id));
       const io::Json fields = ParseObject(derived.metadata_json);
-      if (derived.kind == NodeKind::kSignal && Field(fields, "kind") == "content") {
-        detail.content = fields;
-        detail.content.erase("turn");
-        detail.content.erase("kind");
-      } else if (derived.kind == NodeKind::kSignal) {
-        io::Json signal = io::Json::object();
-        signal["id"] = derived.id;
-        signal["kind"] = Field(fields, "kind");
-        signal["text"] = Field(fields, "surface");
-        signal["begin"] = fields.value("begin", 0);
-        signal["end"] = fields.value("end", 0);
-        signal["value"] = fields.contains("value") ? fields["value"] : io::Json(nullptr);
-        detail.signals.push_back(std::move(signal));
-      } else if (derived.kind == NodeKind::kFact) {
+      if (derived.kind == NodeKind::kFact) {
         io::Json fact = io::Json::object();
         fact["id"] = derived.id;
         fact["status"] = NodeStatusName(derived.status);

@@ -26,6 +26,7 @@ constexpr std::string_view kStageSwitch =
 
 constexpr std::string_view kEmbedderKinds[] = {"use-lite", "openai", "hashing", "none"};
 constexpr std::string_view kEncoderPrecisions[] = {"int8", "float32"};
+constexpr std::string_view kVectorPrecisions[] = {"float32", "float16"};
 
 // One row per key: section, key, field, range, choices, doc, source.
 // clang-format off
@@ -186,7 +187,7 @@ const KeySpec kKeys[] = {
 
     // [write]
     {"write", "signals", ENGRAM_FIELD(write.signals), {}, {},
-     "Tier-0 signal nodes and at_time edges", "Eywa Tier 0 (on)"},
+     "Tier-0 signals (the analysis row) and time anchors with at_time edges", "Eywa Tier 0 (on)"},
     {"write", "entities", ENGRAM_FIELD(write.entities), {}, {},
      "entity mentions, resolution and same_as proposals", "WorldDB §3.1 (on)"},
     {"write", "references", ENGRAM_FIELD(write.references), {}, {},
@@ -282,6 +283,10 @@ const KeySpec kKeys[] = {
      Closed(1, 1'000), {}, "scenes: sentences in the extractive summary", kChosen},
 
     // [store]
+    {"store", "vector_precision", ENGRAM_FIELD(store.vector_precision), {}, kVectorPrecisions,
+     "how new turn embeddings are stored: float32 (4 bytes a value) or float16 (2 bytes; scores "
+     "computed in float32 over the decoded values)",
+     "measured on the dev files (docs/BENCHMARKS.md, bytes per turn)"},
     {"store", "pool_size", ENGRAM_FIELD(store.pool_size), Closed(2, 1'000), {},
      "PostgreSQL store: connections kept at most (one writer, the rest for reads)", kChosen},
     {"store", "connect_timeout_seconds", ENGRAM_FIELD(store.connect_timeout_seconds),

@@ -12,6 +12,7 @@
 #include "consolidate/scenes.h"
 #include "core/ids.h"
 #include "store/journal.h"
+#include "store/turn_analysis.h"
 #include "text/tokenizer.h"
 #include "write/extractor.h"
 
@@ -85,7 +86,6 @@ class ScopeReader {
     filter.include_inactive = false;
     ASSIGN_OR_RETURN(const std::vector<store::NodeRecord> turn_nodes,
                      txn_.ListNodes(scope_.scope_id, filter));
-    std::map<std::string, std::size_t> turn_index;
     for (const store::NodeRecord& node : turn_nodes) {
       TurnView turn;
       turn.id = node.id;
@@ -101,11 +101,10 @@ class ScopeReader {
         terms.insert(std::move(token.term));
       }
       turn.terms.assign(terms.begin(), terms.end());
-      turn_index.emplace(node.id, turns.size());
       turns.push_back(std::move(turn));
       rows.push_back(node.row);
     }
-    RETURN_IF_ERROR(ReadSignals(turn_index));
+    RETURN_IF_ERROR(ReadSignals());
     RETURN_IF_ERROR(ReadEdges());
     RETURN_IF_ERROR(ReadVectors());
     return ReadFacts();
@@ -120,28 +119,24 @@ class ScopeReader {
   bool has_vectors = false;
 
  private:
-  Status ReadSignals(const std::map<std::string, std::size_t>& turn_index) {
-    store::NodeFilter filter;
-    filter.kind = NodeKind::kSignal;
-    filter.include_inactive = false;
-    ASSIGN_OR_RETURN(const std::vector<store::NodeRecord> signals,
-                     txn_.ListNodes(scope_.scope_id, filter));
-    for (const store::NodeRecord& node : signals) {
-      const json content = Parse(node.content_json);
-      const auto turn = turn_index.find(Str(content, "turn"));
-      if (turn == turn_index.end()) continue;
-      TurnView& view = turns[turn->second];
-      const std::string kind = Str(content, "kind");
-      if (kind == "content" && content.contains("divergence") &&
-          content["divergence"].is_number()) {
-        view.divergence = content["divergence"].get<double>();
-      } else if (kind == "date" && !HasYear(Str(content, "surface"))) {
-        const std::string note = DateNote(content);
-        if (!note.empty()) {
-          view.annotations.push_back({.begin = content.value("begin", 0u),
-                                      .end = content.value("end", 0u),
-                                      .note = note});
-        }
+  // The divergence and the year-less dates of every turn, from its analysis row.
+  Status ReadSignals() {
+    ASSIGN_OR_RETURN(const std::vector<store::TurnAnalysisRecord> records,
+                     txn_.GetTurnAnalyses(rows));
+    std::map<std::int64_t, std::size_t> by_row;
+    for (std::size_t turn_idx = 0; turn_idx < rows.size(); ++turn_idx) {
+      by_row[rows[turn_idx]] = turn_idx;
+    }
+    for (const store::TurnAnalysisRecord& record : records) {
+      TurnView& view = turns[by_row.at(record.turn_row)];
+      ASSIGN_OR_RETURN(const store::TurnAnalysis analysis, store::ParseTurnAnalysis(record));
+      if (analysis.content.has_value()) view.divergence = analysis.content->divergence;
+      for (const store::AnalysedSignal& signal : analysis.signals) {
+        if (signal.kind != "date" || HasYear(signal.Surface(view.text))) continue;
+        const std::string note = DateNote(
+            json{{"from", signal.from}, {"to", signal.to}, {"granularity", signal.topic}});
+        if (note.empty()) continue;
+        view.annotations.push_back({.begin = signal.begin, .end = signal.end, .note = note});
       }
     }
     return Status::Ok();

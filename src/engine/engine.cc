@@ -223,7 +223,9 @@ struct Engine::Impl {
       if (i < turn_vectors.size()) {
         RETURN_IF_ERROR(txn.PutVector(result.ids[i], embedder_record.model_id, turn_vectors[i])
                             .WithContext("turn " + std::to_string(i)));
-        stored_vectors.push_back(turn_vectors[i]);
+        // As a later read gives them back (DMF divergence reads earlier turns' from the store).
+        stored_vectors.push_back(store::StoredVectorValues(
+            turn_vectors[i], config.store.vector_precision == "float16"));
       }
     }
     write::DeriveContext derive;
@@ -293,6 +295,8 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   store_options.postgres.pool_size = impl->config.store.pool_size;
   store_options.postgres.connect_timeout_seconds = impl->config.store.connect_timeout_seconds;
   store_options.postgres.statement_timeout_ms = impl->config.store.statement_timeout_ms;
+  store_options.sqlite.float16_vectors = impl->config.store.vector_precision == "float16";
+  store_options.postgres.float16_vectors = store_options.sqlite.float16_vectors;
   ASSIGN_OR_RETURN(impl->store, store::OpenStore(options.store_path, store_options));
   impl->registry = write::EdgeRegistry::WithBuiltins();
   ASSIGN_OR_RETURN(impl->deriver, write::Deriver::Open(impl->config.write,
@@ -684,6 +688,20 @@ StatusOr<std::vector<Link>> Engine::Links(std::string_view id) {
                          .attrs_json = std::move(edge.attrs_json)});
   }
   return links;
+}
+
+StatusOr<std::string> Engine::Analysis(std::string_view turn_id) {
+  ASSIGN_OR_RETURN(const store::NodeRecord node, impl_->RequireNode(turn_id));
+  if (node.kind != NodeKind::kTurn) {
+    return Status::InvalidArgument("memory " + node.id + " is a " +
+                                   std::string(NodeKindName(node.kind)) +
+                                   ", not a turn: only turns have an analysis");
+  }
+  const std::int64_t rows[] = {node.row};
+  ASSIGN_OR_RETURN(std::vector<store::TurnAnalysisRecord> records,
+                   impl_->store->GetTurnAnalyses(rows));
+  if (records.empty()) return std::string();
+  return std::move(records.front().json);
 }
 
 StatusOr<std::vector<ScopeInfo>> Engine::ListScopes() {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "read/packing.h"
+#include "store/turn_analysis.h"
 
 namespace engram::lifecycle {
 namespace {
@@ -15,11 +16,6 @@ using nlohmann::json;
 json ParseObject(const std::string& text) {
   json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
   return parsed.is_object() ? parsed : json::object();
-}
-
-double NumberOr0(const json& object, const char* key) {
-  const auto found = object.find(key);
-  return found != object.end() && found->is_number() ? found->get<double>() : 0.0;
 }
 
 // Sets the flag of a conversational signal kind; other kinds (anchors, entities) are ignored.
@@ -81,28 +77,25 @@ StatusOr<std::vector<RunTurn>> LoadRun(store::Store& store, const store::ScopeRe
     turns.push_back(std::move(turn));
   }
 
-  filter.kind = NodeKind::kSignal;
-  ASSIGN_OR_RETURN(const std::vector<store::NodeRecord> signals,
-                   store.ListNodes(run.scope_id, filter));
-  for (const store::NodeRecord& signal : signals) {
-    const json content = ParseObject(signal.content_json);
-    const auto turn_id = content.find("turn");
-    const auto kind = content.find("kind");
-    if (turn_id == content.end() || !turn_id->is_string() || kind == content.end() ||
-        !kind->is_string()) {
-      continue;
+  // The content and memory-act signals, from each turn's analysis row.
+  std::vector<std::int64_t> rows;
+  std::map<std::int64_t, std::size_t> by_row;
+  for (std::size_t turn_idx = 0; turn_idx < turns.size(); ++turn_idx) {
+    rows.push_back(turns[turn_idx].node.row);
+    by_row.emplace(turns[turn_idx].node.row, turn_idx);
+  }
+  ASSIGN_OR_RETURN(const std::vector<store::TurnAnalysisRecord> records,
+                   store.GetTurnAnalyses(rows));
+  for (const store::TurnAnalysisRecord& record : records) {
+    ASSIGN_OR_RETURN(const store::TurnAnalysis analysis, store::ParseTurnAnalysis(record));
+    TurnSignals& target = turns[by_row.at(record.turn_row)].input.signals;
+    if (analysis.content.has_value()) {
+      target.information_density = analysis.content->information_density;
+      target.sentiment = analysis.content->sentiment;
+      target.entity_norm = analysis.content->entity_norm;
+      target.divergence = analysis.content->divergence;
     }
-    const auto turn = by_id.find(turn_id->get<std::string>());
-    if (turn == by_id.end()) continue;
-    TurnSignals& target = turns[turn->second].input.signals;
-    if (kind->get<std::string>() == "content") {
-      target.information_density = NumberOr0(content, "information_density");
-      target.sentiment = NumberOr0(content, "sentiment");
-      target.entity_norm = NumberOr0(content, "entity_norm");
-      target.divergence = NumberOr0(content, "divergence");
-    } else {
-      NoteAct(kind->get<std::string>(), target);
-    }
+    for (const store::AnalysedSignal& signal : analysis.signals) NoteAct(signal.kind, target);
   }
 
   // Topic supersession: a fact of a later turn supersedes a fact of this one.

@@ -4,8 +4,8 @@
 //   const lifecycle::Window window = lifecycle::SelectWindow(Inputs(turns), budget, config);
 //
 // Per turn of the scope (its own turns, not nested scopes'), in sequence order:
-//   - the content signals of its `content` signal node (0 when it has none);
-//   - its conversational signals: the kinds of its memory-act signal nodes;
+//   - the content signals of its analysis row (store/turn_analysis.h; 0 when it has none);
+//   - its conversational signals: the kinds of the memory-act signals in that row;
 //   - provenance flags from its metadata: "provenance": ["user_correction",
 //     "preference_update", "constraint_source", "corrected_by_user"] (other values are ignored);
 //   - superseded: one of its facts is the target of a `supersedes` edge from a fact of a later

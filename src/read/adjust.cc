@@ -26,46 +26,56 @@ bool AddressedToPeer(const TurnLayout& layout, std::size_t index) {
   return index + 1 < session.end && turns[index + 1].role == turns[index].role;
 }
 
-// The first thing of `type` the text holds ("yesterday", "3 kids", "Paris"), or "".
 // False when the date signal's interval (its value, "from/to": text/temporal.h FormatInterval)
 // lies on the other side of `time` than `tense` asks for.
-bool OnTheAskedSide(const text::Signal& signal, Timestamp time, Tense tense) {
+bool OnTheAskedSide(std::string_view value, Timestamp time, Tense tense) {
   if (tense == Tense::kUnknown) return true;
-  const std::size_t slash = signal.value.find('/');
+  const std::size_t slash = value.find('/');
   if (slash == std::string::npos) return true;
-  const StatusOr<Timestamp> from = ParseTimestamp(std::string_view(signal.value).substr(0, slash));
-  const StatusOr<Timestamp> to = ParseTimestamp(std::string_view(signal.value).substr(slash + 1));
+  const StatusOr<Timestamp> from = ParseTimestamp(value.substr(0, slash));
+  const StatusOr<Timestamp> to = ParseTimestamp(value.substr(slash + 1));
   if (!from.ok() || !to.ok()) return true;
   return tense == Tense::kPast ? *from <= time : *to > time;
 }
 
-std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType type, Tense tense) {
+// Whether a signal of `kind` (its value, and for entities its confidence) answers `type`.
+bool Answers(std::string_view kind, std::string_view value, double confidence, Timestamp time,
+             AnswerType type, Tense tense) {
+  switch (type) {
+    case AnswerType::kTime:
+      return kind == "time" || (kind == "date" && OnTheAskedSide(value, time, tense));
+    case AnswerType::kNumber:
+      return kind == "number" || kind == "quantity" || kind == "money" || kind == "percent";
+    case AnswerType::kPlace:
+      return kind == "place" && confidence >= 0.5;
+    case AnswerType::kPerson:
+      return kind == "person" && confidence >= 0.5;
+    case AnswerType::kNone:
+      break;
+  }
+  return false;
+}
+
+// The first thing of `type` the turn holds ("yesterday", "3 kids", "Paris"), or "": from its
+// stored analysis when it has one, else detected in its text.
+std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType type, Tense tense,
+                           const store::TurnAnalysis* stored) {
+  if (stored != nullptr) {
+    for (const store::AnalysedSignal& signal : stored->signals) {
+      if (Answers(signal.kind, signal.value, signal.confidence, time, type, tense)) {
+        return std::string(signal.Surface(text));
+      }
+    }
+    return "";
+  }
   text::SignalOptions options;
   options.detect_memory_acts = false;
   options.detect_entities = type == AnswerType::kPlace || type == AnswerType::kPerson;
   for (const text::Signal& signal : text::DetectSignals(text, time, options)) {
-    bool match = false;
-    switch (type) {
-      case AnswerType::kTime:
-        match = signal.kind == text::SignalKind::kTime ||
-                (signal.kind == text::SignalKind::kDate && OnTheAskedSide(signal, time, tense));
-        break;
-      case AnswerType::kNumber:
-        match = signal.kind == text::SignalKind::kNumber ||
-                signal.kind == text::SignalKind::kQuantity ||
-                signal.kind == text::SignalKind::kMoney ||
-                signal.kind == text::SignalKind::kPercent;
-        break;
-      case AnswerType::kPlace:
-        match = signal.kind == text::SignalKind::kPlace && signal.confidence >= 0.5f;
-        break;
-      case AnswerType::kPerson:
-        match = signal.kind == text::SignalKind::kPerson && signal.confidence >= 0.5f;
-        break;
-      case AnswerType::kNone:
-        break;
+    if (Answers(text::SignalKindName(signal.kind), signal.value, signal.confidence, time, type,
+                tense)) {
+      return signal.surface;
     }
-    if (match) return signal.surface;
   }
   return "";
 }
@@ -149,7 +159,7 @@ void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
 }
 
 void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnText& turn_text,
-                     const RecallConfig& config, Tense tense) {
+                     const RecallConfig& config, Tense tense, const StoredAnalysis& stored) {
   if (type == AnswerType::kNone || config.answer_type_boost == 1.0) return;
   const std::size_t depth = std::min(ranked.size(), config.answer_type_depth);
   for (std::size_t index = 0; index < depth; ++index) {
@@ -157,7 +167,8 @@ void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnTex
     std::string_view text;
     Timestamp time;
     if (!turn_text(candidate.fused.row, &text, &time)) continue;
-    const std::string evidence = AnswerEvidence(text, time, type, tense);
+    const std::string evidence = AnswerEvidence(
+        text, time, type, tense, stored ? stored(candidate.fused.row) : nullptr);
     if (evidence.empty()) continue;
     candidate.score *= config.answer_type_boost;
     candidate.adjustments.push_back({"answer_type", config.answer_type_boost,

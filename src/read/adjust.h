@@ -16,7 +16,8 @@
 //   answer type  when the question asks for a time, number, place or person (QueryFrame::
 //              answer_type), the turns among the best answer_type_depth candidates that hold one
 //              (a date or time expression; a number, quantity, amount or percentage; a place or
-//              person mention of confidence >= 0.5, text/signals.h) × answer_type_boost.
+//              person mention of confidence >= 0.5, text/signals.h; read from the turn's stored
+//              analysis row, not re-detected) × answer_type_boost.
 #ifndef ENGRAM_READ_ADJUST_H_
 #define ENGRAM_READ_ADJUST_H_
 
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "engram/config.h"
+#include "store/turn_analysis.h"
 #include "engram/read_result.h"
 #include "read/fusion.h"
 #include "read/query_frame.h"
@@ -68,8 +70,13 @@ using TurnText = std::function<bool(std::int64_t row, std::string_view* text, Ti
 // unsorted. With a time answer type and a known `tense`, a date counts only when it does not lie
 // on the other side of its turn's time: a past question is not answered by "next month", a
 // future one not by "last week" ("today", "this month" and clock times always count).
+// `stored` gives a turn's stored analysis (its signals, detected once at write time with the
+// gazetteer: store/turn_analysis.h), or null; a turn without one has its text's signals detected
+// here. An unset `stored` detects for every turn.
+using StoredAnalysis = std::function<const store::TurnAnalysis*(std::int64_t row)>;
 void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnText& turn_text,
-                     const RecallConfig& config, Tense tense = Tense::kUnknown);
+                     const RecallConfig& config, Tense tense = Tense::kUnknown,
+                     const StoredAnalysis& stored = {});
 
 // Adds `adjustment.bonus` to the candidate of `row` and records `adjustment` in it; a row not in
 // `ranked` is appended with the bonus as its score. `position_of_row` maps the rows of `ranked` to

@@ -244,6 +244,45 @@ TEST(AdjustTest, AnswerTypeLiftsTurnsHoldingWhatTheQuestionAsks) {
   EXPECT_DOUBLE_EQ(off[0].score, 0.04);
 }
 
+// With stored analyses the adjustment reads them instead of detecting: a turn is lifted for the
+// signal its row holds (its surface cut from the text), and not for one only its text shows.
+TEST(AdjustTest, AnswerTypeReadsTheTurnsStoredAnalysis) {
+  const std::map<std::int64_t, std::string> texts = {
+      {1, "We went hiking yesterday."},  // a date in the text, none in its row
+      {2, "We went hiking in May."},     // the row holds the date
+      {3, "I have 3 kids."},             // no row: detected in the text
+  };
+  const TurnText turn_text = [&](std::int64_t row, std::string_view* text, Timestamp* time) {
+    *text = texts.at(row);
+    *time = At("2024-05-10T12:00:00Z");
+    return true;
+  };
+  std::map<std::int64_t, store::TurnAnalysis> rows;
+  rows[1] = store::TurnAnalysis{};
+  store::AnalysedSignal may;
+  may.kind = "date";
+  may.begin = 18;
+  may.end = 21;
+  may.value = "2024-05-01/2024-06-01";
+  rows[2].signals.push_back(may);
+  const StoredAnalysis stored = [&](std::int64_t row) -> const store::TurnAnalysis* {
+    const auto found = rows.find(row);
+    return found == rows.end() ? nullptr : &found->second;
+  };
+  RecallConfig config;
+  config.answer_type_boost = 2.0;
+  std::vector<Ranked> ranked = {Candidate(1, 0.03), Candidate(2, 0.02), Candidate(3, 0.01)};
+  ApplyAnswerType(ranked, AnswerType::kTime, turn_text, config, Tense::kUnknown, stored);
+  EXPECT_DOUBLE_EQ(ranked[0].score, 0.03);  // row 1: its row has no date
+  EXPECT_DOUBLE_EQ(ranked[1].score, 0.04);
+  ASSERT_EQ(ranked[1].adjustments.size(), 1u);
+  EXPECT_EQ(ranked[1].adjustments[0].detail,
+            "holds a time (\"May\"), which the question asks for");
+  std::vector<Ranked> numbers = {Candidate(3, 0.01)};
+  ApplyAnswerType(numbers, AnswerType::kNumber, turn_text, config, Tense::kUnknown, stored);
+  EXPECT_DOUBLE_EQ(numbers[0].score, 0.02);  // detected in the text
+}
+
 TEST(AdjustTest, AnswerTypeTimeOnTheSideTheQuestionsTenseAsks) {
   EXPECT_EQ(Frame("When did Jon host a dance competition?").tense, Tense::kPast);
   EXPECT_EQ(Frame("How many months have passed since I visited a museum?").tense, Tense::kPast);

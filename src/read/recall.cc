@@ -240,6 +240,24 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   std::unordered_map<std::int64_t, const store::NodeRecord*> node_by_row;
   for (const store::NodeRecord& node : nodes) node_by_row[node.row] = &node;
   if (frame.answer_type != AnswerType::kNone) {
+    // The stored analyses of the candidate turns the adjustment examines (no re-detection).
+    std::unordered_map<std::int64_t, store::TurnAnalysis> analyses;
+    if (request.store != nullptr) {
+      std::vector<std::int64_t> turn_rows;
+      const std::size_t depth = std::min(ranked.size(), config.recall.answer_type_depth);
+      for (std::size_t index = 0; index < depth; ++index) {
+        const auto found = node_by_row.find(ranked[index].fused.row);
+        if (found != node_by_row.end() && found->second->kind == NodeKind::kTurn) {
+          turn_rows.push_back(found->first);
+        }
+      }
+      ASSIGN_OR_RETURN(const std::vector<store::TurnAnalysisRecord> records,
+                       request.store->GetTurnAnalyses(turn_rows));
+      for (const store::TurnAnalysisRecord& record : records) {
+        ASSIGN_OR_RETURN(store::TurnAnalysis analysis, store::ParseTurnAnalysis(record));
+        analyses.emplace(record.turn_row, std::move(analysis));
+      }
+    }
     ApplyAnswerType(
         ranked, frame.answer_type,
         [&](std::int64_t row, std::string_view* text, Timestamp* time) {
@@ -249,7 +267,11 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
           *time = found->second->event_time.value_or(frame.query_time);
           return true;
         },
-        config.recall, config.recall.answer_type_tense ? frame.tense : Tense::kUnknown);
+        config.recall, config.recall.answer_type_tense ? frame.tense : Tense::kUnknown,
+        [&](std::int64_t row) -> const store::TurnAnalysis* {
+          const auto found = analyses.find(row);
+          return found == analyses.end() ? nullptr : &found->second;
+        });
     SortRanked(ranked);
     timer.Mark("answer_type");
   }

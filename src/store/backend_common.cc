@@ -1,8 +1,10 @@
 // Shared checks and encodings of the store backends (see backend_common.h).
 #include "store/backend_common.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "store/journal.h"
 
@@ -45,6 +47,18 @@ Status CheckVector(const std::optional<EmbedderRecord>& recorded, std::string_vi
   return Status::Ok();
 }
 
+Status CheckTurnAnalysis(const TurnAnalysisRecord& record) {
+  const std::string where = "put turn analysis of node row " + std::to_string(record.turn_row);
+  if (record.format <= 0) {
+    return Status::InvalidArgument(where + ": format " + std::to_string(record.format) +
+                                   " (formats start at 1)");
+  }
+  if (!nlohmann::json::accept(record.json) || record.json.empty() || record.json.front() != '{') {
+    return Status::InvalidArgument(where + ": the analysis is not a JSON object");
+  }
+  return Status::Ok();
+}
+
 Status CheckNewEdge(const EdgeRecord& record) {
   if (record.id.empty()) return Status::InvalidArgument("insert edge: empty id");
   if (record.type.empty()) return Status::InvalidArgument("insert edge: empty type");
@@ -81,12 +95,61 @@ StatusOr<std::optional<EmbedderRecord>> EmbedderFromMeta(const std::optional<std
   return std::optional<EmbedderRecord>(std::move(record));
 }
 
-std::string EncodeVector(std::span<const float> values) {
-  std::string bytes(values.size() * 4, '\0');
+namespace {
+
+// IEEE-754 binary32 -> binary16, round to nearest, ties to even; overflow gives infinity (unit
+// vectors never come near it), NaN stays NaN.
+std::uint16_t ToHalf(float value) {
+  const auto bits = std::bit_cast<std::uint32_t>(value);
+  const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const std::uint32_t exponent = (bits >> 23) & 0xFFu;
+  std::uint32_t mantissa = bits & 0x7FFFFFu;
+  if (exponent == 0xFFu) {
+    return static_cast<std::uint16_t>(sign | 0x7C00u | (mantissa != 0 ? 0x200u : 0u));
+  }
+  const int half_exponent = static_cast<int>(exponent) - 127 + 15;
+  if (half_exponent >= 0x1F) return static_cast<std::uint16_t>(sign | 0x7C00u);
+  if (half_exponent <= 0) {
+    // Subnormal half (or zero): shift the mantissa with its implicit bit into place.
+    if (half_exponent < -10) return sign;
+    mantissa |= 0x800000u;
+    const int shift = 14 - half_exponent;
+    std::uint32_t half = mantissa >> shift;
+    const std::uint32_t rest = mantissa & ((1u << shift) - 1u);
+    const std::uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1u) != 0)) ++half;
+    return static_cast<std::uint16_t>(sign | half);
+  }
+  std::uint32_t half = (static_cast<std::uint32_t>(half_exponent) << 10) | (mantissa >> 13);
+  const std::uint32_t rest = mantissa & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u) != 0)) ++half;  // may carry into exp
+  return static_cast<std::uint16_t>(sign | half);
+}
+
+float FromHalf(std::uint16_t half) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
+  const std::uint32_t exponent = (half >> 10) & 0x1Fu;
+  std::uint32_t mantissa = half & 0x3FFu;
+  if (exponent == 0) {
+    if (mantissa == 0) return std::bit_cast<float>(sign);
+    // Subnormal: value = mantissa × 2^-24, exact in float32.
+    const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+    return sign != 0 ? -magnitude : magnitude;
+  }
+  if (exponent == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));
+  return std::bit_cast<float>(sign | ((exponent + 127 - 15) << 23) | (mantissa << 13));
+}
+
+}  // namespace
+
+std::string EncodeVector(std::span<const float> values, bool float16) {
+  const std::size_t width = float16 ? 2 : 4;
+  std::string bytes(values.size() * width, '\0');
   for (std::size_t value_idx = 0; value_idx < values.size(); ++value_idx) {
-    const auto bits = std::bit_cast<std::uint32_t>(values[value_idx]);
-    for (int byte_idx = 0; byte_idx < 4; ++byte_idx) {
-      bytes[value_idx * 4 + byte_idx] = static_cast<char>((bits >> (8 * byte_idx)) & 0xFF);
+    const std::uint32_t bits = float16 ? ToHalf(values[value_idx])
+                                       : std::bit_cast<std::uint32_t>(values[value_idx]);
+    for (std::size_t byte_idx = 0; byte_idx < width; ++byte_idx) {
+      bytes[value_idx * width + byte_idx] = static_cast<char>((bits >> (8 * byte_idx)) & 0xFF);
     }
   }
   return bytes;
@@ -94,21 +157,34 @@ std::string EncodeVector(std::span<const float> values) {
 
 Status DecodeVector(std::string_view bytes, std::int64_t dimension, std::int64_t row,
                     std::string_view backend, std::vector<float>* out) {
-  if (dimension <= 0 || bytes.size() != static_cast<std::size_t>(dimension) * 4) {
+  const auto count = static_cast<std::size_t>(std::max<std::int64_t>(dimension, 0));
+  const std::size_t width = count > 0 && bytes.size() == count * 2 ? 2 : 4;
+  if (dimension <= 0 || bytes.size() != count * width) {
     return Status::Corruption(std::string(backend) + ": the vector of node row " +
                               std::to_string(row) + " has " + std::to_string(bytes.size()) +
-                              " bytes, not 4 × dimension " + std::to_string(dimension));
+                              " bytes, not 4 × (float32) or 2 × (float16) dimension " +
+                              std::to_string(dimension));
   }
-  out->resize(static_cast<std::size_t>(dimension));
-  for (std::size_t value_idx = 0; value_idx < out->size(); ++value_idx) {
+  out->resize(count);
+  for (std::size_t value_idx = 0; value_idx < count; ++value_idx) {
     std::uint32_t bits = 0;
-    for (int byte_idx = 0; byte_idx < 4; ++byte_idx) {
-      bits |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[value_idx * 4 + byte_idx]))
+    for (std::size_t byte_idx = 0; byte_idx < width; ++byte_idx) {
+      bits |= static_cast<std::uint32_t>(
+                  static_cast<unsigned char>(bytes[value_idx * width + byte_idx]))
               << (8 * byte_idx);
     }
-    (*out)[value_idx] = std::bit_cast<float>(bits);
+    (*out)[value_idx] = width == 2 ? FromHalf(static_cast<std::uint16_t>(bits))
+                                   : std::bit_cast<float>(bits);
   }
   return Status::Ok();
+}
+
+std::vector<float> StoredVectorValues(std::span<const float> values, bool float16) {
+  std::vector<float> stored(values.begin(), values.end());
+  if (float16) {
+    for (float& value : stored) value = FromHalf(ToHalf(value));
+  }
+  return stored;
 }
 
 namespace {

@@ -28,6 +28,10 @@ Status CheckEmbedderRecord(const EmbedderRecord& embedder);
 Status CheckVector(const std::optional<EmbedderRecord>& recorded, std::string_view model_id,
                    std::span<const float> values);
 
+// Transaction::PutTurnAnalysis's argument checks (kInvalidArgument): a format > 0 and a JSON
+// object.
+Status CheckTurnAnalysis(const TurnAnalysisRecord& record);
+
 // Transaction::InsertEdge's and UpdateEdgeState's argument checks (kInvalidArgument).
 Status CheckNewEdge(const EdgeRecord& record);
 Status CheckEdgeStatus(std::string_view status);
@@ -38,9 +42,11 @@ StatusOr<std::optional<EmbedderRecord>> EmbedderFromMeta(const std::optional<std
                                                          const std::optional<std::string>& dimension,
                                                          std::string_view where);
 
-// A stored vector: `dimension` IEEE-754 float32 values, little-endian whatever the machine.
-std::string EncodeVector(std::span<const float> values);
-// The inverse; kCorruption naming `backend` and the node row when the length is not 4 × dimension.
+// A stored vector: `dimension` IEEE-754 float32 values, or with `float16` IEEE-754 half floats
+// (each rounded to nearest, ties to even), little-endian whatever the machine.
+std::string EncodeVector(std::span<const float> values, bool float16 = false);
+// The inverse, telling the two widths apart by the length; kCorruption naming `backend` and the
+// node row when the length is neither 4 × nor 2 × dimension.
 Status DecodeVector(std::string_view bytes, std::int64_t dimension, std::int64_t row,
                     std::string_view backend, std::vector<float>* out);
 

@@ -147,6 +147,18 @@ struct VectorRecord {
   std::vector<float> values;
 };
 
+// A turn's analysis (schema v5): its Tier-0 signals and DMF content signals, derived
+// deterministically from the turn's text by the write path's analysis stage and stored as one row
+// per turn instead of a node, edge and journal row per signal. It is a projection of the turn, not
+// evidence: it is not journalled (the turn's kNodeInserted entry, in the same transaction, tells
+// readers it exists) and not covered by the Merkle logs; erasing the turn's scope erases it. The
+// write path owns the format (write/analysis.h); the store keeps the bytes as they are given.
+struct TurnAnalysisRecord {
+  std::int64_t turn_row = 0;  // the turn's node row
+  int format = 0;             // the version of `json`'s layout, > 0
+  std::string json;           // canonical JSON
+};
+
 // The Merkle audit (merkle.h, docs/AUDIT.md). Every backend keeps, per scope, an append-only log
 // over its nodes and one over its edges (each in row order) and the scope root over both logs and
 // the nested scopes' roots, updated in the transaction of every write and of EraseScopes. Hashes
@@ -236,6 +248,14 @@ class Transaction {
   virtual Status PutVector(std::string_view node_id, std::string_view model_id,
                            std::span<const float> values) = 0;
 
+  // Stores (or replaces) the analysis of the turn at record.turn_row. NotFound when that row is
+  // not a turn; InvalidArgument for a format <= 0 or a `json` that is not a JSON object.
+  virtual Status PutTurnAnalysis(const TurnAnalysisRecord& record) = 0;
+  // The analyses of these turn rows (seeing this transaction's writes), in the order given;
+  // rows without one are skipped.
+  virtual StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
+      std::span<const std::int64_t> turn_rows) = 0;
+
   // The Merkle state of a scope as this transaction's writes leave it (its logs and roots are
   // brought up to date first). kNotFound for an unknown scope.
   virtual StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) = 0;
@@ -317,8 +337,14 @@ class Store {
   // Number of stored vectors of the scope's nodes.
   virtual StatusOr<std::int64_t> CountVectors(std::int64_t scope_id) = 0;
 
-  // Hard-deletes the scopes and every scope nested in them, their nodes and their vectors, every
-  // edge touching those nodes or lying in those scopes, and the journal rows about any of these;
+  // The stored analyses of these turn rows (TurnAnalysisRecord), in the order given; rows
+  // without one are skipped.
+  virtual StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
+      std::span<const std::int64_t> turn_rows) = 0;
+
+  // Hard-deletes the scopes and every scope nested in them, their nodes, their vectors and turn
+  // analyses, every edge touching those nodes or lying in those scopes, and the journal rows
+  // about any of these;
   // leaves one kScopeErased tombstone per erased scope (at = the store's latest journal time, so
   // erasing reads no clock; detail has counts only); then wipes freed space so the store's files
   // no longer contain the erased content. kNotFound for an unknown scope id (nothing is erased).
@@ -339,6 +365,9 @@ struct SqliteOptions {
   bool durable_commits = true;
   // How long a writer waits for another process's lock before kUnavailable. Default: 5000 ms.
   int busy_timeout_ms = 5000;
+  // PutVector stores IEEE half floats (2 bytes a value) instead of float32; vectors of either
+  // width are read back as float32. Default: false.
+  bool float16_vectors = false;
 };
 
 StatusOr<std::unique_ptr<Store>> OpenSqliteStore(std::string_view path,
@@ -358,6 +387,8 @@ struct PostgresOptions {
   // milliseconds; 0 = no limit. Also bounds how long BeginWrite waits for another server's
   // writer. Default: 30000.
   std::size_t statement_timeout_ms = 30000;
+  // As SqliteOptions::float16_vectors. Default: false.
+  bool float16_vectors = false;
 };
 
 // A PostgreSQL store at `url` (postgresql://user@host:port/dbname?..., or postgres://; every
@@ -368,6 +399,10 @@ struct PostgresOptions {
 // appears in a message.
 StatusOr<std::unique_ptr<Store>> OpenPostgresStore(std::string_view url,
                                                    const PostgresOptions& options = {});
+
+// The values a read gives back for `values` stored by a backend with float16_vectors =
+// `float16`: `values` itself, or each value rounded to the nearest IEEE half (ties to even).
+std::vector<float> StoredVectorValues(std::span<const float> values, bool float16);
 
 // True when `location` names a PostgreSQL store (postgresql:// or postgres://).
 bool IsPostgresUrl(std::string_view location);

@@ -11,6 +11,7 @@
 
 #include "core/ids.h"
 #include "store/journal.h"
+#include "store/turn_analysis.h"
 #include "text/normalize.h"
 #include "text/signals.h"
 #include "text/temporal.h"
@@ -70,7 +71,8 @@ Gender GenderOf(const lexicon::Lexicons& lexicons, std::string_view key) {
   return Gender::kUnknown;
 }
 
-// A signal node's content (also its metadata); see analysis.h.
+// A signal's fields (text/signals.h): a time anchor's node content and metadata, and, reshaped by
+// store::TurnAnalysisFromSignals, an entry of the turn's analysis row; see analysis.h.
 json SignalContent(const store::NodeRecord& turn, const text::Signal& signal) {
   json content = {{"turn", turn.id},
                   {"kind", text::SignalKindName(signal.kind)},
@@ -96,6 +98,13 @@ json SignalContent(const store::NodeRecord& turn, const text::Signal& signal) {
     }
   }
   return content;
+}
+
+// A date or time whose interval was resolved: a node, the target of at_time edges (from its
+// turn, from facts naming it) and of time references.
+bool IsTimeAnchor(const json& content) {
+  const std::string kind = content.value("kind", std::string());
+  return (kind == "date" || kind == "time") && content.contains("from");
 }
 
 // The time a derived node of `turn` is stamped with: its event time, else when it was ingested
@@ -181,14 +190,18 @@ class Analyzer {
     return Status::Ok();
   }
 
-  // `vector`: the turn's embedding, or null.
-  Status AnalyseTurn(const store::NodeRecord& turn, const std::vector<float>* vector);
+  // `vector`: the turn's embedding, or null; `shared`: its text analysis, or null (computed).
+  Status AnalyseTurn(const store::NodeRecord& turn, const std::vector<float>* vector,
+                     const TurnText* shared);
 
  private:
-  // The turn's signals, the first max_signals_per_turn of them in text order: every signal
-  // becomes a node and edges, so the cap bounds a turn's derivation cost and size.
+  // The turn's signals, the first max_signals_per_turn of them in text order: every signal goes
+  // into the analysis row and every resolved date into a node, so the cap bounds a turn's
+  // derivation cost and size.
   std::vector<text::Signal> DetectTurnSignals(std::string_view text, Timestamp event_time) const {
-    std::vector<text::Signal> signals = text::DetectSignals(text, event_time, signal_options_);
+    return CapSignals(text::DetectSignals(text, event_time, signal_options_));
+  }
+  std::vector<text::Signal> CapSignals(std::vector<text::Signal> signals) const {
     if (signals.size() > config_.max_signals_per_turn) {
       signals.resize(config_.max_signals_per_turn);
     }
@@ -297,8 +310,9 @@ Status Analyzer::ReplayFocus(const store::NodeRecord& first) {
     if (config_.signals) {
       std::set<std::string> seen;
       for (const text::Signal& signal : signals) {
-        const std::string content = SignalContent(turn, signal).dump();
-        if (!seen.insert(content).second || !IsTime(signal)) continue;
+        const json fields = SignalContent(turn, signal);
+        const std::string content = fields.dump();
+        if (!seen.insert(content).second || !IsTimeAnchor(fields)) continue;
         focus_mentions.push_back(TurnMention{
             .kind = FocusKind::kTime,
             .target_id =
@@ -420,28 +434,34 @@ Status Analyzer::ProposeByEmbedding(text::EntityKind kind, const std::string& ke
   return Status::Ok();
 }
 
-Status Analyzer::AnalyseTurn(const store::NodeRecord& turn, const std::vector<float>* vector) {
+Status Analyzer::AnalyseTurn(const store::NodeRecord& turn, const std::vector<float>* vector,
+                             const TurnText* shared) {
   const Timestamp event_time = turn.event_time.value_or(context_.now);
   const std::string& text = turn.text;
-  const std::vector<text::Signal> signals = DetectTurnSignals(text, event_time);
-  const std::vector<text::Lexeme> lexemes = text::Lex(text);
+  const TurnText own =
+      shared != nullptr ? TurnText{} : AnalyseTurnText(text, event_time, signal_options_.gazetteer);
+  const TurnText& analysed = shared != nullptr ? *shared : own;
+  const std::vector<text::Signal> signals = CapSignals(analysed.signals);
+  const std::vector<text::Lexeme>& lexemes = analysed.lexemes;
 
-  // Signal nodes and at_time edges.
+  // The analysis row's signals; time anchors (resolved dates and times) as nodes with at_time
+  // edges, the targets of facts' and references' times.
   std::vector<std::string> signal_ids(signals.size());
+  std::vector<std::string> row_signals;
   if (config_.signals) {
     std::set<std::string> seen;
     for (std::size_t signal_idx = 0; signal_idx < signals.size(); ++signal_idx) {
       const text::Signal& signal = signals[signal_idx];
       const json content = SignalContent(turn, signal);
-      const bool is_time = IsTime(signal);
-      if (!seen.insert(content.dump()).second) continue;
+      std::string dumped = content.dump();
+      if (!seen.insert(dumped).second) continue;
+      row_signals.push_back(std::move(dumped));
+      if (!IsTimeAnchor(content)) continue;
       ASSIGN_OR_RETURN(signal_ids[signal_idx],
                        InsertDerived(turn, NodeKind::kSignal, "signal", content, signal.surface,
                                      /*carry_speaker=*/true));
-      if (is_time && content.contains("from")) {
-        RETURN_IF_ERROR(
-            Edge(kAtTime, turn.id, signal_ids[signal_idx], json{{"surface", signal.surface}}));
-      }
+      RETURN_IF_ERROR(
+          Edge(kAtTime, turn.id, signal_ids[signal_idx], json{{"surface", signal.surface}}));
     }
   }
 
@@ -509,14 +529,11 @@ Status Analyzer::AnalyseTurn(const store::NodeRecord& turn, const std::vector<fl
                           {"entity_norm", content_signals.entity_norm},
                           {"divergence", content_signals.divergence},
                           {"tokens", content_signals.tokens}};
-    char summary[160];
-    std::snprintf(summary, sizeof(summary),
-                  "information_density=%.4f sentiment=%.4f entities=%zu divergence=%.4f",
-                  content_signals.information_density, content_signals.sentiment,
-                  content_signals.entity_count, content_signals.divergence);
-    RETURN_IF_ERROR(InsertDerived(turn, NodeKind::kSignal, "signal", content, summary,
-                                  /*carry_speaker=*/true)
-                        .status());
+    row_signals.push_back(content.dump());
+    ASSIGN_OR_RETURN(std::string analysis, store::TurnAnalysisFromSignals(row_signals));
+    RETURN_IF_ERROR(txn_.PutTurnAnalysis({.turn_row = turn.row,
+                                          .format = store::kTurnAnalysisFormat,
+                                          .json = std::move(analysis)}));
   }
 
   // References.
@@ -591,7 +608,8 @@ Status DeriveAnalysis(store::Transaction& txn, const EdgeRegistry& registry,
     if (turn_idx == 0) RETURN_IF_ERROR(analyzer.Begin(turn));
     const std::vector<float>* vector =
         turn_idx < context.turn_vectors.size() ? &context.turn_vectors[turn_idx] : nullptr;
-    RETURN_IF_ERROR(analyzer.AnalyseTurn(turn, vector));
+    const TurnText* shared = turn_idx < context.texts.size() ? &context.texts[turn_idx] : nullptr;
+    RETURN_IF_ERROR(analyzer.AnalyseTurn(turn, vector, shared));
   }
   return Status::Ok();
 }

@@ -1,16 +1,27 @@
-// The analysis stage of derivation (DESIGN §4 steps 2-3): Tier-0 signal nodes, resolved times
-// (at_time edges), DMF content signals, entity mentions and resolution, reference resolution.
+// The analysis stage of derivation (DESIGN §4 steps 2-3): the turn's analysis row (Tier-0
+// signals and DMF content signals), its time anchors (at_time edges), entity mentions and
+// resolution, reference resolution.
 //
-// What one turn yields (all nodes carry the turn's scope, sequence number, event time, role,
-// speaker and session, and a `derived_from` edge to the turn; content = metadata = canonical JSON):
-//   - [write] signals: one `signal` node per detected signal (text/signals.h):
-//       {"turn", "kind", "surface", "begin", "end", "value"?, "topic"?, "previous_value"?,
-//        "polarity"?, "uncertain"?, "confidence"?, and for dates and times "from", "to",
-//        "granularity"}; node text = the surface. Each date / time signal gets an `at_time` edge
-//     from the turn ("yesterday" in a turn of 2024-05-10 -> from 2024-05-09, to 2024-05-10).
-//     One `content` signal node with DMF's content signals (write/analysis_content.h):
-//       {"turn", "kind": "content", "information_density", "sentiment", "sentiment_compound",
-//        "entity_count", "entity_norm", "divergence", "tokens"} (divergence: see below).
+// What one turn yields:
+//   - [write] signals: one analysis row (store::TurnAnalysisRecord, layout in
+//     store/turn_analysis.h) holding the turn's first max_signals_per_turn signals in text order
+//     (text/signals.h; detected once, with the gazetteer: write/derive.h TurnText) as
+//       {"kind", "begin", "end", "value"?, "topic"?, "previous_value"?, "polarity"?,
+//        "uncertain"?, "confidence"?}
+//     (the surface is the turn's text in [begin, end); a date's value is its interval
+//     "from/to", its topic the granularity), and DMF's content signals (write/analysis_content.h)
+//       "content": {"information_density", "sentiment", "sentiment_compound", "entity_count",
+//                   "entity_norm", "divergence", "tokens"} (divergence: see below).
+//     The row is a projection of the turn: derived from its text (and, for divergence, the
+//     embeddings before it), written in the turn's transaction, erased with its scope.
+//     A date or time whose interval resolved is also a time anchor: a `signal` node (the
+//     scope, sequence number, event time, role, speaker and session of the turn; content =
+//     metadata = {"turn", "kind", "surface", "begin", "end", "value", "topic", "from", "to",
+//     "granularity", ...}; text = the surface) with a `derived_from` edge to the turn and an
+//     `at_time` edge from it ("yesterday" in a turn of 2024-05-10 -> from 2024-05-09, to
+//     2024-05-10), so facts and time references can point at it. Measured: the node-per-signal
+//     store of schema 4 cost ~19 nodes, ~21 edges and ~40 journal rows per turn
+//     (docs/BENCHMARKS.md, "Bytes per turn").
 //   - [write] entities: each person / place / organisation signal with confidence at least
 //     min_entity_confidence, and the turn's speaker (unless empty or a role word such as "user"),
 //     is resolved against the scope's entities (write/entities.h). A new entity is an `entity`

@@ -1,9 +1,9 @@
 // Golden test of the analysis stage: a fixed conversation is captured and analysed in a fresh
-// SQLite store with the installed lexicons, and everything derived (signals, content signals,
-// at_time, entities, mentions, references, same_as proposals) is rendered as text and compared
-// with tests/golden/analysis_golden.txt. The test only checks the file; rewriting it is an explicit
-// step (engram/testing/golden.h): run the test once with ENGRAM_UPDATE_GOLDEN=1, which writes the
-// file from the code's output and skips, then review the diff before committing it.
+// SQLite store with the installed lexicons, and everything derived (the analysis row's signals and
+// content signals, at_time, entities, mentions, references, same_as proposals) is rendered as text
+// and compared with tests/golden/analysis_golden.txt. The test only checks the file; rewriting it
+// is an explicit step (engram/testing/golden.h): run the test once with ENGRAM_UPDATE_GOLDEN=1,
+// which writes the file from the code's output and skips, then review the diff before committing.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -19,6 +19,7 @@
 #include "engram/testing/status_matchers.h"
 #include "engram/testing/temp_dir.h"
 #include "store/store.h"
+#include "store/turn_analysis.h"
 #include "write/analysis.h"
 #include "write/capture.h"
 
@@ -142,6 +143,30 @@ class AnalysisGoldenTest : public ::testing::Test {
     for (const store::NodeRecord& turn : *turns) {
       out << "turn " << turn.sequence << " " << turn.speaker << " "
           << FormatTimestamp(*turn.event_time) << ": " << turn.text << "\n";
+      // The analysis row: signals with their surface cut from the text and a date's interval
+      // spelt out, as the node-per-signal store of schema 4 held them.
+      const std::int64_t rows[] = {turn.row};
+      auto analyses = store_->GetTurnAnalyses(rows);
+      EXPECT_THAT(analyses, IsOk());
+      json row = json::object();
+      if (!analyses->empty()) {
+        EXPECT_EQ(analyses->front().format, store::kTurnAnalysisFormat);
+        row = json::parse(analyses->front().json);
+        for (json details : row["signals"]) {
+          const std::string kind = details["kind"].get<std::string>();
+          details.erase("kind");
+          const std::size_t begin = details["begin"].get<std::size_t>();
+          const std::size_t end = details["end"].get<std::size_t>();
+          const std::string value = details.value("value", "");
+          if ((kind == "date" || kind == "time") && value.find('/') != std::string::npos) {
+            details["from"] = value.substr(0, value.find('/'));
+            details["to"] = value.substr(value.find('/') + 1);
+            details["granularity"] = details["topic"];
+          }
+          out << "  signal " << kind << " \"" << turn.text.substr(begin, end - begin) << "\" "
+              << details.dump() << "\n";
+        }
+      }
       auto derived = store_->EdgesOf(turn.id, store::EdgeDirection::kIncoming, "derived_from");
       for (const store::EdgeRecord& edge : *derived) {
         auto node = store_->GetNode(edge.src);
@@ -150,20 +175,9 @@ class AnalysisGoldenTest : public ::testing::Test {
           out << "  new entity " << content["kind"].get<std::string>() << " "
               << content["name"].get<std::string>() << " (key " << content["key"].get<std::string>()
               << ")\n";
-          continue;
-        }
-        json details = content;
-        details.erase("turn");
-        const std::string kind = details["kind"].get<std::string>();
-        details.erase("kind");
-        if (kind == "content") {
-          out << "  content " << details.dump() << "\n";
-        } else {
-          const std::string surface = details["surface"].get<std::string>();
-          details.erase("surface");
-          out << "  signal " << kind << " \"" << surface << "\" " << details.dump() << "\n";
         }
       }
+      if (row.contains("content")) out << "  content " << row["content"].dump() << "\n";
       for (const std::string type : {"at_time", "mentions", "refers_to"}) {
         auto edges = store_->EdgesOf(turn.id, store::EdgeDirection::kOutgoing, type);
         for (const store::EdgeRecord& edge : *edges) {

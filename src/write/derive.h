@@ -2,8 +2,10 @@
 // facts and their reconciliation, all deterministic and inside the capture's transaction, so a
 // batch's turns and everything derived from them commit together or not at all.
 //
-// Two stages, each in its own files and switched by the [write] section of the config:
-//   - analysis.h: signal nodes, at_time edges, DMF content signals, entities, references;
+// Each turn's text is analysed once (write/turn_text.h: lexemes, signals with the gazetteer) and
+// handed to two stages, each in its own files and switched by the [write] section of the config:
+//   - analysis.h: the turn's analysis row (signals, DMF content signals), time anchors and
+//     at_time edges, entities, references;
 //   - facts.h: rule-based facts, validation, reconciliation through the edge handlers.
 // Derived nodes carry the scope and the sequence number of the turn they come from, and a
 // `derived_from` edge to it.
@@ -21,6 +23,7 @@
 #include "engram/types.h"
 #include "store/store.h"
 #include "write/edge_registry.h"
+#include "write/turn_text.h"
 
 namespace engram::embed {
 class Embedder;
@@ -39,6 +42,10 @@ struct DeriveContext {
   // Committed reads (the embeddings of the scope's earlier turns, for DMF divergence); may be
   // null, and then earlier batches' turns have no embeddings here.
   store::Store* store = nullptr;
+  // The turns' text analyses (write/turn_text.h), aligned with the turn ids given to Derive:
+  // Deriver::Derive computes them once and every stage reads them. Empty: a stage called on its
+  // own analyses each turn itself.
+  std::span<const TurnText> texts;
 };
 
 // Thread-safety: Derive is const and may run concurrently on different transactions.

@@ -297,15 +297,20 @@ std::size_t FactSource::SentenceAt(std::uint32_t at) const {
 }
 
 FactSource AnalyzeFactSource(std::string_view text, std::string_view speaker, Role role,
-                             Timestamp event_time) {
+                             Timestamp event_time, const TurnText* shared) {
   FactSource source;
   source.text = std::string(text);
   source.speaker = speaker.empty() ? std::string(RoleName(role)) : std::string(speaker);
   source.role = role;
   source.event_time = event_time;
-  source.lexemes = text::Lex(source.text);
+  if (shared != nullptr) {
+    source.lexemes = shared->lexemes;
+    source.signals = shared->signals;
+  } else {
+    source.lexemes = text::Lex(source.text);
+    source.signals = text::DetectSignals(source.text, event_time);
+  }
   source.times = text::FindTimeExpressions(source.text, source.lexemes, event_time);
-  source.signals = text::DetectSignals(source.text, event_time);
 
   // Sentences from the lexer's sentence starts.
   for (std::size_t lexeme_idx = 0; lexeme_idx < source.lexemes.size(); ++lexeme_idx) {

@@ -31,6 +31,7 @@
 #include "engram/types.h"
 #include "text/signals.h"
 #include "text/temporal.h"
+#include "write/turn_text.h"
 
 namespace engram::write {
 
@@ -85,8 +86,10 @@ struct FactSource {
   std::size_t SentenceAt(std::uint32_t at) const;
 };
 
+// `shared`: the turn's analysis (write/turn_text.h) whose lexemes and signals (with the
+// gazetteer) the source reuses; null: they are computed here, without a gazetteer.
 FactSource AnalyzeFactSource(std::string_view text, std::string_view speaker, Role role,
-                             Timestamp event_time);
+                             Timestamp event_time, const TurnText* shared = nullptr);
 
 // One candidate fact. Objects are spans of the turn (the rule extractor) or whatever another
 // extractor proposed (the validator checks them against the turn).

@@ -133,12 +133,13 @@ Status DeriveFacts(store::Transaction& txn, const EdgeRegistry& registry,
     }
     ASSIGN_OR_RETURN(llm, LlmFactExtractor::Create(options));
   }
-  for (const std::string& turn_id : turn_ids) {
-    ASSIGN_OR_RETURN(const store::NodeRecord turn, txn.GetNode(turn_id));
+  for (std::size_t turn_idx = 0; turn_idx < turn_ids.size(); ++turn_idx) {
+    ASSIGN_OR_RETURN(const store::NodeRecord turn, txn.GetNode(turn_ids[turn_idx]));
     if (turn.kind != NodeKind::kTurn || turn.role != Role::kUser) continue;
     ++local.turns;
-    const FactSource source = AnalyzeFactSource(turn.text, turn.speaker, turn.role,
-                                                turn.event_time.value_or(context.now));
+    const FactSource source = AnalyzeFactSource(
+        turn.text, turn.speaker, turn.role, turn.event_time.value_or(context.now),
+        turn_idx < context.texts.size() ? &context.texts[turn_idx] : nullptr);
     std::vector<FactCandidate> candidates = ExtractRuleFacts(source);
     if (llm != nullptr) {
       StatusOr<LlmExtraction> proposed = llm->Extract(source);

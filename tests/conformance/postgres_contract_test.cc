@@ -151,7 +151,7 @@ TEST_F(PostgresStoreTest, TriggerRefusesRawContentUpdatesButAllowsStateChanges) 
 TEST_F(PostgresStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(Open(), nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("4")));
+              ::engram::testing::IsOkAndHolds(std::string("5")));
 }
 
 TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersions) {
@@ -159,7 +159,7 @@ TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersio
   ASSERT_THAT(RunSql(url_, "UPDATE meta SET value = '99' WHERE key = 'schema_version'"), IsOk());
   EXPECT_THAT(OpenPostgresStore(url_),
               StatusIs(StatusCode::kFailedPrecondition,
-                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 4"),
+                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 5"),
                              HasSubstr("newer engram"))));
 }
 
@@ -411,6 +411,24 @@ TEST_F(PostgresStoreTest, AOneByteChangeWithTheTriggerDroppedFailsTheAuditNaming
   EXPECT_THAT(audit->mismatch->reason, HasSubstr("stored leaf hash"));
 }
 
+// Schema 5 moves a turn's signal nodes into its analysis row (turn_analysis_contract_test.cc).
+TEST_F(PostgresStoreTest, MigratingAVersion4StoreMovesSignalNodesIntoAnalysisRows) {
+  Version4Signals written;
+  {
+    std::unique_ptr<Store> store = Open();
+    ASSERT_NE(store, nullptr);
+    written = WriteVersion4Signals(*store);
+  }
+  ASSERT_THAT(RunSql(url_, "DROP TABLE turn_analysis; "
+                           "UPDATE meta SET value = '4' WHERE key = 'schema_version'"),
+              IsOk());
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+              ::engram::testing::IsOkAndHolds(std::string("5")));
+  ExpectMigratedToVersion5(*store, written);
+}
+
 // Schema 4 adds the Merkle logs: a store migrated from version 3 gets the leaves and roots it
 // would have had if it had kept them from the start.
 TEST_F(PostgresStoreTest, MigratingAVersion3StoreBuildsTheMerkleLogsItWouldHaveKept) {
@@ -456,13 +474,13 @@ TEST_F(PostgresStoreTest, MigratingAVersion3StoreBuildsTheMerkleLogsItWouldHaveK
     EXPECT_EQ(kept[1].state.edge_count, 1);
   }
   ASSERT_THAT(RunSql(url_,
-                     "DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
+                     "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
                      "UPDATE meta SET value = '3' WHERE key = 'schema_version'"),
               IsOk());
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("4")));
+              ::engram::testing::IsOkAndHolds(std::string("5")));
   for (const Kept& scope : kept) {
     StatusOr<MerkleState> state = store->GetMerkleState(scope.scope_id);
     ASSERT_THAT(state, IsOk());

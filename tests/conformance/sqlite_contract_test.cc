@@ -68,13 +68,17 @@ class RawDb {
   sqlite3* db_ = nullptr;
 };
 
-// Takes a store's schema back from version 4 to 3: no Merkle tables.
-constexpr std::string_view kUndoSchema4 = "DROP TABLE merkle_leaves; DROP TABLE merkle_roots; ";
+// Takes a store's schema back from version 5 to 4: no analysis rows.
+constexpr std::string_view kUndoSchema5 = "DROP TABLE turn_analysis; ";
 
-// Takes a store's schema back from version 3 to 2 (after kUndoSchema4): no idempotency key
-// column, no index, a content trigger of the earlier kind.
+// Takes a store's schema back from version 5 to 3: no analysis rows, no Merkle tables.
+constexpr std::string_view kUndoSchema4 =
+    "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; ";
+
+// Takes a store's schema back from version 5 to 2: what kUndoSchema4 drops, and no idempotency
+// key column, no index, a content trigger of the earlier kind.
 constexpr std::string_view kUndoSchema3 =
-    "DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
+    "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
     "DROP INDEX nodes_by_idempotency_key; DROP TRIGGER nodes_content_immutable; "
     "ALTER TABLE nodes DROP COLUMN idempotency_key; "
     "CREATE TRIGGER nodes_content_immutable BEFORE UPDATE ON nodes "
@@ -203,7 +207,29 @@ TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(reopened, nullptr);
   StatusOr<std::string> dump = reopened->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"4\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"5\""));
+}
+
+// Schema 5 moves a turn's signal nodes into its analysis row (turn_analysis_contract_test.cc).
+TEST_F(SqliteStoreTest, MigratingAVersion4StoreMovesSignalNodesIntoAnalysisRows) {
+  Version4Signals written;
+  {
+    std::unique_ptr<Store> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    written = WriteVersion4Signals(*store);
+  }
+  {
+    RawDb raw(path_);
+    ASSERT_EQ(raw.Exec(std::string(kUndoSchema5) +
+                       "UPDATE meta SET value = '4' WHERE key = 'schema_version'"),
+              SQLITE_OK);
+  }
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  StatusOr<std::string> dump = store->DumpCanonical();
+  ASSERT_THAT(dump, IsOk());
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"5\""));
+  ExpectMigratedToVersion5(*store, written);
 }
 
 // Schema 4 adds the Merkle logs: a store migrated from version 3 gets the leaves and roots it
@@ -296,7 +322,7 @@ TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVe
     }
     StatusOr<std::string> dump = store->DumpCanonical();
     ASSERT_THAT(dump, IsOk());
-    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"4\""));
+    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"5\""));
   }
 }
 

@@ -69,6 +69,22 @@ class EdgeRegistryContractTest : public StoreContractTest {};
 
 std::string BackendName(const ::testing::TestParamInfo<BackendParam>& info);
 
+// The schema 4 -> 5 conversion (turn_analysis_contract_test.cc): WriteVersion4Signals writes a
+// turn with the signal nodes, derived_from edges and at_time edge the analysis stage of schema 4
+// wrote; a backend's test takes the store back to schema 4 with its SQL (drops turn_analysis, sets
+// schema_version 4), reopens it and calls ExpectMigratedToVersion5.
+struct Version4Signals {
+  ScopeRecord scope;
+  std::string turn_id;
+  std::int64_t turn_row = 0;
+  std::string money_id;
+  std::string date_id;
+  std::string content_id;
+  std::string at_time_id;
+};
+Version4Signals WriteVersion4Signals(Store& store);
+void ExpectMigratedToVersion5(Store& store, const Version4Signals& written);
+
 }  // namespace engram::store::conformance
 
 // Instantiates both contract suites for one backend. Use it inside

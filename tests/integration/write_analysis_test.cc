@@ -54,23 +54,43 @@ const Memory* FindSignal(const std::vector<Memory>& signals, const std::string& 
   return nullptr;
 }
 
-TEST(WriteAnalysisTest, SignalsAndTimesAreListedWithTheirTurn) {
+TEST(WriteAnalysisTest, SignalsAreOneRowPerTurnAndTimesAreAnchors) {
   TempDir dir;
   auto engine = OpenOrDie(NoFacts(dir));
   auto remembered = engine->Remember(S("user:alice"), Conversation());
   ASSERT_THAT(remembered, IsOk());
+
+  // The first turn's analysis row holds its money signal, its span into the text.
+  auto first = engine->Get(remembered->ids[0]);
+  ASSERT_THAT(first, IsOk());
+  auto analysis = engine->Analysis(remembered->ids[0]);
+  ASSERT_THAT(analysis, IsOk());
+  const nlohmann::json row = nlohmann::json::parse(*analysis);
+  const nlohmann::json* money = nullptr;
+  for (const nlohmann::json& signal : row["signals"]) {
+    if (signal["kind"] == "money") money = &signal;
+  }
+  ASSERT_NE(money, nullptr);
+  EXPECT_EQ((*money)["value"], "1250 USD");
+  EXPECT_EQ(first->text.substr((*money)["begin"].get<std::size_t>(),
+                               (*money)["end"].get<std::size_t>() -
+                                   (*money)["begin"].get<std::size_t>()),
+            "$1,250");
+  EXPECT_FALSE(money->contains("surface"));  // the text is stored once, in the turn
+  // Every turn has its DMF content signals in its row.
+  for (const std::string& id : remembered->ids) {
+    auto each = engine->Analysis(id);
+    ASSERT_THAT(each, IsOk());
+    EXPECT_TRUE(nlohmann::json::parse(*each)["content"].contains("information_density")) << id;
+  }
+
+  // Only resolved dates and times are nodes (the time anchors at_time edges point at).
   ListOptions options;
   options.kind = NodeKind::kSignal;
   options.limit = 1000;
   auto signals = engine->List(S("user:alice"), options);
   ASSERT_THAT(signals, IsOk());
-
-  const Memory* money = FindSignal(*signals, "money", "$1,250");
-  ASSERT_NE(money, nullptr);
-  EXPECT_EQ(nlohmann::json::parse(money->metadata_json)["value"], "1250 USD");
-  EXPECT_EQ(money->sequence, remembered->first_sequence);
-  EXPECT_THAT(money->provenance, ::testing::ElementsAre(remembered->ids[0]));
-
+  EXPECT_EQ(FindSignal(*signals, "money", "$1,250"), nullptr);
   const Memory* yesterday = FindSignal(*signals, "date", "yesterday");
   ASSERT_NE(yesterday, nullptr);
   const nlohmann::json interval = nlohmann::json::parse(yesterday->metadata_json);
@@ -79,15 +99,19 @@ TEST(WriteAnalysisTest, SignalsAndTimesAreListedWithTheirTurn) {
   EXPECT_EQ(interval["granularity"], "day");
   EXPECT_EQ(yesterday->sequence, remembered->first_sequence + 1);
   EXPECT_THAT(yesterday->provenance, ::testing::ElementsAre(remembered->ids[1]));
-
-  // Every turn has its DMF content signals.
-  std::size_t content_nodes = 0;
-  for (const Memory& memory : *signals) {
-    if (nlohmann::json::parse(memory.metadata_json).value("kind", "") == "content") {
-      ++content_nodes;
-    }
+  for (const Memory& signal : *signals) {
+    const std::string kind = nlohmann::json::parse(signal.metadata_json).value("kind", "");
+    EXPECT_TRUE(kind == "date" || kind == "time") << kind;
   }
-  EXPECT_EQ(content_nodes, 3u);
+
+  // Analysis is for turns.
+  auto entity_list = engine->List(S("user:alice"), {.limit = 1, .kind = NodeKind::kEntity});
+  ASSERT_THAT(entity_list, IsOk());
+  ASSERT_FALSE(entity_list->empty());
+  EXPECT_THAT(engine->Analysis(entity_list->front().id),
+              ::engram::testing::StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(engine->Analysis("0123456789abcdef0123456789abcdef"),
+              ::engram::testing::StatusIs(StatusCode::kNotFound));
 
   options.kind = NodeKind::kEntity;
   auto entities = engine->List(S("user:alice"), options);

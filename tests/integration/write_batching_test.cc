@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -75,6 +76,21 @@ Snapshot Take(const TempDir& dir, const std::string& scope_path) {
                              std::to_string(node.sequence) + " " + Time(node.valid_from) + " " +
                              Time(node.valid_to) + " " + node.content_json);
   }
+  // The turns' analysis rows (by turn id: rows differ between the two stores).
+  std::vector<std::int64_t> turn_rows;
+  std::map<std::int64_t, std::string> turn_ids;
+  for (const store::NodeRecord& node : *nodes) {
+    if (node.kind != NodeKind::kTurn) continue;
+    turn_rows.push_back(node.row);
+    turn_ids[node.row] = node.id;
+  }
+  auto analyses = (*store)->GetTurnAnalyses(turn_rows);
+  EXPECT_THAT(analyses, IsOk());
+  EXPECT_EQ(analyses->size(), turn_rows.size());
+  for (const store::TurnAnalysisRecord& analysis : *analyses) {
+    snapshot.nodes.push_back("analysis " + turn_ids[analysis.turn_row] + " " +
+                             std::to_string(analysis.format) + " " + analysis.json);
+  }
   auto edges = (*store)->EdgesInScope((*scope)->scope_id, "");
   EXPECT_THAT(edges, IsOk());
   for (const store::EdgeRecord& edge : *edges) {
@@ -87,18 +103,20 @@ Snapshot Take(const TempDir& dir, const std::string& scope_path) {
   return snapshot;
 }
 
-// The content signals of each turn, in turn order.
+// The content signals' divergence of each turn (its analysis row), in turn order.
 std::vector<double> Divergences(Engine& engine, const std::string& scope) {
   ListOptions options;
-  options.kind = NodeKind::kSignal;
+  options.kind = NodeKind::kTurn;
   options.limit = 0;
-  auto signals = engine.List(S(scope), options);
-  EXPECT_THAT(signals, IsOk());
+  auto turns = engine.List(S(scope), options);
+  EXPECT_THAT(turns, IsOk());
   std::vector<std::pair<std::int64_t, double>> found;
-  for (const Memory& memory : *signals) {
-    const nlohmann::json content = nlohmann::json::parse(memory.metadata_json);
-    if (content.value("kind", "") != "content") continue;
-    found.emplace_back(memory.sequence, content["divergence"].get<double>());
+  for (const Memory& turn : *turns) {
+    auto analysis = engine.Analysis(turn.id);
+    EXPECT_THAT(analysis, IsOk());
+    if (!analysis.ok() || analysis->empty()) continue;
+    const nlohmann::json row = nlohmann::json::parse(*analysis);
+    found.emplace_back(turn.sequence, row["content"]["divergence"].get<double>());
   }
   std::sort(found.begin(), found.end());
   std::vector<double> divergences;

@@ -9,8 +9,10 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/postgres/merkle_postgres.h"
+#include "store/turn_analysis.h"
 
 namespace engram::store::postgres {
 namespace {
@@ -181,17 +183,47 @@ CREATE TABLE merkle_roots (
 );
 )sql";
 
+// A compact store, as SQLite's schema 5 (see sqlite/migrations.cc): one analysis row per turn
+// (store/turn_analysis.h) instead of signal nodes; ApplyMigrations builds the rows of existing
+// turns from their signal nodes, then kDropSignalNodes removes those nodes (but the date and time
+// anchors that at_time and refers_to edges point at), the derived_from edges of signal nodes and
+// the journal rows about them, and the Merkle logs are rebuilt.
+constexpr std::string_view kSchemaV5 = R"sql(
+CREATE TABLE turn_analysis (
+  turn_row BIGINT PRIMARY KEY REFERENCES nodes(row_id),
+  format   INTEGER NOT NULL,
+  analysis TEXT NOT NULL
+);
+)sql";
+
+constexpr std::string_view kDropSignalNodes = R"sql(
+CREATE TEMP TABLE v5_dropped_nodes ON COMMIT DROP AS
+  SELECT row_id, id FROM nodes n WHERE kind = 'signal' AND NOT EXISTS (
+    SELECT 1 FROM edges e WHERE e.dst = n.id AND e.type IN ('at_time', 'refers_to'));
+CREATE TEMP TABLE v5_dropped_edges ON COMMIT DROP AS
+  SELECT id FROM edges
+  WHERE (type = 'derived_from' AND src IN (SELECT id FROM nodes WHERE kind = 'signal'))
+     OR src IN (SELECT id FROM v5_dropped_nodes)
+     OR dst IN (SELECT id FROM v5_dropped_nodes);
+DELETE FROM journal WHERE target_id IN (SELECT id FROM v5_dropped_nodes)
+                       OR target_id IN (SELECT id FROM v5_dropped_edges);
+DELETE FROM edges WHERE id IN (SELECT id FROM v5_dropped_edges);
+DELETE FROM vectors WHERE node_row IN (SELECT row_id FROM v5_dropped_nodes);
+DELETE FROM nodes WHERE id IN (SELECT id FROM v5_dropped_nodes);
+)sql";
+
 struct Migration {
   std::int64_t version = 0;  // the schema version after this migration
   std::string_view description;
   std::string_view sql;
 };
 
-constexpr std::array<Migration, 4> kMigrations = {{
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
     {4, "merkle logs and scope roots", kSchemaV4},
+    {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
 }};
 static_assert(kMigrations.back().version == kLatestSchemaVersion);
 
@@ -204,6 +236,38 @@ Status CheckNotNewer(const Connection& connection, std::int64_t current) {
       "postgres: store " + connection.display_name() + " has schema version " +
       std::to_string(current) + " but this engram binary supports at most version " +
       std::to_string(kLatestSchemaVersion) + "; open it with a newer engram");
+}
+
+// Schema 5: the analysis rows of the turns a version 4 store holds, from their signal nodes
+// (found through their derived_from edges), then the signal nodes' removal (kDropSignalNodes).
+Status ConvertSignalNodes(Connection& connection) {
+  ASSIGN_OR_RETURN(Result signals,
+                   connection.Query("SELECT t.row_id, s.content_json FROM nodes s "
+                                    "JOIN edges e ON e.src = s.id AND e.type = 'derived_from' "
+                                    "JOIN nodes t ON t.id = e.dst AND t.kind = 'turn' "
+                                    "WHERE s.kind = 'signal' ORDER BY t.row_id, s.row_id",
+                                    Params(), "migrate to schema 5: read signal nodes"));
+  std::int64_t turn_row = 0;
+  std::vector<std::string> contents;
+  const auto flush = [&]() -> Status {
+    if (contents.empty()) return Status::Ok();
+    ASSIGN_OR_RETURN(const std::string analysis, TurnAnalysisFromSignals(contents));
+    contents.clear();
+    return connection
+        .Query("INSERT INTO turn_analysis(turn_row, format, analysis) VALUES($1, $2, $3)",
+               Params().Int(turn_row).Int(kTurnAnalysisFormat).Text(analysis),
+               "migrate to schema 5: write analysis")
+        .status();
+  };
+  for (int row = 0; row < signals.size(); ++row) {
+    if (signals.Int(row, 0) != turn_row) {
+      RETURN_IF_ERROR(flush());
+      turn_row = signals.Int(row, 0);
+    }
+    contents.emplace_back(signals.Text(row, 1));
+  }
+  RETURN_IF_ERROR(flush());
+  return connection.Exec(kDropSignalNodes, "migrate to schema 5: drop signal nodes");
 }
 
 }  // namespace
@@ -261,9 +325,12 @@ Status ApplyMigrations(Connection& connection, bool create_if_missing) {
                                                          std::to_string(migration.version) + " (" +
                                                          std::string(migration.description) + ")"));
     }
-    if (current < 4) {
+    if (current >= 1 && current < 5) RETURN_IF_ERROR(ConvertSignalNodes(connection));
+    if (current < 5) {
+      // Schema 4 added the logs; schema 5 removed nodes and edges from them: rebuilt either way.
       MerkleTables tables(connection);
-      RETURN_IF_ERROR(merkle::Backfill(tables).WithContext("migrate to schema version 4"));
+      RETURN_IF_ERROR(merkle::Backfill(tables).WithContext(
+          "migrate to schema version " + std::to_string(kLatestSchemaVersion)));
     }
     ASSIGN_OR_RETURN(Result written,
                      connection.Query("INSERT INTO meta(key, value) VALUES('schema_version', $1) "

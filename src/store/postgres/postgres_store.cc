@@ -259,6 +259,28 @@ Status AppendJournal(Connection& conn, std::int64_t scope_id, JournalOp op,
   return Status::Ok();
 }
 
+// The stored analyses of these turn rows, in the order given (TurnAnalysisRecord).
+StatusOr<std::vector<TurnAnalysisRecord>> QueryTurnAnalyses(Connection& conn,
+                                                             std::span<const std::int64_t> rows) {
+  std::vector<TurnAnalysisRecord> records;
+  if (rows.empty()) return records;
+  ASSIGN_OR_RETURN(Result found,
+                   conn.Query("SELECT turn_row, format, analysis FROM turn_analysis "
+                              "WHERE turn_row = ANY($1::bigint[])",
+                              Params().IntArray({rows.begin(), rows.end()}),
+                              "get turn analyses"));
+  std::map<std::int64_t, int> by_row;
+  for (int row = 0; row < found.size(); ++row) by_row[found.Int(row, 0)] = row;
+  for (const std::int64_t turn_row : rows) {
+    const auto it = by_row.find(turn_row);
+    if (it == by_row.end()) continue;
+    records.push_back({.turn_row = turn_row,
+                       .format = static_cast<int>(found.Int(it->second, 1)),
+                       .json = std::string(found.Text(it->second, 2))});
+  }
+  return records;
+}
+
 Status Run(Connection& conn, std::string_view sql, const Params& params,
            std::string_view operation) {
   ASSIGN_OR_RETURN(Result done, conn.Query(sql, params, operation));
@@ -322,8 +344,12 @@ StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
 // a failed transaction is ever committed.
 class PostgresTransaction final : public Transaction {
  public:
-  PostgresTransaction(std::unique_lock<std::mutex> lock, Connection& conn)
-      : lock_(std::move(lock)), conn_(conn), merkle_tables_(conn) {}
+  // `float16_vectors`: PutVector stores half floats (SqliteOptions / PostgresOptions).
+  PostgresTransaction(std::unique_lock<std::mutex> lock, Connection& conn, bool float16_vectors)
+      : lock_(std::move(lock)),
+        conn_(conn),
+        float16_vectors_(float16_vectors),
+        merkle_tables_(conn) {}
 
   ~PostgresTransaction() override {
     if (open_) static_cast<void>(conn_.Exec("ROLLBACK", "roll back write transaction"));
@@ -615,8 +641,31 @@ class PostgresTransaction final : public Transaction {
                    .Int(node.row)
                    .Text(model_id)
                    .Int(static_cast<std::int64_t>(values.size()))
-                   .Bytes(EncodeVector(values)),
+                   .Bytes(EncodeVector(values, float16_vectors_)),
                "put vector");
+  }
+
+  Status PutTurnAnalysis(const TurnAnalysisRecord& record) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckTurnAnalysis(record));
+    ASSIGN_OR_RETURN(Result kind, conn_.Query("SELECT kind FROM nodes WHERE row_id = $1",
+                                              Params().Int(record.turn_row), "put turn analysis"));
+    if (kind.size() == 0 || kind.Text(0, 0) != NodeKindName(NodeKind::kTurn)) {
+      return Status::NotFound("put turn analysis: node row " + std::to_string(record.turn_row) +
+                              " is not a turn");
+    }
+    return Run(conn_,
+               "INSERT INTO turn_analysis(turn_row, format, analysis) VALUES($1, $2, $3) "
+               "ON CONFLICT(turn_row) DO UPDATE SET format = excluded.format, "
+               "analysis = excluded.analysis",
+               Params().Int(record.turn_row).Int(record.format).Text(record.json),
+               "put turn analysis");
+  }
+
+  StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
+      std::span<const std::int64_t> turn_rows) override {
+    RETURN_IF_ERROR(CheckOpen());
+    return QueryTurnAnalyses(conn_, turn_rows);
   }
 
   StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
@@ -667,6 +716,7 @@ class PostgresTransaction final : public Transaction {
 
   std::unique_lock<std::mutex> lock_;
   Connection& conn_;
+  const bool float16_vectors_;
   MerkleTables merkle_tables_;
   merkle::Writer merkle_;  // the leaves appended, written by Flush before COMMIT
   bool open_ = true;
@@ -695,7 +745,8 @@ class PostgresStore final : public Store {
       return locked.status();
     }
     return std::unique_ptr<Transaction>(
-        std::make_unique<PostgresTransaction>(std::move(lock), *writer_));
+        std::make_unique<PostgresTransaction>(std::move(lock), *writer_,
+                                           options_.float16_vectors));
   }
 
   StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) override {
@@ -934,6 +985,11 @@ class PostgresStore final : public Store {
     });
   }
 
+  StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
+      std::span<const std::int64_t> turn_rows) override {
+    return WithReader([&](Connection& conn) { return QueryTurnAnalyses(conn, turn_rows); });
+  }
+
   StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) override;
 
   StatusOr<std::string> DumpCanonical() override;
@@ -1066,6 +1122,7 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
     }
     // Order matters: the journal, edge and vector deletions find their rows through the nodes.
     std::size_t erased_vectors = 0;
+    std::size_t erased_analyses = 0;
     struct Step {
       std::string_view sql;
       std::size_t* count;
@@ -1084,6 +1141,9 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
         {"DELETE FROM vectors WHERE node_row IN (SELECT row_id FROM nodes WHERE "
          "scope_id = ANY($1::bigint[]))",
          &erased_vectors},
+        {"DELETE FROM turn_analysis WHERE turn_row IN (SELECT row_id FROM nodes WHERE "
+         "scope_id = ANY($1::bigint[]))",
+         &erased_analyses},
         {"DELETE FROM nodes WHERE scope_id = ANY($1::bigint[])", &counts.nodes},
         {"DELETE FROM scopes WHERE scope_id = ANY($1::bigint[])", &counts.scopes},
     };
@@ -1112,7 +1172,7 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
   const Status wiped = [&]() -> Status {
     RETURN_IF_ERROR(conn.Exec("SET statement_timeout = 0", "erase scopes: lift the timeout"));
     const Status vacuumed = conn.Exec(
-        "VACUUM (FULL) journal, edges, vectors, nodes, scopes, merkle_leaves, "
+        "VACUUM (FULL) journal, edges, vectors, turn_analysis, nodes, scopes, merkle_leaves, "
         "merkle_roots",
         "erase scopes: rewrite the tables (VACUUM FULL)");
     const Status checkpointed =
@@ -1147,6 +1207,7 @@ StatusOr<std::string> PostgresStore::DumpCanonical() {
         {"nodes", "row_id"},
         {"edges", "row_id"},
         {"vectors", "node_row"},
+        {"turn_analysis", "turn_row"},
         {"journal", "seq"},
         {"merkle_leaves", "scope_id, log COLLATE \"C\", idx"},
         {"merkle_roots", "scope_id"},

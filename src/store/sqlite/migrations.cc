@@ -8,8 +8,10 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "store/sqlite/merkle_sqlite.h"
+#include "store/turn_analysis.h"
 
 namespace engram::store::sqlite {
 namespace {
@@ -190,12 +192,85 @@ CREATE TABLE merkle_roots (
 );
 )sql";
 
-constexpr std::array<Migration, 4> kMigrations = {{
+// A compact store: a turn's signals and content signals move from one `signal` node each (with a
+// derived_from edge and journal rows) into one row per turn (store/turn_analysis.h). The rows of
+// a store's existing turns are built from their signal nodes by ApplyMigrations (JSON is
+// reshaped in C++, the one place that knows the layout); then the signal nodes go, except the
+// date and time nodes that at_time and refers_to edges point at (the graph's time anchors), and
+// so do the derived_from edges of signal nodes and every journal row about what is deleted. The
+// Merkle logs are rebuilt (merkle::Backfill), since nodes and edges left them.
+constexpr std::string_view kSchemaV5 = R"sql(
+CREATE TABLE turn_analysis (
+  turn_row INTEGER PRIMARY KEY REFERENCES nodes(row_id),
+  format   INTEGER NOT NULL,
+  analysis TEXT NOT NULL
+);
+)sql";
+
+// After the rows are built: what the v4 signal nodes leave behind goes.
+constexpr std::string_view kDropSignalNodes = R"sql(
+CREATE TEMP TABLE v5_dropped_nodes AS
+  SELECT row_id, id FROM nodes n WHERE kind = 'signal' AND NOT EXISTS (
+    SELECT 1 FROM edges e WHERE e.dst = n.id AND e.type IN ('at_time', 'refers_to'));
+CREATE TEMP TABLE v5_dropped_edges AS
+  SELECT id FROM edges
+  WHERE (type = 'derived_from' AND src IN (SELECT id FROM nodes WHERE kind = 'signal'))
+     OR src IN (SELECT id FROM temp.v5_dropped_nodes)
+     OR dst IN (SELECT id FROM temp.v5_dropped_nodes);
+DELETE FROM journal WHERE target_id IN (SELECT id FROM temp.v5_dropped_nodes)
+                       OR target_id IN (SELECT id FROM temp.v5_dropped_edges);
+DELETE FROM edges WHERE id IN (SELECT id FROM temp.v5_dropped_edges);
+DELETE FROM vectors WHERE node_row IN (SELECT row_id FROM temp.v5_dropped_nodes);
+DELETE FROM nodes WHERE id IN (SELECT id FROM temp.v5_dropped_nodes);
+DROP TABLE temp.v5_dropped_nodes;
+DROP TABLE temp.v5_dropped_edges;
+)sql";
+
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
     {4, "merkle logs and scope roots", kSchemaV4},
+    {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
 }};
+
+// Schema 5: the analysis rows of the turns a version 4 store holds, from their signal nodes
+// (found through their derived_from edges), then the signal nodes' removal (kDropSignalNodes).
+Status ConvertSignalNodes(Connection& connection) {
+  ASSIGN_OR_RETURN(
+      Statement signals,
+      connection.Prepare("SELECT t.row_id, s.content_json FROM nodes s "
+                         "JOIN edges e ON e.src = s.id AND e.type = 'derived_from' "
+                         "JOIN nodes t ON t.id = e.dst AND t.kind = 'turn' "
+                         "WHERE s.kind = 'signal' ORDER BY t.row_id, s.row_id",
+                         "migrate to schema 5: read signal nodes"));
+  std::int64_t turn_row = 0;
+  std::vector<std::string> contents;
+  const auto flush = [&]() -> Status {
+    if (contents.empty()) return Status::Ok();
+    ASSIGN_OR_RETURN(const std::string analysis, TurnAnalysisFromSignals(contents));
+    ASSIGN_OR_RETURN(Statement insert,
+                     connection.Prepare("INSERT INTO turn_analysis(turn_row, format, analysis) "
+                                        "VALUES(?1, ?2, ?3)",
+                                        "migrate to schema 5: write analysis"));
+    insert.BindInt(1, turn_row);
+    insert.BindInt(2, kTurnAnalysisFormat);
+    insert.BindText(3, analysis);
+    contents.clear();
+    return insert.Run();
+  };
+  while (true) {
+    ASSIGN_OR_RETURN(const bool has_row, signals.Step());
+    if (!has_row) break;
+    if (signals.ColumnInt(0) != turn_row) {
+      RETURN_IF_ERROR(flush());
+      turn_row = signals.ColumnInt(0);
+    }
+    contents.push_back(signals.ColumnText(1));
+  }
+  RETURN_IF_ERROR(flush());
+  return connection.Exec(kDropSignalNodes, "migrate to schema 5: drop signal nodes");
+}
 
 }  // namespace
 
@@ -276,9 +351,12 @@ Status ApplyMigrations(Connection& connection) {
                                                        std::to_string(migration.version) + " (" +
                                                        std::string(migration.description) + ")"));
   }
-  if (current < 4) {
+  if (current >= 1 && current < 5) RETURN_IF_ERROR(ConvertSignalNodes(connection));
+  if (current < 5) {
+    // Schema 4 added the logs; schema 5 removed nodes and edges from them: rebuilt either way.
     MerkleTables tables(connection);
-    RETURN_IF_ERROR(merkle::Backfill(tables).WithContext("migrate to schema 4"));
+    RETURN_IF_ERROR(merkle::Backfill(tables).WithContext("migrate to schema " +
+                                                         std::to_string(kLatestSchemaVersion)));
   }
   ASSIGN_OR_RETURN(Statement set_version,
                    connection.Prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?1) "

@@ -250,6 +250,24 @@ StatusOr<std::int64_t> QueryInt(Connection& conn, std::string_view sql, std::str
   return stmt.ColumnInt(0);
 }
 
+// The stored analyses of these turn rows, in the order given (TurnAnalysisRecord).
+StatusOr<std::vector<TurnAnalysisRecord>> QueryTurnAnalyses(Connection& conn,
+                                                             std::span<const std::int64_t> rows) {
+  std::vector<TurnAnalysisRecord> records;
+  for (const std::int64_t row : rows) {
+    ASSIGN_OR_RETURN(Statement stmt,
+                     conn.Prepare("SELECT format, analysis FROM turn_analysis WHERE turn_row = ?1",
+                                  "get turn analyses"));
+    stmt.BindInt(1, row);
+    ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+    if (!has_row) continue;
+    records.push_back({.turn_row = row,
+                       .format = static_cast<int>(stmt.ColumnInt(0)),
+                       .json = stmt.ColumnText(1)});
+  }
+  return records;
+}
+
 // A blob column's bytes as text (vectors are decoded from it).
 std::string_view BlobText(std::span<const std::byte> blob) {
   return std::string_view(reinterpret_cast<const char*>(blob.data()), blob.size());
@@ -304,8 +322,12 @@ auto InSavepoint(Connection& conn, Fn&& fn) -> decltype(fn()) {
 // store's write mutex. After Commit() or a failed commit, open_ is false and the lock is released.
 class SqliteTransaction final : public Transaction {
  public:
-  SqliteTransaction(std::unique_lock<std::mutex> lock, Connection& conn)
-      : lock_(std::move(lock)), conn_(conn), merkle_tables_(conn) {}
+  // `float16_vectors`: PutVector stores half floats (SqliteOptions / PostgresOptions).
+  SqliteTransaction(std::unique_lock<std::mutex> lock, Connection& conn, bool float16_vectors)
+      : lock_(std::move(lock)),
+        conn_(conn),
+        float16_vectors_(float16_vectors),
+        merkle_tables_(conn) {}
 
   ~SqliteTransaction() override {
     if (open_) static_cast<void>(conn_.Exec("ROLLBACK", "roll back write transaction"));
@@ -594,9 +616,37 @@ class SqliteTransaction final : public Transaction {
     stmt.BindInt(1, node.row);
     stmt.BindText(2, model_id);
     stmt.BindInt(3, static_cast<std::int64_t>(values.size()));
-    const std::string bytes = EncodeVector(values);
+    const std::string bytes = EncodeVector(values, float16_vectors_);
     stmt.BindBlob(4, std::as_bytes(std::span<const char>(bytes)));
     return stmt.Run();
+  }
+
+  Status PutTurnAnalysis(const TurnAnalysisRecord& record) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckTurnAnalysis(record));
+    ASSIGN_OR_RETURN(Statement kind,
+                     conn_.Prepare("SELECT kind FROM nodes WHERE row_id = ?1", "put turn analysis"));
+    kind.BindInt(1, record.turn_row);
+    ASSIGN_OR_RETURN(const bool has_row, kind.Step());
+    if (!has_row || kind.ColumnText(0) != NodeKindName(NodeKind::kTurn)) {
+      return Status::NotFound("put turn analysis: node row " + std::to_string(record.turn_row) +
+                              " is not a turn");
+    }
+    ASSIGN_OR_RETURN(Statement stmt,
+                     conn_.Prepare("INSERT INTO turn_analysis(turn_row, format, analysis) "
+                                   "VALUES(?1, ?2, ?3) ON CONFLICT(turn_row) DO UPDATE SET "
+                                   "format = excluded.format, analysis = excluded.analysis",
+                                   "put turn analysis"));
+    stmt.BindInt(1, record.turn_row);
+    stmt.BindInt(2, record.format);
+    stmt.BindText(3, record.json);
+    return stmt.Run();
+  }
+
+  StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
+      std::span<const std::int64_t> turn_rows) override {
+    RETURN_IF_ERROR(CheckOpen());
+    return QueryTurnAnalyses(conn_, turn_rows);
   }
 
   StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
@@ -678,6 +728,7 @@ class SqliteTransaction final : public Transaction {
 
   std::unique_lock<std::mutex> lock_;
   Connection& conn_;
+  const bool float16_vectors_;
   MerkleTables merkle_tables_;
   merkle::Writer merkle_;  // the leaves appended, written by Flush before COMMIT
   bool open_ = true;
@@ -707,7 +758,8 @@ class SqliteStore final : public Store {
     std::unique_lock<std::mutex> lock(write_mutex_);
     RETURN_IF_ERROR(writer_->Exec("BEGIN IMMEDIATE", "begin write transaction"));
     return std::unique_ptr<Transaction>(
-        std::make_unique<SqliteTransaction>(std::move(lock), *writer_));
+        std::make_unique<SqliteTransaction>(std::move(lock), *writer_,
+                                           options_.float16_vectors));
   }
 
   StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) override {
@@ -934,6 +986,11 @@ class SqliteStore final : public Store {
     });
   }
 
+  StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
+      std::span<const std::int64_t> turn_rows) override {
+    return WithReader([&](Connection& conn) { return QueryTurnAnalyses(conn, turn_rows); });
+  }
+
   StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) override;
 
   StatusOr<std::string> DumpCanonical() override;
@@ -1074,6 +1131,7 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
     }
     // Order matters: the journal, edge and vector deletions find their rows through the nodes.
     std::size_t erased_vectors = 0;
+    std::size_t erased_analyses = 0;
     struct Step {
       std::string_view sql;
       std::size_t* count;
@@ -1092,6 +1150,9 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
         {"DELETE FROM vectors WHERE node_row IN (SELECT row_id FROM nodes WHERE scope_id IN "
          "temp.erase_scope_ids)",
          &erased_vectors},
+        {"DELETE FROM turn_analysis WHERE turn_row IN (SELECT row_id FROM nodes WHERE scope_id "
+         "IN temp.erase_scope_ids)",
+         &erased_analyses},
         {"DELETE FROM nodes WHERE scope_id IN temp.erase_scope_ids", &counts.nodes},
         {"DELETE FROM scopes WHERE scope_id IN temp.erase_scope_ids", &counts.scopes},
     };
@@ -1155,6 +1216,7 @@ StatusOr<std::string> SqliteStore::DumpCanonical() {
         {"nodes", "row_id"},
         {"edges", "row_id"},
         {"vectors", "node_row"},
+        {"turn_analysis", "turn_row"},
         {"journal", "seq"},
         {"merkle_leaves", "scope_id, log, idx"},
         {"merkle_roots", "scope_id"},
