@@ -20,6 +20,7 @@ namespace engram {
 namespace {
 
 using ::engram::testing::IsOk;
+using ::engram::testing::IsOkAndHolds;
 using ::engram::testing::MakeTurn;
 using ::engram::testing::S;
 using ::testing::HasSubstr;
@@ -270,7 +271,14 @@ TEST(ExportImportTest, RoundTripReproducesIdsRootsAndBytes) {
     EXPECT_EQ(copy->text, original->text);
     EXPECT_EQ(copy->status, original->status);  // the retired turn stays retired
     EXPECT_EQ(copy->valid_to, original->valid_to);
+    // A turn's analysis row travels on its line.
+    if (original->kind != NodeKind::kTurn) continue;
+    StatusOr<std::string> analysis = source->Analysis(id);
+    ASSERT_THAT(analysis, IsOk());
+    EXPECT_FALSE(analysis->empty());
+    EXPECT_THAT(target->Analysis(id), IsOkAndHolds(*analysis));
   }
+  EXPECT_THAT(text, HasSubstr("\"analysis_format\":1"));
   EXPECT_EQ(ExportOrDie(*target, "user:alice"), text);
   // Recall finds the imported memories (the projections followed the import).
   StatusOr<ReadResult> recalled =
