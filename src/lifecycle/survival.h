@@ -34,7 +34,7 @@ namespace engram::lifecycle {
 
 // What the write path stored about one turn, as the score reads it.
 struct TurnSignals {
-  // DMF's content signals (the turn's `content` signal node; 0 when it has none).
+  // DMF's content signals (the turn's analysis row; 0 when it has none).
   double information_density = 0;  // ID, in [0, 1]
   double sentiment = 0;            // |S| = |VADER compound|, in [0, 1]
   double entity_norm = 0;          // E_norm = min(E, E_cap) / E_cap, in [0, 1]

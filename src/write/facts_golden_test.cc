@@ -4,7 +4,8 @@
 // optional "kind", "valid_from", "valid_to", "uncertain"}]}. The accepted facts must equal the
 // expected list exactly, in order; negatives (questions, hypotheticals, hearsay, ...) expect [].
 // On a mismatch the test prints the actual JSON line, so an intended change can be reviewed and
-// pasted into the file.
+// pasted into the file. Each text is analysed as the write path does it (write/turn_text.h: the
+// signals detected once, with the installed gazetteer), so the lexicons must be installed.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -12,7 +13,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/paths.h"
+#include "write/analysis.h"
 #include "write/facts.h"
+#include "write/turn_text.h"
 
 namespace engram::write {
 namespace {
@@ -43,6 +47,9 @@ nlohmann::json ToJson(const FactToStore& fact, const nlohmann::json& fields) {
 }
 
 TEST(FactsGoldenTest, MatchesGoldenFile) {
+  auto resources = LoadAnalysisResources(WriteConfig{}, core::ResolveDataDir(""));
+  ASSERT_TRUE(resources.ok()) << resources.status().message() << " (run scripts/setup)";
+  const text::Gazetteer* gazetteer = &(*resources)->lexicons->gazetteer();
   const std::string path = SourceDir() + "/tests/golden/facts_golden.jsonl";
   std::ifstream in(path);
   ASSERT_TRUE(in.is_open()) << "cannot open " << path;
@@ -59,7 +66,8 @@ TEST(FactsGoldenTest, MatchesGoldenFile) {
         *ParseTimestamp(golden.value("reference", std::string("2024-05-10T12:00:00Z")));
     const nlohmann::json& expected = golden.at("expected");
     if (expected.empty()) ++negatives;
-    const FactSource source = AnalyzeFactSource(text, speaker, Role::kUser, reference);
+    const TurnText analysed = AnalyseTurnText(text, reference, gazetteer);
+    const FactSource source = AnalyzeFactSource(text, speaker, Role::kUser, reference, &analysed);
     nlohmann::json actual = nlohmann::json::array();
     for (const FactCandidate& candidate : ExtractRuleFacts(source)) {
       if (!ValidateFact(candidate, source).accepted) continue;
