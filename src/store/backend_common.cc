@@ -45,6 +45,15 @@ Status CheckVector(const std::optional<EmbedderRecord>& recorded, std::string_vi
   return Status::Ok();
 }
 
+Status CheckEngineMetaKey(std::string_view key) {
+  constexpr std::size_t kMaxMetaKeyBytes = 256;
+  if (!key.starts_with("engine.") || key.size() > kMaxMetaKeyBytes) {
+    return Status::InvalidArgument("meta key \"" + std::string(key.substr(0, 64)) +
+                                   "\" is not an engine key (\"engine.\" + at most 249 bytes)");
+  }
+  return Status::Ok();
+}
+
 Status CheckNewEdge(const EdgeRecord& record) {
   if (record.id.empty()) return Status::InvalidArgument("insert edge: empty id");
   if (record.type.empty()) return Status::InvalidArgument("insert edge: empty type");

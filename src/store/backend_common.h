@@ -28,6 +28,10 @@ Status CheckEmbedderRecord(const EmbedderRecord& embedder);
 Status CheckVector(const std::optional<EmbedderRecord>& recorded, std::string_view model_id,
                    std::span<const float> values);
 
+// The meta keys the engine may read and write (Transaction::GetMeta / SetMeta, Store::ListMeta):
+// kInvalidArgument unless `key` starts with "engine." and is at most 256 bytes.
+Status CheckEngineMetaKey(std::string_view key);
+
 // Transaction::InsertEdge's and UpdateEdgeState's argument checks (kInvalidArgument).
 Status CheckNewEdge(const EdgeRecord& record);
 Status CheckEdgeStatus(std::string_view status);
