@@ -223,7 +223,9 @@ int RunIngest(const IngestArgs& args, Console& console) {
     return console.Fail(kCommand, status.WithContext("nothing was stored"));
   }
 
-  StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), true);
+  // With --no-wait nothing is derived here: the next engine to open the store does it all.
+  StatusOr<std::unique_ptr<Engine>> engine =
+      OpenEngine(console.global(), true, /*background_derivation=*/!args.no_wait);
   if (!engine.ok()) return console.Fail(kCommand, engine.status());
   std::size_t skipped_blank_turns = 0;
   for (const Batch& batch : batches) skipped_blank_turns += batch.skipped_blank_turns;
