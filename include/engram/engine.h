@@ -50,6 +50,17 @@ struct MergeProposal {
   std::string reason;
 };
 
+// Progress of the background derivation (RememberOptions::wait, DESIGN §4).
+struct DerivationStatus {
+  std::int64_t pending_turns = 0;   // turns stored but not yet embedded and derived, store-wide
+  std::size_t pending_scopes = 0;   // scopes holding such turns
+  std::int64_t derived_turns = 0;   // turns this engine's worker (or a drain) derived since Open
+  std::int64_t failures = 0;        // derivation chunks that failed since Open
+  // The last failure (its turns stay pending and are tried again); Ok when none, or once a later
+  // pass of the worker succeeded.
+  Status last_error;
+};
+
 struct RebuildReport {
   std::size_t scopes = 0;
   std::size_t documents = 0;
@@ -98,8 +109,18 @@ class Engine {
 
   // Stores the turns verbatim, in order, in one transaction: either all are stored or none is
   // (a bad turn is kInvalidArgument naming its index and the problem). Creates the scope if new.
+  // options.wait says whether it returns before or after their embedding and derivation
+  // (RememberWait); either way the store ends up the same.
   StatusOr<RememberResult> Remember(const Scope& scope, std::span<const Turn> turns,
                                     const RememberOptions& options = {});
+
+  // Waits until every turn pending derivation when it was called (left by a non-blocking
+  // Remember of this or another engine, or by a crash between the phases) is embedded and
+  // derived. Returns the worker's error when a derivation failed meanwhile (the turns stay
+  // pending); kUnavailable when the engine is being destroyed.
+  Status WaitForDerivation();
+  // Pending turns and the worker's counters and last error.
+  StatusOr<DerivationStatus> Derivation();
 
   // Ranked, packed, explained memories of `scope` for `query`. An unknown scope is kNotFound.
   StatusOr<ReadResult> Recall(const Scope& scope, const RecallQuery& query,

@@ -7,10 +7,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/clock.h"
 #include "engram/config.h"
+#include "engram/status.h"
 #include "engram/types.h"
 
 namespace engram {
@@ -35,11 +37,45 @@ struct EngineOptions {
   // both model ids and `engram reembed`). Default: true. `engram reembed` opens with false: until
   // Engine::Reembed has run, such an engine refuses Remember and recalls without vectors.
   bool check_embedder = true;
+  // Embed and derive the turns of non-blocking writes (RememberWait kDurable / kIndexed) in a
+  // background thread of the engine, which also resumes work pending in the store when it opens.
+  // Default: true. When false they stay pending until Engine::WaitForDerivation (which then
+  // derives them in the calling thread) or a write that derives its scope's pending turns first
+  // (a kDerived Remember, amend, retire, consolidate, ...): for tests that need the state between
+  // the phases, and for single-threaded embedding.
+  bool background_derivation = true;
+};
+
+// How far Engine::Remember goes before it returns (DESIGN §4). A write has two phases: the
+// capture (the turns committed: durable, and searchable by BM25 once the projection has caught
+// up) and the derivation (embeddings, signals, entities, references, facts). Each level includes
+// the ones before it.
+enum class RememberWait {
+  // Return once the turns are committed. Get, List and Recall's BM25 route find them (a recall
+  // catches the projection up first); embedding and derivation follow in the engine's
+  // background worker, in order, with the capture's time as "now", so the final store is the
+  // one a kDerived write gives. Engine::WaitForDerivation waits for the worker.
+  kDurable,
+  // As kDurable, and the engine's BM25 projection has taken the turns in before returning.
+  kIndexed,
+  // Return once the turns are embedded and derived too: capture and derivation of this call
+  // commit in one transaction, after any derivation still pending in the scope.
+  kDerived,
 };
 
 struct RememberOptions {
-  // Reserved for write-path switches of later stages; empty today.
+  // Default: kDerived. An embedding application (or the Python binding, or a one-shot CLI
+  // command) reads its own derived memories right after writing them and may exit right
+  // after, leaving pending work to whoever opens the store next; so the library keeps the
+  // synchronous contract unless asked. The server (REST, MCP) and `engram ingest` write with
+  // kIndexed: writes do not wait for derivation there.
+  RememberWait wait = RememberWait::kDerived;
 };
+
+// "durable" | "indexed" | "derived" (the REST and CLI spelling of RememberWait), and back
+// (kInvalidArgument naming the accepted values).
+std::string_view RememberWaitName(RememberWait wait);
+StatusOr<RememberWait> ParseRememberWait(std::string_view name);
 
 // What Remember wrote.
 struct RememberResult {
@@ -51,6 +87,9 @@ struct RememberResult {
   // the scope (or given to an earlier turn of the batch), ascending; ids[i] is then the id of the
   // turn stored with that key.
   std::vector<std::size_t> already_stored;
+  // True when the stored turns' embedding and derivation were left to the background worker
+  // (RememberOptions::wait kDurable or kIndexed); false when they are done.
+  bool derivation_pending = false;
 };
 
 // What Engine::Consolidate did (src/consolidate/consolidator.h).

@@ -529,12 +529,17 @@ void BindEngine(py::module_& module) {
       .def("__exit__", [](PyEngine& self, const py::args&) { self.Close(); })
       .def(
           "remember",
-          [](const PyEngine& self, const py::object& scope_arg, const py::object& turns_arg) {
+          [](const PyEngine& self, const py::object& scope_arg, const py::object& turns_arg,
+             const std::string& wait) {
             const Scope scope = ScopeFromPython(scope_arg, "scope");
             const std::vector<Turn> turns = TurnsFromPython(turns_arg);
-            return self.Run([&](Engine& engine) { return engine.Remember(scope, turns); });
+            StatusOr<RememberWait> parsed = ParseRememberWait(wait);
+            if (!parsed.ok()) throw StatusError{parsed.status()};
+            return self.Run([&](Engine& engine) {
+              return engine.Remember(scope, turns, {.wait = *parsed});
+            });
           },
-          py::arg("scope"), py::arg("turns"),
+          py::arg("scope"), py::arg("turns"), py::kw_only(), py::arg("wait") = "derived",
           "Stores turns verbatim, in order, in one transaction (all or none).\n\n"
           "scope: a scope path such as \"user:alice\" or \"user:alice/run:42\" (created if new).\n"
           "turns: a list of dicts with the JSONL fields -- text (required; str, or bytes of "
@@ -542,7 +547,17 @@ void BindEngine(py::module_& module) {
           "str or datetime; naive means UTC), metadata (dict) -- or engram.Turn objects; a "
           "single dict or Turn is accepted too.\nReturns a RememberResult: the stored ids in "
           "input order and their sequence numbers. A bad turn raises engram.InvalidArgument "
-          "naming its index.")
+          "naming its index.\nwait: \"derived\" (default: returns once the turns are embedded "
+          "and their signals, entities and facts derived), \"indexed\" (returns once they are "
+          "stored and searchable by keyword; derivation follows in the engine's background "
+          "thread, see wait_for_derivation) or \"durable\".")
+      .def(
+          "wait_for_derivation",
+          [](const PyEngine& self) {
+            self.Run([](Engine& engine) { return engine.WaitForDerivation(); });
+          },
+          "Waits until every turn written with wait=\"indexed\" or \"durable\" is embedded and "
+          "derived; raises the error of a derivation that failed (its turns stay pending).")
       .def("recall", &Recall, py::arg("scope"), py::arg("query"), py::kw_only(),
            py::arg("k") = py::none(), py::arg("token_budget") = py::none(),
            py::arg("policy") = "balanced", py::arg("routes") = py::none(),

@@ -85,8 +85,10 @@ int Console::Report(std::string_view command, const Status& status, ExitCode cod
   return ToInt(code);
 }
 
-StatusOr<std::unique_ptr<Engine>> OpenEngine(const GlobalOptions& global, bool create_if_missing) {
+StatusOr<std::unique_ptr<Engine>> OpenEngine(const GlobalOptions& global, bool create_if_missing,
+                                             bool background_derivation) {
   EngineOptions options;
+  options.background_derivation = background_derivation;
   options.store_path = global.store;
   options.data_dir = global.data_dir;
   options.config_file = global.config;

@@ -86,7 +86,10 @@ inline int ToInt(ExitCode code) { return static_cast<int>(code); }
 
 // Opens the engine with the global options. Commands that only read or change existing data
 // pass create_if_missing = false, so a mistyped --store is kNotFound instead of a new file.
-StatusOr<std::unique_ptr<Engine>> OpenEngine(const GlobalOptions& global, bool create_if_missing);
+// background_derivation: EngineOptions::background_derivation (false for a command that leaves
+// the second phase of its writes to the next engine).
+StatusOr<std::unique_ptr<Engine>> OpenEngine(const GlobalOptions& global, bool create_if_missing,
+                                             bool background_derivation = true);
 
 // `text` made safe for a terminal: control characters (but newlines and tabs when
 // `keep_newlines`) and invalid UTF-8 bytes become \xNN escapes.

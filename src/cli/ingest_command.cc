@@ -15,10 +15,16 @@
 // holds (or that an earlier turn of the input had) inside the write transaction and does not
 // store the turn again but reports it, counted here as "already stored": re-running an import
 // after a failure, twice, or in two processes at once stores each turn once.
+//
+// Two phases (DESIGN §4): every scope is acknowledged as soon as its turns are stored and
+// searchable by BM25 (RememberWait::kIndexed); the engine's worker embeds and derives them in the
+// background meanwhile, and the command waits for it before exiting (unless --no-wait: the next
+// engine to open the store resumes the derivation), with progress lines for both phases.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <utility>
@@ -46,6 +52,7 @@ struct IngestArgs {
   std::string scope;
   std::string format = "jsonl";
   std::vector<std::string> files;
+  bool no_wait = false;  // exit once acknowledged, leaving the derivation pending
 };
 
 // The turns of one scope: one Remember call.
@@ -55,6 +62,14 @@ struct Batch {
   std::size_t skipped_blank_turns = 0;  // blank benchmark turns the importer left out
   std::vector<std::string> origins;     // where turns[i] came from, for errors ("a.jsonl line 3")
 };
+
+// ", N derived" (or "" when the engine cannot say), for progress lines.
+std::string DerivedSoFar(Engine& engine) {
+  StatusOr<DerivationStatus> derivation = engine.Derivation();
+  if (!derivation.ok()) return "";
+  return ", " + std::to_string(derivation->derived_turns) + " derived (" +
+         std::to_string(derivation->pending_turns) + " pending)";
+}
 
 // The derived idempotency key (see the file comment).
 std::string DerivedKey(std::string_view file, std::string_view position, const Turn& turn) {
@@ -208,7 +223,9 @@ int RunIngest(const IngestArgs& args, Console& console) {
     return console.Fail(kCommand, status.WithContext("nothing was stored"));
   }
 
-  StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), true);
+  // With --no-wait nothing is derived here: the next engine to open the store does it all.
+  StatusOr<std::unique_ptr<Engine>> engine =
+      OpenEngine(console.global(), true, /*background_derivation=*/!args.no_wait);
   if (!engine.ok()) return console.Fail(kCommand, engine.status());
   std::size_t skipped_blank_turns = 0;
   for (const Batch& batch : batches) skipped_blank_turns += batch.skipped_blank_turns;
@@ -236,7 +253,8 @@ int RunIngest(const IngestArgs& args, Console& console) {
       scopes.push_back(std::move(entry));
       continue;
     }
-    StatusOr<RememberResult> result = (*engine)->Remember(batch.scope, batch.turns);
+    StatusOr<RememberResult> result =
+        (*engine)->Remember(batch.scope, batch.turns, {.wait = RememberWait::kIndexed});
     if (!result.ok()) {
       std::string context = batch.scope.ToString() + " (nothing of this scope was stored";
       if (stored_scopes > 0) {
@@ -261,15 +279,38 @@ int RunIngest(const IngestArgs& args, Console& console) {
         (done - last_progress_done >= kProgressEveryScopes ||
          std::chrono::duration<double>(Clock::now() - last_progress).count() >= kProgressSeconds)) {
       console.Note("ingest: " + std::to_string(done) + "/" + std::to_string(batches.size()) +
-                   " scopes, " + std::to_string(total_turns) + " turns, " +
-                   Fixed(SecondsSince(start), 1) + " s");
+                   " scopes, " + std::to_string(total_turns) + " turns acknowledged" +
+                   DerivedSoFar(**engine) + ", " + Fixed(SecondsSince(start), 1) + " s");
       last_progress = Clock::now();
       last_progress_done = done;
     }
   }
 
+  // Phase one is done: every turn is stored and searchable by BM25.
+  const double acknowledged_seconds = SecondsSince(start);
+  std::int64_t pending_turns = 0;
+  if (!args.no_wait) {
+    // Phase two: wait for the worker, with a progress line every kProgressSeconds.
+    std::future<Status> derived =
+        std::async(std::launch::async, [&engine] { return (*engine)->WaitForDerivation(); });
+    while (derived.wait_for(std::chrono::duration<double>(kProgressSeconds)) !=
+           std::future_status::ready) {
+      console.Note("ingest: " + std::to_string(total_turns) + " turns acknowledged" +
+                   DerivedSoFar(**engine) + ", " + Fixed(SecondsSince(start), 1) + " s");
+    }
+    if (Status status = derived.get(); !status.ok()) {
+      return console.Fail(kCommand, status.WithContext(
+                                        "every turn is stored, but deriving facts from them "
+                                        "failed; the derivation resumes when the store is "
+                                        "opened again"));
+    }
+  } else if (StatusOr<DerivationStatus> derivation = (*engine)->Derivation(); derivation.ok()) {
+    pending_turns = derivation->pending_turns;
+  }
   const double seconds = SecondsSince(start);
   const double turns_per_second = seconds > 0 ? static_cast<double>(total_turns) / seconds : 0;
+  const double acknowledged_per_second =
+      acknowledged_seconds > 0 ? static_cast<double>(total_turns) / acknowledged_seconds : 0;
   if (console.json()) {
     io::Json json = io::Json::object();
     json["format"] = args.format;
@@ -280,8 +321,13 @@ int RunIngest(const IngestArgs& args, Console& console) {
     json["turns"] = total_turns;
     json["already_stored"] = already_stored;
     json["skipped_blank_turns"] = skipped_blank_turns;
+    // seconds / turns_per_second: until everything was derived (or, with --no-wait,
+    // acknowledged); acknowledged_*: until the last turn was stored and searchable by BM25.
     json["seconds"] = seconds;
     json["turns_per_second"] = turns_per_second;
+    json["acknowledged_seconds"] = acknowledged_seconds;
+    json["acknowledged_turns_per_second"] = acknowledged_per_second;
+    json["pending_turns"] = pending_turns;
     console.PrintJson(json);
   } else if (!console.global().quiet) {
     console.out() << "ingested " << total_turns << " turns into " << stored_scopes
@@ -290,7 +336,12 @@ int RunIngest(const IngestArgs& args, Console& console) {
       console.out() << " (" << Printable(batches[0].scope.ToString()) << ")";
     }
     console.out() << " in " << Fixed(seconds, 2) << " s (" << Fixed(turns_per_second, 0)
-                  << " turns/s)";
+                  << " turns/s; acknowledged in " << Fixed(acknowledged_seconds, 2) << " s, "
+                  << Fixed(acknowledged_per_second, 0) << " turns/s)";
+    if (args.no_wait && pending_turns > 0) {
+      console.out() << "; " << pending_turns
+                    << " turn(s) await derivation, which resumes when the store is next opened";
+    }
     if (already_stored > 0) {
       console.out() << "; " << already_stored << " turn(s) already stored, not stored again";
     }
@@ -313,11 +364,16 @@ void AddIngestCommand(CLI::App& app, Console& console, CommandList* commands) {
       "is stored all-or-nothing. Each turn carries an idempotency key (the JSONL field\n"
       "\"idempotency_key\", else derived from the file name, the turn's position and content),\n"
       "so ingesting a file again stores only what is new and reports the rest as already\n"
-      "stored. -q prints no summary.\n");
+      "stored. Turns are acknowledged once stored and searchable by keyword; their embeddings\n"
+      "and derived facts follow in the background, and ingest waits for them before it exits\n"
+      "(progress lines on stderr) unless --no-wait. -q prints no summary.\n");
   command->add_option("--scope", args->scope, "Scope of the turns (jsonl only), e.g. user:alice");
   command->add_option("--format", args->format, "Input format (default jsonl)")
       ->check(CLI::IsMember({"jsonl", "locomo", "longmemeval"}));
   command->add_option("FILE", args->files, "Input files ('-' = stdin)")->required();
+  command->add_flag("--no-wait", args->no_wait,
+                    "Exit once every turn is stored and searchable; the derivation resumes when "
+                    "the store is next opened");
   commands->push_back({command, [args, &console] { return RunIngest(*args, console); }});
 }
 

@@ -8,6 +8,14 @@
 // indexes, erase and rebuild take it exclusively, briefly. `scope_paths_mutex` guards the scope
 // path cache alone. Order: write_mutex before projection_mutex; scope_paths_mutex is never held
 // while another is wanted.
+//
+// Writes have two phases (DESIGN §4, engine/derive_worker.h): a non-blocking Remember commits the
+// turns and a derivation cursor and returns; the worker embeds and derives them later, taking
+// write_mutex per chunk. Every other write (a Remember that waits for derivation, amend, retire,
+// consolidate, merge proposals, export) first drains what is pending in the scopes it
+// touches, under write_mutex, so it applies after the derivation of every earlier turn, as in a
+// synchronous run. Erase needs no drain (the worker drops the cursor of an erased scope), nor
+// does reembed (it embeds pending turns too).
 #include "engram/engine.h"
 
 #include <algorithm>
@@ -23,6 +31,7 @@
 #include "core/ids.h"
 #include "core/paths.h"
 #include "core/utf8.h"
+#include "engine/derive_worker.h"
 #include "engine/text_projection.h"
 #include "engine/vector_projection.h"
 #include "lexicon/lexicon.h"
@@ -82,6 +91,8 @@ struct Engine::Impl {
   std::unique_ptr<VectorProjection> vectors;   // guarded by projection_mutex; null without embedder
   std::mutex scope_paths_mutex;
   std::map<std::int64_t, std::string> scope_paths;  // guarded by scope_paths_mutex
+  // The second phase of writes. Destroyed first (~Engine), while everything it uses is alive.
+  std::unique_ptr<DeriveWorker> worker;
 
   StatusOr<store::ScopeRecord> RequireScope(const Scope& scope) {
     RETURN_IF_ERROR(scope.Validate());
@@ -250,8 +261,8 @@ struct Engine::Impl {
 
   // Engine::Consolidate with write_mutex held: one write transaction, committed only when the
   // pass changed something.
-  StatusOr<ConsolidateResult> ConsolidateLocked(const store::ScopeRecord& record) {
-    const Timestamp now = clock->Now();
+  StatusOr<ConsolidateResult> ConsolidateLocked(const store::ScopeRecord& record,
+                                                Timestamp now) {
     ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, store->BeginWrite());
     const consolidate::Consolidator consolidator(*store, *registry, config.consolidate);
     ASSIGN_OR_RETURN(const ConsolidateResult result, consolidator.Run(*txn, record, now));
@@ -265,10 +276,42 @@ struct Engine::Impl {
     RETURN_IF_ERROR(CheckId(id));
     return store->GetNode(id);
   }
+
+  // [consolidate] every_turns: consolidate when the turns [first, last] just derived crossed a
+  // multiple of it, at their capture time. Called with write_mutex held, after the commit, so a
+  // failed pass must not fail the write (whose caller would store it again); the next crossing
+  // or an explicit Consolidate catches up.
+  void ConsolidateIfCrossed(const store::ScopeRecord& record, std::int64_t first,
+                            std::int64_t last, Timestamp now) {
+    const auto every = static_cast<std::int64_t>(config.consolidate.every_turns);
+    if (every > 0 && first > 0 && last / every > (first - 1) / every) {
+      static_cast<void>(ConsolidateLocked(record, now));
+    }
+  }
+
+  // With write_mutex held: derives what is pending in the scope (and, with nested, its nested
+  // scopes) before another write touches it.
+  Status DrainLocked(const store::ScopeRecord& record, bool nested) {
+    if (!nested) return worker->DrainScopeLocked(record);
+    ASSIGN_OR_RETURN(const std::vector<store::ScopeRecord> tree, store->ScopeTree(record.scope_id));
+    for (const store::ScopeRecord& scope : tree) RETURN_IF_ERROR(worker->DrainScopeLocked(scope));
+    return Status::Ok();
+  }
+
+  // DrainLocked for the scope a node belongs to.
+  Status DrainScopeOfLocked(const store::NodeRecord& node) {
+    ASSIGN_OR_RETURN(const std::optional<store::ScopeRecord> scope, store->GetScope(node.scope_id));
+    if (!scope.has_value()) return Status::Ok();
+    return worker->DrainScopeLocked(*scope);
+  }
 };
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Engine::~Engine() = default;
+
+Engine::~Engine() {
+  // Joins the worker between two chunks; what is still pending stays recorded in the store.
+  impl_->worker.reset();
+}
 
 std::string Engine::DisplayStoreLocation(std::string_view location) {
   return store::RedactStoreLocation(location);
@@ -318,11 +361,30 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
                                                        impl->embedder_record);
     RETURN_IF_ERROR(impl->vectors->CatchUp());
   }
+  Impl* engine = impl.get();
+  DeriveWorkerDeps deps;
+  deps.store = engine->store.get();
+  deps.registry = engine->registry.get();
+  deps.deriver = engine->deriver.get();
+  deps.write_mutex = &engine->write_mutex;
+  deps.model_id = engine->embedder_record.model_id;
+  deps.background = options.background_derivation;
+  deps.embed = [engine](std::span<const std::string> texts) { return engine->EmbedTexts(texts); };
+  deps.resolver_embedder = [engine]() { return engine->GetEmbedder(); };
+  deps.after_commit = [engine]() { static_cast<void>(engine->AfterCommit()); };
+  deps.after_caught_up = [engine](const store::ScopeRecord& scope, std::int64_t first,
+                                  std::int64_t last, Timestamp now) {
+    engine->ConsolidateIfCrossed(scope, first, last, now);
+  };
+  engine->worker = std::make_unique<DeriveWorker>(std::move(deps));
+  // Work a crash (or another engine) left between the two phases resumes now.
+  ASSIGN_OR_RETURN(const DeriveProgress pending, engine->worker->Progress());
+  if (pending.pending_scopes > 0) engine->worker->Start();
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
 StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Turn> turns,
-                                          const RememberOptions& /*options*/) {
+                                          const RememberOptions& options) {
   RETURN_IF_ERROR(scope.Validate());
   const LimitsConfig& limits = impl_->config.limits;
   if (turns.empty()) return Status::InvalidArgument("no turns to remember");
@@ -341,6 +403,26 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
     }
     metadata.push_back(std::move(canonical).value());
   }
+  if (options.wait != RememberWait::kDerived) {
+    // Phase one only: the turns and their derivation cursor in one transaction.
+    std::lock_guard write_lock(impl_->write_mutex);
+    const Timestamp now = impl_->clock->Now();
+    ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
+    RETURN_IF_ERROR(impl_->EnsureEmbedderRecorded(*txn, now));
+    ASSIGN_OR_RETURN(const store::ScopeRecord record,
+                     write::EnsureScope(*txn, *impl_->registry, scope, now));
+    ASSIGN_OR_RETURN(RememberResult result,
+                     write::CaptureTurns(*txn, *impl_->registry, record, turns, metadata, now));
+    result.derivation_pending = result.already_stored.size() < turns.size();
+    if (result.derivation_pending) {
+      RETURN_IF_ERROR(MarkPending(*txn, record, result.first_sequence));
+    }
+    RETURN_IF_ERROR(txn->Commit());
+    txn.reset();
+    if (options.wait == RememberWait::kIndexed) RETURN_IF_ERROR(impl_->AfterCommit());
+    if (result.derivation_pending) impl_->worker->Notify();
+    return result;
+  }
   // Embed before taking the write lock: the encoder is the slow part of a write.
   std::vector<std::string> texts;
   if (impl_->HasEmbedder()) {
@@ -350,6 +432,10 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
   ASSIGN_OR_RETURN(const std::vector<std::vector<float>> vectors, impl_->EmbedTexts(texts));
 
   std::lock_guard write_lock(impl_->write_mutex);
+  // Earlier turns of the scope still pending go first: derivation follows sequence order.
+  ASSIGN_OR_RETURN(const std::optional<store::ScopeRecord> existing,
+                   impl_->store->FindScope(scope.ToString()));
+  if (existing.has_value()) RETURN_IF_ERROR(impl_->worker->DrainScopeLocked(*existing));
   const Timestamp now = impl_->clock->Now();
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
   RETURN_IF_ERROR(impl_->EnsureEmbedderRecorded(*txn, now));
@@ -358,23 +444,29 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
   ASSIGN_OR_RETURN(RememberResult result,
                    impl_->CaptureAndDerive(*txn, record, turns, metadata, vectors, now));
   RETURN_IF_ERROR(txn->Commit());
+  txn.reset();  // the store holds one write transaction at a time
   RETURN_IF_ERROR(impl_->AfterCommit());
-  // [consolidate] every_turns: consolidate when the batch crossed a multiple of it. The turns
-  // are committed by now, so a failed pass must not fail the call (whose caller would store
-  // them again); the next crossing or an explicit Consolidate catches up.
-  const std::int64_t every = static_cast<std::int64_t>(impl_->config.consolidate.every_turns);
-  if (every > 0 && result.last_sequence / every > (result.first_sequence - 1) / every) {
-    txn.reset();  // the store holds one write transaction at a time
-    static_cast<void>(impl_->ConsolidateLocked(record));
-  }
+  impl_->ConsolidateIfCrossed(record, result.first_sequence, result.last_sequence, now);
   return result;
+}
+
+Status Engine::WaitForDerivation() { return impl_->worker->WaitIdle(); }
+
+StatusOr<DerivationStatus> Engine::Derivation() {
+  ASSIGN_OR_RETURN(const DeriveProgress progress, impl_->worker->Progress());
+  return DerivationStatus{.pending_turns = progress.pending_turns,
+                          .pending_scopes = progress.pending_scopes,
+                          .derived_turns = progress.derived_turns,
+                          .failures = progress.failures,
+                          .last_error = progress.last_error};
 }
 
 StatusOr<ConsolidateResult> Engine::Consolidate(const Scope& scope) {
   RETURN_IF_ERROR(scope.Validate());
   std::lock_guard write_lock(impl_->write_mutex);
   ASSIGN_OR_RETURN(const store::ScopeRecord record, impl_->RequireScope(scope));
-  return impl_->ConsolidateLocked(record);
+  RETURN_IF_ERROR(impl_->worker->DrainScopeLocked(record));
+  return impl_->ConsolidateLocked(record, impl_->clock->Now());
 }
 
 StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query,
@@ -632,6 +724,7 @@ StatusOr<AmendResult> Engine::Amend(std::string_view id, const Turn& replacement
   ASSIGN_OR_RETURN(const std::vector<std::vector<float>> vectors, impl_->EmbedTexts(texts));
 
   std::lock_guard write_lock(impl_->write_mutex);
+  RETURN_IF_ERROR(impl_->DrainScopeOfLocked(old_node));
   const Timestamp now = impl_->clock->Now();
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
   // Re-read inside the transaction: another writer may have amended or retired it meanwhile.
@@ -723,6 +816,10 @@ Status Engine::Retire(std::string_view id, std::string_view reason) {
   if (reason.size() > 1024) return Status::InvalidArgument("reason is longer than 1024 bytes");
   RETURN_IF_ERROR(Impl::CheckId(id));
   std::lock_guard write_lock(impl_->write_mutex);
+  {
+    StatusOr<store::NodeRecord> target = impl_->store->GetNode(id);
+    if (target.ok()) RETURN_IF_ERROR(impl_->DrainScopeOfLocked(*target));
+  }
   const Timestamp now = impl_->clock->Now();
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
   ASSIGN_OR_RETURN(store::NodeRecord node, txn->GetNode(id));
@@ -746,6 +843,7 @@ StatusOr<std::size_t> Engine::RetireAll(const Scope& scope) {
   ASSIGN_OR_RETURN(store::ScopeRecord record, impl_->RequireScope(scope));
   ASSIGN_OR_RETURN(std::vector<std::int64_t> scope_ids, impl_->ScopeIds(record, true));
   std::lock_guard write_lock(impl_->write_mutex);
+  RETURN_IF_ERROR(impl_->DrainLocked(record, /*nested=*/true));
   const Timestamp now = impl_->clock->Now();
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
   std::size_t retired = 0;
@@ -810,6 +908,7 @@ StatusOr<ExportSummary> Engine::Export(const Scope& scope, std::string* out) {
   ASSIGN_OR_RETURN(const store::ScopeRecord record, impl_->RequireScope(scope));
   // Holding the write lock keeps this engine's writers out while the scope is read.
   std::lock_guard write_lock(impl_->write_mutex);
+  RETURN_IF_ERROR(impl_->DrainLocked(record, /*nested=*/true));
   return archive::ExportScope(*impl_->store, record, out);
 }
 
@@ -836,6 +935,8 @@ StatusOr<MergeProposal> Engine::ProposeSameAs(std::string_view a, std::string_vi
   }
   if (reason.size() > 1024) return Status::InvalidArgument("reason is longer than 1024 bytes");
   std::lock_guard write_lock(impl_->write_mutex);
+  // Identity edges change how later turns resolve names: derive the earlier ones first.
+  RETURN_IF_ERROR(impl_->worker->DrainAllLocked());
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
   write::EdgeRequest request;
   request.type = "same_as";
@@ -851,6 +952,7 @@ StatusOr<MergeProposal> Engine::ProposeSameAs(std::string_view a, std::string_vi
 
 Status Engine::AcceptProposal(std::string_view proposal_id) {
   std::lock_guard write_lock(impl_->write_mutex);
+  RETURN_IF_ERROR(impl_->worker->DrainAllLocked());
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
   RETURN_IF_ERROR(impl_->registry->AcceptProposal(*txn, proposal_id, impl_->clock->Now()));
   return txn->Commit();
@@ -858,6 +960,7 @@ Status Engine::AcceptProposal(std::string_view proposal_id) {
 
 Status Engine::RejectProposal(std::string_view proposal_id) {
   std::lock_guard write_lock(impl_->write_mutex);
+  RETURN_IF_ERROR(impl_->worker->DrainAllLocked());
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
   RETURN_IF_ERROR(impl_->registry->RejectProposal(*txn, proposal_id, impl_->clock->Now()));
   return txn->Commit();
@@ -896,7 +999,8 @@ StatusOr<RebuildReport> Engine::RebuildIndex() {
 StatusOr<ReembedResult> Engine::Reembed(
     const std::function<void(std::size_t done, std::size_t total)>& progress) {
   const auto started = std::chrono::steady_clock::now();
-  // Other writes wait: a turn remembered meanwhile would miss the new vectors.
+  // Other writes wait: a turn remembered meanwhile would miss the new vectors. Turns pending
+  // derivation are embedded here too; the worker later stores the same vectors again.
   std::lock_guard write_lock(impl_->write_mutex);
   ReembedResult result;
   ASSIGN_OR_RETURN(const std::optional<store::EmbedderRecord> previous,

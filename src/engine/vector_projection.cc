@@ -129,7 +129,11 @@ Status VectorProjection::CatchUp() {
       embedder_set = true;
     } else if (entry.op == store::JournalOp::kScopeErased) {
       indexes_.erase(entry.scope_id);
-    } else if (entry.op == store::JournalOp::kNodeInserted && indexes_.count(entry.scope_id)) {
+    } else if ((entry.op == store::JournalOp::kNodeInserted ||
+                entry.op == store::JournalOp::kVectorStored) &&
+               indexes_.count(entry.scope_id) && !scope_of_row.count(entry.target_row)) {
+      // A turn's vector is written with it (a synchronous write) or later by the derivation
+      // worker (kVectorStored); either entry may come first, each row is read once.
       rows.push_back(entry.target_row);
       scope_of_row[entry.target_row] = entry.scope_id;
     }

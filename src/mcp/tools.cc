@@ -469,7 +469,12 @@ StatusOr<io::Json> RunWrite(const Call& call) {
     ASSIGN_OR_RETURN(Turn turn, ParseTurn(items[index], index));
     turns.push_back(std::move(turn));
   }
-  ASSIGN_OR_RETURN(const RememberResult result, call.engine.Remember(scope, turns));
+  // Writes do not wait for derivation unless asked (DESIGN §4).
+  RememberOptions options{.wait = RememberWait::kIndexed};
+  if (const std::string wait = StringArg(call.args, "wait"); !wait.empty()) {
+    ASSIGN_OR_RETURN(options.wait, ParseRememberWait(wait));
+  }
+  ASSIGN_OR_RETURN(const RememberResult result, call.engine.Remember(scope, turns, options));
   io::Json out = io::Json::object();
   out["scope"] = scope.ToString();
   const io::Json fields = io::ToJson(result);
@@ -663,7 +668,13 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                  .description = "The turns to store, oldest first.",
                  .minimum = 1,
                  .maximum = static_cast<std::int64_t>(options.max_turns_per_write),
-                 .items = TurnItemSchema()}},
+                 .items = TurnItemSchema()},
+                {.name = "wait",
+                 .description =
+                     "When to return: \"indexed\" (default: the turns are stored and found by "
+                     "keyword search; embeddings and derived facts follow in the background) or "
+                     "\"derived\" (after embedding and derivation too).",
+                 .choices = {"durable", "indexed", "derived"}}},
        .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
                                       {"ids", ArrayOf(TypeSchema("string"))},
                                       {"first_sequence", TypeSchema("integer")},

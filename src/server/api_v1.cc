@@ -362,6 +362,16 @@ ApiResponse V1Api::Remember(const ApiRequest& request) {
   StatusOr<Scope> scope = PathScope(request);
   if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
   if (auto denied = Require(request, *scope, auth::Right::kWrite)) return *denied;
+  if (Status status = KnownQuery(request, {"wait"}); !status.ok()) {
+    return ErrorResponse(status, request.request_id);
+  }
+  // Writes do not wait for derivation unless asked (?wait=derived; DESIGN §4).
+  RememberOptions options{.wait = RememberWait::kIndexed};
+  if (const auto wait = request.query.find("wait"); wait != request.query.end()) {
+    StatusOr<RememberWait> parsed = ParseRememberWait(wait->second);
+    if (!parsed.ok()) return BadRequest("query parameter wait: " + parsed.status().message(), request);
+    options.wait = *parsed;
+  }
   StatusOr<json> body = ObjectBody(request, {"turns"});
   if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
   const auto turns_field = body->find("turns");
@@ -384,7 +394,7 @@ ApiResponse V1Api::Remember(const ApiRequest& request) {
     }
     turns.push_back(*std::move(turn));
   }
-  StatusOr<RememberResult> result = engine_.Remember(*scope, turns);
+  StatusOr<RememberResult> result = engine_.Remember(*scope, turns, options);
   if (!result.ok()) return ErrorResponse(result.status(), request.request_id);
   io::Json out = io::Json::object();
   out["scope"] = scope->ToString();

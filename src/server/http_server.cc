@@ -209,6 +209,15 @@ std::string HttpServer::Impl::Serve(const httplib::Request& req, httplib::Respon
   if (req.method == "GET" && req.path == "/healthz") {
     io::Json body = io::Json::object();
     body["status"] = "ok";
+    // The background derivation (DESIGN §4): what is pending and its last failure, if any.
+    if (StatusOr<DerivationStatus> derivation = server.engine_.Derivation(); derivation.ok()) {
+      io::Json progress = io::Json::object();
+      progress["pending_turns"] = derivation->pending_turns;
+      progress["derived_turns"] = derivation->derived_turns;
+      progress["failures"] = derivation->failures;
+      if (!derivation->last_error.ok()) progress["last_error"] = derivation->last_error.ToString();
+      body["derivation"] = std::move(progress);
+    }
     WriteJson(res, {200, body});
     return req.path;
   }
@@ -242,6 +251,14 @@ std::string HttpServer::Impl::Serve(const httplib::Request& req, httplib::Respon
     if (scopes.ok()) {
       gauges.push_back(
           {"engram_scopes", "Scopes in the store.", static_cast<double>(scopes->size())});
+    }
+    if (StatusOr<DerivationStatus> derivation = server.engine_.Derivation(); derivation.ok()) {
+      gauges.push_back({"engram_derivation_pending_turns",
+                        "Turns stored but not yet embedded and derived.",
+                        static_cast<double>(derivation->pending_turns)});
+      gauges.push_back({"engram_derivation_failures",
+                        "Derivation chunks that failed since the server started.",
+                        static_cast<double>(derivation->failures)});
     }
     res.status = 200;
     res.set_content(server.metrics_.Render(gauges), "text/plain; version=0.0.4");

@@ -795,7 +795,9 @@ ApiResponse Mem0Api::AddMemories(const ApiRequest& request) try {
   Scope scope;
   MEM0_RETURN_IF_ERROR(ScopeOf(ids, &scope));
   MEM0_RETURN_IF_ERROR(RequireRight(request, scope, auth::Right::kWrite));
-  StatusOr<RememberResult> written = engine_.Remember(scope, turns);
+  // mem0's add returns the stored messages; derivation follows in the background.
+  StatusOr<RememberResult> written =
+      engine_.Remember(scope, turns, {.wait = RememberWait::kIndexed});
   if (!written.ok()) {
     // The engine names the bad turn ("turn 2: ..."), which is messages[2].
     if (written.status().code() == StatusCode::kInvalidArgument) {

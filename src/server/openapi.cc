@@ -386,8 +386,13 @@ Json Build() {
       Param("id", "path", Type("string"), "Proposal id (32 lowercase hex digits)", true);
   Json paths = Json::object();
   paths["/v1/scopes/{scope}/memories"]["post"] =
-      Operation("Remember a batch of turns (all or none)", {scope}, "RememberRequest", 201,
-                "RememberResult", {400, 401, 403, 413});
+      Operation("Remember a batch of turns (all or none)",
+                {scope, Param("wait", "query", Enum({"durable", "indexed", "derived"}),
+                              "When to answer: indexed (default: stored and searchable by "
+                              "BM25; embedding and derivation follow in the background), "
+                              "durable (committed) or derived (embedded and derived too)",
+                              false)},
+                "RememberRequest", 201, "RememberResult", {400, 401, 403, 413});
   paths["/v1/scopes/{scope}/memories"]["get"] = Operation(
       "List memories of exactly this scope, in sequence order",
       {scope,

@@ -55,6 +55,11 @@ Status CheckTurnAnalysis(const TurnAnalysisRecord& record) {
   }
   if (!nlohmann::json::accept(record.json) || record.json.empty() || record.json.front() != '{') {
     return Status::InvalidArgument(where + ": the analysis is not a JSON object");
+Status CheckEngineMetaKey(std::string_view key) {
+  constexpr std::size_t kMaxMetaKeyBytes = 256;
+  if (!key.starts_with("engine.") || key.size() > kMaxMetaKeyBytes) {
+    return Status::InvalidArgument("meta key \"" + std::string(key.substr(0, 64)) +
+                                   "\" is not an engine key (\"engine.\" + at most 249 bytes)");
   }
   return Status::Ok();
 }

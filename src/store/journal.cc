@@ -7,7 +7,7 @@
 namespace engram::store {
 namespace {
 
-constexpr std::array<std::pair<JournalOp, std::string_view>, 7> kJournalOps = {{
+constexpr std::array<std::pair<JournalOp, std::string_view>, 8> kJournalOps = {{
     {JournalOp::kScopeCreated, "scope_created"},
     {JournalOp::kNodeInserted, "node_inserted"},
     {JournalOp::kNodeUpdated, "node_updated"},
@@ -15,6 +15,7 @@ constexpr std::array<std::pair<JournalOp, std::string_view>, 7> kJournalOps = {{
     {JournalOp::kEdgeUpdated, "edge_updated"},
     {JournalOp::kScopeErased, "scope_erased"},
     {JournalOp::kEmbedderSet, "embedder_set"},
+    {JournalOp::kVectorStored, "vector_stored"},
 }};
 
 }  // namespace

@@ -108,6 +108,10 @@ enum class JournalOp {
   // Transaction::SetEmbedder recorded the store's embedder (scope_id 0, target_id the model id):
   // stored vectors may have been replaced, so vector projections reload.
   kEmbedderSet,
+  // Transaction::PutVector stored a node's embedding (scope_id and target of the node, at = the
+  // node's ingestion time): a vector written after its node (the derivation worker embeds turns
+  // after they were acknowledged) reaches the vector projections through this entry.
+  kVectorStored,
 };
 std::string_view JournalOpName(JournalOp op);
 
@@ -243,8 +247,8 @@ class Transaction {
   // Stores (or replaces) the embedding of node `node_id`, made by model `model_id`. Values are
   // stored as they are given (callers pass unit vectors). NotFound for an unknown node;
   // FailedPrecondition when no embedder is recorded or `model_id` / the length differ from it;
-  // InvalidArgument for a non-finite value. Not journalled: the node's kNodeInserted entry (in
-  // the same transaction) or a later kEmbedderSet tells projections to read it.
+  // InvalidArgument for a non-finite value. Journalled as kVectorStored (at = the node's
+  // ingestion time, so the entry does not depend on when the vector was written).
   virtual Status PutVector(std::string_view node_id, std::string_view model_id,
                            std::span<const float> values) = 0;
 
@@ -259,6 +263,15 @@ class Transaction {
   // The Merkle state of a scope as this transaction's writes leave it (its logs and roots are
   // brought up to date first). kNotFound for an unknown scope.
   virtual StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) = 0;
+
+  // The engine's bookkeeping in the store's `meta` table (e.g. the derivation cursors of
+  // engine/derive_worker.h), seeing this transaction's writes. Keys must start with "engine."
+  // (kInvalidArgument otherwise): the store's own entries (schema version, embedder) are not
+  // reachable here. Values are text.
+  virtual StatusOr<std::optional<std::string>> GetMeta(std::string_view key) = 0;
+  virtual Status SetMeta(std::string_view key, std::string_view value) = 0;
+  // Removes the entry; removing a missing one is not an error.
+  virtual Status DeleteMeta(std::string_view key) = 0;
 
   // Raises the scope's last handed-out sequence number to `last_sequence` (never lowers it), so an
   // imported scope goes on numbering after its imported turns. kNotFound for an unknown scope.
@@ -326,6 +339,10 @@ class Store {
 
   // The recorded embedder (Transaction::SetEmbedder); unset when none was recorded.
   virtual StatusOr<std::optional<EmbedderRecord>> GetEmbedder() = 0;
+  // Committed engine entries of the meta table (Transaction::SetMeta) whose key starts with
+  // `prefix` (which must start with "engine."), ordered by key.
+  virtual StatusOr<std::vector<std::pair<std::string, std::string>>> ListMeta(
+      std::string_view prefix) = 0;
   // Calls `visit` with every stored vector of the scope's nodes, in row order, until it returns
   // false. The span is valid only during the call.
   virtual Status ScanVectors(std::int64_t scope_id,

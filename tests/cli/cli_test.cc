@@ -197,6 +197,28 @@ TEST_F(CliTest, IngestExampleThenRecallJsonHasItemsWithProvenance) {
   EXPECT_TRUE(result["diagnostics"].is_object());
 }
 
+TEST_F(CliTest, IngestWaitsForTheDerivationUnlessToldNotTo) {
+  // --no-wait: acknowledged, nothing derived yet; the next engine does it.
+  RunResult quick = Engram({"--json", "ingest", "--no-wait", "--scope", "user:priya", kExample});
+  ASSERT_EQ(quick.exit_code, 0) << quick;
+  EXPECT_EQ(ParseJson(quick)["turns"], kExampleTurns);
+  EXPECT_EQ(ParseJson(quick)["pending_turns"], kExampleTurns);
+  RunResult human = Engram({"ingest", "--no-wait", "--scope", "user:other", kExample});
+  ASSERT_EQ(human.exit_code, 0) << human;
+  EXPECT_THAT(human.out, HasSubstr("60 turn(s) await derivation"));
+
+  // A default ingest (here of nothing new) waits until everything pending is derived.
+  RunResult again = Engram({"--json", "ingest", "--scope", "user:priya", kExample});
+  ASSERT_EQ(again.exit_code, 0) << again;
+  const json summary = ParseJson(again);
+  EXPECT_EQ(summary["already_stored"], kExampleTurns);
+  EXPECT_EQ(summary["pending_turns"], 0);
+  EXPECT_GE(summary["seconds"].get<double>(), summary["acknowledged_seconds"].get<double>());
+  RunResult facts = Engram({"--json", "facts", "--scope", "user:other"});
+  ASSERT_EQ(facts.exit_code, 0) << facts;
+  EXPECT_GT(ParseJson(facts)["count"].get<int>(), 0);
+}
+
 TEST_F(CliTest, RecallHumanOutputShowsRanksRoutesAndProvenance) {
   IngestExample();
   RunResult recall = Engram({"recall", "--scope", "user:priya", "What dog did Tom adopt?"});

@@ -57,6 +57,59 @@ Status PutVector(Store& store, const NodeRecord& node, std::string_view model,
   return txn->Commit();
 }
 
+TEST_P(StoreContractTest, AVectorWriteIsJournalledAtItsNodesIngestionTime) {
+  const ScopeRecord alice = MakeScope("user:alice");
+  const NodeRecord turn = AddTurn(alice.scope_id, "a one", At(200));
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  ASSERT_THAT(PutVector(*store_, turn, "model-a", {1.0f, 0.0f, 0.0f}), IsOk());
+  StatusOr<std::vector<JournalEntry>> journal = store_->ReadJournal(0, 0);
+  ASSERT_THAT(journal, IsOk());
+  ASSERT_FALSE(journal->empty());
+  const JournalEntry& entry = journal->back();
+  EXPECT_EQ(entry.op, JournalOp::kVectorStored);
+  EXPECT_EQ(entry.scope_id, alice.scope_id);
+  EXPECT_EQ(entry.target_id, turn.id);
+  EXPECT_EQ(entry.target_row, turn.row);
+  EXPECT_EQ(entry.at, turn.ingested_at);
+}
+
+TEST_P(StoreContractTest, EngineMetaEntriesAreWrittenListedAndDeletedInTransactions) {
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    EXPECT_THAT((*txn)->GetMeta("engine.derive.b"), IsOkAndHolds(std::optional<std::string>()));
+    ASSERT_THAT((*txn)->SetMeta("engine.derive.b", "7"), IsOk());
+    ASSERT_THAT((*txn)->SetMeta("engine.derive.a", "3"), IsOk());
+    ASSERT_THAT((*txn)->SetMeta("engine.other", "x"), IsOk());
+    EXPECT_THAT((*txn)->GetMeta("engine.derive.b"), IsOkAndHolds(Optional(std::string("7"))));
+    // Not committed: nothing is visible outside the transaction.
+    EXPECT_THAT(store_->ListMeta("engine.derive."), IsOkAndHolds(IsEmpty()));
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  using Entry = std::pair<std::string, std::string>;
+  EXPECT_THAT(store_->ListMeta("engine.derive."),
+              IsOkAndHolds(ElementsAre(Entry{"engine.derive.a", "3"}, Entry{"engine.derive.b", "7"})));
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    ASSERT_THAT((*txn)->SetMeta("engine.derive.a", "4"), IsOk());
+    ASSERT_THAT((*txn)->DeleteMeta("engine.derive.b"), IsOk());
+    ASSERT_THAT((*txn)->DeleteMeta("engine.derive.missing"), IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  Reopen();
+  EXPECT_THAT(store_->ListMeta("engine.derive."),
+              IsOkAndHolds(ElementsAre(Entry{"engine.derive.a", "4"})));
+  // The store's own entries are out of reach.
+  StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  EXPECT_THAT((*txn)->GetMeta("schema_version"), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT((*txn)->SetMeta("embedder_model_id", "x"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("engine.")));
+  EXPECT_THAT((*txn)->DeleteMeta("schema_version"), StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(store_->ListMeta(""), StatusIs(StatusCode::kInvalidArgument));
+}
+
 TEST_P(StoreContractTest, FreshStoreRecordsNoEmbedder) {
   EXPECT_THAT(store_->GetEmbedder(), IsOkAndHolds(std::optional<EmbedderRecord>()));
 }

@@ -1,5 +1,6 @@
 // The integration suites that run against every store backend: bad input (nothing stored
-// half-way) and determinism (same input, same store bytes and recalls). Each backend's test binary
+// half-way), determinism (same input, same store bytes and recalls) and two-phase writes (the
+// derivation worker gives the synchronous content, survives a crash between the phases). Each backend's test binary
 // instantiates them once:
 //
 //   ENGRAM_INSTANTIATE_BACKEND_SUITES(Sqlite, testing::SqliteBackend());
@@ -49,6 +50,9 @@ class BadInputTest : public BackendTest {
 
 class DeterminismTest : public BackendTest {};
 
+// Two-phase writes: non-blocking Remember and the derivation worker (two_phase_test.cc).
+class TwoPhaseWriteTest : public BackendTest {};
+
 inline std::string BackendSuiteName(const ::testing::TestParamInfo<testing::StoreBackend>& info) {
   return info.param.name;
 }
@@ -57,6 +61,7 @@ inline std::string BackendSuiteName(const ::testing::TestParamInfo<testing::Stor
 
 #define ENGRAM_INSTANTIATE_BACKEND_SUITES(prefix, backend)                                     \
   INSTANTIATE_TEST_SUITE_P(prefix, BadInputTest, ::testing::Values(backend), BackendSuiteName); \
-  INSTANTIATE_TEST_SUITE_P(prefix, DeterminismTest, ::testing::Values(backend), BackendSuiteName)
+  INSTANTIATE_TEST_SUITE_P(prefix, DeterminismTest, ::testing::Values(backend), BackendSuiteName); \
+  INSTANTIATE_TEST_SUITE_P(prefix, TwoPhaseWriteTest, ::testing::Values(backend), BackendSuiteName)
 
 #endif  // ENGRAM_TESTS_INTEGRATION_BACKEND_SUITES_H_

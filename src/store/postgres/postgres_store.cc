@@ -632,7 +632,7 @@ class PostgresTransaction final : public Transaction {
     ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> embedder, QueryEmbedder(conn_));
     RETURN_IF_ERROR(CheckVector(embedder, model_id, values));
     ASSIGN_OR_RETURN(const NodeRecord node, RequireNode(conn_, node_id));
-    return Run(conn_,
+    RETURN_IF_ERROR(Run(conn_,
                "INSERT INTO vectors(node_row, model_id, dimension, vector) "
                "VALUES($1, $2, $3, $4) ON CONFLICT(node_row) DO UPDATE SET "
                "model_id = excluded.model_id, dimension = excluded.dimension, "
@@ -642,7 +642,33 @@ class PostgresTransaction final : public Transaction {
                    .Text(model_id)
                    .Int(static_cast<std::int64_t>(values.size()))
                    .Bytes(EncodeVector(values, float16_vectors_)),
-               "put vector");
+               "put vector"));
+    return AppendJournal(conn_, node.scope_id, JournalOp::kVectorStored, node.id, node.row,
+                         node.ingested_at, "model=" + std::string(model_id));
+  }
+
+  StatusOr<std::optional<std::string>> GetMeta(std::string_view key) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckEngineMetaKey(key));
+    ASSIGN_OR_RETURN(Result rows, conn_.Query("SELECT value FROM meta WHERE key = $1",
+                                              Params().Text(key), "read meta"));
+    if (rows.size() == 0) return std::optional<std::string>();
+    return std::optional<std::string>(std::string(rows.Text(0, 0)));
+  }
+
+  Status SetMeta(std::string_view key, std::string_view value) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckEngineMetaKey(key));
+    return Run(conn_,
+               "INSERT INTO meta(key, value) VALUES($1, $2) "
+               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+               Params().Text(key).Text(value), "write meta");
+  }
+
+  Status DeleteMeta(std::string_view key) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckEngineMetaKey(key));
+    return Run(conn_, "DELETE FROM meta WHERE key = $1", Params().Text(key), "delete meta");
   }
 
   Status PutTurnAnalysis(const TurnAnalysisRecord& record) override {
@@ -931,6 +957,25 @@ class PostgresStore final : public Store {
 
   StatusOr<std::optional<EmbedderRecord>> GetEmbedder() override {
     return WithReader([&](Connection& conn) { return QueryEmbedder(conn); });
+  }
+
+  StatusOr<std::vector<std::pair<std::string, std::string>>> ListMeta(
+      std::string_view prefix) override {
+    RETURN_IF_ERROR(CheckEngineMetaKey(prefix));
+    return WithReader(
+        [&](Connection& conn) -> StatusOr<std::vector<std::pair<std::string, std::string>>> {
+          ASSIGN_OR_RETURN(Result rows,
+                           conn.Query("SELECT key, value FROM meta WHERE left(key, $2::int) = $1 "
+                                      "ORDER BY key COLLATE \"C\"",
+                                      Params().Text(prefix).Int(
+                                          static_cast<std::int64_t>(prefix.size())),
+                                      "list meta"));
+          std::vector<std::pair<std::string, std::string>> entries;
+          for (int row = 0; row < rows.size(); ++row) {
+            entries.emplace_back(std::string(rows.Text(row, 0)), std::string(rows.Text(row, 1)));
+          }
+          return entries;
+        });
   }
 
   // As ScanNodes: `visit` runs with no connection held.

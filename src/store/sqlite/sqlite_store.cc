@@ -618,6 +618,40 @@ class SqliteTransaction final : public Transaction {
     stmt.BindInt(3, static_cast<std::int64_t>(values.size()));
     const std::string bytes = EncodeVector(values, float16_vectors_);
     stmt.BindBlob(4, std::as_bytes(std::span<const char>(bytes)));
+    RETURN_IF_ERROR(stmt.Run());
+    return AppendJournal(conn_, node.scope_id, JournalOp::kVectorStored, node.id, node.row,
+                         node.ingested_at, "model=" + std::string(model_id));
+  }
+
+  StatusOr<std::optional<std::string>> GetMeta(std::string_view key) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckEngineMetaKey(key));
+    ASSIGN_OR_RETURN(Statement stmt,
+                     conn_.Prepare("SELECT value FROM meta WHERE key = ?1", "read meta"));
+    stmt.BindText(1, key);
+    ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+    if (!has_row) return std::optional<std::string>();
+    return std::optional<std::string>(stmt.ColumnText(0));
+  }
+
+  Status SetMeta(std::string_view key, std::string_view value) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckEngineMetaKey(key));
+    ASSIGN_OR_RETURN(Statement stmt,
+                     conn_.Prepare("INSERT INTO meta(key, value) VALUES(?1, ?2) "
+                                   "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                   "write meta"));
+    stmt.BindText(1, key);
+    stmt.BindText(2, value);
+    return stmt.Run();
+  }
+
+  Status DeleteMeta(std::string_view key) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckEngineMetaKey(key));
+    ASSIGN_OR_RETURN(Statement stmt,
+                     conn_.Prepare("DELETE FROM meta WHERE key = ?1", "delete meta"));
+    stmt.BindText(1, key);
     return stmt.Run();
   }
 
@@ -933,6 +967,26 @@ class SqliteStore final : public Store {
 
   StatusOr<std::optional<EmbedderRecord>> GetEmbedder() override {
     return WithReader([&](Connection& conn) { return QueryEmbedder(conn); });
+  }
+
+  StatusOr<std::vector<std::pair<std::string, std::string>>> ListMeta(
+      std::string_view prefix) override {
+    RETURN_IF_ERROR(CheckEngineMetaKey(prefix));
+    return WithReader(
+        [&](Connection& conn) -> StatusOr<std::vector<std::pair<std::string, std::string>>> {
+          ASSIGN_OR_RETURN(Statement stmt,
+                           conn.Prepare("SELECT key, value FROM meta WHERE substr(key, 1, ?2) = ?1 "
+                                        "ORDER BY key",
+                                        "list meta"));
+          stmt.BindText(1, prefix);
+          stmt.BindInt(2, static_cast<std::int64_t>(prefix.size()));
+          std::vector<std::pair<std::string, std::string>> entries;
+          while (true) {
+            ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+            if (!has_row) return entries;
+            entries.emplace_back(stmt.ColumnText(0), stmt.ColumnText(1));
+          }
+        });
   }
 
   Status ScanVectors(

@@ -1,0 +1,178 @@
+// The second phase of a write (DESIGN §4): embedding and derivation of turns that Remember has
+// already made durable and searchable by BM25.
+//
+// A non-blocking Remember commits its turns and a cursor in the store's meta table, in the same
+// transaction: `engine.derive.<scope node id>` = the highest sequence number of the scope whose
+// turns are derived. Turns after the cursor are pending. The cursor is the only record of
+// pending work, so a crash between the phases loses nothing: the next engine to open the store
+// (or another server sharing a PostgreSQL store) finds the cursor and resumes. The key is the
+// scope's node id, not its row number, so a scope created after an erase never inherits a stale
+// cursor; a cursor whose scope is gone is removed.
+//
+// The worker derives in the order a synchronous run would: scope by scope (scopes do not read
+// each other's derivations), each scope's turns in sequence order, in chunks of turns captured
+// at the same instant (one Remember call, or several at the same clock reading), with the
+// capture's own time as "now". So the derived nodes and edges do not depend on when the worker
+// runs: they are the ones a synchronous Remember writes (tests/integration/derive_worker_test).
+//
+// One chunk: read the cursor and the pending turns (committed reads), embed them with no lock
+// held, then take the engine's write mutex and the store's write transaction, re-read the
+// cursor and the pending turns inside it (another engine on the same PostgreSQL store may have
+// derived them meanwhile: then the chunk is dropped and planned again), store the vectors,
+// derive, advance the cursor (or remove it when no turn is left), commit. Each transaction
+// covers one chunk, so writers and the worker take turns on the write lock.
+//
+//   DeriveWorker worker(deps);
+//   worker.Start();   // resumes pending work found in the store
+//   ... Remember commits turns with MarkPending, then worker.Notify() ...
+//   RETURN_IF_ERROR(worker.WaitIdle());  // everything derived, or the worker's error
+//
+// Thread-safety: Notify, WaitIdle and status may be called from any thread. DrainScopeLocked and
+// DrainAllLocked run a drain in the calling thread and require the caller to hold
+// deps.write_mutex. The destructor stops the thread between two chunks (an open chunk is rolled
+// back) and joins it; pending work stays recorded in the store.
+#ifndef ENGRAM_ENGINE_DERIVE_WORKER_H_
+#define ENGRAM_ENGINE_DERIVE_WORKER_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "embed/embedder.h"
+#include "engram/status.h"
+#include "engram/types.h"
+#include "store/store.h"
+#include "write/derive.h"
+#include "write/edge_registry.h"
+
+namespace engram {
+
+// Turns derived per transaction at most. Small enough that a writer waits at most one chunk for
+// the write lock; large enough that the encoder gets useful batches.
+inline constexpr std::size_t kDeriveChunkTurns = 64;
+
+// The meta key of a scope's derivation cursor.
+std::string DeriveCursorKey(std::string_view scope_node_id);
+
+// Inside the capture's transaction: records that the scope's turns from `first_sequence` on
+// await derivation (keeps an existing, lower cursor). Call it only for turns this transaction
+// stored.
+Status MarkPending(store::Transaction& txn, const store::ScopeRecord& scope,
+                   std::int64_t first_sequence);
+
+// What the worker needs from the engine.
+struct DeriveWorkerDeps {
+  store::Store* store = nullptr;
+  const write::EdgeRegistry* registry = nullptr;
+  const write::Deriver* deriver = nullptr;
+  // The engine's write mutex: held around every write transaction of the worker.
+  std::mutex* write_mutex = nullptr;
+  // The store's embedder model id; "none" = no vectors.
+  std::string model_id = "none";
+  // The turns' vectors (EmbeddingText of each), aligned with the texts.
+  std::function<StatusOr<std::vector<std::vector<float>>>(std::span<const std::string>)> embed;
+  // The embedder for the resolver's embedding tier; nullptr without one.
+  std::function<StatusOr<embed::Embedder*>()> resolver_embedder;
+  // Called after each commit, with write_mutex held (projection catch-up).
+  std::function<void()> after_commit;
+  // False: no thread; WaitIdle derives in the calling thread (EngineOptions::
+  // background_derivation).
+  bool background = true;
+  // Called with write_mutex held once a scope has no pending turn left, with the first and last
+  // sequence numbers this drain derived and the capture time of its last chunk ([consolidate]
+  // every_turns).
+  std::function<void(const store::ScopeRecord& scope, std::int64_t first_sequence,
+                     std::int64_t last_sequence, Timestamp now)>
+      after_caught_up;
+};
+
+// Progress of the derivation (Engine::DerivationStatus mirrors it).
+struct DeriveProgress {
+  std::int64_t pending_turns = 0;  // turns stored and not derived yet, store-wide
+  std::size_t pending_scopes = 0;
+  std::int64_t derived_turns = 0;  // turns this engine derived since it opened
+  std::int64_t failures = 0;       // chunks that failed since the engine opened
+  Status last_error;               // the last failure; Ok once a later pass succeeded
+};
+
+class DeriveWorker {
+ public:
+  explicit DeriveWorker(DeriveWorkerDeps deps);
+  ~DeriveWorker();
+  DeriveWorker(const DeriveWorker&) = delete;
+  DeriveWorker& operator=(const DeriveWorker&) = delete;
+
+  // Starts the thread if it is not running (and deps.background); it looks for pending work at
+  // once.
+  void Start();
+  // New pending work was committed: starts the thread if needed and wakes it.
+  void Notify();
+  // Waits until a pass of the worker that began after this call has derived everything that was
+  // pending when it began, and returns Ok; or returns the error of a chunk that failed during
+  // that time (the turns stay pending; a later Notify or WaitIdle tries them again). Without
+  // deps.background: derives everything pending in the calling thread.
+  Status WaitIdle();
+  // Pending turns (read from the store) and the worker's counters.
+  StatusOr<DeriveProgress> Progress();
+
+  // With deps.write_mutex held: derives everything pending in these scopes / in the store, in
+  // the calling thread (what another write does first, so it applies after the derivations of
+  // earlier turns, as in a synchronous run).
+  Status DrainScopeLocked(const store::ScopeRecord& scope);
+  Status DrainAllLocked();
+
+ private:
+  enum class ChunkOutcome { kDerived, kNothingPending, kReplan };
+
+  // What a derived chunk covered.
+  struct Chunk {
+    store::ScopeRecord scope;
+    std::int64_t first_sequence = 0;
+    std::int64_t last_sequence = 0;
+    Timestamp now;
+    bool caught_up = false;  // no turn of the scope is pending after it
+  };
+
+  struct Plan {
+    std::string key;
+    std::int64_t cursor = 0;
+    std::vector<store::NodeRecord> turns;
+    std::vector<std::vector<float>> vectors;
+  };
+
+  void Run();
+  // One pass over every cursor of the store; stops early when asked to stop.
+  Status Pass();
+  // Derives the scope's pending turns chunk by chunk. lock_held: the caller holds write_mutex.
+  Status DrainKey(const std::string& key, bool lock_held);
+  StatusOr<ChunkOutcome> DeriveChunk(const std::string& key, bool lock_held, Chunk* chunk);
+  StatusOr<std::optional<Plan>> PlanChunk(const std::string& key,
+                                          const std::optional<std::string>& cursor_text,
+                                          store::Transaction* txn);
+  bool stopping();
+
+  DeriveWorkerDeps deps_;
+  std::mutex mutex_;
+  std::condition_variable wake_;  // the thread waits on it for work
+  std::condition_variable idle_;  // WaitIdle waits on it for a finished pass
+  bool stop_ = false;             // guarded by mutex_
+  bool requested_ = false;        // guarded by mutex_: work was notified since the pass began
+  std::int64_t passes_started_ = 0;   // guarded by mutex_
+  std::int64_t passes_finished_ = 0;  // guarded by mutex_
+  Status last_pass_status_;           // guarded by mutex_: the result of the last finished pass
+  std::int64_t derived_turns_ = 0;    // guarded by mutex_
+  std::int64_t failures_ = 0;         // guarded by mutex_
+  Status last_error_;                 // guarded by mutex_
+  std::thread thread_;                // started by Start(); joined by the destructor
+};
+
+}  // namespace engram
+
+#endif  // ENGRAM_ENGINE_DERIVE_WORKER_H_
