@@ -55,6 +55,10 @@ Status CheckTurnAnalysis(const TurnAnalysisRecord& record) {
   }
   if (!nlohmann::json::accept(record.json) || record.json.empty() || record.json.front() != '{') {
     return Status::InvalidArgument(where + ": the analysis is not a JSON object");
+  }
+  return Status::Ok();
+}
+
 Status CheckEngineMetaKey(std::string_view key) {
   constexpr std::size_t kMaxMetaKeyBytes = 256;
   if (!key.starts_with("engine.") || key.size() > kMaxMetaKeyBytes) {
