@@ -31,6 +31,7 @@ Status CheckVector(const std::optional<EmbedderRecord>& recorded, std::string_vi
 // Transaction::PutTurnAnalysis's argument checks (kInvalidArgument): a format > 0 and a JSON
 // object.
 Status CheckTurnAnalysis(const TurnAnalysisRecord& record);
+
 // The meta keys the engine may read and write (Transaction::GetMeta / SetMeta, Store::ListMeta):
 // kInvalidArgument unless `key` starts with "engine." and is at most 256 bytes.
 Status CheckEngineMetaKey(std::string_view key);
