@@ -1,6 +1,5 @@
 // Scope paths and the name tables of include/engram/types.h.
 #include "engram/types.h"
-#include "engram/options.h"
 
 #include <utf8proc.h>
 
@@ -143,11 +142,6 @@ constexpr std::array<std::pair<AnswerPolicy, std::string_view>, 3> kPolicies = {
     {AnswerPolicy::kBalanced, "balanced"},
     {AnswerPolicy::kAdvanced, "advanced"},
 }};
-constexpr std::array<std::pair<RememberWait, std::string_view>, 3> kRememberWaits = {{
-    {RememberWait::kDurable, "durable"},
-    {RememberWait::kIndexed, "indexed"},
-    {RememberWait::kDerived, "derived"},
-}};
 
 }  // namespace
 
@@ -168,10 +162,6 @@ StatusOr<NodeStatus> ParseNodeStatus(std::string_view name) {
 std::string_view AnswerPolicyName(AnswerPolicy policy) { return NameOf(kPolicies, policy); }
 StatusOr<AnswerPolicy> ParseAnswerPolicy(std::string_view name) {
   return ParseName(kPolicies, name, "answer policy");
-}
-std::string_view RememberWaitName(RememberWait wait) { return NameOf(kRememberWaits, wait); }
-StatusOr<RememberWait> ParseRememberWait(std::string_view name) {
-  return ParseName(kRememberWaits, name, "wait");
 }
 
 Scope::Scope(ScopeKind kind, std::string name) { path_.push_back({kind, std::move(name)}); }

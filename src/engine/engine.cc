@@ -19,6 +19,7 @@
 #include "engram/engine.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -64,7 +65,28 @@ std::string ReasonFromAttrs(const std::string& attrs_json) {
   return "";
 }
 
+constexpr std::array<std::pair<RememberWait, std::string_view>, 3> kRememberWaits = {{
+    {RememberWait::kDurable, "durable"},
+    {RememberWait::kIndexed, "indexed"},
+    {RememberWait::kDerived, "derived"},
+}};
+
 }  // namespace
+
+std::string_view RememberWaitName(RememberWait wait) {
+  for (const auto& [value, name] : kRememberWaits) {
+    if (value == wait) return name;
+  }
+  return "unknown";
+}
+
+StatusOr<RememberWait> ParseRememberWait(std::string_view name) {
+  for (const auto& [value, value_name] : kRememberWaits) {
+    if (value_name == name) return value;
+  }
+  return Status::InvalidArgument("unknown wait \"" + std::string(name.substr(0, 64)) +
+                                 "\" (expected one of durable, indexed, derived)");
+}
 
 struct Engine::Impl {
   EngineOptions options;
