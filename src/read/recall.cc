@@ -57,8 +57,10 @@ Routes Routes::Default() {
   auto graphs = std::make_shared<ScopeGraphCache>();  // entity and fact routes share it
   routes.routes_.push_back(std::make_unique<EntityRoute>(graphs));
   routes.routes_.push_back(std::make_unique<FactRoute>(graphs));
-  routes.routes_.push_back(std::make_unique<SceneRoute>());
+  auto structures = std::make_shared<ScopeStructureCache>();  // scene route and chat context
+  routes.routes_.push_back(std::make_unique<SceneRoute>(structures));
   routes.graphs_ = graphs;
+  routes.structures_ = structures;
   return routes;
 }
 
