@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <memory>
@@ -48,6 +49,9 @@
 #include "index/bm25/bm25_index.h"
 #include "index/vector/exact_index.h"
 #include "index/vector/hnsw_index.h"
+#include "read/scope_graph.h"
+#include "read/scope_structure.h"
+#include "store/store.h"
 #include "text/signals.h"
 #include "text/temporal.h"
 #include "text/tokenizer.h"
@@ -98,6 +102,7 @@ class TempEngine {
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
   }
   Engine* get() { return engine_.get(); }
+  std::string store_path() const { return dir_ + "/micro.db"; }
 
  private:
   std::string dir_;
@@ -237,6 +242,97 @@ void BM_RememberBatch10(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * 10));
 }
 BENCHMARK(BM_RememberBatch10)->Unit(benchmark::kMicrosecond);
+
+// A 600-turn scope (30 sessions of 20) in `engine`, consolidated, and a second handle on its
+// store with the scope's id; false when something failed.
+bool Build600(TempEngine& engine, const Scope& scope, std::unique_ptr<store::Store>& store,
+              std::int64_t& scope_id) {
+  eval::SyntheticText text(kSeed);
+  for (std::size_t session_idx = 0; session_idx < 30; ++session_idx) {
+    const std::vector<Turn> session = text.Session(
+        20, "session_" + std::to_string(session_idx + 1),
+        Timestamp{kStart.micros + static_cast<std::int64_t>(session_idx) * 86'400'000'000});
+    if (!engine.get()->Remember(scope, session).ok()) return false;
+  }
+  if (!engine.get()->Consolidate(scope).ok()) return false;
+  StatusOr<std::unique_ptr<store::Store>> opened = store::OpenSqliteStore(engine.store_path());
+  if (!opened.ok()) return false;
+  store = std::move(opened).value();
+  StatusOr<std::optional<store::ScopeRecord>> record = store->FindScope(scope.ToString());
+  if (!record.ok() || !record->has_value()) return false;
+  scope_id = (*record)->scope_id;
+  return true;
+}
+
+// The scope graph of the entity and fact routes after each one-turn write, over a 600-turn
+// scope: Arg 0 reloads it from the store (what the cache did after every write before it
+// followed the journal), Arg 1 lets the journal-following cache apply the write's rows. The
+// write itself is not timed.
+void BM_ScopeGraphAfterWrite(benchmark::State& state) {
+  TempEngine engine;
+  const Scope scope(ScopeKind::kUser, "micro-graph");
+  std::unique_ptr<store::Store> store;
+  std::int64_t scope_id = 0;
+  if (engine.get() == nullptr || !Build600(engine, scope, store, scope_id)) {
+    state.SkipWithError("cannot build the scope");
+    return;
+  }
+  const bool incremental = state.range(0) == 1;
+  read::ScopeGraphCache cache;
+  const std::int64_t scope_ids[] = {scope_id};
+  if (!cache.Get(*store, scope_ids, true).ok()) {
+    state.SkipWithError("cannot load the graph");
+    return;
+  }
+  eval::SyntheticText text(kSeed + 7);
+  std::int64_t write_idx = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::vector<Turn> turn = text.Session(
+        1, "session_late", Timestamp{kStart.micros + (40 * 86'400 + write_idx++) * 1'000'000});
+    const bool written = engine.get()->Remember(scope, turn).ok();
+    state.ResumeTiming();
+    if (!written) {
+      state.SkipWithError("write failed");
+      break;
+    }
+    if (incremental) {
+      auto graphs = cache.Get(*store, scope_ids, true);
+      benchmark::DoNotOptimize(graphs);
+    } else {
+      auto graph = read::ScopeGraph::Load(*store, scope_id, true);
+      benchmark::DoNotOptimize(graph);
+    }
+  }
+  state.counters["loads"] = static_cast<double>(cache.stats().loads);
+}
+BENCHMARK(BM_ScopeGraphAfterWrite)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// The episodes and scenes the scene route reads per recall over a consolidated 600-turn scope:
+// Arg 0 reads them from the store (the route before the cache), Arg 1 from the cache when
+// nothing changed (one journal query).
+void BM_SceneStructurePerRecall(benchmark::State& state) {
+  TempEngine engine;
+  const Scope scope(ScopeKind::kUser, "micro-scenes");
+  std::unique_ptr<store::Store> store;
+  std::int64_t scope_id = 0;
+  if (engine.get() == nullptr || !Build600(engine, scope, store, scope_id)) {
+    state.SkipWithError("cannot build the scope");
+    return;
+  }
+  read::ScopeStructureCache cache;
+  const std::int64_t scope_ids[] = {scope_id};
+  for (auto _ : state) {
+    if (state.range(0) == 1) {
+      auto structures = cache.Get(*store, scope_ids, {});
+      benchmark::DoNotOptimize(structures);
+    } else {
+      auto structure = read::ScopeStructure::Load(*store, scope_id, {});
+      benchmark::DoNotOptimize(structure);
+    }
+  }
+}
+BENCHMARK(BM_SceneStructurePerRecall)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 void BM_Recall600(benchmark::State& state) {
   TempEngine engine;

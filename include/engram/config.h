@@ -103,6 +103,9 @@ struct RecallConfig {
   // most this many bytes around the query terms it matches (marked, with its byte offsets),
   // instead of being dropped. In [64, 65536].
   std::size_t excerpt_bytes = 1024;
+  // Chat context mode (RecallOptions::mode): the profile and foresight lines take at most this
+  // share of the token budget; the evidence gets what they leave. In [0.05, 0.9].
+  double chat_share = 0.25;
   // Answer type (DMF §9.3 answerability): when the question asks for a time, number, place or
   // person ("when", "how many", "where", "who"), the turns among the best answer_type_depth
   // candidates that hold one are multiplied by answer_type_boost (1 = off). 1.3: LoCoMo dev

@@ -141,6 +141,15 @@ struct RecallOptions {
   bool include_nested = true;
   // Instructions for the answer model, returned apart from the context. Default: balanced.
   AnswerPolicy policy = AnswerPolicy::kBalanced;
+  // What the context holds. kChat puts two sections before the recalled evidence (DESIGN §5.7,
+  // EverMemOS §3.5): the profile of the person the question is about (the people it names, else
+  // the user of a user: scope), its current explicit facts and traits as the last consolidation
+  // stored them, and the foresight (plans and temporary states) valid at the query time (or at
+  // valid_at); every line names its evidence turns (ReadResult::chat), and a line whose fact the
+  // recall's filters hide (retired, superseded since, not known at known_at) is left out. The
+  // two sections take at most Config::recall.chat_share of the token budget, line by line in
+  // that order; the evidence gets the rest. Default: kEvidence (the evidence only).
+  ContextMode mode = ContextMode::kEvidence;
 };
 
 struct ListOptions {

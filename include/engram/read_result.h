@@ -97,6 +97,20 @@ struct Diagnostics {
   std::size_t token_budget = 0;
   std::size_t context_tokens = 0;
   std::vector<StageTiming> timings;
+  // Chat context mode: whose profile was attached and why, how many profile and foresight lines
+  // fit, and the tokens they took of their share; "" in evidence mode.
+  std::string chat;
+};
+
+// One line of a chat-mode context (RecallOptions::mode): a profile fact or trait, or a valid
+// foresight, with the turns it rests on.
+struct ChatLine {
+  std::string section;  // "profile" | "foresight"
+  std::string person;   // the profile's person; a foresight's subject
+  std::string text;     // the line as the context shows it
+  std::string memory_id;              // the fact (a profile slot, a foresight) or "" (a trait)
+  std::vector<std::string> evidence;  // turn ids
+  std::size_t tokens = 0;             // CountTokens of the line
 };
 
 struct ReadResult {
@@ -107,6 +121,8 @@ struct ReadResult {
   std::vector<RecallItem> items;    // best first
   Diagnostics diagnostics;
   double latency_ms = 0;
+  std::string mode = "evidence";  // ContextModeName of RecallOptions::mode
+  std::vector<ChatLine> chat;     // chat mode: the lines put before the evidence, in order
 };
 
 // One turn of a run's active window (Engine::Context), with DMF's scores (DMF §5-8).

@@ -144,6 +144,12 @@ enum class AnswerPolicy { kStrict, kBalanced, kAdvanced };
 std::string_view AnswerPolicyName(AnswerPolicy policy);
 StatusOr<AnswerPolicy> ParseAnswerPolicy(std::string_view name);
 
+// What a recall's context holds (RecallOptions::mode): "evidence", the recalled memories only;
+// "chat", the person's profile and the valid foresight before them (DESIGN §5.7).
+enum class ContextMode { kEvidence, kChat };
+std::string_view ContextModeName(ContextMode mode);
+StatusOr<ContextMode> ParseContextMode(std::string_view name);
+
 }  // namespace engram
 
 #endif  // ENGRAM_TYPES_H_

@@ -172,7 +172,8 @@ py::object Recall(const PyEngine& self, const py::object& scope_arg, const py::o
                   const py::object& k, const py::object& token_budget, const py::object& policy,
                   const py::object& routes, bool explain, bool include_retired, bool include_nested,
                   const py::object& route_weights, bool use_planner, const py::object& at,
-                  const py::object& valid_at, const py::object& known_at) {
+                  const py::object& valid_at, const py::object& known_at,
+                  const py::object& mode) {
   const Scope scope = ScopeFromPython(scope_arg, "scope");
   RecallQuery query;
   query.text = TextFromPython(query_arg, "query");
@@ -190,6 +191,14 @@ py::object Recall(const PyEngine& self, const py::object& scope_arg, const py::o
     throw StatusError{Status::InvalidArgument("policy: " + parsed_policy.status().message())};
   }
   options.policy = *parsed_policy;
+  if (!py::isinstance<py::str>(mode)) {
+    throw py::type_error("mode must be a str (\"evidence\" or \"chat\")");
+  }
+  StatusOr<ContextMode> parsed_mode = ParseContextMode(mode.cast<std::string>());
+  if (!parsed_mode.ok()) {
+    throw StatusError{Status::InvalidArgument("mode: " + parsed_mode.status().message())};
+  }
+  options.mode = *parsed_mode;
   if (!routes.is_none()) options.routes = StringsFromPython(routes, "routes");
   if (!route_weights.is_none()) {
     if (!py::isinstance<py::dict>(route_weights)) {
@@ -418,6 +427,12 @@ void BindTypes(py::module_& module) {
                              [](const ReadResultView& r) { return r.result.diagnostics; })
       .def_property_readonly("latency_ms",
                              [](const ReadResultView& r) { return r.result.latency_ms; })
+      .def_property_readonly("mode", [](const ReadResultView& r) { return r.result.mode; })
+      .def_property_readonly(
+          "chat",
+          [](const ReadResultView& r) { return JsonToPython(io::ToJson(r.result)["chat"]); },
+          "recall(..., mode=\"chat\"): the profile and foresight lines put before the evidence, "
+          "as dicts {section, person, text, memory_id, evidence, tokens}; else [].")
       .def_property_readonly("explanation", &ExplainResult,
                              "With recall(..., explain=True): the query frame, the plan, each "
                              "route's weight and candidates and the fusion summary; else \"\".")
@@ -565,6 +580,7 @@ void BindEngine(py::module_& module) {
            py::arg("include_nested") = true, py::arg("route_weights") = py::none(),
            py::arg("use_planner") = true, py::arg("at") = py::none(),
            py::arg("valid_at") = py::none(), py::arg("known_at") = py::none(),
+           py::arg("mode") = "evidence",
            "Ranked, packed, explained memories of a scope for a question.\n\n"
            "scope: the scope to search (nested scopes too unless include_nested=False); an "
            "unknown scope raises engram.NotFound.\nquery: the question (str, or bytes of "
@@ -579,7 +595,9 @@ void BindEngine(py::module_& module) {
            "or ISO-8601 str; None: the engine clock).\nvalid_at: what was true then -- only "
            "memories valid at this time (datetime or ISO-8601 str), superseded ones included.\n"
            "known_at: what engram knew then -- only memories ingested by this time, with the "
-           "status they had then.\nReturns a ReadResult (.context, "
+           "status they had then.\nmode: \"evidence\" (default) or \"chat\" -- the "
+           "person's profile and the valid foresight before the evidence (ReadResult.chat, each "
+           "line with its evidence turn ids).\nReturns a ReadResult (.context, "
            ".answer_instructions, .items, .diagnostics; .to_dict() is `engram recall --json`).")
       .def(
           "get",

@@ -78,6 +78,7 @@ def test_a_large_batch_is_stored_in_one_call(engine):
     (lambda e: e.recall("user:alice", "x", routes="bm25"), "routes must be a list of str"),
     (lambda e: e.recall("user:alice", "x", routes=[1]), "routes must be a list of str"),
     (lambda e: e.recall("user:alice", "x", policy=1), "policy must be a str"),
+    (lambda e: e.recall("user:alice", "x", mode=None), "mode must be a str"),
     (lambda e: e.recall("user:alice", "x", route_weights=[1]), "route_weights must be a dict"),
     (lambda e: e.recall("user:alice", "x", at=5), "at must be a datetime"),
     (lambda e: e.recall("user:alice", "x", valid_at=5), "valid_at must be a datetime"),

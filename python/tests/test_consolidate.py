@@ -44,6 +44,33 @@ def test_foresight_is_filtered_by_time(engine):
     assert [entry["validity"] for entry in expired] == ["expired"]
 
 
+def test_recall_in_chat_mode_attaches_the_profile_and_valid_foresight(engine):
+    ids = engine.remember("user:mia", [
+        {"text": "I moved to Berlin last March.", "speaker": "Mia",
+         "event_time": "2024-05-01T12:00:00Z"},
+        {"text": "I actually live in Munich now.", "speaker": "Mia",
+         "event_time": "2024-05-10T09:00:00Z"},
+        {"text": "I am going to visit my sister in Lyon next Friday.", "speaker": "Mia",
+         "event_time": "2024-05-10T09:01:00Z"}]).ids
+    engine.consolidate("user:mia")
+    result = engine.recall("user:mia", "What is coming up?", at="2024-05-12T09:00:00Z",
+                           mode="chat")
+    assert result.mode == "chat"
+    profile = [line for line in result.chat if line["section"] == "profile"]
+    foresight = [line for line in result.chat if line["section"] == "foresight"]
+    residence = [line for line in profile if "Munich" in line["text"]]
+    assert len(residence) == 1 and residence[0]["evidence"] == [ids[1]]
+    assert "Berlin" in residence[0]["text"]
+    assert len(foresight) == 1 and foresight[0]["evidence"] == [ids[2]]
+    assert result.context.startswith("Profile of Mia:")
+    later = engine.recall("user:mia", "What is coming up?", at="2024-05-20T09:00:00Z",
+                          mode="chat")
+    assert [line["section"] for line in later.chat if line["section"] == "foresight"] == []
+    assert engine.recall("user:mia", "What is coming up?").chat == []
+    with pytest.raises(engram.InvalidArgument, match="unknown context mode"):
+        engine.recall("user:mia", "x", mode="gossip")
+
+
 def test_unknown_scope_is_not_found(engine):
     with pytest.raises(engram.NotFound, match="user:nobody"):
         engine.consolidate("user:nobody")

@@ -24,6 +24,7 @@ struct RecallArgs {
   std::size_t budget = 0;
   std::vector<std::string> routes;
   std::string policy = "balanced";
+  std::string mode = "evidence";
   bool include_retired = false;
   std::string at;
   AsOfFlags as_of;
@@ -48,9 +49,14 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
         << result.policy << ", " << result.diagnostics.context_tokens << " context tokens, "
         << latency << " ms)\n";
   }
+  // Chat mode: the profile and foresight lines, as the context shows them.
+  for (const ChatLine& line : result.chat) {
+    out << line.section << " " << Printable(line.text) << "\n";
+  }
   if (explain) {
     const Diagnostics& diagnostics = result.diagnostics;
     out << "frame: " << Printable(diagnostics.frame) << "\n";
+    if (!diagnostics.chat.empty()) out << "chat: " << Printable(diagnostics.chat) << "\n";
     out << "plan: " << Printable(diagnostics.plan) << "\n";
     for (const RouteDiagnostics& route : diagnostics.routes) {
       out << "route " << Printable(route.route) << ": weight " << Score(route.weight) << ", "
@@ -160,6 +166,9 @@ int RunRecall(const RecallArgs& args, Console& console) {
   StatusOr<AnswerPolicy> policy = ParseAnswerPolicy(args.policy);
   if (!policy.ok()) return console.UsageError(kCommand, "--policy: " + policy.status().message());
   options.policy = *policy;
+  StatusOr<ContextMode> mode = ParseContextMode(args.mode);
+  if (!mode.ok()) return console.UsageError(kCommand, "--mode: " + mode.status().message());
+  options.mode = *mode;
 
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), false);
   if (!engine.ok()) return console.Fail(kCommand, engine.status());
@@ -197,6 +206,9 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
       ->delimiter(',');
   command->add_option("--policy", args->policy, "Answer policy (default balanced)")
       ->check(CLI::IsMember({"strict", "balanced", "advanced"}));
+  command->add_option("--mode", args->mode,
+                      "Context mode: evidence (default), or chat (the person's profile and the "
+                      "valid foresight before the evidence, each line with its evidence ids)");
   command->add_flag("--include-retired", args->include_retired,
                     "Return retired and superseded memories too");
   command->add_option("--at", args->at,

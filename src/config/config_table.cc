@@ -106,6 +106,9 @@ const KeySpec kKeys[] = {
      "a turn too long for the budget left is packed as an excerpt of at most this many bytes "
      "around its matches",
      "chosen, not measured (Eywa's raw rescue keeps excerpts of at most 1,300 characters)"},
+    {"recall", "chat_share", ENGRAM_FIELD(recall.chat_share), Closed(0.05, 0.9), {},
+     "chat context mode: most of the token budget the profile and foresight lines may take",
+     "chosen, not measured (a quarter leaves the evidence most of the budget)"},
     {"recall", "answer_type_boost", ENGRAM_FIELD(recall.answer_type_boost), Closed(1, 10), {},
      "x on turns holding the date / number / place / person a when / how many / where / who "
      "question asks for; 1 = off",

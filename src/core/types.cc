@@ -159,9 +159,18 @@ std::string_view NodeStatusName(NodeStatus status) { return NameOf(kNodeStatuses
 StatusOr<NodeStatus> ParseNodeStatus(std::string_view name) {
   return ParseName(kNodeStatuses, name, "status");
 }
+constexpr std::array<std::pair<ContextMode, std::string_view>, 2> kContextModes = {{
+    {ContextMode::kEvidence, "evidence"},
+    {ContextMode::kChat, "chat"},
+}};
+
 std::string_view AnswerPolicyName(AnswerPolicy policy) { return NameOf(kPolicies, policy); }
 StatusOr<AnswerPolicy> ParseAnswerPolicy(std::string_view name) {
   return ParseName(kPolicies, name, "answer policy");
+}
+std::string_view ContextModeName(ContextMode mode) { return NameOf(kContextModes, mode); }
+StatusOr<ContextMode> ParseContextMode(std::string_view name) {
+  return ParseName(kContextModes, name, "context mode");
 }
 
 Scope::Scope(ScopeKind kind, std::string name) { path_.push_back({kind, std::move(name)}); }

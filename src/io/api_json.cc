@@ -178,6 +178,7 @@ Json ToJson(const Diagnostics& diagnostics) {
   json["token_budget"] = diagnostics.token_budget;
   json["context_tokens"] = diagnostics.context_tokens;
   json["timings"] = std::move(timings);
+  json["chat"] = diagnostics.chat;
   return json;
 }
 
@@ -190,6 +191,17 @@ Json ToJson(const ReadResult& result) {
   json["items"] = List(result.items);
   json["diagnostics"] = ToJson(result.diagnostics);
   json["latency_ms"] = Number(result.latency_ms);
+  json["mode"] = result.mode;
+  Json chat = Json::array();
+  for (const ChatLine& line : result.chat) {
+    chat.push_back(Json{{"section", line.section},
+                        {"person", line.person},
+                        {"text", line.text},
+                        {"memory_id", line.memory_id},
+                        {"evidence", line.evidence},
+                        {"tokens", line.tokens}});
+  }
+  json["chat"] = std::move(chat);
   return json;
 }
 

@@ -499,6 +499,7 @@ StatusOr<io::Json> RunRecall(const Call& call) {
   options.token_budget = static_cast<std::size_t>(IntArg(call.args, "token_budget", 0));
   options.include_retired = BoolArg(call.args, "include_retired", false);
   ASSIGN_OR_RETURN(options.policy, ParseAnswerPolicy(StringArg(call.args, "policy", "balanced")));
+  ASSIGN_OR_RETURN(options.mode, ParseContextMode(StringArg(call.args, "mode", "evidence")));
   ASSIGN_OR_RETURN(const ReadResult result, call.engine.Recall(scope, query, options));
   io::Json out = io::ToJson(result);
   if (!BoolArg(call.args, "explain", false)) {
@@ -729,13 +730,21 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                  .type = ArgType::kString,
                  .description = "What engram knew then: only memories ingested by this ISO-8601 "
                                 "time, with the status they had then. Default: unset.",
-                 .maximum = 64}},
+                 .maximum = 64},
+                {.name = "mode",
+                 .type = ArgType::kString,
+                 .description = "chat: the person's profile and the valid foresight before the "
+                                "evidence, each line with its evidence turn ids. Default: "
+                                "evidence.",
+                 .choices = {"evidence", "chat"}}},
        .read_only = true,
        .idempotent = true,
        .output_schema =
            ObjectSchema({{"query", TypeSchema("string")},
                          {"policy", TypeSchema("string")},
                          {"context", TypeSchema("string")},
+                         {"mode", TypeSchema("string")},
+                         {"chat", ArrayOf(TypeSchema("object"))},
                          {"answer_instructions", TypeSchema("string")},
                          {"items", ArrayOf(ObjectSchema({{"id", TypeSchema("string")},
                                                          {"scope", TypeSchema("string")},

@@ -1,13 +1,7 @@
-// The entity-graph route (DESIGN §5.3, WorldDB §4 entity lane) and the per-scope graph it reads.
+// The entity-graph route (DESIGN §5.3, WorldDB §4 entity lane).
 //
-// ScopeGraph: what the write path derived for one scope, read once from the store and cached:
-// its entity nodes (name, key, kind) grouped into equivalence classes by accepted (active)
-// same_as edges, the turns linked to each entity by `mentions` (a name in the turn) and
-// `refers_to` (a resolved reference: "you", "she", "there"), and its fact nodes with their
-// subject / predicate / object, index terms and supporting turns (`derived_from`). The fact route
-// (fact_route.h) reads the same graph. ScopeGraphCache keeps one graph per scope and drops a
-// scope's graph when the store's journal shows a change in that scope, so a recall costs one
-// journal query when nothing changed.
+// The route reads the per-scope graph of scope_graph.h (ScopeGraph, kept by a ScopeGraphCache
+// that follows the store's journal); the fact route (fact_route.h) reads the same graph.
 //
 // EntityRoute ("entity"): resolves the entities the question asks about and proposes the turns
 // linked to them.
@@ -35,98 +29,16 @@
 #ifndef ENGRAM_READ_ENTITY_ROUTE_H_
 #define ENGRAM_READ_ENTITY_ROUTE_H_
 
-#include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engram/status.h"
-#include "engram/types.h"
 #include "read/route.h"
-#include "store/store.h"
+#include "read/scope_graph.h"
 
 namespace engram::read {
-
-struct GraphEntity {
-  std::int64_t row = 0;
-  std::string id;
-  std::string name;             // as first written ("Caroline")
-  std::string key;              // normalised name ("caroline")
-  std::string kind;             // "person", "place", "organization"
-  std::size_t class_index = 0;  // index into ScopeGraph::classes
-  // The entity is a speaker of the scope: its key is a speaker's name or first name, or a
-  // pending same_as proposal joins it to such an entity ("Mel" -> "Melanie"; not merged).
-  bool speaker = false;
-};
-
-// A turn linked to an entity class.
-struct GraphLink {
-  std::int64_t turn_row = 0;
-  bool mentioned = false;  // a `mentions` edge (a name in the turn)
-  bool referred = false;   // a `refers_to` edge (a resolved reference)
-};
-
-// Entities joined by accepted same_as edges.
-struct EntityClass {
-  std::vector<std::size_t> members;  // indexes into ScopeGraph::entities, by row
-  std::vector<GraphLink> links;      // by turn row, one per turn
-};
-
-struct GraphFact {
-  std::int64_t row = 0;
-  std::string id;
-  NodeStatus status = NodeStatus::kActive;
-  std::optional<Timestamp> valid_from;
-  std::optional<Timestamp> valid_to;
-  Timestamp ingested_at;  // for as-of recalls (read/visibility.h)
-  Timestamp updated_at;
-  std::string subject;      // as extracted ("Caroline", "user")
-  std::string subject_key;  // normalised
-  std::string predicate;    // "went_to"
-  std::string object;
-  std::string kind;       // write/extractor.h FactKind name
-  bool has_time = false;  // the fact carries a time of its own ("last May")
-  // Distinct index terms of the predicate and the object (the tokenizer of the BM25 route), sorted.
-  std::vector<std::string> terms;
-  // Supporting turns (derived_from), in sequence order.
-  std::vector<std::string> support_ids;
-  std::vector<std::int64_t> support_rows;
-};
-
-struct ScopeGraph {
-  std::int64_t scope_id = 0;
-  std::size_t turn_count = 0;
-  // Normalised names of the turns' speakers and their first words, sorted, without repeats.
-  std::vector<std::string> speaker_keys;
-  std::vector<GraphEntity> entities;  // by row
-  std::vector<EntityClass> classes;   // by smallest member row
-  std::vector<GraphFact> facts;       // by row
-
-  // Reads the scope's graph from the store. `stem` must be the BM25 tokenizer's setting, so fact
-  // terms equal query terms.
-  static StatusOr<ScopeGraph> Load(store::Store& store, std::int64_t scope_id, bool stem);
-};
-
-// Per-scope ScopeGraph cache, invalidated by the store's journal. One cache serves one store
-// (the Routes of one engine); a different store pointer empties it.
-// Thread-safety: Get may be called concurrently; graphs handed out are immutable.
-class ScopeGraphCache {
- public:
-  StatusOr<std::vector<std::shared_ptr<const ScopeGraph>>> Get(
-      store::Store& store, std::span<const std::int64_t> scope_ids, bool stem);
-
- private:
-  std::mutex mutex_;
-  store::Store* store_ = nullptr;  // GUARDED_BY(mutex_)
-  bool stem_ = true;
-  std::int64_t applied_journal_seq_ = -1;  // -1: nothing loaded yet
-  std::map<std::int64_t, std::shared_ptr<const ScopeGraph>> graphs_;
-};
 
 class EntityRoute final : public Route {
  public:
@@ -138,10 +50,6 @@ class EntityRoute final : public Route {
  private:
   std::shared_ptr<ScopeGraphCache> cache_;
 };
-
-// Normalised key of a name as the question writes it: NormalizeForIndex, a final possessive
-// "'s" dropped ("Caroline's" -> "caroline").
-std::string NameKey(std::string_view name);
 
 }  // namespace engram::read
 

@@ -13,6 +13,7 @@
 
 #include "read/bm25_route.h"
 #include "read/bridge.h"
+#include "read/chat_context.h"
 #include "read/context_routes.h"
 #include "read/entity_route.h"
 #include "read/fact_route.h"
@@ -57,8 +58,10 @@ Routes Routes::Default() {
   auto graphs = std::make_shared<ScopeGraphCache>();  // entity and fact routes share it
   routes.routes_.push_back(std::make_unique<EntityRoute>(graphs));
   routes.routes_.push_back(std::make_unique<FactRoute>(graphs));
-  routes.routes_.push_back(std::make_unique<SceneRoute>());
+  auto structures = std::make_shared<ScopeStructureCache>();  // scene route and chat context
+  routes.routes_.push_back(std::make_unique<SceneRoute>(structures));
   routes.graphs_ = graphs;
+  routes.structures_ = structures;
   return routes;
 }
 
@@ -305,6 +308,32 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   if (request.store != nullptr) RETURN_IF_ERROR(ExpandFactProvenance(*request.store, items));
   timer.Mark("filter");
 
+  // Chat mode: the profile and foresight lines come first, within their share of the budget;
+  // the evidence gets the rest (read/chat_context.h).
+  std::optional<ChatContext> chat;
+  std::size_t evidence_budget = token_budget;
+  if (request.options.mode == ContextMode::kChat) {
+    result.mode = std::string(ContextModeName(ContextMode::kChat));
+    if (request.store != nullptr && !request.scope_ids.empty() && routes.graphs() != nullptr &&
+        routes.structures() != nullptr) {
+      ASSIGN_OR_RETURN(const std::vector<std::shared_ptr<const ScopeGraph>> graphs,
+                       routes.graphs()->Get(*request.store, request.scope_ids, config.bm25.stem));
+      ASSIGN_OR_RETURN(
+          const std::vector<std::shared_ptr<const ScopeStructure>> structures,
+          routes.structures()->Get(*request.store, request.scope_ids, ScopeStructureSettings{}));
+      const std::size_t chat_budget = std::max<std::size_t>(
+          1, static_cast<std::size_t>(static_cast<double>(token_budget) * config.recall.chat_share));
+      ASSIGN_OR_RETURN(chat, BuildChatContext(graphs, structures, frame, visibility,
+                                              request.options.valid_at.value_or(frame.query_time),
+                                              chat_budget));
+      evidence_budget = std::max<std::size_t>(1, token_budget - chat->tokens);
+      diagnostics.chat = chat->explanation;
+    } else {
+      diagnostics.chat = "no store to read profiles and foresight from";
+    }
+    timer.Mark("chat");
+  }
+
   PackOptions pack_options;
   // A question about several people: the context groups each one's evidence.
   if (frame.asked_speakers.size() >= 2) pack_options.group_speakers = frame.asked_speakers;
@@ -320,10 +349,15 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
       return spans;
     };
   }
-  PackResult packed = Pack(std::move(items), token_budget, request.options.k, pack_options);
+  PackResult packed = Pack(std::move(items), evidence_budget, request.options.k, pack_options);
   result.items = std::move(packed.items);
   result.context = std::move(packed.context);
   diagnostics.context_tokens = packed.context_tokens;
+  if (chat.has_value() && !chat->lines.empty()) {
+    result.context = chat->text + (result.context.empty() ? "" : "\n\n" + result.context);
+    diagnostics.context_tokens += chat->tokens;
+    result.chat = std::move(chat->lines);
+  }
   diagnostics.dropped_by_budget = packed.dropped_by_budget;
   diagnostics.deduplicated = packed.deduplicated;
   timer.Mark("pack");

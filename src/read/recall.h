@@ -15,6 +15,7 @@
 #include "read/entity_route.h"
 #include "read/query_frame.h"
 #include "read/route.h"
+#include "read/scope_structure.h"
 #include "store/store.h"
 
 namespace engram::read {
@@ -53,10 +54,13 @@ class Routes {
   std::vector<std::string> Names() const;
   // The per-scope entity graphs the entity and fact routes read (the bridge stage reads them too).
   const std::shared_ptr<ScopeGraphCache>& graphs() const { return graphs_; }
+  // The per-scope episodes, scenes and profiles the scene route and the chat context read.
+  const std::shared_ptr<ScopeStructureCache>& structures() const { return structures_; }
 
  private:
   std::vector<std::unique_ptr<Route>> routes_;
   std::shared_ptr<ScopeGraphCache> graphs_;
+  std::shared_ptr<ScopeStructureCache> structures_;
 };
 
 // Runs the pipeline. Unknown route names in options.routes are kInvalidArgument.

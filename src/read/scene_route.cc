@@ -4,15 +4,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 
 namespace engram::read {
 namespace {
-
-using json = nlohmann::json;
 
 // A stored episode laid over the layout: its turns are [begin, end) of TurnLayout::turns().
 struct EpisodeUnit {
@@ -29,46 +26,34 @@ struct SceneGroup {
   double score = 0;                  // max relevance of the members
 };
 
-json ParseObject(const std::string& text) {
-  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return parsed.is_object() ? parsed : json::object();
-}
-
-// The searched scopes' active episodes and scenes, laid over the layout.
-Status LoadStructure(const RouteContext& context, std::vector<EpisodeUnit>& episodes,
-                     std::vector<SceneGroup>& scenes) {
+// The searched scopes' active episodes and scenes (from the cache), laid over the layout.
+Status LoadStructure(const RouteContext& context, ScopeStructureCache& cache,
+                     std::vector<EpisodeUnit>& episodes, std::vector<SceneGroup>& scenes) {
   const TurnLayout& layout = *context.layout;
+  ASSIGN_OR_RETURN(const std::vector<std::shared_ptr<const ScopeStructure>> structures,
+                   cache.Get(*context.store, context.scope_ids, ScopeStructureSettings{}));
+  bool any = false;
+  for (const auto& structure : structures) any = any || !structure->scenes.empty();
+  if (!any) return Status::Ok();  // never consolidated: nothing to lay over the layout
   std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> turn_at;  // (scope, seq) -> index
   for (std::size_t turn_idx = 0; turn_idx < layout.turns().size(); ++turn_idx) {
     const LayoutTurn& turn = layout.turns()[turn_idx];
     turn_at.emplace(std::make_pair(turn.scope_id, turn.sequence), turn_idx);
   }
-  std::map<std::string, std::size_t> episode_by_id;
-  for (const std::int64_t scope_id : context.scope_ids) {
-    store::NodeFilter filter;
-    filter.include_inactive = false;
-    filter.kind = NodeKind::kEpisode;
-    ASSIGN_OR_RETURN(const std::vector<store::NodeRecord> episode_nodes,
-                     context.store->ListNodes(scope_id, filter));
-    for (const store::NodeRecord& node : episode_nodes) {
-      const json content = ParseObject(node.content_json);
-      const auto first = turn_at.find({scope_id, content.value("first_sequence", std::int64_t{0})});
-      const auto last = turn_at.find({scope_id, content.value("last_sequence", std::int64_t{0})});
+  std::map<std::string_view, std::size_t> episode_by_id;
+  for (const auto& structure : structures) {
+    const std::int64_t scope_id = structure->scope_id;
+    for (const StructureEpisode& episode : structure->episodes) {
+      const auto first = turn_at.find({scope_id, episode.first_sequence});
+      const auto last = turn_at.find({scope_id, episode.last_sequence});
       if (first == turn_at.end() || last == turn_at.end() || last->second < first->second) continue;
-      episode_by_id.emplace(node.id, episodes.size());
-      episodes.push_back({.id = node.id, .begin = first->second, .end = last->second + 1});
+      episode_by_id.emplace(episode.id, episodes.size());
+      episodes.push_back({.id = episode.id, .begin = first->second, .end = last->second + 1});
     }
-    filter.kind = NodeKind::kScene;
-    ASSIGN_OR_RETURN(const std::vector<store::NodeRecord> scene_nodes,
-                     context.store->ListNodes(scope_id, filter));
-    for (const store::NodeRecord& node : scene_nodes) {
-      const json content = ParseObject(node.content_json);
-      const auto members = content.find("episodes");
-      if (members == content.end() || !members->is_array()) continue;
+    for (const StructureScene& stored : structure->scenes) {
       SceneGroup scene;
-      for (const json& member : *members) {
-        if (!member.is_string()) continue;
-        const auto found = episode_by_id.find(member.get<std::string>());
+      for (const std::string& member : stored.episodes) {
+        const auto found = episode_by_id.find(member);
         if (found != episode_by_id.end()) scene.members.push_back(found->second);
       }
       if (!scene.members.empty()) scenes.push_back(std::move(scene));
@@ -106,7 +91,7 @@ StatusOr<std::vector<RouteCandidate>> SceneRoute::Run(const RouteContext& contex
   }
   std::vector<EpisodeUnit> episodes;
   std::vector<SceneGroup> scenes;
-  RETURN_IF_ERROR(LoadStructure(context, episodes, scenes));
+  RETURN_IF_ERROR(LoadStructure(context, *cache_, episodes, scenes));
   if (episodes.empty() || scenes.empty()) return candidates;
   const TurnLayout& layout = *context.layout;
   const RecallConfig& recall = context.config->recall;

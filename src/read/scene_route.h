@@ -16,20 +16,27 @@
 //   4. Turns: the kept episodes' turns, best episode first; within an episode by the turn's own
 //      BM25, then sequence. A turn's score is its episode's.
 // Ties: scenes and episodes by their order in the store (sequence), turns by sequence.
-// Deterministic: a pure function of the store's episodes and scenes, the projections and the
-// query. Episodes whose turns are not in the layout (another scope) are skipped.
+// Deterministic: a pure function of the store's episodes and scenes (read through the
+// journal-following ScopeStructureCache, scope_structure.h), the projections and the query. Episodes whose turns are not in the layout (another scope) are skipped.
 #ifndef ENGRAM_READ_SCENE_ROUTE_H_
 #define ENGRAM_READ_SCENE_ROUTE_H_
 
+#include <memory>
+
 #include "read/route.h"
+#include "read/scope_structure.h"
 
 namespace engram::read {
 
 class SceneRoute final : public Route {
  public:
   static constexpr std::string_view kName = "scene";
+  explicit SceneRoute(std::shared_ptr<ScopeStructureCache> cache) : cache_(std::move(cache)) {}
   std::string_view name() const override { return kName; }
   StatusOr<std::vector<RouteCandidate>> Run(const RouteContext& context) const override;
+
+ private:
+  std::shared_ptr<ScopeStructureCache> cache_;
 };
 
 }  // namespace engram::read

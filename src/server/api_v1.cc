@@ -472,7 +472,7 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
   StatusOr<json> body =
       ObjectBody(request, {"query", "k", "token_budget", "routes", "route_weights", "use_planner",
                            "include_retired", "include_nested", "policy", "query_time", "valid_at",
-                           "known_at", "explain"});
+                           "known_at", "explain", "mode"});
   if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
   RecallQuery query;
   RecallOptions options;
@@ -488,6 +488,18 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
   if (status.ok()) status = BoolField(*body, "include_nested", &options.include_nested);
   if (status.ok()) status = TimeField(*body, "valid_at", &options.valid_at);
   if (status.ok()) status = TimeField(*body, "known_at", &options.known_at);
+  if (status.ok()) {
+    std::string mode;
+    status = StringField(*body, "mode", 64, &mode);
+    if (status.ok() && !mode.empty()) {
+      StatusOr<ContextMode> parsed = ParseContextMode(mode);
+      if (parsed.ok()) {
+        options.mode = *parsed;
+      } else {
+        status = Status::InvalidArgument("\"mode\" must be evidence or chat");
+      }
+    }
+  }
   if (status.ok()) {
     const auto routes = body->find("routes");
     if (routes != body->end() && !routes->is_null()) {

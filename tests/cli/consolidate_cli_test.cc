@@ -175,5 +175,53 @@ TEST_F(ConsolidateCliTest, ForesightIsListedWhileValid) {
   EXPECT_EQ(every["foresight"][0]["validity"], "expired");
 }
 
+TEST_F(ConsolidateCliTest, RecallInChatModeShowsTheProfileAndValidForesight) {
+  ASSERT_EQ(RunCli(store_ + "consolidate --scope user:mia").exit_code, 0);
+  const std::vector<std::string> turns = TurnIds();
+  ASSERT_EQ(turns.size(), 4u);
+  const Output during = RunCli(store_ +
+                               "--json recall --scope user:mia --mode chat "
+                               "--at 2024-07-21T00:00:00Z 'What is coming up?'");
+  ASSERT_EQ(during.exit_code, 0) << during.out;
+  const nlohmann::json result = nlohmann::json::parse(during.out);
+  EXPECT_EQ(result["mode"], "chat");
+  bool residence = false;
+  bool plan = false;
+  for (const auto& line : result["chat"]) {
+    if (line["section"] == "profile" && line["text"].get<std::string>().find("Munich") !=
+                                            std::string::npos) {
+      residence = true;
+      EXPECT_EQ(line["evidence"], nlohmann::json::array({turns[2]}));
+    }
+    if (line["section"] == "foresight") {
+      plan = true;
+      EXPECT_EQ(line["evidence"], nlohmann::json::array({turns[3]}));
+    }
+  }
+  EXPECT_TRUE(residence) << result.dump(2);
+  EXPECT_TRUE(plan) << result.dump(2);
+  EXPECT_THAT(result["context"].get<std::string>(), ::testing::StartsWith("Profile of Mia:"));
+
+  // A month later the plan is over: the profile stays, the foresight is gone.
+  const Output later = RunCli(store_ +
+                              "--json recall --scope user:mia --mode chat "
+                              "--at 2024-08-30T00:00:00Z 'What is coming up?'");
+  ASSERT_EQ(later.exit_code, 0) << later.out;
+  for (const auto& line : nlohmann::json::parse(later.out)["chat"]) {
+    EXPECT_EQ(line["section"], "profile");
+  }
+
+  // The human output lists the lines; an unknown mode is a usage error naming the choices.
+  const Output human =
+      RunCli(store_ + "recall --scope user:mia --mode chat --at 2024-07-21T00:00:00Z 'plans?'");
+  ASSERT_EQ(human.exit_code, 0) << human.out;
+  EXPECT_THAT(human.out, ::testing::HasSubstr("profile - lives in: Munich (before: Berlin)"));
+  const Output bad =
+      RunCli(store_ + "recall --scope user:mia --mode gossip 'plans?'", /*with_stderr=*/true);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.out, ::testing::HasSubstr("--mode: unknown context mode \"gossip\""));
+  EXPECT_THAT(bad.out, ::testing::HasSubstr("evidence, chat"));
+}
+
 }  // namespace
 }  // namespace engram

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -395,6 +396,19 @@ TEST_F(McpServerTest, ConsolidateThenReadTheStructure) {
                                                {"at", "2024-01-01T00:00:00Z"},
                                                {"all", true}});
   EXPECT_EQ(foresight["at"], "2024-01-01T00:00:00Z");
+
+  // A chat-mode recall puts the consolidated profile before the evidence, with evidence ids.
+  json chat = ToolOk("memory_recall",
+                     {{"scope", "user:alice"}, {"query", "Where does Maya live?"}, {"mode", "chat"}});
+  EXPECT_EQ(chat["mode"], "chat");
+  ASSERT_FALSE(chat["chat"].empty()) << chat.dump(2);
+  for (const json& line : chat["chat"]) {
+    ASSERT_FALSE(line["evidence"].empty()) << line.dump();
+    for (const json& id : line["evidence"]) {
+      EXPECT_NE(std::find(ids.begin(), ids.end(), id.get<std::string>()), ids.end());
+    }
+  }
+  EXPECT_THAT(chat["context"].get<std::string>(), HasSubstr("Porto"));
 }
 
 TEST_F(McpServerTest, ConsolidationToolsRejectBadArguments) {
@@ -461,6 +475,8 @@ TEST_F(McpServerTest, BadArgumentsAreToolErrorsAModelCanActOn) {
               HasSubstr("(got string)"));
   EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"policy", "x"}}),
               HasSubstr("must be one of strict, balanced, advanced"));
+  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"mode", "x"}}),
+              HasSubstr("must be one of evidence, chat"));
   EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"valid_at", "x"}}),
               HasSubstr("argument \"valid_at\" is not an ISO-8601 time"));
   EXPECT_THAT(

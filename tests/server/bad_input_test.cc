@@ -100,6 +100,8 @@ TEST_F(ServerBadInputTest, NumbersOutOfRangeAreRejectedNamingTheField) {
                  "\"route_weights\"");
   ExpectRejected(kRecall, R"({"query": "x", "use_planner": "yes"})", 400, "\"use_planner\"");
   ExpectRejected(kRecall, R"({"query": "x", "policy": "lenient"})", 400, "\"policy\"");
+  ExpectRejected(kRecall, R"({"query": "x", "mode": "gossip"})", 400, "\"mode\"");
+  ExpectRejected(kRecall, R"({"query": "x", "mode": 1})", 400, "\"mode\"");
   ExpectRejected(kRecall, R"({"query": "x", "query_time": "noon"})", 400, "\"query_time\"");
   ExpectRejected(kRecall, R"({"query": "x", "valid_at": "April"})", 400, "\"valid_at\"");
   ExpectRejected(kRecall, R"({"query": "x", "known_at": 20240501})", 400, "\"known_at\"");

@@ -307,6 +307,21 @@ TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
       Check("GET", "/v1/scopes/{scope}/foresight",
             "/v1/scopes/" + scope + "/foresight?at=2024-01-01T00:00:00Z&all=true", "", 200);
   EXPECT_EQ(foresight.body["at"], "2024-01-01T00:00:00Z");
+  // A chat-mode recall: the profile lines (Alice lives in Lisbon, said in turn 2) before the
+  // evidence, each with its evidence turn ids.
+  HttpResult chat = Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/" + scope + "/recall",
+                          R"({"query": "Where do I live?", "mode": "chat", "explain": true})", 200);
+  EXPECT_EQ(chat.body["mode"], "chat");
+  bool lisbon = false;
+  for (const Json& line : chat.body["chat"]) {
+    EXPECT_FALSE(line["evidence"].empty()) << line.dump();
+    if (line["text"].get<std::string>().find("Lisbon") != std::string::npos) {
+      lisbon = true;
+      EXPECT_EQ(line["evidence"], Json::array({ids[1]}));
+    }
+  }
+  EXPECT_TRUE(lisbon) << chat.body.dump(2);
+  EXPECT_FALSE(chat.body["diagnostics"]["chat"].get<std::string>().empty());
   // Idempotent: a second run writes nothing.
   HttpResult again_consolidated = Check("POST", "/v1/scopes/{scope}/consolidate",
                                         "/v1/scopes/" + scope + "/consolidate", "{}", 200);
