@@ -569,7 +569,7 @@ TEST(ApiJsonTest, ReadResultGolden) {
       R"("filter":"known_at",)"
       R"("reason":"ingested 2024-06-01T00:00:00Z, after known_at 2024-05-15T00:00:00Z"}],)"
       R"("dropped_by_budget":0,"deduplicated":0,"token_budget":2000,)"
-      R"("context_tokens":9,"timings":[{"stage":"route:bm25","ms":0.125}]},"latency_ms":1.5})");
+      R"("context_tokens":9,"timings":[{"stage":"route:bm25","ms":0.125}],"chat":""},)" R"("latency_ms":1.5,"mode":"evidence","chat":[]})");
 }
 
 TEST(ApiJsonTest, IsDeterministicAndPrettyPrints) {

@@ -153,9 +153,10 @@ TEST_F(AuditCliTest, ImportRefusesATamperedFileNamingTheLine) {
   const Output exported = RunCli(store_ + "export --scope user:mia");
   ASSERT_EQ(exported.exit_code, 0);
   std::string text = exported.out;
-  const std::size_t at = text.find("Zebra");
+  // The turn's text (its line also carries the turn's analysis, which names "Zebra" too).
+  const std::size_t at = text.find("is Zebra.");
   ASSERT_NE(at, std::string::npos);
-  text[at + 4] = 'o';
+  text[at + 7] = 'o';
   const std::size_t line = 1 + std::count(text.begin(), text.begin() + at, '\n');
   const std::string file = (fs::path(dir_) / "tampered.jsonl").string();
   std::ofstream(file) << text;

@@ -246,7 +246,7 @@ TEST(VectorTest, EraseRemovesTheScopesVectors) {
   ASSERT_THAT(dump, IsOk());
   // One vector row left: ben's.
   const std::string table = dump->substr(dump->find("== vectors"));
-  EXPECT_EQ(std::count(table.begin(), table.begin() + table.find("== journal"), '\n'), 2);
+  EXPECT_EQ(std::count(table.begin(), table.begin() + table.find("\n== ") + 1, '\n'), 2);
   EXPECT_EQ(ReadStored(dir.File("engram.db"), "user:ben").count, 1);
 }
 
