@@ -106,6 +106,21 @@ struct RecallConfig {
   // Chat context mode (RecallOptions::mode): the profile and foresight lines take at most this
   // share of the token budget; the evidence gets what they leave. In [0.05, 0.9].
   double chat_share = 0.25;
+  // Value packing (issue 22; read/packing.h; RecallOptions::pack_by_value). With pack_by_value
+  // the context is chosen by value under the token budget instead of by count: only items
+  // scoring at least pack_floor × the best item's score are candidates; of those, the one with
+  // the most value per token is packed first, value = its score / (1 + session discount × the
+  // items already packed from its session) + pack_adjacent_share × the score of a packed turn
+  // it directly follows or precedes in its session, tokens counted as at least
+  // pack_min_tokens; at most pack_max_items (k when the caller gives one). The session discount
+  // is 0 unless the planner's rule for the question's shape sets one (`session_discount` in
+  // [planner.<shape>]): breadth questions (lists, counts) spread over sessions. false = items
+  // in rank order while they fit, at most max_items.
+  bool pack_by_value = true;
+  std::size_t pack_max_items = 40;
+  double pack_floor = 0.30;
+  std::size_t pack_min_tokens = 48;
+  double pack_adjacent_share = 0.0;
   // Answer type (DMF §9.3 answerability): when the question asks for a time, number, place or
   // person ("when", "how many", "where", "who"), the turns among the best answer_type_depth
   // candidates that hold one are multiplied by answer_type_boost (1 = off). 1.3: LoCoMo dev
@@ -149,8 +164,10 @@ struct PlannerConfig {
   bool enabled = true;  // false: every question uses [recall] as it is
   // shape name (query_frame.h: factoid, list, count, ...) -> key -> value.
   std::map<std::string, std::map<std::string, double>> shapes = {
-      {"list", {{"fragment", 1.5}, {"session", 1.0}}},
-      {"count", {{"fragment", 1.5}, {"session", 1.0}}},
+      // A list or a count gathers items from several sessions: value packing discounts a
+      // session's further items (docs/BENCHMARKS.md, evidence in the context).
+      {"list", {{"fragment", 1.5}, {"session", 1.0}, {"session_discount", 0.5}}},
+      {"count", {{"fragment", 1.5}, {"session", 1.0}, {"session_discount", 0.5}}},
       {"summary", {{"fragment", 1.5}, {"session", 1.5}, {"budget_scale", 1.5}}},
       {"inference", {{"fragment", 1.5}, {"session", 1.0}}},
       {"when", {{"temporal", 2.0}}},

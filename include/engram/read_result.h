@@ -81,6 +81,16 @@ struct FilteredItem {
   std::string reason;  // e.g. "valid from 2024-06-01T09:00:00Z, after valid_at 2024-04-01T..."
 };
 
+// A ranked item the packing left out of the context, and why (read/packing.h).
+struct UnpackedItem {
+  std::string id;
+  std::size_t rank = 0;  // 1-based rank among the ranked items (after the filters)
+  // "budget" (did not fit what was left of the token budget), "duplicate" (its evidence was
+  // packed already), "floor" (its score was below the value floor of value packing), "k" (the
+  // item limit was reached first).
+  std::string reason;
+};
+
 struct Diagnostics {
   std::string frame;  // the query frame, one line: shape, names, time constraints, keywords
   std::string plan;   // the planner's decision: rule used, route weights, budget
@@ -100,6 +110,9 @@ struct Diagnostics {
   // Chat context mode: whose profile was attached and why, how many profile and foresight lines
   // fit, and the tokens they took of their share; "" in evidence mode.
   std::string chat;
+  // Added with issue 22: the ranked items the packing examined and left out, best first, with
+  // why. Items ranked below the last one it examined are not listed (they are out by k).
+  std::vector<UnpackedItem> unpacked;
 };
 
 // One line of a chat-mode context (RecallOptions::mode): a profile fact or trait, or a valid

@@ -109,6 +109,24 @@ const KeySpec kKeys[] = {
     {"recall", "chat_share", ENGRAM_FIELD(recall.chat_share), Closed(0.05, 0.9), {},
      "chat context mode: most of the token budget the profile and foresight lines may take",
      "chosen, not measured (a quarter leaves the evidence most of the budget)"},
+    {"recall", "pack_by_value", ENGRAM_FIELD(recall.pack_by_value), {}, {},
+     "choose the context by value per token under the budget (k an upper bound); false = items "
+     "in rank order while they fit, at most max_items",
+     "measured on the dev files (docs/BENCHMARKS.md, evidence in the context)"},
+    {"recall", "pack_max_items", ENGRAM_FIELD(recall.pack_max_items), Closed(1, 10'000), {},
+     "value packing: items at most when the caller gives no k",
+     "measured on the dev files (docs/BENCHMARKS.md, evidence in the context)"},
+    {"recall", "pack_floor", ENGRAM_FIELD(recall.pack_floor), Closed(0, 1), {},
+     "value packing: only items scoring at least this x the best item's score are packed",
+     "measured on the dev files (docs/BENCHMARKS.md, evidence in the context)"},
+    {"recall", "pack_min_tokens", ENGRAM_FIELD(recall.pack_min_tokens), Closed(1, 100'000), {},
+     "value packing: value per token counts an item as at least this many tokens, so short "
+     "lines do not win by length alone",
+     "measured on the dev files (docs/BENCHMARKS.md, evidence in the context)"},
+    {"recall", "pack_adjacent_share", ENGRAM_FIELD(recall.pack_adjacent_share), Closed(0, 1), {},
+     "value packing: a turn next to a packed turn of its session gains this x that turn's "
+     "score; 0 = off",
+     "measured on the dev files (docs/BENCHMARKS.md, evidence in the context)"},
     {"recall", "answer_type_boost", ENGRAM_FIELD(recall.answer_type_boost), Closed(1, 10), {},
      "x on turns holding the date / number / place / person a when / how many / where / who "
      "question asks for; 1 = off",
@@ -466,6 +484,7 @@ std::span<const std::string_view> RouteNames() {
 
 Range RouteWeightRange() { return Closed(0, 100); }
 Range BudgetScaleRange() { return LeftOpen(0, 100); }
+Range SessionDiscountRange() { return Closed(0, 100); }
 
 std::string FormatValue(const Value& value) {
   if (const double* number = std::get_if<double>(&value)) {
@@ -520,6 +539,14 @@ Status CheckRouteWeight(std::string_view where, std::string_view route, double w
 }
 
 Status CheckPlannerEntry(std::string_view where, std::string_view name, double value) {
+  if (name == "session_discount") {
+    if (!SessionDiscountRange().Contains(value)) {
+      return Status::InvalidArgument(std::string(where) + " session_discount is " +
+                                     FormatValue(value) + "; it must be in " +
+                                     SessionDiscountRange().ToString());
+    }
+    return Status::Ok();
+  }
   if (name != "budget_scale") return CheckRouteWeight(where, name, value);
   if (!BudgetScaleRange().Contains(value)) {
     return Status::InvalidArgument(std::string(where) + " budget_scale is " + FormatValue(value) +
@@ -558,7 +585,10 @@ std::string ReferenceMarkdown() {
   out += "One table per question shape (" + JoinNames(kShapes) + "); its route entries (" +
          RouteWeightRange().ToString() +
          ") replace [recall.route_weights] for questions of that shape, `budget_scale` (" +
-         BudgetScaleRange().ToString() + ") multiplies the token budget. Defaults:\n\n```toml\n";
+         BudgetScaleRange().ToString() +
+         ") multiplies the token budget, `session_discount` (" + SessionDiscountRange().ToString() +
+         ") spreads value packing over sessions ([recall] pack_by_value: an item's value is "
+         "divided by 1 + this x the items already packed from its session). Defaults:\n\n```toml\n";
   for (const auto& [shape, values] : defaults.planner.shapes) {
     out += "[planner." + shape + "]\n";
     for (const auto& [name, value] : values) out += name + " = " + FormatValue(value) + "\n";

@@ -79,6 +79,8 @@ std::span<const std::string_view> ShapeNames();
 // Bounds of a route weight and of a planner value (a route weight, or budget_scale).
 Range RouteWeightRange();
 Range BudgetScaleRange();
+// Bounds of a planner table's session_discount (value packing, read/packing.h).
+Range SessionDiscountRange();
 
 // `value` as TOML writes it: 0.5, 20, true, "use-lite".
 std::string FormatValue(const Value& value);
@@ -87,7 +89,7 @@ std::string FormatValue(const Value& value);
 // or choices; OK otherwise.
 Status CheckValue(const KeySpec& spec, const Value& value);
 // The same for a route weight ("[recall.route_weights] bm25") or a planner entry
-// ("[planner.list] fragment"): the name must be a known route (or budget_scale in a planner table)
+// ("[planner.list] fragment"): the name must be a known route (or budget_scale or session_discount in a planner table)
 // and the value in range.
 Status CheckRouteWeight(std::string_view where, std::string_view route, double weight);
 Status CheckPlannerEntry(std::string_view where, std::string_view name, double value);

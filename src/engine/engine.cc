@@ -513,7 +513,13 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   read::RecallRequest request;
   request.config = &config;
   request.options = options;
-  if (request.options.k == 0) request.options.k = config.recall.max_items;
+  if (!request.options.pack_by_value.has_value()) {
+    request.options.pack_by_value = config.recall.pack_by_value;
+  }
+  if (request.options.k == 0) {
+    request.options.k =
+        *request.options.pack_by_value ? config.recall.pack_max_items : config.recall.max_items;
+  }
   if (request.options.token_budget == 0) {
     request.options.token_budget = config.recall.token_budget;
   }

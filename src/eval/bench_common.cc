@@ -231,6 +231,7 @@ StatusOr<Recalls> Ask(Engine& engine, const Scope& scope, const RecallQuery& que
 
   RecallOptions eval_options;
   eval_options.routes = settings.routes;
+  eval_options.pack_by_value = false;  // the items are the ranking itself
   eval_options.k = settings.eval_k;
   eval_options.token_budget = kEvalTokenBudget;
   started = std::chrono::steady_clock::now();
@@ -307,6 +308,81 @@ io::Json IngestJson(const IngestStats& ingest) {
   return json;
 }
 
+std::vector<std::string> ContextFates(const Recalls& recalls, const TurnTable& turns,
+                                      std::span<const std::string> gold_keys) {
+  const std::vector<std::string> packed_keys = KeyRanking(recalls.user.items, turns);
+  const std::set<std::string> packed(packed_keys.begin(), packed_keys.end());
+  std::map<std::string, std::string> reason_by_id;
+  for (const UnpackedItem& unpacked : recalls.user.diagnostics.unpacked) {
+    reason_by_id.emplace(unpacked.id, unpacked.reason);
+  }
+  const ReadResult& widest = recalls.trace.has_value() ? *recalls.trace : recalls.eval;
+  std::map<std::string, std::string> reason_by_key;  // of the best-ranked item holding the key
+  std::set<std::string> ranked;
+  for (const RecallItem& item : widest.items) {
+    const auto reason = reason_by_id.find(item.id);
+    for (const std::string& key : ItemKeys(item, turns)) {
+      ranked.insert(key);
+      if (reason != reason_by_id.end()) reason_by_key.emplace(key, reason->second);
+    }
+  }
+  std::vector<std::string> fates;
+  fates.reserve(gold_keys.size());
+  for (const std::string& key : gold_keys) {
+    if (packed.contains(key)) {
+      fates.emplace_back("packed");
+    } else if (const auto reason = reason_by_key.find(key); reason != reason_by_key.end()) {
+      fates.push_back(reason->second);
+    } else if (ranked.contains(key)) {
+      fates.emplace_back("k");
+    } else {
+      fates.emplace_back(recalls.trace.has_value() ? "never_ranked" : "below_eval_k");
+    }
+  }
+  return fates;
+}
+
+void ContextSums::Add(const EvidenceInContext& evidence, double tokens,
+                      std::optional<bool> answer, std::span<const std::string> fates) {
+  ++count_;
+  all_ += evidence.all;
+  any_ += evidence.any;
+  tokens_.push_back(tokens);
+  if (answer.has_value()) {
+    ++answer_count_;
+    answer_found_ += *answer ? 1 : 0;
+  }
+  for (const std::string& fate : fates) {
+    if (fate != "packed") ++missed_[fate];
+  }
+}
+
+io::Json ContextSums::ToJson(bool score_answers, bool fates) const {
+  Json json = Json::object();
+  const double count = static_cast<double>(count_);
+  json["questions"] = count_;
+  json["evidence_all"] = count_ == 0 ? 0.0 : all_ / count;
+  json["evidence_any"] = count_ == 0 ? 0.0 : any_ / count;
+  json["tokens_mean"] = Mean(tokens_);
+  json["tokens_p95"] = Percentile(tokens_, 95);
+  if (score_answers) {
+    json["answer_questions"] = answer_count_;
+    json["answer_in_context"] =
+        answer_count_ == 0 ? Json(nullptr)
+                           : Json(static_cast<double>(answer_found_) /
+                                  static_cast<double>(answer_count_));
+  }
+  if (fates) {
+    Json missed = Json::object();
+    for (const std::string_view fate : kMissedFates) {
+      const auto found = missed_.find(fate);
+      missed[std::string(fate)] = found == missed_.end() ? 0 : found->second;
+    }
+    json["missed_gold_turns"] = std::move(missed);
+  }
+  return json;
+}
+
 void MetricSums::Add(const std::vector<std::pair<std::string, double>>& values) {
   if (sums_.empty()) {
     for (const auto& [key, value] : values) sums_.emplace_back(key, 0.0);
@@ -378,7 +454,9 @@ io::Json ConfigJson(const BenchStore& store, const BenchOptions& options,
   json["ks"] = std::move(cutoffs);
   Json budgets = Json::object();
   Json user = Json::object();
-  user["k"] = config.recall.max_items;
+  user["k"] = config.recall.pack_by_value ? config.recall.pack_max_items : config.recall.max_items;
+  user["packing"] = config.recall.pack_by_value ? "by value ([recall] pack_*; k an upper bound)"
+                                                : "rank order ([recall] max_items)";
   user["token_budget"] = config.recall.token_budget;
   user["token_budget_note"] = "times the planner's budget_scale of the question's shape";
   user["purpose"] = "context_tokens and latency_ms: what a user gets at default settings";
@@ -529,10 +607,18 @@ io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
   json["recalls"] = std::move(recall_summaries);
 
   // Where each gold turn ended up.
+  const std::vector<std::string> fates = ContextFates(recalls, turns, gold_keys);
+  const EvidenceInContext evidence = EvidenceIn(KeyRanking(recalls.user.items, turns), gold_keys);
+  Json in_context = Json::object();
+  in_context["all"] = evidence.all;
+  in_context["any"] = evidence.any;
+  json["evidence_in_context"] = std::move(in_context);
   Json gold = Json::array();
-  for (const std::string& key : gold_keys) {
+  for (std::size_t gold_idx = 0; gold_idx < gold_keys.size(); ++gold_idx) {
+    const std::string& key = gold_keys[gold_idx];
     Json entry = Json::object();
     entry["key"] = key;
+    entry["context_fate"] = fates[gold_idx];
     const auto rank_it = std::find(ranking.begin(), ranking.end(), key);
     const bool in_top_k = rank_it != ranking.end();
     const auto routes_it = key_routes.find(key);

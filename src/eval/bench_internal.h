@@ -21,6 +21,7 @@
 #include "engram/read_result.h"
 #include "engram/status.h"
 #include "eval/bench.h"
+#include "eval/metrics.h"
 #include "io/api_json.h"
 
 namespace engram::eval::internal {
@@ -139,6 +140,43 @@ io::Json LatencyJson(const CostStats& cost);
 // {"p50", "p95", "p99"} of the user recalls' thread CPU time.
 io::Json CpuJson(const CostStats& cost);
 io::Json IngestJson(const IngestStats& ingest);
+
+// Why each of `gold_keys` is or is not in the user recall's context (issue 22): "packed"; else
+// the reason the packing gave for the best-ranked item holding it ("budget", "duplicate",
+// "floor", "k"; Diagnostics::unpacked); else "k" when the widest recall (the trace recall, else
+// the evaluation recall) ranks it, below the last item the packing examined; else
+// "never_ranked" with a trace recall (no route proposed it, or a filter hid it) and
+// "below_eval_k" without one.
+std::vector<std::string> ContextFates(const Recalls& recalls, const TurnTable& turns,
+                                      std::span<const std::string> gold_keys);
+
+// The fates ContextFates gives a gold turn missing from the context, in report order.
+inline constexpr std::string_view kMissedFates[] = {"budget", "duplicate",   "floor",
+                                                    "k",      "never_ranked", "below_eval_k"};
+
+// Evidence in the user recall's context (issue 22), summed over a group of questions.
+class ContextSums {
+ public:
+  // One question: its evidence in the context, its context tokens, whether its gold answer
+  // occurs in the context (nullopt: not scored for this question) and the ContextFates of its
+  // gold turns (empty without them).
+  void Add(const EvidenceInContext& evidence, double tokens, std::optional<bool> answer,
+           std::span<const std::string> fates);
+  std::size_t count() const { return count_; }
+  // {"questions", "evidence_all", "evidence_any", "tokens_mean", "tokens_p95"}, then with
+  // `score_answers` {"answer_questions", "answer_in_context" (null when none was scored)}, then
+  // with `fates` {"missed_gold_turns": {fate: count} over kMissedFates}.
+  io::Json ToJson(bool score_answers, bool fates) const;
+
+ private:
+  std::size_t count_ = 0;
+  double all_ = 0;
+  double any_ = 0;
+  std::vector<double> tokens_;
+  std::size_t answer_count_ = 0;
+  std::size_t answer_found_ = 0;
+  std::map<std::string, std::size_t, std::less<>> missed_;
+};
 
 // Metric averages in a fixed key order.
 class MetricSums {

@@ -206,6 +206,94 @@ TEST(MetricsTest, CutOffsAreSortedDedupedAndPositive) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Evidence in the context (issue 22).
+
+TEST(ContextMetricsTest, EvidenceAllAndAnyOverDistinctGold) {
+  const Strings packed = {"A", "B", "C"};
+  // Gold {A, D}: A is packed, D is not.
+  EXPECT_EQ(EvidenceIn(packed, Strings{"A", "D"}).all, 0.0);
+  EXPECT_EQ(EvidenceIn(packed, Strings{"A", "D"}).any, 1.0);
+  // Gold {A, B} with A repeated: both packed.
+  EXPECT_EQ(EvidenceIn(packed, Strings{"A", "B", "A"}).all, 1.0);
+  EXPECT_EQ(EvidenceIn(packed, Strings{"A", "B", "A"}).any, 1.0);
+  EXPECT_EQ(EvidenceIn(packed, Strings{"D"}).any, 0.0);
+  EXPECT_EQ(EvidenceIn(packed, Strings{}).all, 0.0);  // no gold: skipped by callers
+  EXPECT_EQ(EvidenceIn(Strings{}, Strings{"A"}).all, 0.0);
+}
+
+TEST(ContextMetricsTest, AnswerNormalisationFollowsTheLocomoScorer) {
+  // Commas and other ASCII punctuation removed without splitting words, lowercase, the words
+  // a / an / the / and dropped, whitespace collapsed.
+  EXPECT_EQ(NormalizeAnswer("The Sunflower,  and a Bee!"), "sunflower bee");
+  EXPECT_EQ(NormalizeAnswer("7 May, 2023"), "7 may 2023");
+  EXPECT_EQ(NormalizeAnswer("don't stop at 1:56 pm"), "dont stop at 156 pm");
+  EXPECT_EQ(NormalizeAnswer("  An  "), "");
+  EXPECT_EQ(NormalizeAnswer("Andy and Anne"), "andy anne");  // whole words only
+}
+
+TEST(ContextMetricsTest, AnswerMustOccurAsWholeWords) {
+  const std::string context =
+      "Memories:\n[2023-05-08 13:56 · session_1] Ann: We met on 7 May, 2023 at the Art Fair.";
+  EXPECT_TRUE(AnswerInText("7 May 2023", context));
+  EXPECT_TRUE(AnswerInText("art fair", context));
+  EXPECT_FALSE(AnswerInText("May 7", context));   // order matters
+  EXPECT_FALSE(AnswerInText("Fai", context));     // not a whole word
+  EXPECT_FALSE(AnswerInText("the", context));     // nothing left after normalising
+  EXPECT_TRUE(AnswerInText("ann", context));
+}
+
+TEST(ContextMetricsTest, FatesOfGoldTurnsMissingFromTheContext) {
+  internal::TurnTable turns = {{"id-a", {"A", "s1", "Ann", "a"}}, {"id-b", {"B", "s1", "Ann", "b"}},
+                               {"id-c", {"C", "s1", "Ann", "c"}}, {"id-d", {"D", "s2", "Ann", "d"}},
+                               {"id-e", {"E", "s2", "Ann", "e"}}, {"id-f", {"F", "s2", "Ann", "f"}}};
+  internal::Recalls recalls;
+  recalls.user.items = {Item("id-a", {"id-a"})};
+  recalls.user.diagnostics.unpacked = {{"id-b", 2, "budget"}, {"fact", 3, "duplicate"},
+                                       {"id-c", 4, "floor"}};
+  recalls.eval.items = {Item("id-a", {"id-a"}), Item("id-b", {"id-b"})};
+  recalls.trace = ReadResult();
+  // The fact cites A and E: E's best item is the fact, left out as a duplicate.
+  recalls.trace->items = {Item("id-a", {"id-a"}), Item("id-b", {"id-b"}),
+                          Item("fact", {"id-a", "id-e"}), Item("id-c", {"id-c"}),
+                          Item("id-d", {"id-d"})};
+  EXPECT_THAT(internal::ContextFates(recalls, turns, Strings{"A", "B", "C", "D", "E", "F"}),
+              ElementsAre("packed", "budget", "floor", "k", "duplicate", "never_ranked"));
+  // Without a trace recall, what the evaluation recall does not rank is below its k.
+  recalls.trace.reset();
+  EXPECT_THAT(internal::ContextFates(recalls, turns, Strings{"B", "D"}),
+              ElementsAre("budget", "below_eval_k"));
+}
+
+TEST(ContextMetricsTest, SumsAverageEvidenceTokensAndScoredAnswers) {
+  internal::ContextSums sums;
+  sums.Add({.all = 1, .any = 1}, 100, true, Strings{"packed"});
+  sums.Add({.all = 0, .any = 1}, 300, std::nullopt, Strings{"packed", "budget"});
+  sums.Add({.all = 0, .any = 0}, 200, false, Strings{"k", "never_ranked"});
+  const io::Json json = sums.ToJson(/*score_answers=*/true, /*fates=*/true);
+  EXPECT_EQ(json["questions"], 3);
+  EXPECT_NEAR(json["evidence_all"].get<double>(), 1.0 / 3, kEps);
+  EXPECT_NEAR(json["evidence_any"].get<double>(), 2.0 / 3, kEps);
+  EXPECT_NEAR(json["tokens_mean"].get<double>(), 200.0, kEps);
+  // p95 of {100, 200, 300}: position 0.95 x 2 = 1.9 -> 200 + 0.9 x 100.
+  EXPECT_NEAR(json["tokens_p95"].get<double>(), 290.0, kEps);
+  EXPECT_EQ(json["answer_questions"], 2);  // the second question was not scored
+  EXPECT_NEAR(json["answer_in_context"].get<double>(), 0.5, kEps);
+  EXPECT_EQ(json["missed_gold_turns"]["budget"], 1);
+  EXPECT_EQ(json["missed_gold_turns"]["k"], 1);
+  EXPECT_EQ(json["missed_gold_turns"]["never_ranked"], 1);
+  EXPECT_EQ(json["missed_gold_turns"]["duplicate"], 0);
+  EXPECT_THAT(Keys(json["missed_gold_turns"]),
+              ElementsAre("budget", "duplicate", "floor", "k", "never_ranked", "below_eval_k"));
+  // Without answers or fates those keys are absent; no scored answer gives null.
+  const io::Json plain = sums.ToJson(false, false);
+  EXPECT_THAT(Keys(plain), ElementsAre("questions", "evidence_all", "evidence_any",
+                                       "tokens_mean", "tokens_p95"));
+  internal::ContextSums unscored;
+  unscored.Add({.all = 1, .any = 1}, 10, std::nullopt, {});
+  EXPECT_TRUE(unscored.ToJson(true, false)["answer_in_context"].is_null());
+}
+
+// ---------------------------------------------------------------------------------------------
 // Where gold turns were lost (trace classification).
 
 TEST(TraceTest, ClassifiesGoldTurnsPackedInTopKRankedOutNeverRetrieved) {
@@ -318,7 +406,18 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
   std::vector<std::string> top;
   for (auto entry = json.begin(); entry != json.end(); ++entry) top.push_back(entry.key());
   EXPECT_THAT(top, ElementsAre("dataset", "questions", "config", "metrics", "by_category",
-                               "context_tokens", "latency_ms", "ingest"));
+                               "context", "context_tokens", "latency_ms", "ingest"));
+  // Evidence in the user context (6 turns, all of them packed at the default k of 10): q2's
+  // gold D9:9 is in no session, so only q1 and q3 have all of theirs. Answers: "Biscuit" and
+  // "Porto" are in the context, "yes" is not.
+  const io::Json& context = json["context"];
+  EXPECT_EQ(context["questions"], 3);
+  EXPECT_NEAR(context["evidence_all"].get<double>(), 2.0 / 3, kEps);
+  EXPECT_NEAR(context["evidence_any"].get<double>(), 1.0, kEps);
+  EXPECT_EQ(context["answer_questions"], 3);
+  EXPECT_NEAR(context["answer_in_context"].get<double>(), 2.0 / 3, kEps);
+  EXPECT_EQ(context["missed_gold_turns"]["never_ranked"], 1);  // D9:9
+  EXPECT_NEAR(categories["multi-hop"]["context"]["evidence_all"].get<double>(), 0.0, kEps);
   EXPECT_EQ(json["ingest"]["turns"], 6);
   EXPECT_GT(json["context_tokens"]["mean"].get<double>(), 0);
   ExpectTailPercentiles(json["latency_ms"]);
@@ -350,6 +449,10 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
   EXPECT_EQ(lines[1]["ranking"][1], "D2:1");
   EXPECT_EQ(lines[1]["gold_turns"][2]["key"], "D9:9");
   EXPECT_EQ(lines[1]["gold_turns"][2]["status"], "never_retrieved");
+  EXPECT_EQ(lines[1]["gold_turns"][2]["context_fate"], "never_ranked");
+  EXPECT_EQ(lines[1]["gold_turns"][0]["context_fate"], "packed");
+  EXPECT_EQ(lines[1]["evidence_in_context"]["all"], 0.0);
+  EXPECT_EQ(lines[1]["answer_in_context"], true);
   EXPECT_EQ(lines[1]["gold_turns"][2]["in_data"], false);
   EXPECT_EQ(lines[2]["first_gold_rank"], 2);
 }
@@ -357,7 +460,7 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
 TEST(LocomoBenchTest, ExplainShowsWhereEachGoldTurnWent) {
   TempDir dir;
   // One item per user recall, so a gold turn can be in the top k without being packed.
-  const std::string config = dir.File("engram.toml", "[recall]\nmax_items = 1\n");
+  const std::string config = dir.File("engram.toml", "[recall]\npack_max_items = 1\n");
   BenchOptions options;
   options.data_path = dir.File("tiny_locomo.json", kLocomoFile);
   options.config_file = config;

@@ -22,6 +22,8 @@ using internal::TurnInfo;
 using internal::TurnTable;
 using io::Json;
 
+constexpr int kAdversarialCategory = 5;
+
 std::string_view CategoryName(int category) {
   switch (category) {
     case 1:
@@ -111,6 +113,8 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
 
   internal::MetricSums overall;
   std::map<int, internal::MetricSums> by_category;
+  internal::ContextSums context_overall;
+  std::map<int, internal::ContextSums> context_by_category;
   internal::CostStats cost;
   internal::IngestStats ingest;
   std::optional<ReadResult> first_recall;
@@ -161,6 +165,20 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
       overall.Add(values);
       by_category[question.category].Add(values);
       cost.Add(*recalls);
+      // Evidence in the user recall's context. The answer proxy skips category 5: an
+      // adversarial question has no answer in the file, only the distractor it must refuse.
+      const EvidenceInContext evidence =
+          EvidenceIn(internal::KeyRanking(recalls->user.items, turns), question.evidence);
+      std::optional<bool> answer_in_context;
+      if (question.category != kAdversarialCategory && !question.answer.empty()) {
+        answer_in_context = AnswerInText(question.answer, recalls->user.context);
+      }
+      const std::vector<std::string> fates =
+          settings.trace ? internal::ContextFates(*recalls, turns, question.evidence)
+                         : std::vector<std::string>{};
+      const double tokens = static_cast<double>(recalls->user.diagnostics.context_tokens);
+      context_overall.Add(evidence, tokens, answer_in_context, fates);
+      context_by_category[question.category].Add(evidence, tokens, answer_in_context, fates);
 
       if (settings.trace) {
         Json line = Json::object();
@@ -179,6 +197,8 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
         line["query_time"] = io::TimestampToJson(query.query_time);
         line["eval_k"] = eval_k;
         line["metrics"] = ValuesJson(values);
+        line["answer_in_context"] =
+            answer_in_context.has_value() ? Json(*answer_in_context) : Json(nullptr);
         const std::optional<std::size_t> first_rank = FirstRelevantRank(ranking, question.evidence);
         line["first_gold_rank"] = first_rank ? Json(*first_rank) : Json(nullptr);
         internal::AddTraceRecall(line, *recalls, turns, question.evidence, eval_k, by_key);
@@ -202,6 +222,9 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
   data["questions_without_evidence"] = skipped_without_evidence;
   data["evidence_ids_not_in_conversation"] = missing_evidence;
   data["query_time"] = "date of the conversation's last session";
+  data["answer_in_context"] =
+      "gold answer in the user recall's context after LoCoMo's normalisation (lowercase, "
+      "punctuation and a/an/the/and removed); category 5 (adversarial) not scored";
   data["first_recall_seconds"] = ingest.first_recall_seconds;
   config["data"] = std::move(data);
   report["config"] = std::move(config);
@@ -212,9 +235,11 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
     entry["category"] = category;
     entry["questions"] = sums.count();
     entry["metrics"] = sums.Averages();
+    entry["context"] = context_by_category[category].ToJson(/*score_answers=*/true, settings.trace);
     categories[std::string(CategoryName(category))] = std::move(entry);
   }
   report["by_category"] = std::move(categories);
+  report["context"] = context_overall.ToJson(/*score_answers=*/true, settings.trace);
   report["context_tokens"] = internal::ContextTokensJson(cost);
   report["latency_ms"] = internal::LatencyJson(cost);
   report["ingest"] = internal::IngestJson(ingest);

@@ -105,6 +105,8 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
 
   TypeSums overall;
   std::map<std::string, TypeSums> by_type;
+  internal::ContextSums context_overall;
+  std::map<std::string, internal::ContextSums> context_by_type;
   internal::CostStats cost;
   internal::IngestStats ingest;
   std::optional<ReadResult> first_recall;
@@ -192,6 +194,19 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
     type_sums.session.Add(session_values);
     type_sums.turn.Add(turn_values);
     cost.Add(*recalls);
+    // Evidence in the user recall's context, gold = the has_answer turns. No answer proxy:
+    // LongMemEval's answers are judged by a model and are mostly not strings of the evidence
+    // (counts, durations, "The user would prefer ...").
+    {
+      const EvidenceInContext evidence =
+          EvidenceIn(internal::KeyRanking(recalls->user.items, turns), gold_turns);
+      const std::vector<std::string> fates =
+          settings.trace ? internal::ContextFates(*recalls, turns, gold_turns)
+                         : std::vector<std::string>{};
+      const double tokens = static_cast<double>(recalls->user.diagnostics.context_tokens);
+      context_overall.Add(evidence, tokens, std::nullopt, fates);
+      context_by_type[question.question_type].Add(evidence, tokens, std::nullopt, fates);
+    }
 
     if (settings.trace) {
       Json line = Json::object();
@@ -251,6 +266,8 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
   data["skipped_abstention"] = skipped_abstention;
   data["skipped_no_answer_user_turn"] = skipped_no_answer_turn;
   data["query_time"] = "question_date";
+  data["answer_in_context"] =
+      "not measured: answers are judged by a model and are mostly not strings of the evidence";
   data["first_recall_seconds"] = ingest.first_recall_seconds;
   config["data"] = std::move(data);
   report["config"] = std::move(config);
@@ -260,9 +277,11 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
     Json entry = Json::object();
     entry["questions"] = sums.session.count();
     entry["metrics"] = sums.Averages();
+    entry["context"] = context_by_type[type].ToJson(/*score_answers=*/false, settings.trace);
     types[type] = std::move(entry);
   }
   report["by_category"] = std::move(types);
+  report["context"] = context_overall.ToJson(/*score_answers=*/false, settings.trace);
   report["context_tokens"] = internal::ContextTokensJson(cost);
   report["latency_ms"] = internal::LatencyJson(cost);
   report["ingest"] = internal::IngestJson(ingest);

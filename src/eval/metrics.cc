@@ -2,6 +2,7 @@
 #include "eval/metrics.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -141,6 +142,53 @@ double Percentile(std::vector<double> values, double p) {
 double Mean(std::span<const double> values) {
   if (values.empty()) return 0;
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+EvidenceInContext EvidenceIn(std::span<const std::string> packed,
+                             std::span<const std::string> gold) {
+  const std::set<std::string> gold_set = AsSet(gold);
+  if (gold_set.empty()) return {};
+  const std::set<std::string> packed_set = AsSet(packed);
+  std::size_t found = 0;
+  for (const std::string& key : gold_set) found += packed_set.contains(key) ? 1 : 0;
+  return {.all = found == gold_set.size() ? 1.0 : 0.0, .any = found > 0 ? 1.0 : 0.0};
+}
+
+std::string NormalizeAnswer(std::string_view text) {
+  // lower, then punctuation out (commas included), then articles out, then whitespace fixed:
+  // the scorer's order. Words are split on ASCII whitespace.
+  std::vector<std::string> words;
+  std::string word;
+  const auto flush = [&] {
+    if (!word.empty() && word != "a" && word != "an" && word != "the" && word != "and") {
+      words.push_back(word);
+    }
+    word.clear();
+  };
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x80 && std::isspace(byte)) {
+      flush();
+    } else if (byte < 0x80 && std::ispunct(byte)) {
+      continue;  // removed without splitting the word ("don't" -> "dont", "1:56" -> "156")
+    } else {
+      word += byte < 0x80 ? static_cast<char>(std::tolower(byte)) : c;
+    }
+  }
+  flush();
+  std::string out;
+  for (const std::string& normalized : words) {
+    if (!out.empty()) out += ' ';
+    out += normalized;
+  }
+  return out;
+}
+
+bool AnswerInText(std::string_view answer, std::string_view text) {
+  const std::string needle = NormalizeAnswer(answer);
+  if (needle.empty()) return false;
+  const std::string haystack = " " + NormalizeAnswer(text) + " ";
+  return haystack.find(" " + needle + " ") != std::string::npos;
 }
 
 }  // namespace engram::eval

@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/read_result.h"
@@ -70,6 +71,28 @@ double NdcgAnyAtK(std::span<const std::string> ranking, std::span<const std::str
 std::vector<std::string> GroupRanking(
     std::span<const std::string> ranking,
     const std::function<std::optional<std::string>(const std::string&)>& group_of);
+
+// Evidence in the context (issue 22): what the answering model sees is the packed context, not
+// the ranking. Given the benchmark keys of the turns a context holds (`packed`, any order) and
+// the gold evidence keys: `all` = 1 when every distinct gold key is packed, `any` = 1 when at
+// least one is. An empty gold set gives 0 for both (callers skip such questions).
+struct EvidenceInContext {
+  double all = 0;
+  double any = 0;
+};
+EvidenceInContext EvidenceIn(std::span<const std::string> packed,
+                             std::span<const std::string> gold);
+
+// The answer normalisation of LoCoMo's scorer (task_eval/evaluation.py normalize_answer):
+// commas removed, ASCII lowercase, ASCII punctuation removed, the words "a", "an", "the" and
+// "and" removed, whitespace runs collapsed to one space and trimmed. Bytes outside ASCII are
+// kept as they are (the scorer's Python lower() also folds non-ASCII letters; the dev answers
+// are ASCII).
+std::string NormalizeAnswer(std::string_view text);
+
+// True when the normalised `answer` is not empty and occurs in the normalised `text` as a run
+// of whole words: the proxy "the gold answer string is in the context".
+bool AnswerInText(std::string_view answer, std::string_view text);
 
 // Percentile p (0..100) of `values` with linear interpolation between closest ranks (numpy's
 // default): position p/100 · (n − 1) of the sorted values. 0 for an empty input.

@@ -2,6 +2,8 @@
 #include "read/packing.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -53,74 +55,225 @@ std::string RenderItemLine(const RecallItem& item) {
   return line;
 }
 
-PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::size_t max_items,
-                const PackOptions& options) {
-  PackResult result;
-  std::size_t used = CountTokens(kHeader);
-  std::vector<std::pair<std::size_t, std::string>> lines;      // (packed index, line)
-  std::set<std::string> packed_turns;                          // ids
-  std::set<std::pair<std::string, std::string>> packed_texts;  // (speaker, text) of turns
-  for (RecallItem& item : ranked) {
-    if (result.items.size() >= max_items) break;
+namespace {
+
+// The state both packing modes share: the budget used, the duplicate checks, the lines.
+class Packer {
+ public:
+  Packer(std::size_t token_budget, const PackOptions& options)
+      : budget_(token_budget), options_(options), used_(CountTokens(kHeader)) {}
+
+  bool IsDuplicate(const RecallItem& item) const {
+    if (item.kind == NodeKind::kTurn) return packed_texts_.contains({item.speaker, item.text});
+    return !item.provenance.empty() &&
+           std::all_of(item.provenance.begin(), item.provenance.end(),
+                       [&](const std::string& id) { return packed_turns_.contains(id); });
+  }
+
+  // Packs `item` (ranked at 1-based `rank`) whole, or as an excerpt when it does not fit whole
+  // and options say so. Returns false, leaving nothing changed, when neither fits.
+  bool TryPack(RecallItem& item, std::size_t rank, std::string line, std::size_t tokens) {
     const bool turn = item.kind == NodeKind::kTurn;
-    const bool duplicate =
-        turn ? packed_texts.contains({item.speaker, item.text})
-             : !item.provenance.empty() &&
-                   std::all_of(item.provenance.begin(), item.provenance.end(),
-                               [&](const std::string& id) { return packed_turns.contains(id); });
-    if (duplicate) {
-      ++result.deduplicated;
-      continue;
-    }
-    std::string line = RenderItemLine(item);
-    std::size_t tokens = CountTokens(line);
-    if (used + tokens > token_budget && turn && options.excerpt_bytes > 0 &&
-        item.text.size() > options.excerpt_bytes) {
-      RecallItem excerpt = ExcerptOf(item, options.excerpt_bytes, options);
+    if (used_ + tokens > budget_ && turn && options_.excerpt_bytes > 0 &&
+        item.text.size() > options_.excerpt_bytes) {
+      RecallItem excerpt = ExcerptOf(item, options_.excerpt_bytes, options_);
       std::string excerpt_line = RenderItemLine(excerpt);
       const std::size_t excerpt_tokens = CountTokens(excerpt_line);
-      if (used + excerpt_tokens <= token_budget) {
-        packed_texts.emplace(item.speaker, item.text);
+      if (used_ + excerpt_tokens <= budget_) {
+        packed_texts_.emplace(item.speaker, item.text);
         item = std::move(excerpt);
         line = std::move(excerpt_line);
         tokens = excerpt_tokens;
       }
     }
-    if (used + tokens > token_budget) {
-      ++result.dropped_by_budget;
-      continue;
-    }
-    used += tokens;
+    if (used_ + tokens > budget_) return false;
+    used_ += tokens;
     item.tokens = tokens;
     if (turn) {
-      packed_turns.insert(item.id);
-      if (!item.excerpt) packed_texts.emplace(item.speaker, item.text);
+      packed_turns_.insert(item.id);
+      if (!item.excerpt) packed_texts_.emplace(item.speaker, item.text);
     }
-    lines.emplace_back(result.items.size(), std::move(line));
-    result.items.push_back(std::move(item));
+    packed_.push_back({rank, std::move(line), std::move(item)});
+    return true;
   }
-  if (result.items.empty()) return result;
-  const auto group_of = [&](const RecallItem& item) {
-    const auto& speakers = options.group_speakers;
-    return static_cast<std::size_t>(std::find(speakers.begin(), speakers.end(), item.speaker) -
-                                    speakers.begin());
+
+  std::size_t packed_count() const { return packed_.size(); }
+
+  // The packed items best rank first, and the context in time order, grouped as options say.
+  void Finish(PackResult& result) {
+    std::sort(packed_.begin(), packed_.end(),
+              [](const Packed& a, const Packed& b) { return a.rank < b.rank; });
+    if (packed_.empty()) return;
+    const auto group_of = [&](const RecallItem& item) {
+      const auto& speakers = options_.group_speakers;
+      return static_cast<std::size_t>(std::find(speakers.begin(), speakers.end(), item.speaker) -
+                                      speakers.begin());
+    };
+    std::vector<const Packed*> in_time(packed_.size());
+    for (std::size_t packed_idx = 0; packed_idx < packed_.size(); ++packed_idx) {
+      in_time[packed_idx] = &packed_[packed_idx];
+    }
+    std::stable_sort(in_time.begin(), in_time.end(), [&](const Packed* a, const Packed* b) {
+      const RecallItem& x = a->item;
+      const RecallItem& y = b->item;
+      if (const std::size_t gx = group_of(x), gy = group_of(y); gx != gy) return gx < gy;
+      const Timestamp tx = x.event_time.value_or(Timestamp{0});
+      const Timestamp ty = y.event_time.value_or(Timestamp{0});
+      if (tx != ty) return tx < ty;
+      if (x.scope != y.scope) return x.scope < y.scope;
+      return x.sequence < y.sequence;
+    });
+    result.context = std::string(kHeader);
+    for (const Packed* packed : in_time) {
+      result.context += '\n';
+      result.context += packed->line;
+    }
+    result.context_tokens = used_;
+    result.items.reserve(packed_.size());
+    for (Packed& packed : packed_) result.items.push_back(std::move(packed.item));
+  }
+
+ private:
+  struct Packed {
+    std::size_t rank;
+    std::string line;
+    RecallItem item;
   };
-  std::stable_sort(lines.begin(), lines.end(), [&](const auto& a, const auto& b) {
-    const RecallItem& x = result.items[a.first];
-    const RecallItem& y = result.items[b.first];
-    if (const std::size_t gx = group_of(x), gy = group_of(y); gx != gy) return gx < gy;
-    const Timestamp tx = x.event_time.value_or(Timestamp{0});
-    const Timestamp ty = y.event_time.value_or(Timestamp{0});
-    if (tx != ty) return tx < ty;
-    if (x.scope != y.scope) return x.scope < y.scope;
-    return x.sequence < y.sequence;
-  });
-  result.context = std::string(kHeader);
-  for (const auto& [index, line] : lines) {
-    result.context += '\n';
-    result.context += line;
+
+  std::size_t budget_;
+  const PackOptions& options_;
+  std::size_t used_;
+  std::vector<Packed> packed_;
+  std::set<std::string> packed_turns_;                          // ids
+  std::set<std::pair<std::string, std::string>> packed_texts_;  // (speaker, text) of turns
+};
+
+void PackByRank(std::vector<RecallItem>& ranked, std::size_t max_items, Packer& packer,
+                PackResult& result) {
+  std::size_t rank = 0;
+  for (RecallItem& item : ranked) {
+    ++rank;
+    if (packer.packed_count() >= max_items) break;
+    if (packer.IsDuplicate(item)) {
+      ++result.deduplicated;
+      result.unpacked.push_back({item.id, rank, "duplicate"});
+      continue;
+    }
+    std::string line = RenderItemLine(item);
+    const std::size_t tokens = CountTokens(line);
+    if (!packer.TryPack(item, rank, std::move(line), tokens)) {
+      ++result.dropped_by_budget;
+      result.unpacked.push_back({item.id, rank, "budget"});
+    }
   }
-  result.context_tokens = used;
+}
+
+void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
+                 const PackOptions& options, Packer& packer, PackResult& result) {
+  struct Candidate {
+    std::size_t rank;  // 1-based
+    std::string line;
+    std::size_t tokens;
+    double gain = 0;  // adjacency gain from packed neighbours
+    bool open = true;
+  };
+  const double best = ranked.empty() ? 0.0 : ranked.front().score;
+  const double floor = best > 0 ? options.floor * best : -std::numeric_limits<double>::infinity();
+  std::vector<Candidate> candidates;
+  for (std::size_t item_idx = 0; item_idx < ranked.size(); ++item_idx) {
+    const RecallItem& item = ranked[item_idx];
+    if (item.score < floor) {
+      result.unpacked.push_back({item.id, item_idx + 1, "floor"});
+      continue;
+    }
+    std::string line = RenderItemLine(item);
+    const std::size_t tokens = CountTokens(line);
+    candidates.push_back({item_idx + 1, std::move(line), tokens});
+  }
+  const auto session_of = [&](const RecallItem& item) {
+    return item.session_id.empty() ? std::string() : item.scope + '\x1f' + item.session_id;
+  };
+  std::map<std::string, std::size_t> packed_per_session;
+  const auto value_of = [&](const Candidate& candidate) {
+    const RecallItem& item = ranked[candidate.rank - 1];
+    double value = item.score;
+    if (options.session_discount > 0) {
+      const std::string session = session_of(item);
+      if (!session.empty()) {
+        const auto found = packed_per_session.find(session);
+        const double packed = found == packed_per_session.end() ? 0.0 : found->second;
+        value /= 1.0 + options.session_discount * packed;
+      }
+    }
+    return value + candidate.gain;
+  };
+  const double min_tokens = static_cast<double>(std::max<std::size_t>(1, options.min_tokens));
+  while (packer.packed_count() < max_items) {
+    Candidate* pick = nullptr;
+    double pick_density = 0;
+    for (Candidate& candidate : candidates) {
+      if (!candidate.open) continue;
+      const double density =
+          value_of(candidate) / std::max(min_tokens, static_cast<double>(candidate.tokens));
+      if (pick == nullptr || density > pick_density) {  // ties: the earlier (better) rank
+        pick = &candidate;
+        pick_density = density;
+      }
+    }
+    if (pick == nullptr) break;
+    pick->open = false;
+    RecallItem& item = ranked[pick->rank - 1];
+    if (packer.IsDuplicate(item)) {
+      ++result.deduplicated;
+      result.unpacked.push_back({item.id, pick->rank, "duplicate"});
+      continue;
+    }
+    const std::string id = item.id;
+    const std::string session = session_of(item);
+    const bool turn = item.kind == NodeKind::kTurn;
+    const std::string scope = item.scope;
+    const std::string session_id = item.session_id;
+    const std::int64_t sequence = item.sequence;
+    const double score = item.score;
+    if (!packer.TryPack(item, pick->rank, std::move(pick->line), pick->tokens)) {
+      ++result.dropped_by_budget;
+      result.unpacked.push_back({id, pick->rank, "budget"});
+      continue;
+    }
+    if (!session.empty()) ++packed_per_session[session];
+    if (turn && options.adjacent_share > 0 && !session_id.empty()) {
+      for (Candidate& candidate : candidates) {
+        if (!candidate.open) continue;
+        const RecallItem& other = ranked[candidate.rank - 1];
+        if (other.kind == NodeKind::kTurn && other.scope == scope &&
+            other.session_id == session_id &&
+            (other.sequence == sequence + 1 || other.sequence + 1 == sequence)) {
+          candidate.gain = std::max(candidate.gain, options.adjacent_share * score);
+        }
+      }
+    }
+  }
+  std::vector<UnpackedItem> not_taken;
+  for (const Candidate& candidate : candidates) {
+    if (candidate.open) not_taken.push_back({ranked[candidate.rank - 1].id, candidate.rank, "k"});
+  }
+  result.unpacked.insert(result.unpacked.end(), not_taken.begin(), not_taken.end());
+  std::sort(result.unpacked.begin(), result.unpacked.end(),
+            [](const UnpackedItem& a, const UnpackedItem& b) { return a.rank < b.rank; });
+}
+
+}  // namespace
+
+PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::size_t max_items,
+                const PackOptions& options) {
+  PackResult result;
+  Packer packer(token_budget, options);
+  if (options.by_value) {
+    PackByValue(ranked, max_items, options, packer, result);
+  } else {
+    PackByRank(ranked, max_items, packer, result);
+  }
+  packer.Finish(result);
   return result;
 }
 

@@ -25,6 +25,8 @@ struct PackResult {
   std::size_t context_tokens = 0;
   std::size_t dropped_by_budget = 0;
   std::size_t deduplicated = 0;
+  // Items examined and left out, best first, with why (Diagnostics::unpacked).
+  std::vector<UnpackedItem> unpacked;
 };
 
 struct PackOptions {
@@ -38,6 +40,20 @@ struct PackOptions {
   std::size_t excerpt_bytes = 0;
   // The byte spans [begin, end) of a text that match the query, in text order; null = none.
   std::function<std::vector<std::pair<std::size_t, std::size_t>>(std::string_view)> match_spans;
+
+  // Value packing (issue 22; [recall] pack_*). false (default): items in rank order while they
+  // fit, at most max_items. true: see Pack.
+  bool by_value = false;
+  // Items scoring below this × the best item's score are left out ("floor"). In [0, 1].
+  double floor = 0;
+  // An item's value is divided by 1 + this × the items already packed from its session (same
+  // scope and session id; items without a session are never discounted). 0 = off.
+  double session_discount = 0;
+  // A turn next to a packed turn (same scope and session, sequence ± 1) gains this × the
+  // packed turn's score (the largest such gain counts). 0 = off.
+  double adjacent_share = 0;
+  // Value per token divides by max(the item's tokens, this). At least 1.
+  std::size_t min_tokens = 1;
 };
 
 // The window [begin, end) of at most `max_bytes` bytes of `text` that holds the most of `spans`
@@ -47,8 +63,19 @@ std::pair<std::size_t, std::size_t> ExcerptWindow(
     std::string_view text, std::span<const std::pair<std::size_t, std::size_t>> spans,
     std::size_t max_bytes);
 
-// Takes items in rank order while they fit `token_budget` (an item that does not fit is skipped,
-// or excerpted as `options` says, and later, smaller ones may still fit), at most `max_items`.
+// Rank packing (options.by_value false): takes items in rank order while they fit
+// `token_budget` (an item that does not fit is skipped, or excerpted as `options` says, and
+// later, smaller ones may still fit), at most `max_items`.
+// Value packing (options.by_value true): the candidates are the items scoring at least
+// options.floor × the best score (`ranked` is best first; the rest are left out as "floor").
+// Repeatedly, the candidate of most value per token is taken — value = score / (1 +
+// session_discount × packed items of its session) + adjacent_share × the best score of a packed
+// turn next to it, per token = value / max(its tokens, min_tokens); ties go to the better rank —
+// and packed if it fits (or its excerpt fits), else left out ("budget"), until max_items are
+// packed or no candidate is left (those not taken are left out as "k"). Deterministic: the
+// order of `ranked` (score, then id) decides every tie. The packed items are returned in rank
+// order.
+// Both modes:
 // Duplicates are skipped and counted (`deduplicated`): a turn with the same speaker and text as a
 // packed one, and a derived item (a fact) whose provenance turns are all packed already, since
 // its evidence is in the context.

@@ -147,6 +147,133 @@ TEST(PackTest, ExcerptsATurnTooLongForTheBudgetAroundItsMatches) {
   EXPECT_EQ(Pack(ranked, 2000, 10).dropped_by_budget, 1u);
 }
 
+TEST(PackTest, RankPackingListsWhatItLeftOutAndWhy) {
+  const std::vector<RecallItem> ranked = {
+      Turn("t1", "Caroline", "I moved to Lisbon.", "2024-05-01T10:00:00Z"),
+      Turn("t2", "Caroline", "I moved to Lisbon.", "2024-05-02T10:00:00Z"),
+      Turn("t3", "Melanie", std::string(400, 'a'), "2024-05-03T10:00:00Z"),
+      Turn("t4", "Melanie", "Nice.", "2024-05-04T10:00:00Z"),
+      Turn("t5", "Melanie", "Later.", "2024-05-05T10:00:00Z"),
+  };
+  const PackResult packed = Pack(ranked, 60, 2);
+  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("t1", "t4"));
+  // t5 is below the last item examined (k was reached at t4): not listed.
+  ASSERT_EQ(packed.unpacked.size(), 2u);
+  EXPECT_EQ(packed.unpacked[0].id, "t2");
+  EXPECT_EQ(packed.unpacked[0].rank, 2u);
+  EXPECT_EQ(packed.unpacked[0].reason, "duplicate");
+  EXPECT_EQ(packed.unpacked[1].id, "t3");
+  EXPECT_EQ(packed.unpacked[1].reason, "budget");
+}
+
+// Hand-built items for value packing: a turn of `session` with a score and a sequence number.
+RecallItem Scored(std::string id, std::string session, std::int64_t sequence, double score,
+                  std::string text = "Some words here.") {
+  RecallItem item = Turn(std::move(id), "Ann", std::move(text), "2024-05-01T10:00:00Z");
+  item.session_id = std::move(session);
+  item.sequence = sequence;
+  item.score = score;
+  item.text += " #" + item.id;  // distinct texts: no duplicates unless a test wants them
+  return item;
+}
+
+PackOptions ByValue() {
+  PackOptions options;
+  options.by_value = true;
+  options.min_tokens = 48;  // every short line costs the same: value order is score order
+  return options;
+}
+
+std::vector<std::string> Reasons(const PackResult& packed) {
+  std::vector<std::string> reasons;
+  for (const UnpackedItem& item : packed.unpacked) reasons.push_back(item.id + ":" + item.reason);
+  return reasons;
+}
+
+TEST(PackByValueTest, ItemsBelowTheFloorAreLeftOutAndKIsAnUpperBound) {
+  const std::vector<RecallItem> ranked = {Scored("a", "s1", 1, 1.0), Scored("b", "s1", 5, 0.5),
+                                          Scored("c", "s2", 9, 0.36), Scored("d", "s2", 12, 0.34),
+                                          Scored("e", "s3", 20, 0.1)};
+  PackOptions options = ByValue();
+  options.floor = 0.35;  // 0.35: c (0.36) is in, d (0.34) and e are out
+  const PackResult packed = Pack(ranked, 2000, 10, options);
+  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("a", "b", "c"));
+  EXPECT_THAT(Reasons(packed), ::testing::ElementsAre("d:floor", "e:floor"));
+  // k = 2 is reached before c: c is left out by k.
+  const PackResult two = Pack(ranked, 2000, 2, options);
+  EXPECT_THAT(Ids(two), ::testing::ElementsAre("a", "b"));
+  EXPECT_THAT(Reasons(two), ::testing::ElementsAre("c:k", "d:floor", "e:floor"));
+  // Floor 0: everything is a candidate.
+  options.floor = 0;
+  EXPECT_EQ(Pack(ranked, 2000, 10, options).items.size(), 5u);
+}
+
+TEST(PackByValueTest, MostValuePerTokenFirstUnderATightBudget) {
+  // a is the best item but long (about 120 tokens); b and c are short. The budget holds a,
+  // or b and c, not all three.
+  const std::string long_text(480, 'x');
+  const std::vector<RecallItem> ranked = {Scored("a", "s1", 1, 1.0, long_text),
+                                          Scored("b", "s2", 5, 0.8), Scored("c", "s3", 9, 0.7)};
+  PackOptions options = ByValue();
+  options.min_tokens = 1;
+  const std::size_t header = CountTokens("Memories (evidence from earlier conversations):");
+  const std::size_t short_line = CountTokens(RenderItemLine(ranked[1]));
+  const std::size_t budget = header + 2 * short_line + 5;
+  ASSERT_GT(CountTokens(RenderItemLine(ranked[0])), budget - header);
+  // b: 0.8 / ~10 tokens, c: 0.7 / ~10 tokens, a: 1.0 / ~130: b, then c, then a does not fit.
+  const PackResult packed = Pack(ranked, budget, 10, options);
+  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("b", "c"));  // returned in rank order
+  EXPECT_THAT(Reasons(packed), ::testing::ElementsAre("a:budget"));
+  EXPECT_EQ(packed.dropped_by_budget, 1u);
+  // Rank packing takes a first, and then nothing else fits.
+  const PackResult by_rank = Pack(ranked, header + CountTokens(RenderItemLine(ranked[0])), 10);
+  EXPECT_THAT(Ids(by_rank), ::testing::ElementsAre("a"));
+}
+
+TEST(PackByValueTest, SessionDiscountSpreadsTheContextOverSessions) {
+  // Two strong turns of session s1, a weaker one of s2; room for two items.
+  const std::vector<RecallItem> ranked = {Scored("a1", "s1", 1, 1.0), Scored("a2", "s1", 7, 0.9),
+                                          Scored("b1", "s2", 30, 0.6)};
+  PackOptions options = ByValue();
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 2, options)), ::testing::ElementsAre("a1", "a2"));
+  // Discount 1: once a1 is packed, a2 is worth 0.9 / 2 = 0.45 < 0.6.
+  options.session_discount = 1.0;
+  const PackResult spread = Pack(ranked, 2000, 2, options);
+  EXPECT_THAT(Ids(spread), ::testing::ElementsAre("a1", "b1"));
+  EXPECT_THAT(Reasons(spread), ::testing::ElementsAre("a2:k"));
+  // The same session in another scope is another session.
+  std::vector<RecallItem> scoped = ranked;
+  scoped[1].scope = "world:other";
+  EXPECT_THAT(Ids(Pack(scoped, 2000, 2, options)), ::testing::ElementsAre("a1", "a2"));
+}
+
+TEST(PackByValueTest, TheTurnNextToAPackedHitGainsAShareOfItsScore) {
+  // b is the reply right after a (same session, next sequence number), c is elsewhere.
+  const std::vector<RecallItem> ranked = {Scored("a", "s1", 5, 1.0), Scored("c", "s2", 40, 0.5),
+                                          Scored("b", "s1", 6, 0.45), Scored("d", "s1", 8, 0.44)};
+  PackOptions options = ByValue();
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 2, options)), ::testing::ElementsAre("a", "c"));
+  // Share 0.2: b is worth 0.45 + 0.2 x 1.0 = 0.65 > 0.5; d (two turns away) gains nothing.
+  options.adjacent_share = 0.2;
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 2, options)), ::testing::ElementsAre("a", "b"));
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 3, options)), ::testing::ElementsAre("a", "c", "b"));
+}
+
+TEST(PackByValueTest, DuplicatesAndTiesAreDecidedByRank) {
+  std::vector<RecallItem> ranked = {Scored("a", "s1", 1, 0.5), Scored("b", "s2", 2, 0.5),
+                                    Scored("c", "s3", 3, 0.5)};
+  ranked[2].text = ranked[0].text;  // c repeats a's words
+  const PackResult packed = Pack(ranked, 2000, 2, ByValue());
+  // Equal value per token: a before b; c would be a duplicate but k is reached first.
+  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("a", "b"));
+  EXPECT_THAT(Reasons(packed), ::testing::ElementsAre("c:k"));
+  const PackResult three = Pack(ranked, 2000, 3, ByValue());
+  EXPECT_THAT(Ids(three), ::testing::ElementsAre("a", "b"));
+  EXPECT_THAT(Reasons(three), ::testing::ElementsAre("c:duplicate"));
+  EXPECT_EQ(three.deduplicated, 1u);
+  EXPECT_EQ(three.context_tokens, CountTokens(three.context));
+}
+
 TEST(PackTest, ExcerptWindowCentresOnTheDensestMatchesOnCharacterBoundaries) {
   const std::string text = std::string(50, 'a') + "\xC3\xA9" + std::string(50, 'b');  // 102 bytes
   const std::vector<std::pair<std::size_t, std::size_t>> spans = {{10, 12}, {60, 62}, {70, 72}};

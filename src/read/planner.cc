@@ -20,7 +20,12 @@ std::string Plan::Describe() const {
     first = false;
   }
   std::snprintf(buffer, sizeof buffer, " budget x%g", budget_scale);
-  return out + buffer;
+  out += buffer;
+  if (session_discount > 0) {
+    std::snprintf(buffer, sizeof buffer, " session_discount %g", session_discount);
+    out += buffer;
+  }
+  return out;
 }
 
 Plan MakePlan(const QueryFrame& frame, const Config& config, const RecallOptions& options) {
@@ -34,6 +39,8 @@ Plan MakePlan(const QueryFrame& frame, const Config& config, const RecallOptions
       for (const auto& [key, value] : rule->second) {
         if (key == "budget_scale") {
           plan.budget_scale = value;
+        } else if (key == "session_discount") {
+          plan.session_discount = value;
         } else {
           plan.weights[key] = value;
         }

@@ -4,7 +4,9 @@
 //
 //   weights = [recall.route_weights], then the entries of [planner.<shape>] (when the planner is
 //             enabled in the config and in the options), then RecallOptions::route_weights;
-//   budget  = the request's token budget × [planner.<shape>] budget_scale (default 1).
+//   budget  = the request's token budget × [planner.<shape>] budget_scale (default 1);
+//   session_discount = [planner.<shape>] session_discount (default 0): value packing divides
+//             an item's value by 1 + this × the items already packed from its session.
 #ifndef ENGRAM_READ_PLANNER_H_
 #define ENGRAM_READ_PLANNER_H_
 
@@ -20,6 +22,7 @@ namespace engram::read {
 struct Plan {
   std::map<std::string, double> weights;  // route -> weight (routes not named weigh 1.0)
   double budget_scale = 1.0;
+  double session_discount = 0.0;
   std::string rule;  // "list" when a shape rule applied, "default" otherwise
 
   double WeightOf(const std::string& route) const;

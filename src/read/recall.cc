@@ -349,6 +349,15 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
       return spans;
     };
   }
+  // Value packing (issue 22): by value per token above a score floor, k an upper bound; the
+  // planner's rule for the shape may spread it over sessions.
+  if (request.options.pack_by_value.value_or(false)) {
+    pack_options.by_value = true;
+    pack_options.floor = config.recall.pack_floor;
+    pack_options.session_discount = plan.session_discount;
+    pack_options.adjacent_share = config.recall.pack_adjacent_share;
+    pack_options.min_tokens = config.recall.pack_min_tokens;
+  }
   PackResult packed = Pack(std::move(items), evidence_budget, request.options.k, pack_options);
   result.items = std::move(packed.items);
   result.context = std::move(packed.context);
@@ -360,6 +369,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   }
   diagnostics.dropped_by_budget = packed.dropped_by_budget;
   diagnostics.deduplicated = packed.deduplicated;
+  diagnostics.unpacked = std::move(packed.unpacked);
   timer.Mark("pack");
 
   result.latency_ms =

@@ -24,7 +24,9 @@ namespace engram::read {
 struct RecallRequest {
   QueryFrame frame;
   const Config* config = nullptr;
-  RecallOptions options;  // k / token_budget already resolved to non-zero values
+  // k / token_budget already resolved to non-zero values, pack_by_value to the config's when
+  // the caller left it unset (unset here = false).
+  RecallOptions options;
   std::vector<const index::Bm25Index*> text_indexes;
   // The searched scopes' turn layouts from the engine's projection, one per scope id in the same
   // order; empty = RunRecall loads the layout from the store.
