@@ -99,6 +99,19 @@ class Packer {
 
   std::size_t packed_count() const { return packed_.size(); }
 
+  // Takes out the packed non-turn items (facts) whose every evidence turn was packed after them,
+  // as duplicates: value packing may take a short fact before its long turn.
+  void DropCoveredItems(PackResult& result) {
+    std::erase_if(packed_, [&](const Packed& packed) {
+      const RecallItem& item = packed.item;
+      if (item.kind == NodeKind::kTurn || !IsDuplicate(item)) return false;
+      used_ -= item.tokens;
+      ++result.deduplicated;
+      result.unpacked.push_back({item.id, packed.rank, "duplicate"});
+      return true;
+    });
+  }
+
   // The packed items best rank first, and the context in time order, grouped as options say.
   void Finish(PackResult& result) {
     std::sort(packed_.begin(), packed_.end(),
@@ -182,7 +195,11 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
   std::vector<Candidate> candidates;
   for (std::size_t item_idx = 0; item_idx < ranked.size(); ++item_idx) {
     const RecallItem& item = ranked[item_idx];
-    if (item.score < floor) {
+    // A route's best candidate is exempt: fusion favours items that several routes propose, so
+    // the only route that knows an item (a fact from the facts route) must still reach the context.
+    const bool route_best = std::any_of(item.routes.begin(), item.routes.end(),
+                                        [](const RouteScore& route) { return route.rank == 1; });
+    if (item.score < floor && !route_best) {
       result.unpacked.push_back({item.id, item_idx + 1, "floor"});
       continue;
     }
@@ -253,6 +270,7 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
       }
     }
   }
+  packer.DropCoveredItems(result);
   std::vector<UnpackedItem> not_taken;
   for (const Candidate& candidate : candidates) {
     if (candidate.open) not_taken.push_back({ranked[candidate.rank - 1].id, candidate.rank, "k"});

@@ -44,7 +44,8 @@ struct PackOptions {
   // Value packing (issue 22; [recall] pack_*). false (default): items in rank order while they
   // fit, at most max_items. true: see Pack.
   bool by_value = false;
-  // Items scoring below this × the best item's score are left out ("floor"). In [0, 1].
+  // Items scoring below this × the best item's score are left out ("floor"), unless some route
+  // ranked them first. In [0, 1].
   double floor = 0;
   // An item's value is divided by 1 + this × the items already packed from its session (same
   // scope and session id; items without a session are never discounted). 0 = off.
@@ -67,7 +68,8 @@ std::pair<std::size_t, std::size_t> ExcerptWindow(
 // `token_budget` (an item that does not fit is skipped, or excerpted as `options` says, and
 // later, smaller ones may still fit), at most `max_items`.
 // Value packing (options.by_value true): the candidates are the items scoring at least
-// options.floor × the best score (`ranked` is best first; the rest are left out as "floor").
+// options.floor × the best score, and every route's first candidate (`ranked` is best first; the
+// rest are left out as "floor").
 // Repeatedly, the candidate of most value per token is taken — value = score / (1 +
 // session_discount × packed items of its session) + adjacent_share × the best score of a packed
 // turn next to it, per token = value / max(its tokens, min_tokens); ties go to the better rank —

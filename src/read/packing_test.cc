@@ -208,6 +208,34 @@ TEST(PackByValueTest, ItemsBelowTheFloorAreLeftOutAndKIsAnUpperBound) {
   EXPECT_EQ(Pack(ranked, 2000, 10, options).items.size(), 5u);
 }
 
+TEST(PackByValueTest, ARoutesFirstCandidateIsNotLeftOutByTheFloor) {
+  // f is the facts route's first and only candidate: fused from one route, it scores below the
+  // floor, yet it is the best thing that route found.
+  std::vector<RecallItem> ranked = {Scored("a", "s1", 1, 1.0), Scored("f", "", 0, 0.2),
+                                    Scored("e", "s3", 20, 0.1)};
+  ranked[0].routes = {{"bm25", 1, 0.7, ""}, {"facts", 2, 0.5, ""}};
+  ranked[1].routes = {{"facts", 1, 0.9, ""}};
+  ranked[2].routes = {{"bm25", 2, 0.3, ""}};
+  PackOptions options = ByValue();
+  options.floor = 0.3;
+  const PackResult packed = Pack(ranked, 2000, 10, options);
+  EXPECT_THAT(Ids(packed), ::testing::UnorderedElementsAre("a", "f"));
+  EXPECT_THAT(Reasons(packed), ::testing::ElementsAre("e:floor"));
+}
+
+TEST(PackByValueTest, AFactTakenBeforeItsLongTurnIsDroppedOnceTheTurnIsPacked) {
+  // The fact is short, so it has the most value per token and is taken first; the turn it was
+  // read from follows, and then the fact only repeats it.
+  std::vector<RecallItem> ranked = {Scored("t", "s1", 1, 1.0, std::string(400, 'x')),
+                                    Fact("f", "Ann visited Zanzibar", {"t"}, "2024-05-01T10:00:00Z")};
+  ranked[1].score = 0.9;
+  const PackResult packed = Pack(ranked, 2000, 10, ByValue());
+  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("t"));
+  EXPECT_THAT(Reasons(packed), ::testing::ElementsAre("f:duplicate"));
+  EXPECT_EQ(packed.deduplicated, 1u);
+  EXPECT_EQ(packed.context_tokens, CountTokens(packed.context));
+}
+
 TEST(PackByValueTest, MostValuePerTokenFirstUnderATightBudget) {
   // a is the best item but long (about 120 tokens); b and c are short. The budget holds a,
   // or b and c, not all three.
