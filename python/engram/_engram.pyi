@@ -106,6 +106,7 @@ class Diagnostics:
     token_budget: int
     context_tokens: int
     timings: List[Dict[str, Any]]
+    unpacked: List[Dict[str, Any]]
     def to_dict(self) -> Dict[str, Any]: ...
 
 class ReadResult:
@@ -220,6 +221,10 @@ class Engine:
         route_weights: Optional[Dict[str, float]] = ...,
         use_planner: bool = ...,
         at: Optional[_Time] = ...,
+        valid_at: Optional[_Time] = ...,
+        known_at: Optional[_Time] = ...,
+        mode: str = ...,
+        packing: Optional[str] = ...,
     ) -> ReadResult: ...
     def get(self, id: str) -> Memory: ...
     def list(

@@ -173,7 +173,7 @@ py::object Recall(const PyEngine& self, const py::object& scope_arg, const py::o
                   const py::object& routes, bool explain, bool include_retired, bool include_nested,
                   const py::object& route_weights, bool use_planner, const py::object& at,
                   const py::object& valid_at, const py::object& known_at,
-                  const py::object& mode) {
+                  const py::object& mode, const py::object& packing) {
   const Scope scope = ScopeFromPython(scope_arg, "scope");
   RecallQuery query;
   query.text = TextFromPython(query_arg, "query");
@@ -199,6 +199,16 @@ py::object Recall(const PyEngine& self, const py::object& scope_arg, const py::o
     throw StatusError{Status::InvalidArgument("mode: " + parsed_mode.status().message())};
   }
   options.mode = *parsed_mode;
+  if (!packing.is_none()) {
+    if (!py::isinstance<py::str>(packing)) {
+      throw py::type_error("packing must be None or a str (\"value\" or \"rank\")");
+    }
+    StatusOr<bool> by_value = io::ParsePacking(packing.cast<std::string>());
+    if (!by_value.ok()) {
+      throw StatusError{Status::InvalidArgument("packing: " + by_value.status().message())};
+    }
+    options.pack_by_value = *by_value;
+  }
   if (!routes.is_none()) options.routes = StringsFromPython(routes, "routes");
   if (!route_weights.is_none()) {
     if (!py::isinstance<py::dict>(route_weights)) {
@@ -411,7 +421,13 @@ void BindTypes(py::module_& module) {
       .def_readonly("token_budget", &Diagnostics::token_budget)
       .def_readonly("context_tokens", &Diagnostics::context_tokens)
       .def_property_readonly(
-          "timings", [](const Diagnostics& d) { return JsonToPython(io::ToJson(d)["timings"]); });
+          "timings", [](const Diagnostics& d) { return JsonToPython(io::ToJson(d)["timings"]); })
+      .def_property_readonly(
+          "unpacked",
+          [](const Diagnostics& d) { return JsonToPython(io::ToJson(d)["unpacked"]); },
+          "The ranked items the packing examined and left out, best first: "
+          "[{\"id\", \"rank\", \"reason\"}], reason \"budget\", \"duplicate\", \"floor\" or "
+          "\"k\".");
 
   py::class_<ReadResultView>(module, "ReadResult",
                              "What Engine.recall returns: the packed context for the answer "
@@ -580,11 +596,12 @@ void BindEngine(py::module_& module) {
            py::arg("include_nested") = true, py::arg("route_weights") = py::none(),
            py::arg("use_planner") = true, py::arg("at") = py::none(),
            py::arg("valid_at") = py::none(), py::arg("known_at") = py::none(),
-           py::arg("mode") = "evidence",
+           py::arg("mode") = "evidence", py::arg("packing") = py::none(),
            "Ranked, packed, explained memories of a scope for a question.\n\n"
            "scope: the scope to search (nested scopes too unless include_nested=False); an "
            "unknown scope raises engram.NotFound.\nquery: the question (str, or bytes of "
-           "UTF-8).\nk: items at most (None: the config's [recall] max_items).\ntoken_budget: "
+           "UTF-8).\nk: items at most (None: [recall] pack_max_items with value packing, "
+           "max_items with rank packing).\ntoken_budget: "
            "tokens of the packed context at most (None: [recall] token_budget).\npolicy: "
            "\"strict\", \"balanced\" or \"advanced\" -- the answer instructions returned apart "
            "from the context.\nroutes: route names to run (None: the planner picks).\nexplain: "
@@ -597,7 +614,9 @@ void BindEngine(py::module_& module) {
            "known_at: what engram knew then -- only memories ingested by this time, with the "
            "status they had then.\nmode: \"evidence\" (default) or \"chat\" -- the "
            "person's profile and the valid foresight before the evidence (ReadResult.chat, each "
-           "line with its evidence turn ids).\nReturns a ReadResult (.context, "
+           "line with its evidence turn ids).\npacking: \"value\" (by value per token "
+           "above a score floor, k an upper bound), \"rank\" (rank order, at most k) or None "
+           "(the config's [recall] pack_by_value).\nReturns a ReadResult (.context, "
            ".answer_instructions, .items, .diagnostics; .to_dict() is `engram recall --json`).")
       .def(
           "get",

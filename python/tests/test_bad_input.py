@@ -79,6 +79,7 @@ def test_a_large_batch_is_stored_in_one_call(engine):
     (lambda e: e.recall("user:alice", "x", routes=[1]), "routes must be a list of str"),
     (lambda e: e.recall("user:alice", "x", policy=1), "policy must be a str"),
     (lambda e: e.recall("user:alice", "x", mode=None), "mode must be a str"),
+    (lambda e: e.recall("user:alice", "x", packing=1), "packing must be None or a str"),
     (lambda e: e.recall("user:alice", "x", route_weights=[1]), "route_weights must be a dict"),
     (lambda e: e.recall("user:alice", "x", at=5), "at must be a datetime"),
     (lambda e: e.recall("user:alice", "x", valid_at=5), "valid_at must be a datetime"),
@@ -126,3 +127,9 @@ def test_malformed_as_of_times_are_invalid_argument_naming_the_argument(engine, 
     engine.remember("user:alice", [{"text": "A good turn."}])
     with pytest.raises(engram.InvalidArgument, match=argument + ": "):
         engine.recall("user:alice", "x", **{argument: "April"})
+
+
+def test_an_unknown_packing_is_invalid_argument_naming_the_choices(engine):
+    engine.remember("user:alice", [{"text": "A good turn."}])
+    with pytest.raises(engram.InvalidArgument, match='packing: unknown packing "size"'):
+        engine.recall("user:alice", "x", packing="size")

@@ -97,6 +97,13 @@ def test_recall_options(filled):
     budgeted = engine.recall("user:alice", "Maya Porto Lisbon sardines", token_budget=12, at=AT)
     assert budgeted.diagnostics.token_budget == 12
     assert budgeted.diagnostics.context_tokens <= 12
+    by_rank = engine.recall("user:alice", "Where does Maya live?", k=2, packing="rank", at=AT)
+    assert len(by_rank.items) == 2
+    assert all(left["reason"] != "floor" for left in by_rank.diagnostics.unpacked)
+    by_value = engine.recall("user:alice", "Where does Maya live?", packing="value", at=AT)
+    packed = {item.id for item in by_value.items}
+    assert all(left["id"] not in packed for left in by_value.diagnostics.unpacked)
+    assert by_value.to_dict()["diagnostics"]["unpacked"] == by_value.diagnostics.unpacked
 
 
 def test_recall_to_dict_has_the_cli_shape(filled):

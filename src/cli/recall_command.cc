@@ -2,6 +2,7 @@
 // question and prints the ranked items with their scores, routes and provenance (or, with
 // --context, only the packed context; with --json, the whole ReadResult).
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "engram/options.h"
+#include "io/api_json.h"
 #include "io/file_reader.h"
 
 namespace engram::cli {
@@ -25,6 +27,7 @@ struct RecallArgs {
   std::vector<std::string> routes;
   std::string policy = "balanced";
   std::string mode = "evidence";
+  std::string packing;  // "" = the config's
   bool include_retired = false;
   std::string at;
   AsOfFlags as_of;
@@ -69,6 +72,13 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
         << " added by the entity bridge; " << diagnostics.filtered_out << " filtered out; "
         << diagnostics.dropped_by_budget << " dropped by the budget of " << diagnostics.token_budget
         << " tokens; " << diagnostics.deduplicated << " duplicates skipped\n";
+    if (!diagnostics.unpacked.empty()) {
+      std::map<std::string, std::size_t> left_out;  // reason → items
+      for (const UnpackedItem& item : diagnostics.unpacked) ++left_out[item.reason];
+      out << "left out of the context:";
+      for (const auto& [reason, count] : left_out) out << " " << reason << " " << count;
+      out << "\n";
+    }
     if (!diagnostics.filtered_by.empty()) {
       out << "filtered:";
       for (const auto& [filter, count] : diagnostics.filtered_by) {
@@ -169,6 +179,11 @@ int RunRecall(const RecallArgs& args, Console& console) {
   StatusOr<ContextMode> mode = ParseContextMode(args.mode);
   if (!mode.ok()) return console.UsageError(kCommand, "--mode: " + mode.status().message());
   options.mode = *mode;
+  if (!args.packing.empty()) {
+    StatusOr<bool> by_value = io::ParsePacking(args.packing);
+    if (!by_value.ok()) return console.UsageError(kCommand, "--packing: " + by_value.status().message());
+    options.pack_by_value = *by_value;
+  }
 
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), false);
   if (!engine.ok()) return console.Fail(kCommand, engine.status());
@@ -196,7 +211,7 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
       "QUERY '-' reads the question from stdin. Unknown scope: exit 3.\n");
   command->add_option("--scope", args->scope, "Scope to search (nested scopes included)")
       ->required();
-  command->add_option("-k,--k", args->k, "Items to return at most, >= 1 (default: config, 10)")
+  command->add_option("-k,--k", args->k, "Items to return at most, >= 1 (default: config, 40 with value packing, 10 with rank)")
       ->check(WholeNumber(1));
   command
       ->add_option("--budget", args->budget,
@@ -209,6 +224,10 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
   command->add_option("--mode", args->mode,
                       "Context mode: evidence (default), or chat (the person's profile and the "
                       "valid foresight before the evidence, each line with its evidence ids)");
+  command->add_option("--packing", args->packing,
+                      "How the context is chosen: value (by value per token above a score floor, "
+                      "-k an upper bound) or rank (in rank order, at most -k) (default: config, "
+                      "value)");
   command->add_flag("--include-retired", args->include_retired,
                     "Return retired and superseded memories too");
   command->add_option("--at", args->at,

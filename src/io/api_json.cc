@@ -140,6 +140,13 @@ Json ToJson(const RecallItem& item) {
   return json;
 }
 
+StatusOr<bool> ParsePacking(std::string_view name) {
+  if (name == "value") return true;
+  if (name == "rank") return false;
+  return Status::InvalidArgument("unknown packing \"" + std::string(name.substr(0, 64)) +
+                                 "\" (expected one of value, rank)");
+}
+
 Json ToJson(const Diagnostics& diagnostics) {
   Json routes = Json::array();
   for (const RouteDiagnostics& route : diagnostics.routes) {
@@ -179,6 +186,11 @@ Json ToJson(const Diagnostics& diagnostics) {
   json["context_tokens"] = diagnostics.context_tokens;
   json["timings"] = std::move(timings);
   json["chat"] = diagnostics.chat;
+  Json unpacked = Json::array();
+  for (const UnpackedItem& item : diagnostics.unpacked) {
+    unpacked.push_back(Json{{"id", item.id}, {"rank", item.rank}, {"reason", item.reason}});
+  }
+  json["unpacked"] = std::move(unpacked);
   return json;
 }
 

@@ -49,6 +49,10 @@ Json ToJson(const RememberResult& result);
 Json ToJson(const EraseResult& result);
 Json ToJson(const RebuildReport& report);
 
+// A recall request's packing name (RecallOptions::pack_by_value): "value" → true, "rank" →
+// false; anything else is InvalidArgument naming the allowed values.
+StatusOr<bool> ParsePacking(std::string_view name);
+
 // {"error": {"code": "NOT_FOUND", "message": "..."}}. An OK status gives code "OK".
 Json ErrorToJson(const Status& status);
 

@@ -545,6 +545,7 @@ ReadResult SmallReadResult() {
   result.diagnostics.token_budget = 2000;
   result.diagnostics.context_tokens = 9;
   result.diagnostics.timings.push_back({"route:bm25", 0.125});
+  result.diagnostics.unpacked.push_back({"00112233445566778899aabbccddeeff", 2, "floor"});
   result.latency_ms = 1.5;
   return result;
 }
@@ -569,7 +570,9 @@ TEST(ApiJsonTest, ReadResultGolden) {
       R"("filter":"known_at",)"
       R"("reason":"ingested 2024-06-01T00:00:00Z, after known_at 2024-05-15T00:00:00Z"}],)"
       R"("dropped_by_budget":0,"deduplicated":0,"token_budget":2000,)"
-      R"("context_tokens":9,"timings":[{"stage":"route:bm25","ms":0.125}],"chat":""},)" R"("latency_ms":1.5,"mode":"evidence","chat":[]})");
+      R"("context_tokens":9,"timings":[{"stage":"route:bm25","ms":0.125}],"chat":"",)"
+      R"("unpacked":[{"id":"00112233445566778899aabbccddeeff","rank":2,"reason":"floor"}]},)"
+      R"("latency_ms":1.5,"mode":"evidence","chat":[]})");
 }
 
 TEST(ApiJsonTest, IsDeterministicAndPrettyPrints) {
@@ -620,6 +623,16 @@ TEST(ApiJsonTest, MemoryHistoryAndErrors) {
       Dump(ToJson(RebuildReport{
           .scopes = 1, .documents = 2, .terms = 3, .seconds = 0.5, .matched_live_index = true})),
       R"({"scopes":1,"documents":2,"terms":3,"seconds":0.5,"matched_live_index":true})");
+}
+
+TEST(ApiJsonTest, PackingNamesParseAndOthersAreRejectedNamingTheChoices) {
+  EXPECT_EQ(ParsePacking("value").value(), true);
+  EXPECT_EQ(ParsePacking("rank").value(), false);
+  const StatusOr<bool> unknown = ParsePacking("Value");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.status().message(), "unknown packing \"Value\" (expected one of value, rank)");
+  EXPECT_FALSE(ParsePacking("").ok());
 }
 
 TEST(ApiJsonTest, MetadataThatIsNotAnObjectStaysAString) {

@@ -11,6 +11,7 @@
 #include "core/ids.h"
 #include "core/utf8.h"
 #include "engram/clock.h"
+#include "io/api_json.h"
 #include "server/scope_views.h"
 
 namespace engram::mcp {
@@ -500,6 +501,11 @@ StatusOr<io::Json> RunRecall(const Call& call) {
   options.include_retired = BoolArg(call.args, "include_retired", false);
   ASSIGN_OR_RETURN(options.policy, ParseAnswerPolicy(StringArg(call.args, "policy", "balanced")));
   ASSIGN_OR_RETURN(options.mode, ParseContextMode(StringArg(call.args, "mode", "evidence")));
+  if (const std::string packing = StringArg(call.args, "packing"); !packing.empty()) {
+    StatusOr<bool> by_value = io::ParsePacking(packing);
+    if (!by_value.ok()) return ArgError("packing", "must be value or rank");
+    options.pack_by_value = *by_value;
+  }
   ASSIGN_OR_RETURN(const ReadResult result, call.engine.Recall(scope, query, options));
   io::Json out = io::ToJson(result);
   if (!BoolArg(call.args, "explain", false)) {
@@ -736,7 +742,13 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                  .description = "chat: the person's profile and the valid foresight before the "
                                 "evidence, each line with its evidence turn ids. Default: "
                                 "evidence.",
-                 .choices = {"evidence", "chat"}}},
+                 .choices = {"evidence", "chat"}},
+                {.name = "packing",
+                 .type = ArgType::kString,
+                 .description = "How the context is chosen: value (by value per token above a "
+                                "score floor, k an upper bound) or rank (in rank order, at most "
+                                "k). Default: the server's config (value).",
+                 .choices = {"value", "rank"}}},
        .read_only = true,
        .idempotent = true,
        .output_schema =

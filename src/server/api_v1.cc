@@ -9,6 +9,7 @@
 
 #include "core/ids.h"
 #include "engram/clock.h"
+#include "io/api_json.h"
 #include "io/turns_jsonl.h"
 #include "server/openapi.h"
 #include "server/scope_views.h"
@@ -472,7 +473,7 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
   StatusOr<json> body =
       ObjectBody(request, {"query", "k", "token_budget", "routes", "route_weights", "use_planner",
                            "include_retired", "include_nested", "policy", "query_time", "valid_at",
-                           "known_at", "explain", "mode"});
+                           "known_at", "explain", "mode", "packing"});
   if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
   RecallQuery query;
   RecallOptions options;
@@ -497,6 +498,18 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
         options.mode = *parsed;
       } else {
         status = Status::InvalidArgument("\"mode\" must be evidence or chat");
+      }
+    }
+  }
+  if (status.ok()) {
+    std::string packing;
+    status = StringField(*body, "packing", 64, &packing);
+    if (status.ok() && !packing.empty()) {
+      StatusOr<bool> by_value = io::ParsePacking(packing);
+      if (by_value.ok()) {
+        options.pack_by_value = *by_value;
+      } else {
+        status = Status::InvalidArgument("\"packing\" must be value or rank");
       }
     }
   }

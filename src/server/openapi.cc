@@ -112,7 +112,8 @@ Json Schemas() {
               {"valid_at", Nullable("string")},
               {"known_at", Nullable("string")},
               {"explain", Type("boolean")},
-              {"mode", Enum({"evidence", "chat"})}},
+              {"mode", Enum({"evidence", "chat"})},
+              {"packing", Enum({"value", "rank"})}},
              {"query"});
   s["RecallItem"] = Object({{"id", Type("string")},
                             {"kind", kKindEnum},

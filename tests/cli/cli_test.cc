@@ -18,6 +18,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -235,6 +236,44 @@ TEST_F(CliTest, RecallHumanOutputShowsRanksRoutesAndProvenance) {
       Engram({"recall", "--context", "--scope", "user:priya", "What dog did Tom adopt?"});
   ASSERT_EQ(context.exit_code, 0) << context;
   EXPECT_THAT(context.out, Not(HasSubstr("provenance:")));
+}
+
+TEST_F(CliTest, RecallPacksByValueOrByRankAndSaysWhatItLeftOut) {
+  IngestExample();
+  // Rank packing: the first k ranked items, all of which fit the budget.
+  RunResult rank = Engram({"--json", "recall", "--scope", "user:priya", "--packing", "rank", "--k",
+                           "3", "What dog did Tom adopt?"});
+  ASSERT_EQ(rank.exit_code, 0) << rank;
+  const json by_rank = ParseJson(rank);
+  EXPECT_EQ(by_rank["items"].size(), 3u);
+  for (const json& left : by_rank["diagnostics"]["unpacked"]) EXPECT_NE(left["reason"], "floor");
+
+  // Value packing (the default): items under the score floor stay out unless a route ranked
+  // them first, and each item left out is listed with its reason, never among the items.
+  RunResult value = Engram({"--json", "recall", "--scope", "user:priya", "--packing", "value",
+                            "What dog did Tom adopt?"});
+  ASSERT_EQ(value.exit_code, 0) << value;
+  const json by_value = ParseJson(value);
+  const json& unpacked = by_value["diagnostics"]["unpacked"];
+  ASSERT_FALSE(unpacked.empty());
+  std::set<std::string> packed_ids;
+  for (const json& item : by_value["items"]) packed_ids.insert(item["id"].get<std::string>());
+  bool floor_seen = false;
+  for (const json& left : unpacked) {
+    EXPECT_FALSE(packed_ids.contains(left["id"].get<std::string>())) << left.dump();
+    EXPECT_GE(left["rank"].get<int>(), 1);
+    floor_seen = floor_seen || left["reason"] == "floor";
+  }
+  EXPECT_TRUE(floor_seen) << unpacked.dump();
+  RunResult explained = Engram({"recall", "--explain", "--scope", "user:priya", "--packing", "value",
+                                "What dog did Tom adopt?"});
+  ASSERT_EQ(explained.exit_code, 0) << explained;
+  EXPECT_THAT(explained.out, HasSubstr("left out of the context:"));
+  EXPECT_THAT(explained.out, HasSubstr(" floor "));
+
+  RunResult bad = Engram({"recall", "--scope", "user:priya", "--packing", "size", "q"});
+  EXPECT_EQ(bad.exit_code, 2) << bad;
+  EXPECT_THAT(bad.out + bad.err, HasSubstr("--packing: unknown packing \"size\""));
 }
 
 TEST_F(CliTest, IngestsZstdCompressedJsonl) {

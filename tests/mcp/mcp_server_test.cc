@@ -477,6 +477,8 @@ TEST_F(McpServerTest, BadArgumentsAreToolErrorsAModelCanActOn) {
               HasSubstr("must be one of strict, balanced, advanced"));
   EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"mode", "x"}}),
               HasSubstr("must be one of evidence, chat"));
+  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"packing", "x"}}),
+              HasSubstr("must be one of value, rank"));
   EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:a"}, {"query", "q"}, {"valid_at", "x"}}),
               HasSubstr("argument \"valid_at\" is not an ISO-8601 time"));
   EXPECT_THAT(

@@ -102,6 +102,8 @@ TEST_F(ServerBadInputTest, NumbersOutOfRangeAreRejectedNamingTheField) {
   ExpectRejected(kRecall, R"({"query": "x", "policy": "lenient"})", 400, "\"policy\"");
   ExpectRejected(kRecall, R"({"query": "x", "mode": "gossip"})", 400, "\"mode\"");
   ExpectRejected(kRecall, R"({"query": "x", "mode": 1})", 400, "\"mode\"");
+  ExpectRejected(kRecall, R"({"query": "x", "packing": "size"})", 400, "\"packing\"");
+  ExpectRejected(kRecall, R"({"query": "x", "packing": true})", 400, "\"packing\"");
   ExpectRejected(kRecall, R"({"query": "x", "query_time": "noon"})", 400, "\"query_time\"");
   ExpectRejected(kRecall, R"({"query": "x", "valid_at": "April"})", 400, "\"valid_at\"");
   ExpectRejected(kRecall, R"({"query": "x", "known_at": 20240501})", 400, "\"known_at\"");
