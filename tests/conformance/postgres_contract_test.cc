@@ -338,6 +338,37 @@ TEST_F(PostgresStoreTest, TwoStoresOnOneDatabaseSerialiseWritersAndSeeEachOthers
   EXPECT_EQ(seen->text, "written through the first");
 }
 
+TEST_F(PostgresStoreTest, AJournalWaitWakesOnAnotherStoresCommitButNotOnARollback) {
+  std::unique_ptr<Store> follower = Open();
+  std::unique_ptr<Store> writer = Open();
+  ASSERT_NE(follower, nullptr);
+  ASSERT_NE(writer, nullptr);
+  const ScopeRecord scope = CreateScope(*writer, "user:shared");
+  StatusOr<std::int64_t> last = follower->LastJournalSeq();
+  ASSERT_THAT(last, IsOk());
+  // A rolled-back write sends no notification and leaves the journal as it was: the short wait
+  // ends on its timeout with the same seq.
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = writer->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    ASSERT_THAT((*txn)->InsertNode(NewText(**txn, scope.scope_id, "rolled back")), IsOk());
+  }
+  EXPECT_THAT(follower->WaitForJournal(*last, std::chrono::milliseconds(200)),
+              IsOkAndHolds(*last));
+  // A commit through the other store (its own connections) wakes an hour-long wait.
+  std::future<StatusOr<std::int64_t>> waited = std::async(std::launch::async, [&] {
+    return follower->WaitForJournal(*last, std::chrono::hours(1));
+  });
+  StatusOr<std::unique_ptr<Transaction>> txn = writer->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  ASSERT_THAT((*txn)->InsertNode(NewText(**txn, scope.scope_id, "committed")), IsOk());
+  ASSERT_THAT((*txn)->Commit(), IsOk());
+  const StatusOr<std::int64_t> woken = waited.get();
+  ASSERT_THAT(woken, IsOk());
+  EXPECT_GT(*woken, *last);
+  EXPECT_THAT(writer->LastJournalSeq(), IsOkAndHolds(*woken));
+}
+
 TEST_F(PostgresStoreTest, StatementTimeoutIsDeadlineExceededNamingTheKey) {
   std::unique_ptr<Store> holder = Open();
   std::unique_ptr<Store> waiter = Open({.statement_timeout_ms = 200});

@@ -2,9 +2,12 @@
 #include "store/postgres/connection.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <utility>
 
 #include "store/store.h"
@@ -260,6 +263,56 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const ConnectSettings& se
   return conn;
 }
 
+namespace {
+
+// Frees every notification libpq has queued; how many there were.
+int DrainNotifies(PGconn* conn) {
+  int drained = 0;
+  while (PGnotify* notify = PQnotifies(conn)) {
+    PQfreemem(notify);
+    ++drained;
+  }
+  return drained;
+}
+
+}  // namespace
+
+Status Connection::DiscardNotifications() {
+  if (PQconsumeInput(conn_) == 0) {
+    return Status::Unavailable("postgres: listen for journal changes: " +
+                               Scrub(Trimmed(PQerrorMessage(conn_))) + " (the connection to " +
+                               display_name_ + " was lost)");
+  }
+  DrainNotifies(conn_);
+  return Status::Ok();
+}
+
+StatusOr<bool> Connection::WaitForNotification(std::chrono::milliseconds timeout) {
+  // Notifications may already be queued (they arrive with any result the connection reads).
+  RETURN_IF_ERROR(healthy() ? Status::Ok()
+                            : Status::Unavailable("postgres: listen for journal changes: the "
+                                                  "connection to " +
+                                                  display_name_ + " was lost"));
+  if (PQconsumeInput(conn_) != 0 && DrainNotifies(conn_) > 0) return true;
+  pollfd socket{.fd = PQsocket(conn_), .events = POLLIN, .revents = 0};
+  if (socket.fd < 0) {
+    return Status::Unavailable("postgres: listen for journal changes: the connection to " +
+                               display_name_ + " has no socket");
+  }
+  const int ready = ::poll(&socket, 1, static_cast<int>(timeout.count()));
+  if (ready < 0 && errno != EINTR) {
+    return Status::Internal("postgres: listen for journal changes: poll failed: " +
+                            std::string(std::strerror(errno)));
+  }
+  if (ready <= 0) return false;
+  if (PQconsumeInput(conn_) == 0) {
+    return Status::Unavailable("postgres: listen for journal changes: " +
+                               Scrub(Trimmed(PQerrorMessage(conn_))) + " (the connection to " +
+                               display_name_ + " was lost)");
+  }
+  return DrainNotifies(conn_) > 0;
+}
+
 bool Connection::healthy() const { return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK; }
 
 bool Connection::in_failed_transaction() const {
@@ -305,10 +358,22 @@ StatusOr<Result> Connection::Query(std::string_view sql, const Params& params,
     values.push_back(value.has_value() ? value->data() : nullptr);
     lengths.push_back(value.has_value() ? static_cast<int>(value->size()) : 0);
   }
-  const std::string text(sql);
-  Result result(PQexecParams(conn_, text.c_str(), static_cast<int>(values.size()), nullptr,
-                             values.data(), lengths.data(), params.binary_.data(),
-                             /*resultFormat=*/0));
+  // Each distinct statement text is prepared once per connection (parsed and analysed once;
+  // PostgreSQL's plan cache decides between custom and generic plans), then executed by name.
+  auto prepared = prepared_.find(sql);
+  if (prepared == prepared_.end()) {
+    const std::string name = "engram_" + std::to_string(prepared_.size() + 1);
+    const std::string text(sql);
+    Result done(PQprepare(conn_, name.c_str(), text.c_str(), /*nParams=*/0,
+                          /*paramTypes=*/nullptr));
+    if (done.result_ == nullptr || PQresultStatus(done.result_) != PGRES_COMMAND_OK) {
+      return ErrorOf(done.result_, operation);
+    }
+    prepared = prepared_.emplace(std::string(sql), name).first;
+  }
+  Result result(PQexecPrepared(conn_, prepared->second.c_str(), static_cast<int>(values.size()),
+                               values.data(), lengths.data(), params.binary_.data(),
+                               /*resultFormat=*/0));
   const ExecStatusType status = PQresultStatus(result.result_);
   if (result.result_ == nullptr ||
       (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)) {

@@ -6,7 +6,7 @@
 //   if (rows.size() > 0) use(rows.Text(0, 0));
 //
 // Parameters travel separately from the SQL text (never spliced into it); bytes go in binary
-// format. Results come back in text format: integers are parsed, bytea is decoded from hex.
+// format. Each statement text is prepared on the server once per connection. Results come back in text format: integers are parsed, bytea is decoded from hex.
 // Errors map the server's SQLSTATE to a StatusCode (unique violation -> kAlreadyExists, statement
 // timeout -> kDeadlineExceeded, a lost connection -> kUnavailable, ...) and name the operation.
 // No message carries the password: the server and libpq never echo it, and anything libpq says
@@ -16,7 +16,10 @@
 #ifndef ENGRAM_STORE_POSTGRES_CONNECTION_H_
 #define ENGRAM_STORE_POSTGRES_CONNECTION_H_
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -105,6 +108,13 @@ class Connection {
   StatusOr<std::optional<std::string>> QueryText(std::string_view sql, const Params& params,
                                                  std::string_view operation);
 
+  // LISTEN/NOTIFY. Consumes what the server sent and discards the notifications received so far;
+  // kUnavailable when the connection is lost.
+  Status DiscardNotifications();
+  // Waits up to `timeout` for a notification on a channel this connection LISTENs on; true when
+  // one (or more, all consumed) arrived, false on timeout. kUnavailable when the connection is lost.
+  StatusOr<bool> WaitForNotification(std::chrono::milliseconds timeout);
+
   // False once the server connection is lost; such a connection is dropped, not reused.
   bool healthy() const;
   // True inside a transaction that a failed statement aborted (it can only roll back).
@@ -118,6 +128,8 @@ class Connection {
   std::string Scrub(std::string text) const;
 
   pg_conn* conn_ = nullptr;
+  // Statement text -> name of the server-side prepared statement (Query prepares on first use).
+  std::map<std::string, std::string, std::less<>> prepared_;
   std::string display_name_;
   std::string password_;  // only to scrub it from messages
 };
