@@ -669,7 +669,7 @@ class PostgresTransaction final : public Transaction {
     // time); no row back means the node does not exist.
     if (!embedder_.has_value()) {
       ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> recorded, QueryEmbedder(conn_));
-      embedder_ = recorded;
+      embedder_.emplace(recorded);
     }
     RETURN_IF_ERROR(CheckVector(*embedder_, model_id, values));
     ASSIGN_OR_RETURN(
