@@ -11,13 +11,11 @@
 #include <signal.h>
 #include <strings.h>
 
-#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "auth/keys.h"
-#include "engram/config.h"
 #include "cli/cli.h"
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
@@ -95,10 +93,10 @@ int RunServe(const ServeArgs& args, Console& console) {
 
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), true);
   if (!engine.ok()) return console.Fail("serve", engine.status());
-  // The engine read the same file, so it loads here too.
-  const StatusOr<Config> config =
-      console.global().config.empty() ? StatusOr<Config>(Config()) : LoadConfigFile(console.global().config);
-  if (!config.ok()) return console.Fail("serve", config.status());
+  // Other servers' writes to a shared store reach the projections before a recall asks.
+  StatusOr<std::unique_ptr<server::JournalFollower>> follower =
+      MakeJournalFollower(**engine, console, "serve");
+  if (!follower.ok()) return console.Fail("serve", follower.status());
   int exit_code = ToInt(ExitCode::kOk);
   {
     server::ServerOptions options;
@@ -131,16 +129,7 @@ int RunServe(const ServeArgs& args, Console& console) {
     });
     // The web inspector's pages are public; the API calls they make carry the user's key.
     http.MountPublic("/ui", server::ServeUi);
-    // Other servers' writes to a shared store reach the projections before a recall asks.
-    server::JournalFollower follower(
-        **engine,
-        {.poll_interval = std::chrono::milliseconds(config->store.follow_poll_ms),
-         .on_error = [&console](const Status& status) {
-           console.err() << "engram: following the store's journal: "
-                         << (status.ok() ? std::string("resumed") : status.ToString())
-                         << std::endl;
-         }});
-    http.AddGauges([&follower] {
+    http.AddGauges([&follower = **follower] {
       const server::FollowerStats stats = follower.stats();
       return std::vector<server::Gauge>{
           {"engram_journal_applied_seq",
@@ -186,9 +175,9 @@ int RunServe(const ServeArgs& args, Console& console) {
         return;
       }
     });
-    follower.Start();
+    (*follower)->Start();
     const Status ran = http.Run();
-    follower.Stop();
+    (*follower)->Stop();
     pthread_kill(signal_thread.native_handle(), SIGUSR1);
     signal_thread.join();
     if (!ran.ok()) exit_code = console.Fail("serve", ran);

@@ -369,6 +369,30 @@ TEST_F(PostgresStoreTest, AJournalWaitWakesOnAnotherStoresCommitButNotOnARollbac
   EXPECT_THAT(writer->LastJournalSeq(), IsOkAndHolds(*woken));
 }
 
+TEST_F(PostgresStoreTest, PreparedStatementsSurviveASchemaChangeByAnotherProcess) {
+  // Every statement is prepared once per connection. DDL by another session (a migration) makes
+  // the server re-plan them: reads that name their columns go on working at once.
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  CreateScope(*store, "user:alice");
+  ASSERT_THAT(store->ListScopes(), IsOk());
+  StatusOr<std::string> before = store->DumpCanonical();
+  ASSERT_THAT(before, IsOk());
+  ASSERT_THAT(RunSql(url_, "ALTER TABLE scopes ADD COLUMN note TEXT"), IsOk());
+  ASSERT_THAT(RunSql(url_, "ALTER TABLE meta ADD COLUMN note TEXT"), IsOk());
+  StatusOr<std::vector<ScopeRecord>> scopes = store->ListScopes();
+  ASSERT_THAT(scopes, IsOk());
+  ASSERT_EQ(scopes->size(), 1u);
+  EXPECT_EQ((*scopes)[0].path, "user:alice");
+  // The dump's `SELECT *` changed its result columns: inside its snapshot transaction the first
+  // try fails, retryable and saying why; the next one prepares the statements again.
+  EXPECT_THAT(store->DumpCanonical(),
+              StatusIs(StatusCode::kUnavailable, HasSubstr("schema changed")));
+  StatusOr<std::string> after = store->DumpCanonical();
+  ASSERT_THAT(after, IsOk());
+  EXPECT_NE(*after, *before);  // it has the new columns
+}
+
 TEST_F(PostgresStoreTest, StatementTimeoutIsDeadlineExceededNamingTheKey) {
   std::unique_ptr<Store> holder = Open();
   std::unique_ptr<Store> waiter = Open({.statement_timeout_ms = 200});

@@ -243,6 +243,7 @@ TEST_F(SharedDeploymentTest, KillNineOfOneServerUnderLoadLosesNoAcknowledgedTurn
   std::condition_variable enough;
   std::map<std::string, Written> acknowledged;
   std::vector<std::string> failures;
+  int finished = 0;  // clients done
   std::vector<std::thread> clients;
   for (int client = 0; client < kClients; ++client) {
     clients.emplace_back([&, client] {
@@ -267,11 +268,16 @@ TEST_F(SharedDeploymentTest, KillNineOfOneServerUnderLoadLosesNoAcknowledgedTurn
         acknowledged[key] = turn;
         if (acknowledged.size() >= kKillAfter) enough.notify_all();
       }
+      std::lock_guard<std::mutex> lock(mutex);
+      ++finished;
+      enough.notify_all();
     });
   }
   {
+    // Bounded: the clients time their requests out, so they all finish even if nothing works.
     std::unique_lock<std::mutex> lock(mutex);
-    enough.wait(lock, [&] { return acknowledged.size() >= kKillAfter; });
+    enough.wait(lock, [&] { return acknowledged.size() >= kKillAfter || finished == kClients; });
+    EXPECT_GE(acknowledged.size(), kKillAfter) << "the clients finished before the kill";
   }
   const int status = first->SignalAndWait(SIGKILL);
   EXPECT_TRUE(WIFSIGNALED(status));

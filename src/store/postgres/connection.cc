@@ -360,26 +360,64 @@ StatusOr<Result> Connection::Query(std::string_view sql, const Params& params,
   }
   // Each distinct statement text is prepared once per connection (parsed and analysed once;
   // PostgreSQL's plan cache decides between custom and generic plans), then executed by name.
-  auto prepared = prepared_.find(sql);
-  if (prepared == prepared_.end()) {
-    const std::string name = "engram_" + std::to_string(prepared_.size() + 1);
-    const std::string text(sql);
-    Result done(PQprepare(conn_, name.c_str(), text.c_str(), /*nParams=*/0,
-                          /*paramTypes=*/nullptr));
-    if (done.result_ == nullptr || PQresultStatus(done.result_) != PGRES_COMMAND_OK) {
-      return ErrorOf(done.result_, operation);
+  // The server re-plans a prepared statement by itself after DDL on the tables it reads (e.g. a
+  // migration another process runs); what it cannot do is change a prepared statement's result
+  // columns ("cached plan must not change result type", only for a `SELECT *` over an altered
+  // table), and a pooler or a DISCARD may have dropped the statements. Either way the statements
+  // are prepared again: at once when the failed execution left no transaction behind, else the
+  // transaction fails (kUnavailable: retry it) and the next one prepares them anew.
+  if (!stale_statements_.empty() && PQtransactionStatus(conn_) == PQTRANS_IDLE) DeallocateStale();
+  for (int attempt = 0;; ++attempt) {
+    auto prepared = prepared_.find(sql);
+    if (prepared == prepared_.end()) {
+      const std::string name = "engram_" + std::to_string(++statements_prepared_);
+      const std::string text(sql);
+      Result done(PQprepare(conn_, name.c_str(), text.c_str(), /*nParams=*/0,
+                            /*paramTypes=*/nullptr));
+      if (done.result_ == nullptr || PQresultStatus(done.result_) != PGRES_COMMAND_OK) {
+        return ErrorOf(done.result_, operation);
+      }
+      prepared = prepared_.emplace(std::string(sql), name).first;
     }
-    prepared = prepared_.emplace(std::string(sql), name).first;
+    Result result(PQexecPrepared(conn_, prepared->second.c_str(), static_cast<int>(values.size()),
+                                 values.data(), lengths.data(), params.binary_.data(),
+                                 /*resultFormat=*/0));
+    const ExecStatusType status = PQresultStatus(result.result_);
+    if (result.result_ != nullptr && (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)) {
+      return result;
+    }
+    const char* state = result.result_ != nullptr
+                            ? PQresultErrorField(result.result_, PG_DIAG_SQLSTATE)
+                            : nullptr;
+    const std::string_view sqlstate = state != nullptr ? state : "";
+    // 0A000 is also "feature not supported" in general: only the plan cache's message counts.
+    const bool stale =
+        sqlstate == "26000" ||
+        (sqlstate == "0A000" && std::string_view(PQresultErrorMessage(result.result_))
+                                        .find("cached plan") != std::string_view::npos);
+    if (!stale || !healthy()) return ErrorOf(result.result_, operation);
+    // The schema changed (or the server forgot this session's statements): every statement is
+    // prepared again, and the old ones (those the server still has) go once no transaction is
+    // open.
+    for (const auto& [text, name] : prepared_) stale_statements_.push_back(name);
+    prepared_.clear();
+    if (PQtransactionStatus(conn_) != PQTRANS_IDLE || attempt > 0) {
+      return Status::Unavailable("postgres: " + std::string(operation) +
+                                 ": the store's schema changed under a prepared statement (" +
+                                 Scrub(Trimmed(PQresultErrorMessage(result.result_))) +
+                                 "); it is prepared again on the next try");
+    }
+    DeallocateStale();
   }
-  Result result(PQexecPrepared(conn_, prepared->second.c_str(), static_cast<int>(values.size()),
-                               values.data(), lengths.data(), params.binary_.data(),
-                               /*resultFormat=*/0));
-  const ExecStatusType status = PQresultStatus(result.result_);
-  if (result.result_ == nullptr ||
-      (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)) {
-    return ErrorOf(result.result_, operation);
+}
+
+void Connection::DeallocateStale() {
+  for (const std::string& name : stale_statements_) {
+    // Already gone when the server dropped it (26000): nothing to do either way.
+    Result done(PQexec(conn_, ("DEALLOCATE " + name).c_str()));
+    static_cast<void>(done);
   }
-  return result;
+  stale_statements_.clear();
 }
 
 Status Connection::Exec(std::string_view sql, std::string_view operation) {
