@@ -29,6 +29,7 @@ namespace engram::store::conformance {
 namespace {
 
 using ::engram::testing::IsOk;
+using ::engram::testing::IsOkAndHolds;
 using ::engram::testing::StatusIs;
 using ::engram::testing::postgres::DatabaseNameFor;
 using ::engram::testing::postgres::DatabaseUrl;
