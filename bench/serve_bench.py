@@ -11,6 +11,11 @@ CPU column helps to see.
 
     bench/serve_bench.py                       # default configuration (the built-in encoder)
     bench/serve_bench.py --config engram.toml --requests 400 --levels 1,8,32 --json out.json
+    bench/serve_bench.py --store 'postgresql:///bench?host=/run/postgresql' --servers 2
+
+With --store the servers use that store (a PostgreSQL URL, or a SQLite file) instead of a fresh
+file; with --servers N, N `engram serve` processes share it and client c talks to server c % N
+(the CPU column is then the sum over the servers).
 
 Timings depend on the machine: record them in docs/BENCHMARKS.md with the command and machine.
 """
@@ -50,13 +55,14 @@ def sentence(client, index):
     return f"Client {client} note {index}: " + " ".join(words) + "."
 
 
-def run_phase(port, clients, requests, make_request):
+def run_phase(ports, clients, requests, make_request):
     """Runs `requests` requests spread over `clients` threads; returns (latencies ms, errors)."""
     latencies = []
     errors = [0]
     lock = threading.Lock()
 
     def worker(client):
+        port = ports[client % len(ports)]
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         mine = []
         failed = 0
@@ -96,25 +102,33 @@ def main():
     parser.add_argument("--levels", default="1,8,32")
     parser.add_argument("--threads", type=int, default=8, help="server worker threads")
     parser.add_argument("--json", default="", help="also write the results here")
+    parser.add_argument("--store", default="", help="store of the servers (default: a fresh file)")
+    parser.add_argument("--servers", type=int, default=1, help="servers sharing the store")
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="engram-serve-bench-")
-    command = [args.engram, "--store", os.path.join(workdir, "bench.db")]
+    command = [args.engram, "--store", args.store or os.path.join(workdir, "bench.db")]
     if args.config:
         command += ["--config", args.config]
     command += ["serve", "--listen", "127.0.0.1:0", "--threads", str(args.threads),
                 "--max-turns", "1000"]
-    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    servers = []
     try:
-        port = None
-        for line in server.stderr:
-            match = re.search(r"serving .* on http://127\.0\.0\.1:(\d+)", line)
-            if match:
-                port = int(match.group(1))
-                break
-        if port is None:
-            sys.exit("engram serve did not start")
-        threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+        ports = []
+        for _ in range(args.servers):
+            server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+            servers.append(server)
+            port = None
+            for line in server.stderr:
+                match = re.search(r"serving .* on http://127\.0\.0\.1:(\d+)", line)
+                if match:
+                    port = int(match.group(1))
+                    break
+            if port is None:
+                sys.exit("engram serve did not start")
+            ports.append(port)
+            threading.Thread(target=lambda server=server: [None for _ in server.stderr],
+                             daemon=True).start()
 
         results = []
         print(f"{'phase':<9}{'clients':>8}{'requests':>9}{'errors':>7}{'req/s':>9}"
@@ -132,11 +146,11 @@ def main():
                 return f"/v1/scopes/{scope}/recall", json.dumps({"query": words, "k": 10})
 
             for phase, make_request in (("remember", remember), ("recall", recall)):
-                cpu_before = cpu_seconds(server.pid)
+                cpu_before = sum(cpu_seconds(server.pid) for server in servers)
                 started = time.perf_counter()
-                latencies, errors = run_phase(port, level, args.requests, make_request)
+                latencies, errors = run_phase(ports, level, args.requests, make_request)
                 elapsed = time.perf_counter() - started
-                cpu = cpu_seconds(server.pid) - cpu_before
+                cpu = sum(cpu_seconds(server.pid) for server in servers) - cpu_before
                 latencies.sort()
                 row = {"phase": phase, "clients": level, "requests": len(latencies),
                        "errors": errors, "requests_per_second": len(latencies) / elapsed,
@@ -150,11 +164,13 @@ def main():
             with open(args.json, "w") as out:
                 json.dump({"command": " ".join(sys.argv), "results": results}, out, indent=2)
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        for server in servers:
+            server.send_signal(signal.SIGTERM)
+        for server in servers:
+            try:
+                server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                server.kill()
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -23,13 +23,15 @@ function(engram_library name)
   engram_apply_common(${name})
 endfunction()
 
-# engram_test(NAME SOURCES ... DEPS ... [LABELS ...] [FIXTURES ...]): a GoogleTest executable
-# registered with ctest; FIXTURES names ctest fixtures its tests require (e.g. postgres_cluster).
+# engram_test(NAME SOURCES ... DEPS ... [LABELS ...] [FIXTURES ...] [SERIAL_TESTS ...]): a
+# GoogleTest executable registered with ctest; FIXTURES names ctest fixtures its tests require
+# (e.g. postgres_cluster); SERIAL_TESTS names tests (Suite.Name) that ctest runs while no other
+# test runs (RUN_SERIAL), e.g. one whose outcome another process's open transaction would change.
 function(engram_test name)
   if(NOT ENGRAM_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS;FIXTURES" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS;FIXTURES;SERIAL_TESTS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
   engram_apply_common(${name})
@@ -43,5 +45,16 @@ function(engram_test name)
   if(ARG_FIXTURES)
     list(APPEND _properties FIXTURES_REQUIRED "${ARG_FIXTURES}")
   endif()
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ${_properties})
+  if(NOT ARG_SERIAL_TESTS)
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ${_properties})
+    return()
+  endif()
+  list(JOIN ARG_SERIAL_TESTS ":" _serial_filter)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_FILTER "-${_serial_filter}"
+                       PROPERTIES ${_properties})
+  foreach(_serial IN LISTS ARG_SERIAL_TESTS)
+    add_test(NAME ${_serial} COMMAND ${name} --gtest_filter=${_serial})
+    set_tests_properties(${_serial} PROPERTIES ${_properties} RUN_SERIAL TRUE
+                         SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+  endforeach()
 endfunction()

@@ -331,6 +331,12 @@ struct StoreConfig {
   // round to nearest even: 2 bytes a value; scores are computed in float32 over the decoded
   // values). A store may hold both (read by their length). Default: "float32".
   std::string vector_precision = "float32";
+  // `engram serve` follows the store's journal so its projections take in other servers' writes
+  // before a recall asks: woken by PostgreSQL's NOTIFY at each commit, and at least this often
+  // when no notification comes (a SQLite store is polled every 100 ms), in milliseconds, in
+  // [10, 3600000].
+  // Default: 1000.
+  std::size_t follow_poll_ms = 1000;
 };
 
 // [active]: DMF's active memory of a run (DMF §5-8, DESIGN §6, src/lifecycle): each turn's

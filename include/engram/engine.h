@@ -16,9 +16,12 @@
 #ifndef ENGRAM_ENGINE_H_
 #define ENGRAM_ENGINE_H_
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -206,6 +209,17 @@ class Engine {
   // kAlreadyExists when the scope exists.
   StatusOr<ExportSummary> Export(const Scope& scope, std::string* out);
   StatusOr<ImportSummary> Import(std::string_view text, const ImportOptions& options = {});
+
+  // Shared deployments (several servers on one store; docs/ARCHITECTURE.md, src/server's
+  // JournalFollower). CatchUp applies the store's journal entries committed since the last
+  // catch-up (this process's writes and other processes') to the loaded projections now, so the
+  // next Recall finds them without catching up itself; returns the last journal seq applied.
+  // WaitForJournal waits until the store's journal moves past `after_seq`, `timeout` passes or
+  // `stop` is requested, and returns the journal's last seq (store::Store::WaitForJournal:
+  // PostgreSQL's LISTEN/NOTIFY, SQLite polls).
+  StatusOr<std::int64_t> CatchUp();
+  StatusOr<std::int64_t> WaitForJournal(std::int64_t after_seq, std::chrono::milliseconds timeout,
+                                        std::stop_token stop = {});
 
   // Recomputes every index projection from the store and checks it against the live one.
   StatusOr<RebuildReport> RebuildIndex();

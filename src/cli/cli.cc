@@ -1,12 +1,15 @@
 // cli.cc: the console (results, errors, exit codes), opening the engine, terminal-safe text.
 #include "cli/cli.h"
 
+#include <chrono>
 #include <cstdio>
 #include <ostream>
 #include <tuple>
 
 #include "core/ids.h"
 #include "core/utf8.h"
+#include "engram/config.h"
+#include "server/journal_follower.h"
 
 namespace engram::cli {
 namespace {
@@ -94,6 +97,23 @@ StatusOr<std::unique_ptr<Engine>> OpenEngine(const GlobalOptions& global, bool c
   options.config_file = global.config;
   options.create_if_missing = create_if_missing;
   return Engine::Open(options);
+}
+
+StatusOr<std::unique_ptr<server::JournalFollower>> MakeJournalFollower(Engine& engine,
+                                                                      Console& console,
+                                                                      std::string_view command) {
+  // The engine read the same file (EngineOptions::config_file), so it loads here as there.
+  Config config;
+  if (!console.global().config.empty()) {
+    ASSIGN_OR_RETURN(config, LoadConfigFile(console.global().config));
+  }
+  server::FollowerOptions options;
+  options.poll_interval = std::chrono::milliseconds(config.store.follow_poll_ms);
+  options.on_error = [&console, name = std::string(command)](const Status& status) {
+    console.err() << "engram " << name << ": following the store's journal: "
+                  << (status.ok() ? std::string("resumed") : status.ToString()) << std::endl;
+  };
+  return std::make_unique<server::JournalFollower>(engine, std::move(options));
 }
 
 std::string Printable(std::string_view text, bool keep_newlines) {

@@ -21,6 +21,10 @@
 #include "engram/types.h"
 #include "io/api_json.h"
 
+namespace engram::server {
+class JournalFollower;
+}  // namespace engram::server
+
 namespace engram::cli {
 
 // The process exit codes, documented in `engram --help` and src/cli/README.md.
@@ -90,6 +94,15 @@ inline int ToInt(ExitCode code) { return static_cast<int>(code); }
 // the second phase of its writes to the next engine).
 StatusOr<std::unique_ptr<Engine>> OpenEngine(const GlobalOptions& global, bool create_if_missing,
                                              bool background_derivation = true);
+
+// For a command that serves `engine` until stopped (serve, mcp --http): a journal follower
+// (server/journal_follower.h) that keeps the engine's projections current with writes other
+// processes make to the store, waiting at most [store] follow_poll_ms (from the --config file)
+// between two checks; a failure and the recovery after it are reported on stderr, naming
+// `command`. Not started yet. Errors: the --config file does not load.
+StatusOr<std::unique_ptr<server::JournalFollower>> MakeJournalFollower(Engine& engine,
+                                                                      Console& console,
+                                                                      std::string_view command);
 
 // `text` made safe for a terminal: control characters (but newlines and tabs when
 // `keep_newlines`) and invalid UTF-8 bytes become \xNN escapes.

@@ -7,7 +7,8 @@
 // written there), notes on stderr; exits 0 at end of input, closing the store. HTTP: serves
 // POST/GET/DELETE at /mcp on a loopback address only (`engram serve` is the networked server),
 // prints "engram mcp: listening on http://HOST:PORT/mcp" on stderr once bound, and stops on
-// SIGINT or SIGTERM. Both serve the caller with every right (auth::Access::Unrestricted).
+// SIGINT or SIGTERM; meanwhile a journal follower takes other processes' writes to the store into
+// the projections ([store] follow_poll_ms, server/journal_follower.h). Both serve the caller with every right (auth::Access::Unrestricted).
 #include <httplib.h>
 #include <signal.h>
 #include <strings.h>
@@ -26,6 +27,7 @@
 #include "cli/cli.h"
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
+#include "server/journal_follower.h"
 
 namespace engram::cli {
 namespace {
@@ -102,7 +104,10 @@ bool IsLoopbackHost(std::string_view host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]";
 }
 
-int ServeHttp(const mcp::McpServer& server, const McpArgs& args, Console& console) {
+// `engine` is the one `server` serves; a journal follower keeps its projections current with
+// other processes' writes to the store meanwhile (as in `engram serve`).
+int ServeHttp(Engine& engine, const mcp::McpServer& server, const McpArgs& args,
+              Console& console) {
   const std::size_t colon = args.http.rfind(':');
   if (colon == std::string::npos) {
     return console.UsageError("mcp", "--http: expected HOST:PORT, e.g. 127.0.0.1:0");
@@ -125,6 +130,10 @@ int ServeHttp(const mcp::McpServer& server, const McpArgs& args, Console& consol
                               "--http binds loopback addresses only (127.0.0.1, localhost, ::1); "
                               "use `engram serve` to serve a network");
   }
+
+  StatusOr<std::unique_ptr<server::JournalFollower>> follower =
+      MakeJournalFollower(engine, console, "mcp");
+  if (!follower.ok()) return console.Fail("mcp", follower.status());
 
   // SIGINT and SIGTERM are taken by a waiting thread, which stops the server; every other
   // thread (the server's pool included) has them blocked.
@@ -178,7 +187,9 @@ int ServeHttp(const mcp::McpServer& server, const McpArgs& args, Console& consol
   // Always printed (not a --quiet note): tests and scripts read the port from it.
   console.err() << "engram mcp: listening on http://" << shown_host << ":" << bound << "/mcp"
                 << std::endl;
+  (*follower)->Start();
   const bool served = http.listen_after_bind();
+  (*follower)->Stop();
   // Wake the stopper if the server ended on its own (the signal stays blocked everywhere else).
   if (!stopping) kill(getpid(), SIGTERM);
   stopper.join();
@@ -209,7 +220,7 @@ void AddMcpCommand(CLI::App& app, Console& console, CommandList* commands) {
                          if (!engine.ok()) return console.Fail("mcp", engine.status());
                          const mcp::McpServer server(**engine);
                          if (args->http.empty()) return ServeStdio(server, console);
-                         return ServeHttp(server, *args, console);
+                         return ServeHttp(**engine, server, *args, console);
                        }});
 }
 

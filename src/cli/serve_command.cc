@@ -3,7 +3,8 @@
 //
 //   engram --store mem.db serve --listen 127.0.0.1:8420 --keys keys.json
 //
-// SIGTERM or SIGINT: stop accepting, finish the requests in flight, close the engine (and so the
+// A journal follower (server/journal_follower.h) keeps the projections current with writes
+// other servers make to a shared store. SIGTERM or SIGINT: stop accepting, finish the requests in flight, close the engine (and so the
 // store), exit 0. SIGHUP: re-read the keys file (a bad file keeps the old keys). Without --keys
 // every caller has full access and only a loopback address may be bound.
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include "mcp/server.h"
 #include "server/api_v1.h"
 #include "server/http_server.h"
+#include "server/journal_follower.h"
 #include "server/mem0_api.h"
 #include "server/ui.h"
 
@@ -91,6 +93,10 @@ int RunServe(const ServeArgs& args, Console& console) {
 
   StatusOr<std::unique_ptr<Engine>> engine = OpenEngine(console.global(), true);
   if (!engine.ok()) return console.Fail("serve", engine.status());
+  // Other servers' writes to a shared store reach the projections before a recall asks.
+  StatusOr<std::unique_ptr<server::JournalFollower>> follower =
+      MakeJournalFollower(**engine, console, "serve");
+  if (!follower.ok()) return console.Fail("serve", follower.status());
   int exit_code = ToInt(ExitCode::kOk);
   {
     server::ServerOptions options;
@@ -123,6 +129,19 @@ int RunServe(const ServeArgs& args, Console& console) {
     });
     // The web inspector's pages are public; the API calls they make carry the user's key.
     http.MountPublic("/ui", server::ServeUi);
+    http.AddGauges([&follower = **follower] {
+      const server::FollowerStats stats = follower.stats();
+      return std::vector<server::Gauge>{
+          {"engram_journal_applied_seq",
+           "The last store journal seq this server's projections applied.",
+           static_cast<double>(stats.applied_seq)},
+          {"engram_journal_follower_wakeups",
+           "Times the journal follower found new journal entries (own or other servers' writes).",
+           static_cast<double>(stats.wakeups)},
+          {"engram_journal_follower_errors",
+           "Failed waits or catch-ups of the journal follower.", static_cast<double>(stats.errors)},
+      };
+    });
     Status bound = http.Bind();
     if (!bound.ok()) return console.Fail("serve", bound);
     if (!http.authenticated()) {
@@ -156,7 +175,9 @@ int RunServe(const ServeArgs& args, Console& console) {
         return;
       }
     });
+    (*follower)->Start();
     const Status ran = http.Run();
+    (*follower)->Stop();
     pthread_kill(signal_thread.native_handle(), SIGUSR1);
     signal_thread.join();
     if (!ran.ok()) exit_code = console.Fail("serve", ran);

@@ -320,6 +320,11 @@ const KeySpec kKeys[] = {
      "PostgreSQL store: the server cancels a statement running longer (0 = never); also bounds a "
      "write's wait for another server's writer",
      kChosen},
+    {"store", "follow_poll_ms", ENGRAM_FIELD(store.follow_poll_ms), Closed(10, 3'600'000), {},
+     "engram serve: the longest wait between two checks of the store's journal for other "
+     "servers' writes when no notification wakes it (PostgreSQL notifies at every commit; a "
+     "SQLite store is polled every 100 ms)",
+     kChosen},
 
     // [active]
     {"active", "weight_density", ENGRAM_FIELD(active.weight_density), Closed(0, 100), {},

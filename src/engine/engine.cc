@@ -593,6 +593,19 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   return result;
 }
 
+StatusOr<std::int64_t> Engine::CatchUp() {
+  std::unique_lock lock(impl_->projection_mutex);
+  RETURN_IF_ERROR(impl_->projection->CatchUp());
+  if (impl_->vectors != nullptr) RETURN_IF_ERROR(impl_->vectors->CatchUp());
+  return impl_->projection->applied_journal_seq();
+}
+
+StatusOr<std::int64_t> Engine::WaitForJournal(std::int64_t after_seq,
+                                              std::chrono::milliseconds timeout,
+                                              std::stop_token stop) {
+  return impl_->store->WaitForJournal(after_seq, timeout, std::move(stop));
+}
+
 StatusOr<ContextResult> Engine::Context(const Scope& run, const RecallQuery& query,
                                         const ContextOptions& options) {
   const auto started = std::chrono::steady_clock::now();

@@ -200,6 +200,7 @@ struct HttpServer::Impl {
     bool public_mount = false;  // no authentication (MountPublic)
   };
   std::vector<Mount> raw_mounts;
+  std::vector<std::function<std::vector<Gauge>()>> gauge_sources;  // AddGauges
   std::mutex log_mutex;
 };
 
@@ -259,6 +260,9 @@ std::string HttpServer::Impl::Serve(const httplib::Request& req, httplib::Respon
       gauges.push_back({"engram_derivation_failures",
                         "Derivation chunks that failed since the server started.",
                         static_cast<double>(derivation->failures)});
+    }
+    for (const auto& source : gauge_sources) {
+      for (Gauge& gauge : source()) gauges.push_back(std::move(gauge));
     }
     res.status = 200;
     res.set_content(server.metrics_.Render(gauges), "text/plain; version=0.0.4");
@@ -392,6 +396,10 @@ void HttpServer::MountRaw(std::string path, RawHandler handler) {
 
 void HttpServer::MountPublic(std::string path, RawHandler handler) {
   impl_->raw_mounts.push_back({std::move(path), std::move(handler), /*public_mount=*/true});
+}
+
+void HttpServer::AddGauges(std::function<std::vector<Gauge>()> source) {
+  impl_->gauge_sources.push_back(std::move(source));
 }
 
 bool HttpServer::authenticated() const {

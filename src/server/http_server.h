@@ -14,7 +14,7 @@
 // <key>`); a missing, unknown or revoked key is 401. Without one, every caller gets
 // Access::Unrestricted() and Bind refuses any address but loopback.
 //
-// Thread-safety: AddRoutes, MountRaw and MountPublic before Bind; Stop and ReloadKeys from any
+// Thread-safety: AddRoutes, MountRaw, MountPublic and AddGauges before Bind; Stop and ReloadKeys from any
 // thread.
 #ifndef ENGRAM_SERVER_HTTP_SERVER_H_
 #define ENGRAM_SERVER_HTTP_SERVER_H_
@@ -106,6 +106,9 @@ class HttpServer {
   // As MountRaw, without authentication: for pages that hold no data (the web inspector's static
   // files); RawRequest::access is Access::Granted({}) there, which grants nothing.
   void MountPublic(std::string path, RawHandler handler);
+
+  // More gauges for /metrics, sampled on every render (e.g. the journal follower's).
+  void AddGauges(std::function<std::vector<Gauge>()> source);
 
   // Binds the listening socket. kFailedPrecondition for a non-loopback host without keys;
   // kUnavailable when the address cannot be bound.

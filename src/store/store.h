@@ -20,11 +20,13 @@
 #ifndef ENGRAM_STORE_STORE_H_
 #define ENGRAM_STORE_STORE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -336,6 +338,16 @@ class Store {
   // Journal entries about one node or edge, oldest first.
   virtual StatusOr<std::vector<JournalEntry>> JournalFor(std::string_view target_id) = 0;
   virtual StatusOr<std::int64_t> LastJournalSeq() = 0;
+  // Waits until the journal holds an entry with seq > after_seq (another connection, process or
+  // server committed a write), `timeout` passes or `stop` is requested, and returns the last
+  // journal seq then (<= after_seq when nothing new was committed). It is a wake-up only: the
+  // journal itself is the truth, so a caller reads it (ReadJournal) after any return.
+  // PostgreSQL LISTENs on its own connection for the NOTIFY every write transaction sends at
+  // commit, and checks the journal when woken or when the timeout passes; SQLite polls
+  // LastJournalSeq. A stop request is seen within 100 ms.
+  virtual StatusOr<std::int64_t> WaitForJournal(std::int64_t after_seq,
+                                                std::chrono::milliseconds timeout,
+                                                std::stop_token stop = {}) = 0;
 
   // The recorded embedder (Transaction::SetEmbedder); unset when none was recorded.
   virtual StatusOr<std::optional<EmbedderRecord>> GetEmbedder() = 0;

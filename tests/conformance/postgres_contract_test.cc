@@ -29,6 +29,7 @@ namespace engram::store::conformance {
 namespace {
 
 using ::engram::testing::IsOk;
+using ::engram::testing::IsOkAndHolds;
 using ::engram::testing::StatusIs;
 using ::engram::testing::postgres::DatabaseNameFor;
 using ::engram::testing::postgres::DatabaseUrl;
@@ -336,6 +337,61 @@ TEST_F(PostgresStoreTest, TwoStoresOnOneDatabaseSerialiseWritersAndSeeEachOthers
   StatusOr<NodeRecord> seen = second->GetNode(node.id);
   ASSERT_THAT(seen, IsOk());
   EXPECT_EQ(seen->text, "written through the first");
+}
+
+TEST_F(PostgresStoreTest, AJournalWaitWakesOnAnotherStoresCommitButNotOnARollback) {
+  std::unique_ptr<Store> follower = Open();
+  std::unique_ptr<Store> writer = Open();
+  ASSERT_NE(follower, nullptr);
+  ASSERT_NE(writer, nullptr);
+  const ScopeRecord scope = CreateScope(*writer, "user:shared");
+  StatusOr<std::int64_t> last = follower->LastJournalSeq();
+  ASSERT_THAT(last, IsOk());
+  // A rolled-back write sends no notification and leaves the journal as it was: the short wait
+  // ends on its timeout with the same seq.
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = writer->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    ASSERT_THAT((*txn)->InsertNode(NewText(**txn, scope.scope_id, "rolled back")), IsOk());
+  }
+  EXPECT_THAT(follower->WaitForJournal(*last, std::chrono::milliseconds(200)),
+              IsOkAndHolds(*last));
+  // A commit through the other store (its own connections) wakes an hour-long wait.
+  std::future<StatusOr<std::int64_t>> waited = std::async(std::launch::async, [&] {
+    return follower->WaitForJournal(*last, std::chrono::hours(1));
+  });
+  StatusOr<std::unique_ptr<Transaction>> txn = writer->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  ASSERT_THAT((*txn)->InsertNode(NewText(**txn, scope.scope_id, "committed")), IsOk());
+  ASSERT_THAT((*txn)->Commit(), IsOk());
+  const StatusOr<std::int64_t> woken = waited.get();
+  ASSERT_THAT(woken, IsOk());
+  EXPECT_GT(*woken, *last);
+  EXPECT_THAT(writer->LastJournalSeq(), IsOkAndHolds(*woken));
+}
+
+TEST_F(PostgresStoreTest, PreparedStatementsSurviveASchemaChangeByAnotherProcess) {
+  // Every statement is prepared once per connection. DDL by another session (a migration) makes
+  // the server re-plan them: reads that name their columns go on working at once.
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  CreateScope(*store, "user:alice");
+  ASSERT_THAT(store->ListScopes(), IsOk());
+  StatusOr<std::string> before = store->DumpCanonical();
+  ASSERT_THAT(before, IsOk());
+  ASSERT_THAT(RunSql(url_, "ALTER TABLE scopes ADD COLUMN note TEXT"), IsOk());
+  ASSERT_THAT(RunSql(url_, "ALTER TABLE meta ADD COLUMN note TEXT"), IsOk());
+  StatusOr<std::vector<ScopeRecord>> scopes = store->ListScopes();
+  ASSERT_THAT(scopes, IsOk());
+  ASSERT_EQ(scopes->size(), 1u);
+  EXPECT_EQ((*scopes)[0].path, "user:alice");
+  // The dump's `SELECT *` changed its result columns: inside its snapshot transaction the first
+  // try fails, retryable and saying why; the next one prepares the statements again.
+  EXPECT_THAT(store->DumpCanonical(),
+              StatusIs(StatusCode::kUnavailable, HasSubstr("schema changed")));
+  StatusOr<std::string> after = store->DumpCanonical();
+  ASSERT_THAT(after, IsOk());
+  EXPECT_NE(*after, *before);  // it has the new columns
 }
 
 TEST_F(PostgresStoreTest, StatementTimeoutIsDeadlineExceededNamingTheKey) {

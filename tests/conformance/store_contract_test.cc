@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -1082,6 +1083,81 @@ TEST_P(StoreContractTest, AdvanceSequenceRaisesTheLastSequenceButNeverLowersIt) 
   ASSERT_THAT((*txn)->Commit(), IsOk());
   EXPECT_THAT(store_->GetScope(scope.scope_id),
               IsOkAndHolds(Optional(Field(&ScopeRecord::last_sequence, 12))));
+}
+
+TEST_P(StoreContractTest, ARefusedDuplicateIdempotencyKeyLeavesTheTransactionUsable) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  NodeRecord first = NewTurn(**txn, scope.scope_id, "first", At(10));
+  first.idempotency_key = "key-1";
+  ASSERT_THAT((*txn)->InsertNode(first), IsOk());
+  NodeRecord twin = NewTurn(**txn, scope.scope_id, "twin", At(11));
+  twin.idempotency_key = "key-1";
+  EXPECT_THAT((*txn)->InsertNode(twin), StatusIs(StatusCode::kAlreadyExists));
+  const NodeRecord third = NewTurn(**txn, scope.scope_id, "third", At(12));
+  ASSERT_THAT((*txn)->InsertNode(third), IsOk());
+  ASSERT_THAT((*txn)->Commit(), IsOk());
+  EXPECT_THAT(store_->GetNode(first.id), IsOk());
+  EXPECT_THAT(store_->GetNode(third.id), IsOk());
+  EXPECT_THAT(store_->GetNode(twin.id), StatusIs(StatusCode::kNotFound));
+}
+
+TEST_P(StoreContractTest, ATransactionReadsBackWhatItWroteAndChanged) {
+  // Reads inside a transaction see its own inserts and state changes (a backend may answer them
+  // without asking its server again).
+  const ScopeRecord scope = MakeScope("user:alice");
+  StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  const NodeRecord turn = NewTurn(**txn, scope.scope_id, "hello", At(10));
+  ASSERT_THAT((*txn)->InsertNode(turn), IsOk());
+  EXPECT_THAT((*txn)->EdgesOf(turn.id, EdgeDirection::kBoth, ""), IsOkAndHolds(IsEmpty()));
+  ASSERT_THAT((*txn)->UpdateNodeState(turn.id, NodeStatus::kRetired, At(20), At(20), ""), IsOk());
+  StatusOr<NodeRecord> got = (*txn)->GetNode(turn.id);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->status, NodeStatus::kRetired);
+  EXPECT_EQ(got->valid_to, At(20));
+  EXPECT_EQ(got->text, "hello");
+  EXPECT_GT(got->row, 0);
+  ASSERT_THAT((*txn)->Commit(), IsOk());
+  StatusOr<NodeRecord> stored = store_->GetNode(turn.id);
+  ASSERT_THAT(stored, IsOk());
+  EXPECT_EQ(stored->row, got->row);
+  EXPECT_EQ(stored->status, NodeStatus::kRetired);
+}
+
+TEST_P(StoreContractTest, JournalWaitReturnsAtOnceWhenAheadAndTheLastSeqOnTimeout) {
+  MakeScope("user:alice");
+  StatusOr<std::int64_t> last = store_->LastJournalSeq();
+  ASSERT_THAT(last, IsOk());
+  ASSERT_GT(*last, 0);
+  EXPECT_THAT(store_->WaitForJournal(*last - 1, std::chrono::minutes(10)), IsOkAndHolds(*last));
+  EXPECT_THAT(store_->WaitForJournal(*last, std::chrono::milliseconds(30)), IsOkAndHolds(*last));
+}
+
+TEST_P(StoreContractTest, JournalWaitWakesOnACommitFromAnotherThread) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  StatusOr<std::int64_t> last = store_->LastJournalSeq();
+  ASSERT_THAT(last, IsOk());
+  // Without a wake-up the wait ends after its minute with the old seq, and the test fails.
+  std::future<StatusOr<std::int64_t>> waited = std::async(std::launch::async, [&] {
+    return store_->WaitForJournal(*last, std::chrono::minutes(1));
+  });
+  AddTurn(scope.scope_id, "hello", At(10));
+  const StatusOr<std::int64_t> woken = waited.get();
+  ASSERT_THAT(woken, IsOk());
+  EXPECT_GT(*woken, *last);
+}
+
+TEST_P(StoreContractTest, AStopRequestEndsAJournalWait) {
+  MakeScope("user:alice");
+  StatusOr<std::int64_t> last = store_->LastJournalSeq();
+  ASSERT_THAT(last, IsOk());
+  std::stop_source stop;
+  stop.request_stop();
+  // An hour-long wait that ignored the request would outlast the test's timeout.
+  EXPECT_THAT(store_->WaitForJournal(*last, std::chrono::hours(1), stop.get_token()),
+              IsOkAndHolds(*last));
 }
 
 }  // namespace

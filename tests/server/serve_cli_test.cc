@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "serve_process.h"
 #include "server_fixture.h"
 
 #ifndef ENGRAM_CLI_PATH
@@ -55,73 +56,14 @@ Ran RunCli(const std::string& args) {
   return ran;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+std::string ReadAll(const std::string& path) { return ReadWholeFile(path); }
 
-// `engram serve` as a child process with stderr in a file.
-class ServeProcess {
+// `engram serve` on the test's store file (serve-<generation>.log holds its stderr).
+class ServeOnFile : public ServeProcess {
  public:
-  ServeProcess(const TempDir& dir, const std::vector<std::string>& extra, int generation)
-      : log_(dir.File("serve-" + std::to_string(generation) + ".log")) {
-    std::vector<std::string> args = {
-        ENGRAM_CLI_PATH, "--store",  dir.File("engram.db"), "--config", dir.File("config.toml"),
-        "serve",         "--listen", "127.0.0.1:0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(fd, 2);
-      const int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(null, 1);
-      std::vector<char*> argv;
-      for (std::string& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    // Wait (a bounded number of polls) for the "serving ... on http://127.0.0.1:<port>" line.
-    const std::regex serving("serving .* on http://127\\.0\\.0\\.1:([0-9]+)");
-    for (int poll = 0; poll < 1200 && port_ == 0; ++poll) {
-      std::smatch match;
-      const std::string log = ReadAll(log_);
-      if (std::regex_search(log, match, serving)) {
-        port_ = std::stoi(match[1]);
-        break;
-      }
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        break;
-      }
-      ::usleep(50 * 1000);
-    }
-  }
-  ~ServeProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-
-  int port() const { return port_; }
-  std::string log() const { return ReadAll(log_); }
-  // Sends `signal` and returns the exit status as waitpid reports it.
-  int SignalAndWait(int signal) {
-    ::kill(pid_, signal);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return status;
-  }
-
- private:
-  std::string log_;
-  pid_t pid_ = -1;
-  int port_ = 0;
+  ServeOnFile(const TempDir& dir, const std::vector<std::string>& extra, int generation)
+      : ServeProcess(dir.File("engram.db"), dir.File("config.toml"),
+                     dir.File("serve-" + std::to_string(generation) + ".log"), extra) {}
 };
 
 class ServeCliTest : public ::testing::Test {
@@ -182,7 +124,7 @@ TEST_F(ServeCliTest, ServesWithKeysAndStopsCleanlyOnSigterm) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(created.out, match, std::regex("egk_[0-9a-f]{64}")));
   const std::string secret = match[0];
-  ServeProcess serve(dir_, {"--keys", dir_.File("keys.json"), "--log-requests"}, 0);
+  ServeOnFile serve(dir_, {"--keys", dir_.File("keys.json"), "--log-requests"}, 0);
   ASSERT_NE(serve.port(), 0) << serve.log();
   httplib::Client client("127.0.0.1", serve.port());
   auto anonymous = client.Get("/v1/scopes");
@@ -210,7 +152,7 @@ TEST_F(ServeCliTest, SigkillUnderLoadKeepsEveryAcknowledgedTurn) {
   constexpr int kKillAfter = 30;            // acknowledged turns before the SIGKILL
   std::map<std::string, int> acknowledged;  // text -> 1
   {
-    ServeProcess serve(dir_, {}, 1);
+    ServeOnFile serve(dir_, {}, 1);
     ASSERT_NE(serve.port(), 0) << serve.log();
     std::mutex mutex;
     std::condition_variable enough;
@@ -242,7 +184,7 @@ TEST_F(ServeCliTest, SigkillUnderLoadKeepsEveryAcknowledgedTurn) {
   }
   ASSERT_GE(static_cast<int>(acknowledged.size()), kKillAfter);
 
-  ServeProcess again(dir_, {}, 2);
+  ServeOnFile again(dir_, {}, 2);
   ASSERT_NE(again.port(), 0) << again.log();
   httplib::Client client("127.0.0.1", again.port());
   std::map<std::string, int> stored;

@@ -2,9 +2,12 @@
 #include "store/postgres/connection.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <utility>
 
 #include "store/store.h"
@@ -260,6 +263,56 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const ConnectSettings& se
   return conn;
 }
 
+namespace {
+
+// Frees every notification libpq has queued; how many there were.
+int DrainNotifies(PGconn* conn) {
+  int drained = 0;
+  while (PGnotify* notify = PQnotifies(conn)) {
+    PQfreemem(notify);
+    ++drained;
+  }
+  return drained;
+}
+
+}  // namespace
+
+Status Connection::DiscardNotifications() {
+  if (PQconsumeInput(conn_) == 0) {
+    return Status::Unavailable("postgres: listen for journal changes: " +
+                               Scrub(Trimmed(PQerrorMessage(conn_))) + " (the connection to " +
+                               display_name_ + " was lost)");
+  }
+  DrainNotifies(conn_);
+  return Status::Ok();
+}
+
+StatusOr<bool> Connection::WaitForNotification(std::chrono::milliseconds timeout) {
+  // Notifications may already be queued (they arrive with any result the connection reads).
+  RETURN_IF_ERROR(healthy() ? Status::Ok()
+                            : Status::Unavailable("postgres: listen for journal changes: the "
+                                                  "connection to " +
+                                                  display_name_ + " was lost"));
+  if (PQconsumeInput(conn_) != 0 && DrainNotifies(conn_) > 0) return true;
+  pollfd socket{.fd = PQsocket(conn_), .events = POLLIN, .revents = 0};
+  if (socket.fd < 0) {
+    return Status::Unavailable("postgres: listen for journal changes: the connection to " +
+                               display_name_ + " has no socket");
+  }
+  const int ready = ::poll(&socket, 1, static_cast<int>(timeout.count()));
+  if (ready < 0 && errno != EINTR) {
+    return Status::Internal("postgres: listen for journal changes: poll failed: " +
+                            std::string(std::strerror(errno)));
+  }
+  if (ready <= 0) return false;
+  if (PQconsumeInput(conn_) == 0) {
+    return Status::Unavailable("postgres: listen for journal changes: " +
+                               Scrub(Trimmed(PQerrorMessage(conn_))) + " (the connection to " +
+                               display_name_ + " was lost)");
+  }
+  return DrainNotifies(conn_) > 0;
+}
+
 bool Connection::healthy() const { return conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK; }
 
 bool Connection::in_failed_transaction() const {
@@ -305,16 +358,66 @@ StatusOr<Result> Connection::Query(std::string_view sql, const Params& params,
     values.push_back(value.has_value() ? value->data() : nullptr);
     lengths.push_back(value.has_value() ? static_cast<int>(value->size()) : 0);
   }
-  const std::string text(sql);
-  Result result(PQexecParams(conn_, text.c_str(), static_cast<int>(values.size()), nullptr,
-                             values.data(), lengths.data(), params.binary_.data(),
-                             /*resultFormat=*/0));
-  const ExecStatusType status = PQresultStatus(result.result_);
-  if (result.result_ == nullptr ||
-      (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)) {
-    return ErrorOf(result.result_, operation);
+  // Each distinct statement text is prepared once per connection (parsed and analysed once;
+  // PostgreSQL's plan cache decides between custom and generic plans), then executed by name.
+  // The server re-plans a prepared statement by itself after DDL on the tables it reads (e.g. a
+  // migration another process runs); what it cannot do is change a prepared statement's result
+  // columns ("cached plan must not change result type", only for a `SELECT *` over an altered
+  // table), and a pooler or a DISCARD may have dropped the statements. Either way the statements
+  // are prepared again: at once when the failed execution left no transaction behind, else the
+  // transaction fails (kUnavailable: retry it) and the next one prepares them anew.
+  if (!stale_statements_.empty() && PQtransactionStatus(conn_) == PQTRANS_IDLE) DeallocateStale();
+  for (int attempt = 0;; ++attempt) {
+    auto prepared = prepared_.find(sql);
+    if (prepared == prepared_.end()) {
+      const std::string name = "engram_" + std::to_string(++statements_prepared_);
+      const std::string text(sql);
+      Result done(PQprepare(conn_, name.c_str(), text.c_str(), /*nParams=*/0,
+                            /*paramTypes=*/nullptr));
+      if (done.result_ == nullptr || PQresultStatus(done.result_) != PGRES_COMMAND_OK) {
+        return ErrorOf(done.result_, operation);
+      }
+      prepared = prepared_.emplace(std::string(sql), name).first;
+    }
+    Result result(PQexecPrepared(conn_, prepared->second.c_str(), static_cast<int>(values.size()),
+                                 values.data(), lengths.data(), params.binary_.data(),
+                                 /*resultFormat=*/0));
+    const ExecStatusType status = PQresultStatus(result.result_);
+    if (result.result_ != nullptr && (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)) {
+      return result;
+    }
+    const char* state = result.result_ != nullptr
+                            ? PQresultErrorField(result.result_, PG_DIAG_SQLSTATE)
+                            : nullptr;
+    const std::string_view sqlstate = state != nullptr ? state : "";
+    // 0A000 is also "feature not supported" in general: only the plan cache's message counts.
+    const bool stale =
+        sqlstate == "26000" ||
+        (sqlstate == "0A000" && std::string_view(PQresultErrorMessage(result.result_))
+                                        .find("cached plan") != std::string_view::npos);
+    if (!stale || !healthy()) return ErrorOf(result.result_, operation);
+    // The schema changed (or the server forgot this session's statements): every statement is
+    // prepared again, and the old ones (those the server still has) go once no transaction is
+    // open.
+    for (const auto& [text, name] : prepared_) stale_statements_.push_back(name);
+    prepared_.clear();
+    if (PQtransactionStatus(conn_) != PQTRANS_IDLE || attempt > 0) {
+      return Status::Unavailable("postgres: " + std::string(operation) +
+                                 ": the store's schema changed under a prepared statement (" +
+                                 Scrub(Trimmed(PQresultErrorMessage(result.result_))) +
+                                 "); it is prepared again on the next try");
+    }
+    DeallocateStale();
   }
-  return result;
+}
+
+void Connection::DeallocateStale() {
+  for (const std::string& name : stale_statements_) {
+    // Already gone when the server dropped it (26000): nothing to do either way.
+    Result done(PQexec(conn_, ("DEALLOCATE " + name).c_str()));
+    static_cast<void>(done);
+  }
+  stale_statements_.clear();
 }
 
 Status Connection::Exec(std::string_view sql, std::string_view operation) {

@@ -6,7 +6,9 @@
 //   if (rows.size() > 0) use(rows.Text(0, 0));
 //
 // Parameters travel separately from the SQL text (never spliced into it); bytes go in binary
-// format. Results come back in text format: integers are parsed, bytea is decoded from hex.
+// format. Each statement text is prepared on the server once per connection (and again after
+// a schema change made its result columns stale: see Query). Results come back in text format:
+// integers are parsed, bytea is decoded from hex.
 // Errors map the server's SQLSTATE to a StatusCode (unique violation -> kAlreadyExists, statement
 // timeout -> kDeadlineExceeded, a lost connection -> kUnavailable, ...) and name the operation.
 // No message carries the password: the server and libpq never echo it, and anything libpq says
@@ -16,7 +18,10 @@
 #ifndef ENGRAM_STORE_POSTGRES_CONNECTION_H_
 #define ENGRAM_STORE_POSTGRES_CONNECTION_H_
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,13 +102,22 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Runs one statement with parameters; `operation` names it in errors.
+  // Runs one statement with parameters; `operation` names it in errors. kUnavailable inside a
+  // transaction when a schema change by another session altered the statement's result columns
+  // (the transaction is aborted; the next one prepares the statements again).
   StatusOr<Result> Query(std::string_view sql, const Params& params, std::string_view operation);
   // Runs one or more statements without parameters (DDL, BEGIN, VACUUM, ...).
   Status Exec(std::string_view sql, std::string_view operation);
   // The first column of the first row, if any row.
   StatusOr<std::optional<std::string>> QueryText(std::string_view sql, const Params& params,
                                                  std::string_view operation);
+
+  // LISTEN/NOTIFY. Consumes what the server sent and discards the notifications received so far;
+  // kUnavailable when the connection is lost.
+  Status DiscardNotifications();
+  // Waits up to `timeout` for a notification on a channel this connection LISTENs on; true when
+  // one (or more, all consumed) arrived, false on timeout. kUnavailable when the connection is lost.
+  StatusOr<bool> WaitForNotification(std::chrono::milliseconds timeout);
 
   // False once the server connection is lost; such a connection is dropped, not reused.
   bool healthy() const;
@@ -118,6 +132,15 @@ class Connection {
   std::string Scrub(std::string text) const;
 
   pg_conn* conn_ = nullptr;
+  // DEALLOCATEs stale_statements_ (outside a transaction only: a failure there would abort it).
+  void DeallocateStale();
+
+  // Statement text -> name of the server-side prepared statement (Query prepares on first use).
+  std::map<std::string, std::string, std::less<>> prepared_;
+  std::uint64_t statements_prepared_ = 0;  // names them: engram_1, engram_2, ...
+  // Prepared statements dropped from prepared_ after the server refused one (a schema change),
+  // to DEALLOCATE.
+  std::vector<std::string> stale_statements_;
   std::string display_name_;
   std::string password_;  // only to scrub it from messages
 };

@@ -6,6 +6,7 @@
 #include "store/postgres/postgres_store.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -28,6 +29,12 @@ namespace {
 
 // Held by every write transaction (per database): "engram" in ASCII, then 2.
 constexpr std::int64_t kWriteLockKey = 0x656e6772616d02;
+
+// The channel every write transaction NOTIFYs at commit (PostgreSQL delivers a NOTIFY only when
+// its transaction commits, and never one of a rolled-back transaction); WaitForJournal LISTENs.
+constexpr std::string_view kJournalChannel = "engram_journal";
+// Sent as the last statements of a write transaction: one round trip for both.
+constexpr std::string_view kNotifyAndCommit = "NOTIFY engram_journal; COMMIT";
 
 // ---------------------------------------------------------------------------------------------
 // Row mapping.
@@ -296,6 +303,13 @@ constexpr std::string_view kInsertNode =
     "idempotency_key) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
     "$16, $17)";
 
+// As kInsertNode, inserting nothing when scope $3 does not exist.
+constexpr std::string_view kInsertNodeIfScope =
+    "INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, session_id, "
+    "sequence, event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at, "
+    "idempotency_key) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
+    "$16, $17 WHERE EXISTS(SELECT 1 FROM scopes WHERE scope_id = $3)";
+
 Params NodeParams(const NodeRecord& record) {
   Params params;
   params.Text(record.id)
@@ -336,9 +350,10 @@ StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
 // advisory lock, and lock_ holds the store's write mutex. After Commit() (or a failed commit)
 // open_ is false and the mutex is released.
 //
-// Each call checks everything it can refuse (unknown ids, duplicates) with reads first, then
-// writes in one statement (row and journal entry together, through a data-modifying WITH), so a
-// refused call writes nothing and a write costs two round trips. A statement the server fails
+// An insert is one statement whose conditions are the checks (known scope and nodes, ON CONFLICT
+// DO NOTHING for a taken id or idempotency key) and which writes the row and its journal entry
+// together (a data-modifying WITH): one round trip. When it inserts nothing, a second query says
+// which check refused it; a refused call writes nothing. A statement the server fails
 // anyway (a lost connection, a constraint the checks do not cover) makes PostgreSQL abort the
 // whole transaction: every later call fails and Commit() rolls back and says so, so nothing of
 // a failed transaction is ever committed.
@@ -438,32 +453,35 @@ class PostgresTransaction final : public Transaction {
   StatusOr<std::int64_t> InsertNode(const NodeRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
     if (record.id.empty()) return Status::InvalidArgument("insert node: empty id");
-    ASSIGN_OR_RETURN(const std::vector<bool> exists,
-                     QueryExists(conn_,
-                                 "SELECT EXISTS(SELECT 1 FROM nodes WHERE id = $1), "
-                                 "EXISTS(SELECT 1 FROM scopes WHERE scope_id = $2)",
-                                 Params().Text(record.id).Int(record.scope_id), "insert node"));
-    if (exists[0]) return Status::AlreadyExists("node " + record.id + " already exists");
-    if (!exists[1]) {
-      return Status::NotFound("insert node " + record.id + ": scope " +
-                              std::to_string(record.scope_id) + " does not exist");
-    }
+    // One round trip: the row goes in only when its scope exists and neither its id nor its
+    // idempotency key is taken (ON CONFLICT DO NOTHING: a refused insert does not abort the
+    // transaction), and its journal entry with it. No row back: say which check refused it.
     static const std::string kSql =
-        "WITH inserted AS (" + std::string(kInsertNode) +
-        " RETURNING row_id) INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
-        "SELECT $3, $18, $1, row_id, $15, $19 FROM inserted RETURNING target_row";
+        "WITH inserted AS (" + std::string(kInsertNodeIfScope) +
+        " ON CONFLICT DO NOTHING RETURNING row_id) INSERT INTO journal(scope_id, op, target_id, "
+        "target_row, at, detail) SELECT $3, $18, $1, row_id, $15, $19 FROM inserted "
+        "RETURNING target_row";
     Params params = NodeParams(record);
     params.Text(JournalOpName(JournalOp::kNodeInserted))
         .Text("kind=" + std::string(NodeKindName(record.kind)) + " " +
               StateDetail(NodeStatusName(record.status), record.valid_to, ""));
-    ASSIGN_OR_RETURN(const std::int64_t row, QueryInt(conn_, kSql, params, "insert node"));
+    ASSIGN_OR_RETURN(Result inserted, conn_.Query(kSql, params, "insert node"));
+    if (inserted.size() == 0) return RefusedNode(record);
     merkle_.AppendNode(record);
+    const std::int64_t row = inserted.Int(0, 0);
+    NodeRecord stored = record;
+    stored.row = row;
+    nodes_.insert_or_assign(stored.id, std::move(stored));
+    edges_of_.insert_or_assign(record.id, std::vector<EdgeRecord>());  // a new node has none yet
     return row;
   }
 
   StatusOr<NodeRecord> GetNode(std::string_view id) override {
     RETURN_IF_ERROR(CheckOpen());
-    return RequireNode(conn_, id);
+    if (const auto cached = nodes_.find(id); cached != nodes_.end()) return cached->second;
+    ASSIGN_OR_RETURN(NodeRecord node, RequireNode(conn_, id));
+    nodes_.emplace(node.id, node);
+    return node;
   }
 
   StatusOr<std::optional<NodeRecord>> FindTurnByKey(std::int64_t scope_id,
@@ -499,6 +517,11 @@ class PostgresTransaction final : public Transaction {
     if (journalled.size() == 0) {
       return Status::NotFound("node " + std::string(id.substr(0, 64)) + " does not exist");
     }
+    if (const auto cached = nodes_.find(id); cached != nodes_.end()) {
+      cached->second.status = status;
+      cached->second.valid_to = valid_to;
+      cached->second.updated_at = updated_at;
+    }
     return Status::Ok();
   }
 
@@ -506,56 +529,45 @@ class PostgresTransaction final : public Transaction {
                                     const EdgeRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
     RETURN_IF_ERROR(CheckNewEdge(record));
-    ASSIGN_OR_RETURN(const std::vector<bool> exists,
-                     QueryExists(conn_,
-                                 "SELECT EXISTS(SELECT 1 FROM edges WHERE id = $1), "
-                                 "EXISTS(SELECT 1 FROM nodes WHERE id = $2), "
-                                 "EXISTS(SELECT 1 FROM nodes WHERE id = $3), "
-                                 "EXISTS(SELECT 1 FROM scopes WHERE scope_id = $4)",
-                                 Params()
-                                     .Text(record.id)
-                                     .Text(record.src)
-                                     .Text(record.dst)
-                                     .Int(record.scope_id),
-                                 "insert edge"));
-    if (exists[0]) return Status::AlreadyExists("edge " + record.id + " already exists");
-    const std::pair<std::string_view, std::string_view> endpoints[] = {{"src", record.src},
-                                                                       {"dst", record.dst}};
-    for (std::size_t end_idx = 0; end_idx < 2; ++end_idx) {
-      if (exists[1 + end_idx]) continue;
-      const auto& [role, node_id] = endpoints[end_idx];
-      return Status::NotFound("insert " + record.type + " edge: " + std::string(role) + " node " +
-                              std::string(node_id.substr(0, 64)) + " does not exist");
-    }
-    if (!exists[3]) {
-      return Status::NotFound("insert " + record.type + " edge: scope " +
-                              std::to_string(record.scope_id) + " does not exist");
-    }
+    // One round trip, as InsertNode: inserted only when both nodes and the scope exist and the
+    // id is new; no row back means a check refused it.
     ASSIGN_OR_RETURN(
-        const std::int64_t row,
-        QueryInt(conn_,
-                 "WITH inserted AS (INSERT INTO edges(id, type, src, dst, scope_id, "
-                 "attrs_json, status, valid_from, valid_to, ingested_at, updated_at) "
-                 "VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING row_id) "
-                 "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
-                 "SELECT $5, $12, $1, row_id, $10, $13 FROM inserted RETURNING target_row",
-                 Params()
-                     .Text(record.id)
-                     .Text(record.type)
-                     .Text(record.src)
-                     .Text(record.dst)
-                     .Int(record.scope_id)
-                     .Text(record.attrs_json)
-                     .Text(record.status)
-                     .Time(record.valid_from)
-                     .Time(record.valid_to)
-                     .Int(record.ingested_at.micros)
-                     .Int(record.updated_at.micros)
-                     .Text(JournalOpName(JournalOp::kEdgeInserted))
-                     .Text("type=" + record.type + " status=" + record.status),
-                 "insert edge"));
+        Result inserted,
+        conn_.Query("WITH inserted AS (INSERT INTO edges(id, type, src, dst, scope_id, "
+                    "attrs_json, status, valid_from, valid_to, ingested_at, updated_at) "
+                    "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 "
+                    "WHERE EXISTS(SELECT 1 FROM nodes WHERE id = $3) "
+                    "AND EXISTS(SELECT 1 FROM nodes WHERE id = $4) "
+                    "AND EXISTS(SELECT 1 FROM scopes WHERE scope_id = $5) "
+                    "ON CONFLICT DO NOTHING RETURNING row_id) "
+                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+                    "SELECT $5, $12, $1, row_id, $10, $13 FROM inserted RETURNING target_row",
+                    Params()
+                        .Text(record.id)
+                        .Text(record.type)
+                        .Text(record.src)
+                        .Text(record.dst)
+                        .Int(record.scope_id)
+                        .Text(record.attrs_json)
+                        .Text(record.status)
+                        .Time(record.valid_from)
+                        .Time(record.valid_to)
+                        .Int(record.ingested_at.micros)
+                        .Int(record.updated_at.micros)
+                        .Text(JournalOpName(JournalOp::kEdgeInserted))
+                        .Text("type=" + record.type + " status=" + record.status),
+                    "insert edge"));
+    if (inserted.size() == 0) return RefusedEdge(record);
     merkle_.AppendEdge(record);
-    return row;
+    EdgeRecord stored = record;
+    stored.row = inserted.Int(0, 0);
+    for (const std::string* end : {&record.src, &record.dst}) {
+      if (end == &record.dst && record.dst == record.src) break;
+      if (const auto known = edges_of_.find(*end); known != edges_of_.end()) {
+        known->second.push_back(stored);
+      }
+    }
+    return stored.row;
   }
 
   StatusOr<EdgeRecord> GetEdge(std::string_view id) override {
@@ -571,10 +583,11 @@ class PostgresTransaction final : public Transaction {
     ASSIGN_OR_RETURN(
         Result journalled,
         conn_.Query("WITH updated AS (UPDATE edges SET status = $2, valid_to = $3, "
-                    "updated_at = $4 WHERE id = $1 RETURNING row_id, scope_id, type) "
-                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
-                    "SELECT scope_id, $5, $1, row_id, $4, $6 || '; type=' || type FROM updated "
-                    "RETURNING seq",
+                    "updated_at = $4 WHERE id = $1 RETURNING row_id, scope_id, type, src, dst), "
+                    "journalled AS (INSERT INTO journal(scope_id, op, target_id, target_row, at, "
+                    "detail) SELECT scope_id, $5, $1, row_id, $4, $6 || '; type=' || type "
+                    "FROM updated RETURNING seq) "
+                    "SELECT j.seq, u.src, u.dst FROM journalled j CROSS JOIN updated u",
                     Params()
                         .Text(id)
                         .Text(status)
@@ -586,13 +599,34 @@ class PostgresTransaction final : public Transaction {
     if (journalled.size() == 0) {
       return Status::NotFound("edge " + std::string(id.substr(0, 64)) + " does not exist");
     }
+    for (const std::string_view end : {journalled.Text(0, 1), journalled.Text(0, 2)}) {
+      const auto known = edges_of_.find(end);
+      if (known == edges_of_.end()) continue;
+      for (EdgeRecord& edge : known->second) {
+        if (edge.id != id) continue;
+        edge.status = std::string(status);
+        edge.valid_to = valid_to;
+        edge.updated_at = updated_at;
+      }
+    }
     return Status::Ok();
   }
 
   StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id, EdgeDirection direction,
                                             std::string_view type) override {
     RETURN_IF_ERROR(CheckOpen());
-    return QueryEdgesOf(conn_, node_id, direction, type);
+    const auto known = edges_of_.find(node_id);
+    if (known == edges_of_.end()) return QueryEdgesOf(conn_, node_id, direction, type);
+    std::vector<EdgeRecord> edges;
+    for (const EdgeRecord& edge : known->second) {
+      const bool outgoing = edge.src == node_id;
+      const bool incoming = edge.dst == node_id;
+      if (direction == EdgeDirection::kOutgoing && !outgoing) continue;
+      if (direction == EdgeDirection::kIncoming && !incoming) continue;
+      if (!type.empty() && edge.type != type) continue;
+      edges.push_back(edge);
+    }
+    return edges;
   }
 
   StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
@@ -609,6 +643,7 @@ class PostgresTransaction final : public Transaction {
       if (previous.has_value() && *previous != embedder) {
         RETURN_IF_ERROR(conn_.Exec("DELETE FROM vectors", "set embedder: drop old vectors"));
       }
+      embedder_.reset();  // read again by the next PutVector
       RETURN_IF_ERROR(Run(conn_,
                           "INSERT INTO meta(key, value) VALUES('embedder_model_id', $1), "
                           "('embedder_dimension', $2) "
@@ -629,22 +664,37 @@ class PostgresTransaction final : public Transaction {
   Status PutVector(std::string_view node_id, std::string_view model_id,
                    std::span<const float> values) override {
     RETURN_IF_ERROR(CheckOpen());
-    ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> embedder, QueryEmbedder(conn_));
-    RETURN_IF_ERROR(CheckVector(embedder, model_id, values));
-    ASSIGN_OR_RETURN(const NodeRecord node, RequireNode(conn_, node_id));
-    RETURN_IF_ERROR(Run(conn_,
-               "INSERT INTO vectors(node_row, model_id, dimension, vector) "
-               "VALUES($1, $2, $3, $4) ON CONFLICT(node_row) DO UPDATE SET "
-               "model_id = excluded.model_id, dimension = excluded.dimension, "
-               "vector = excluded.vector",
-               Params()
-                   .Int(node.row)
-                   .Text(model_id)
-                   .Int(static_cast<std::int64_t>(values.size()))
-                   .Bytes(EncodeVector(values, float16_vectors_)),
-               "put vector"));
-    return AppendJournal(conn_, node.scope_id, JournalOp::kVectorStored, node.id, node.row,
-                         node.ingested_at, "model=" + std::string(model_id));
+    // The embedder is read once per transaction (SetEmbedder refreshes it). One statement stores
+    // the vector by the node's id and journals it (kVectorStored, at = the node's ingestion
+    // time); no row back means the node does not exist.
+    if (!embedder_.has_value()) {
+      ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> recorded, QueryEmbedder(conn_));
+      embedder_.emplace(recorded);
+    }
+    RETURN_IF_ERROR(CheckVector(*embedder_, model_id, values));
+    ASSIGN_OR_RETURN(
+        Result stored,
+        conn_.Query("WITH node AS (SELECT row_id, scope_id, ingested_at FROM nodes WHERE id = $1), "
+                    "stored AS (INSERT INTO vectors(node_row, model_id, dimension, vector) "
+                    "SELECT row_id, $2, $3, $4 FROM node "
+                    "ON CONFLICT(node_row) DO UPDATE SET model_id = excluded.model_id, "
+                    "dimension = excluded.dimension, vector = excluded.vector "
+                    "RETURNING node_row) "
+                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+                    "SELECT n.scope_id, $5, $1, n.row_id, n.ingested_at, $6 "
+                    "FROM node n JOIN stored s ON s.node_row = n.row_id RETURNING seq",
+                    Params()
+                        .Text(node_id)
+                        .Text(model_id)
+                        .Int(static_cast<std::int64_t>(values.size()))
+                        .Bytes(EncodeVector(values, float16_vectors_))
+                        .Text(JournalOpName(JournalOp::kVectorStored))
+                        .Text("model=" + std::string(model_id)),
+                    "put vector"));
+    if (stored.size() == 0) {
+      return Status::NotFound("node " + std::string(node_id.substr(0, 64)) + " does not exist");
+    }
+    return Status::Ok();
   }
 
   StatusOr<std::optional<std::string>> GetMeta(std::string_view key) override {
@@ -674,18 +724,24 @@ class PostgresTransaction final : public Transaction {
   Status PutTurnAnalysis(const TurnAnalysisRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
     RETURN_IF_ERROR(CheckTurnAnalysis(record));
-    ASSIGN_OR_RETURN(Result kind, conn_.Query("SELECT kind FROM nodes WHERE row_id = $1",
-                                              Params().Int(record.turn_row), "put turn analysis"));
-    if (kind.size() == 0 || kind.Text(0, 0) != NodeKindName(NodeKind::kTurn)) {
+    // One statement: written only when the row is a turn; no row back means it is not.
+    ASSIGN_OR_RETURN(
+        Result stored,
+        conn_.Query("INSERT INTO turn_analysis(turn_row, format, analysis) "
+                    "SELECT row_id, $2, $3 FROM nodes WHERE row_id = $1 AND kind = $4 "
+                    "ON CONFLICT(turn_row) DO UPDATE SET format = excluded.format, "
+                    "analysis = excluded.analysis RETURNING turn_row",
+                    Params()
+                        .Int(record.turn_row)
+                        .Int(record.format)
+                        .Text(record.json)
+                        .Text(NodeKindName(NodeKind::kTurn)),
+                    "put turn analysis"));
+    if (stored.size() == 0) {
       return Status::NotFound("put turn analysis: node row " + std::to_string(record.turn_row) +
                               " is not a turn");
     }
-    return Run(conn_,
-               "INSERT INTO turn_analysis(turn_row, format, analysis) VALUES($1, $2, $3) "
-               "ON CONFLICT(turn_row) DO UPDATE SET format = excluded.format, "
-               "analysis = excluded.analysis",
-               Params().Int(record.turn_row).Int(record.format).Text(record.json),
-               "put turn analysis");
+    return Status::Ok();
   }
 
   StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
@@ -723,7 +779,7 @@ class PostgresTransaction final : public Transaction {
                               "postgres: commit write transaction: an earlier statement of the "
                               "transaction failed, so nothing was committed")
                         : merkle_.Flush(merkle_tables_);
-    if (status.ok()) status = conn_.Exec("COMMIT", "commit write transaction");
+    if (status.ok()) status = conn_.Exec(kNotifyAndCommit, "commit write transaction");
     if (!status.ok()) {
       static_cast<void>(conn_.Exec("ROLLBACK", "roll back after failed commit"));
     }
@@ -740,9 +796,66 @@ class PostgresTransaction final : public Transaction {
     return Status::Ok();
   }
 
+  // Why InsertNode inserted nothing (its checks, read after the fact; nothing was written).
+  Status RefusedNode(const NodeRecord& record) {
+    ASSIGN_OR_RETURN(const std::vector<bool> exists,
+                     QueryExists(conn_,
+                                 "SELECT EXISTS(SELECT 1 FROM nodes WHERE id = $1), "
+                                 "EXISTS(SELECT 1 FROM scopes WHERE scope_id = $2)",
+                                 Params().Text(record.id).Int(record.scope_id), "insert node"));
+    if (exists[0]) return Status::AlreadyExists("node " + record.id + " already exists");
+    if (!exists[1]) {
+      return Status::NotFound("insert node " + record.id + ": scope " +
+                              std::to_string(record.scope_id) + " does not exist");
+    }
+    return Status::AlreadyExists("insert node " + record.id + ": scope " +
+                                 std::to_string(record.scope_id) +
+                                 " already holds a turn with idempotency key \"" +
+                                 record.idempotency_key + "\"");
+  }
+
+  // Why InsertEdge inserted nothing.
+  Status RefusedEdge(const EdgeRecord& record) {
+    ASSIGN_OR_RETURN(const std::vector<bool> exists,
+                     QueryExists(conn_,
+                                 "SELECT EXISTS(SELECT 1 FROM edges WHERE id = $1), "
+                                 "EXISTS(SELECT 1 FROM nodes WHERE id = $2), "
+                                 "EXISTS(SELECT 1 FROM nodes WHERE id = $3), "
+                                 "EXISTS(SELECT 1 FROM scopes WHERE scope_id = $4)",
+                                 Params()
+                                     .Text(record.id)
+                                     .Text(record.src)
+                                     .Text(record.dst)
+                                     .Int(record.scope_id),
+                                 "insert edge"));
+    if (exists[0]) return Status::AlreadyExists("edge " + record.id + " already exists");
+    const std::pair<std::string_view, std::string_view> endpoints[] = {{"src", record.src},
+                                                                       {"dst", record.dst}};
+    for (std::size_t end_idx = 0; end_idx < 2; ++end_idx) {
+      if (exists[1 + end_idx]) continue;
+      const auto& [role, node_id] = endpoints[end_idx];
+      return Status::NotFound("insert " + record.type + " edge: " + std::string(role) + " node " +
+                              std::string(node_id.substr(0, 64)) + " does not exist");
+    }
+    if (!exists[3]) {
+      return Status::NotFound("insert " + record.type + " edge: scope " +
+                              std::to_string(record.scope_id) + " does not exist");
+    }
+    return Status::Internal("postgres: insert edge " + record.id +
+                            ": the server inserted nothing, yet every check passes");
+  }
+
   std::unique_lock<std::mutex> lock_;
   Connection& conn_;
   const bool float16_vectors_;
+  // What this transaction knows without asking the server; it holds the write lock, so nothing
+  // else changes these rows meanwhile. Nodes read or inserted here (kept current by
+  // UpdateNodeState), and for each node inserted here every edge touching it (none at first,
+  // then each InsertEdge; kept current by UpdateEdgeState), in row order.
+  std::map<std::string, NodeRecord, std::less<>> nodes_;
+  std::map<std::string, std::vector<EdgeRecord>, std::less<>> edges_of_;
+  // The recorded embedder as PutVector last read it (unset: read it on the next call).
+  std::optional<std::optional<EmbedderRecord>> embedder_;
   MerkleTables merkle_tables_;
   merkle::Writer merkle_;  // the leaves appended, written by Flush before COMMIT
   bool open_ = true;
@@ -912,7 +1025,7 @@ class PostgresStore final : public Store {
   }
 
   StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
-    return WithReader([&](Connection& conn) {
+    return WithSnapshot([&](Connection& conn) {
       MerkleTables tables(conn);
       return merkle::StateOf(tables, scope_id);
     });
@@ -976,6 +1089,41 @@ class PostgresStore final : public Store {
           }
           return entries;
         });
+  }
+
+  // On the listener connection (opened on first use, LISTENing on kJournalChannel): LISTEN is in
+  // force before the journal's last seq is read, so a commit after that read sends a notification
+  // this wait receives. The seq is read again on each notification and when the timeout passes
+  // (the fallback poll). One waiter at a time: others wait for listen_mutex_.
+  StatusOr<std::int64_t> WaitForJournal(std::int64_t after_seq, std::chrono::milliseconds timeout,
+                                        std::stop_token stop) override {
+    constexpr std::chrono::milliseconds kStopCheck{100};
+    static const std::string kLastSeq = "SELECT max(seq) FROM journal";
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::lock_guard<std::mutex> lock(listen_mutex_);
+    if (listener_ == nullptr || !listener_->healthy()) {
+      listener_.reset();
+      ASSIGN_OR_RETURN(std::unique_ptr<Connection> opened, Connection::Open(settings_));
+      RETURN_IF_ERROR(opened->Exec("LISTEN " + std::string(kJournalChannel),
+                                   "listen for journal changes"));
+      listener_ = std::move(opened);
+    }
+    RETURN_IF_ERROR(listener_->DiscardNotifications());
+    ASSIGN_OR_RETURN(std::int64_t last,
+                     QueryInt(*listener_, kLastSeq, Params(), "last journal seq"));
+    while (last <= after_seq && !stop.stop_requested()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) {
+        return QueryInt(*listener_, kLastSeq, Params(), "last journal seq");
+      }
+      const auto slice = std::min<std::chrono::milliseconds>(
+          kStopCheck, std::chrono::ceil<std::chrono::milliseconds>(deadline - now));
+      ASSIGN_OR_RETURN(const bool notified, listener_->WaitForNotification(slice));
+      if (notified) {
+        ASSIGN_OR_RETURN(last, QueryInt(*listener_, kLastSeq, Params(), "last journal seq"));
+      }
+    }
+    return last;
   }
 
   // As ScanNodes: `visit` runs with no connection held.
@@ -1048,10 +1196,21 @@ class PostgresStore final : public Store {
     return Status::Ok();
   }
 
-  // Runs `fn(connection)` on a pooled read connection inside one REPEATABLE READ READ ONLY
-  // transaction (one snapshot of the last commit).
+  // Runs `fn(connection)` on a pooled read connection in autocommit mode: for reads of one
+  // statement, which PostgreSQL runs on one snapshot of the last commit anyway, so they cost one
+  // round trip instead of three.
   template <typename Fn>
   auto WithReader(Fn&& fn) -> decltype(fn(std::declval<Connection&>())) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader());
+    auto result = fn(*conn);
+    ReleaseReader(std::move(conn));
+    return result;
+  }
+
+  // As WithReader, inside one REPEATABLE READ READ ONLY transaction: for reads of several
+  // statements, which must all see the same commit.
+  template <typename Fn>
+  auto WithSnapshot(Fn&& fn) -> decltype(fn(std::declval<Connection&>())) {
     ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader());
     auto result = [&]() -> decltype(fn(std::declval<Connection&>())) {
       RETURN_IF_ERROR(
@@ -1109,6 +1268,10 @@ class PostgresStore final : public Store {
   std::condition_variable pool_released_;
   std::vector<std::unique_ptr<Connection>> idle_readers_;
   std::size_t open_readers_ = 0;  // idle or lent out
+  // Held by WaitForJournal; guards listener_ (a connection LISTENing on kJournalChannel, outside
+  // the pool: it is opened on the first wait and not counted in pool_size).
+  std::mutex listen_mutex_;
+  std::unique_ptr<Connection> listener_;
 };
 
 StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> scope_ids) {
@@ -1204,7 +1367,7 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
           conn, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
           "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id])));
     }
-    return conn.Exec("COMMIT", "erase scopes: commit");
+    return conn.Exec(kNotifyAndCommit, "erase scopes: commit");
   }();
   if (!erased.ok()) {
     static_cast<void>(conn.Exec("ROLLBACK", "erase scopes: roll back"));
@@ -1241,7 +1404,7 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
 }
 
 StatusOr<std::string> PostgresStore::DumpCanonical() {
-  return WithReader([&](Connection& conn) -> StatusOr<std::string> {
+  return WithSnapshot([&](Connection& conn) -> StatusOr<std::string> {
     struct Table {
       std::string_view name;
       std::string_view order_by;

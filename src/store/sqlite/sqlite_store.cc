@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <bit>
 #include <cctype>
 #include <cerrno>
@@ -22,6 +23,7 @@
 #include <set>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -963,6 +965,21 @@ class SqliteStore final : public Store {
     return WithReader([&](Connection& conn) {
       return QueryInt(conn, "SELECT max(seq) FROM journal", "last journal seq", 0);
     });
+  }
+
+  // SQLite has no notifications: the journal's last seq is read every 100 ms (one indexed
+  // lookup on a pooled read connection).
+  StatusOr<std::int64_t> WaitForJournal(std::int64_t after_seq, std::chrono::milliseconds timeout,
+                                        std::stop_token stop) override {
+    constexpr std::chrono::milliseconds kPollInterval{100};
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      ASSIGN_OR_RETURN(const std::int64_t last, LastJournalSeq());
+      const auto now = std::chrono::steady_clock::now();
+      if (last > after_seq || now >= deadline || stop.stop_requested()) return last;
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(kPollInterval, deadline - now));
+    }
   }
 
   StatusOr<std::optional<EmbedderRecord>> GetEmbedder() override {
