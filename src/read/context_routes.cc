@@ -218,8 +218,10 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
     }
   }
   if (turn_windows.empty()) return candidates;
-  std::stable_sort(turn_windows.begin(), turn_windows.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (windows.size() > 1) {  // one window's turns come ascending already
+    std::stable_sort(turn_windows.begin(), turn_windows.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
   std::vector<std::size_t> inside;
   std::vector<std::size_t> window_of;
   for (const auto& [t, w] : turn_windows) {
@@ -231,11 +233,17 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
   const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
   std::vector<double> own_score(inside.size(), 0.0);
   for (std::size_t i = 0; i < inside.size(); ++i) own_score[i] = own.ScoreOf(inside[i]);
+  // The best `limit` by own score, layout order among equals (a partial sort under that total
+  // order: the head a stable sort would give).
   std::vector<std::size_t> order(inside.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return own_score[a] > own_score[b]; });
-  if (order.size() > context.limit) order.resize(context.limit);
+  const std::size_t kept = std::min(order.size(), context.limit);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      if (own_score[a] != own_score[b]) return own_score[a] > own_score[b];
+                      return a < b;
+                    });
+  order.resize(kept);
   for (const std::size_t i : order) {
     const std::size_t t = inside[i];
     const double score = own_score[i];
