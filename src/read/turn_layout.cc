@@ -359,8 +359,8 @@ GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t tot
     Unit unit;
     std::uint32_t term_frequency = 0;
   };
-  std::vector<Hit> hits;            // one term's units, by begin
-  std::vector<ScoredUnit> merged;   // the units of the terms so far, by begin
+  std::vector<Hit> hits;           // one term's units, by begin
+  std::vector<ScoredUnit> merged;  // the units of the terms so far, by begin
   std::vector<ScoredUnit>& result = scores.units_;
   for (std::size_t term_idx = 0; term_idx < terms_.size(); ++term_idx) {
     const Term& term = terms_[term_idx];

@@ -158,7 +158,8 @@ void TurnLayout::ForEachTurnOf(std::span<const index::Bm25Posting> postings,
     std::size_t step = 1;
     while (at + step < rows_.size() && rows_[at + step] < row) step *= 2;
     const auto first = rows_.begin() + static_cast<std::ptrdiff_t>(at + step / 2);
-    const auto last = rows_.begin() + static_cast<std::ptrdiff_t>(std::min(at + step + 1, rows_.size()));
+    const auto last =
+        rows_.begin() + static_cast<std::ptrdiff_t>(std::min(at + step + 1, rows_.size()));
     at = static_cast<std::size_t>(std::lower_bound(first, last, row) - rows_.begin());
     if (at == rows_.size()) return;
     if (rows_[at] == row) visit(at, posting);
@@ -269,14 +270,13 @@ class TermMatrix {
   // BM25 of the units holding a posting, over a grouping of `unit_count` units of
   // `total_length` terms in all; `units_of_turn(turn, visit)` calls visit(unit) for each unit of
   // the grouping that holds the turn (defined in turn_layout.cc, its only user).
-  friend class GroupingScores;
   template <typename UnitsOfTurn>
   GroupingScores ScoreSparse(std::size_t unit_count, std::uint64_t total_length,
-                                      const UnitsOfTurn& units_of_turn,
-                                      const Bm25Config& config) const;
+                             const UnitsOfTurn& units_of_turn, const Bm25Config& config) const;
 
   // The summed term frequency of `term` over the turns of `unit`. O(log postings).
   static std::uint32_t FrequencyIn(const Term& term, const Unit& unit);
+  friend class GroupingScores;  // Explain reads the terms, their postings and the layout
 
   const TurnLayout* layout_;
   std::vector<Term> terms_;
