@@ -36,18 +36,9 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
   if (matrix.empty()) return candidates;
   const std::size_t window = std::max<std::size_t>(1, context.config->recall.fragment_window);
   // The windows holding a query term (the others score 0), by begin: the order of the windows.
-  const std::vector<ScoredUnit> unit_scores = matrix.ScoreWindows(window, context.config->bm25);
-  const std::vector<ScoredUnit> own = matrix.ScoreTurns(context.config->bm25);
-  // Each turn's best window (the first among equals); turns in no scoring window are left out.
-  std::vector<std::pair<std::size_t, std::size_t>> covered;  // (turn, window), windows ascending
-  for (std::size_t u = 0; u < unit_scores.size(); ++u) {
-    if (unit_scores[u].score.score <= 0) continue;
-    for (std::size_t t = unit_scores[u].unit.begin; t < unit_scores[u].unit.end; ++t) {
-      covered.emplace_back(t, u);
-    }
-  }
-  std::stable_sort(covered.begin(), covered.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const GroupingScores windows = matrix.ScoreWindows(window, context.config->bm25);
+  const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
+  const std::vector<ScoredUnit>& unit_scores = windows.units();
   struct Pick {
     std::size_t turn = 0;
     std::size_t unit = 0;  // index into unit_scores
@@ -56,22 +47,31 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
   };
   const double own_weight = context.config->recall.fragment_own_weight;
   const auto& turns = layout.turns();
+  // Each turn's best window (the first among equals); turns in no scoring window are left out.
+  // The windows come by begin, and so by end (same-length windows inside a session, sessions
+  // one after another): the turns a window shares with the windows before it are the last picks,
+  // the others are new ones after them, so the picks come out by turn.
   std::vector<Pick> picks;
+  const std::vector<ScoredUnit>& own_units = own.units();
   std::size_t own_at = 0;  // own is sorted by turn, as are the picks
-  for (const auto& [t, u] : covered) {
-    if (!picks.empty() && picks.back().turn == t) {
-      if (unit_scores[u].score.score > unit_scores[picks.back().unit].score.score) {
-        picks.back().unit = u;
-      }
-      continue;
+  for (std::size_t u = 0; u < unit_scores.size(); ++u) {
+    const Unit& unit = unit_scores[u].unit;
+    if (unit_scores[u].score <= 0) continue;
+    const std::size_t seen_end = picks.empty() ? 0 : picks.back().turn + 1;
+    for (std::size_t t = unit.begin; t < std::min(unit.end, seen_end); ++t) {
+      Pick& pick = picks[picks.size() - (seen_end - t)];
+      if (unit_scores[u].score > unit_scores[pick.unit].score) pick.unit = u;
     }
-    while (own_at < own.size() && own[own_at].unit.begin < t) ++own_at;
-    const double own_score =
-        own_at < own.size() && own[own_at].unit.begin == t ? own[own_at].score.score : 0.0;
-    picks.push_back({t, u, own_score, 0});
+    for (std::size_t t = std::max(unit.begin, seen_end); t < unit.end; ++t) {
+      while (own_at < own_units.size() && own_units[own_at].unit.begin < t) ++own_at;
+      const double own_score = own_at < own_units.size() && own_units[own_at].unit.begin == t
+                                   ? own_units[own_at].score
+                                   : 0.0;
+      picks.push_back({t, u, own_score, 0});
+    }
   }
   for (Pick& pick : picks) {
-    pick.score = unit_scores[pick.unit].score.score + own_weight * pick.own;
+    pick.score = unit_scores[pick.unit].score + own_weight * pick.own;
   }
   // Only the best `limit` are kept: a partial sort under a total order gives the same head.
   const auto better = [&turns](const Pick& a, const Pick& b) {
@@ -90,7 +90,7 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
     candidates.push_back({turns[pick.turn].row, pick.score,
                           "window " + SessionName(layout, turns[pick.turn].session) + " " +
                               SeqRange(layout, unit.unit.begin, unit.unit.end) + ": " +
-                              ExplainUnit(unit.score) + own_text});
+                              ExplainUnit(windows.Explain(unit.unit)) + own_text});
   }
   return candidates;
 }
@@ -102,19 +102,17 @@ StatusOr<std::vector<RouteCandidate>> SessionRoute::Run(const RouteContext& cont
   const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
   if (matrix.empty()) return candidates;
   // The sessions holding a query term (the others score 0), in session order.
-  const std::vector<ScoredUnit> session_scores = matrix.ScoreSessions(context.config->bm25);
-  const std::vector<ScoredUnit> own = matrix.ScoreTurns(context.config->bm25);
-  const auto own_score = [&own](std::size_t t) {
-    const UnitScore* found = FindUnit(own, t);
-    return found == nullptr ? 0.0 : found->score;
-  };
+  const GroupingScores sessions = matrix.ScoreSessions(context.config->bm25);
+  const std::vector<ScoredUnit>& session_scores = sessions.units();
+  const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
+  const auto own_score = [&own](std::size_t t) { return own.ScoreOf(t); };
   std::vector<std::size_t> session_order;  // indexes into session_scores
   for (std::size_t s = 0; s < session_scores.size(); ++s) {
-    if (session_scores[s].score.score > 0) session_order.push_back(s);
+    if (session_scores[s].score > 0) session_order.push_back(s);
   }
   std::sort(session_order.begin(), session_order.end(), [&](std::size_t a, std::size_t b) {
-    if (session_scores[a].score.score != session_scores[b].score.score) {
-      return session_scores[a].score.score > session_scores[b].score.score;
+    if (session_scores[a].score != session_scores[b].score) {
+      return session_scores[a].score > session_scores[b].score;
     }
     return a < b;
   });
@@ -137,12 +135,12 @@ StatusOr<std::vector<RouteCandidate>> SessionRoute::Run(const RouteContext& cont
     const std::string head = "session " + SessionName(layout, turns[unit.begin].session) + " #" +
                              std::to_string(position + 1) + " (" +
                              std::to_string(unit.end - unit.begin) +
-                             " turns): " + ExplainUnit(session.score);
+                             " turns): " + ExplainUnit(sessions.Explain(unit));
     for (const std::size_t t : members) {
       if (candidates.size() >= context.limit) return candidates;
       char own_text[48];
       std::snprintf(own_text, sizeof own_text, "; own %.2f", member_score[t - unit.begin]);
-      candidates.push_back({turns[t].row, session.score.score, head + own_text});
+      candidates.push_back({turns[t].row, session.score, head + own_text});
     }
   }
   return candidates;
@@ -172,15 +170,15 @@ std::vector<TimeWindow> Windows(const RouteContext& context) {
   for (const EventAnchor& anchor : context.frame->event_anchors) {
     const TermMatrix matrix(*context.layout, context.text_indexes, anchor.terms);
     // The turns holding an anchor term, in layout order (the others score 0).
-    const std::vector<ScoredUnit> scores = matrix.ScoreTurns(context.config->bm25);
+    const GroupingScores scores = matrix.ScoreTurns(context.config->bm25);
     std::optional<std::size_t> best;
     double best_score = 0;
-    for (const ScoredUnit& scored : scores) {
+    for (const ScoredUnit& scored : scores.units()) {
       const std::size_t t = scored.unit.begin;
-      if (scored.score.score <= 0 || !turns[t].event_time) continue;
-      if (!best || scored.score.score > best_score) {
+      if (scored.score <= 0 || !turns[t].event_time) continue;
+      if (!best || scored.score > best_score) {
         best = t;
-        best_score = scored.score.score;
+        best_score = scored.score;
       }
     }
     if (!best) continue;
@@ -220,8 +218,10 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
     }
   }
   if (turn_windows.empty()) return candidates;
-  std::stable_sort(turn_windows.begin(), turn_windows.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (windows.size() > 1) {  // one window's turns come ascending already
+    std::stable_sort(turn_windows.begin(), turn_windows.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
   std::vector<std::size_t> inside;
   std::vector<std::size_t> window_of;
   for (const auto& [t, w] : turn_windows) {
@@ -230,16 +230,20 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
     window_of.push_back(w);
   }
   const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
-  const std::vector<ScoredUnit> own = matrix.ScoreTurns(context.config->bm25);
+  const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
   std::vector<double> own_score(inside.size(), 0.0);
-  for (std::size_t i = 0; i < inside.size(); ++i) {
-    if (const UnitScore* found = FindUnit(own, inside[i])) own_score[i] = found->score;
-  }
+  for (std::size_t i = 0; i < inside.size(); ++i) own_score[i] = own.ScoreOf(inside[i]);
+  // The best `limit` by own score, layout order among equals (a partial sort under that total
+  // order: the head a stable sort would give).
   std::vector<std::size_t> order(inside.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return own_score[a] > own_score[b]; });
-  if (order.size() > context.limit) order.resize(context.limit);
+  const std::size_t kept = std::min(order.size(), context.limit);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      if (own_score[a] != own_score[b]) return own_score[a] > own_score[b];
+                      return a < b;
+                    });
+  order.resize(kept);
   for (const std::size_t i : order) {
     const std::size_t t = inside[i];
     const double score = own_score[i];

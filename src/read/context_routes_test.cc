@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,98 @@ TEST(ContextRoutesTest, FragmentRouteTakesSoftMatchesFromTheConfig) {
   conversation.config.recall.fragment_soft_match = 0.95;
   EXPECT_THAT(conversation.Rows(FragmentRoute(), Terms({"lessons"})),
               ::testing::IsSupersetOf({4, 6}));
+}
+
+// The fragment route against a direct reading of its rule on random conversations: every window
+// of every session scored as one document (TermMatrix::Score), each turn taking its best window
+// (the first among equals) plus own_weight x its own BM25, ranked by score, own score, row.
+TEST(ContextRoutesTest, FragmentRouteEqualsScoringEveryWindowOfEveryTurn) {
+  const std::vector<std::string> vocabulary = {"alpha", "bravo", "charlie", "delta", "echo",
+                                               "fox",   "golf",  "hotel",   "india", "juliet"};
+  for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 random(seed);
+    const auto pick = [&random](std::uint32_t n) {
+      return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(random);
+    };
+    index::Bm25Index index;
+    std::vector<LayoutTurn> turns;
+    for (std::int64_t row = 1; row <= 120; ++row) {
+      std::vector<std::string> doc;
+      for (std::uint32_t word = pick(6); word > 0; --word) {
+        doc.push_back(vocabulary[pick(vocabulary.size())]);
+      }
+      index.Add(static_cast<std::uint64_t>(row), doc);
+      LayoutTurn turn;
+      turn.row = row;
+      turn.scope_id = 1;
+      turn.sequence = row;
+      turn.session_id = "s" + std::to_string((row + pick(3)) / 9);
+      turn.length = static_cast<std::uint32_t>(doc.size());
+      turns.push_back(turn);
+    }
+    const TurnLayout layout = TurnLayout::FromTurns(std::move(turns));
+    Config config;
+    config.recall.fragment_window = 1 + seed % 4;
+    config.recall.fragment_soft_match = 0;
+    const QueryFrame frame = Terms({"alpha", "echo", "echo", "juliet"});
+    const std::vector<const index::Bm25Index*> indexes = {&index};
+    RouteContext context;
+    context.frame = &frame;
+    context.config = &config;
+    context.text_indexes = indexes;
+    context.layout = &layout;
+    context.limit = 25;
+    StatusOr<std::vector<RouteCandidate>> candidates = FragmentRoute().Run(context);
+    ASSERT_TRUE(candidates.ok());
+
+    const TermMatrix matrix(layout, indexes, frame.terms);
+    const std::size_t window = config.recall.fragment_window;
+    std::vector<Unit> windows;
+    for (const LayoutSession& session : layout.sessions()) {
+      if (session.end - session.begin <= window) {
+        windows.push_back({session.begin, session.end});
+        continue;
+      }
+      for (std::size_t begin = session.begin; begin + window <= session.end; ++begin) {
+        windows.push_back({begin, begin + window});
+      }
+    }
+    const std::vector<UnitScore> window_scores = matrix.Score(windows, config.bm25);
+    std::vector<Unit> singles;
+    for (std::size_t t = 0; t < layout.turns().size(); ++t) singles.push_back({t, t + 1});
+    const std::vector<UnitScore> own = matrix.Score(singles, config.bm25);
+    struct Expected {
+      std::int64_t row;
+      double own;
+      double score;
+    };
+    std::vector<Expected> expected;
+    for (std::size_t t = 0; t < layout.turns().size(); ++t) {
+      double best = 0;
+      for (std::size_t u = 0; u < windows.size(); ++u) {
+        if (windows[u].begin <= t && t < windows[u].end) {
+          best = std::max(best, window_scores[u].score);
+        }
+      }
+      if (best <= 0) continue;
+      const double own_weight = config.recall.fragment_own_weight;
+      expected.push_back(
+          {layout.turns()[t].row, own[t].score, best + own_weight * own[t].score});
+    }
+    std::sort(expected.begin(), expected.end(), [](const Expected& a, const Expected& b) {
+      if (a.score != b.score) return a.score > b.score;
+      if (a.own != b.own) return a.own > b.own;
+      return a.row < b.row;
+    });
+    if (expected.size() > context.limit) expected.resize(context.limit);
+    ASSERT_EQ(candidates->size(), expected.size());
+    for (std::size_t rank = 0; rank < expected.size(); ++rank) {
+      EXPECT_EQ((*candidates)[rank].row, expected[rank].row) << "rank " << rank;
+      EXPECT_EQ((*candidates)[rank].score, expected[rank].score) << "rank " << rank;
+      EXPECT_THAT((*candidates)[rank].explanation, ::testing::HasSubstr(": bm25 "));
+    }
+  }
 }
 
 TEST(ContextRoutesTest, SessionRouteListsTheBestSessionsTurns) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "text/normalize.h"
@@ -53,32 +54,6 @@ StatusOr<std::vector<RouteCandidate>> EntityRoute::Run(const RouteContext& conte
   std::size_t turn_count = 0;
   for (const auto& graph : graphs) turn_count += graph->turn_count;
   if (turn_count == 0) return candidates;
-
-  // Own BM25 of every turn of the layout for the question's terms other than the names (a turn
-  // that mentions a name holds it anyway), for the lexical part of the score.
-  const text::Tokenizer tokenizer({.stem = context.config->bm25.stem});
-  std::vector<std::string> name_terms;
-  for (const std::string& name : context.frame->names) {
-    for (std::string& term : tokenizer.Terms(name)) name_terms.push_back(std::move(term));
-  }
-  std::vector<std::string> content_terms;
-  for (const std::string& term : context.frame->terms) {
-    if (std::find(name_terms.begin(), name_terms.end(), term) == name_terms.end()) {
-      content_terms.push_back(term);
-    }
-  }
-  std::vector<ScoredUnit> own;  // the turns holding a content term
-  if (context.layout != nullptr && !content_terms.empty()) {
-    const TermMatrix matrix(*context.layout, context.text_indexes, content_terms);
-    if (!matrix.empty()) own = matrix.ScoreTurns(context.config->bm25);
-  }
-  const auto own_score = [&](std::int64_t row) -> double {
-    if (own.empty()) return 0;
-    const std::optional<std::size_t> index = context.layout->IndexOf(row);
-    const UnitScore* found = index ? FindUnit(own, *index) : nullptr;
-    return found != nullptr ? found->score : 0;
-  };
-
   struct Accumulated {
     double entity_score = 0;
     bool specific = false;  // linked to an asked class that is no speaker
@@ -112,6 +87,36 @@ StatusOr<std::vector<RouteCandidate>> EntityRoute::Run(const RouteContext& conte
       }
     }
   }
+
+  // Own BM25 of the linked turns for the question's terms other than the names (a turn that
+  // mentions a name holds it anyway), for the lexical part of the score; worked out only when
+  // some turn is linked to an asked entity that is no speaker.
+  if (std::none_of(by_row.begin(), by_row.end(),
+                   [](const auto& entry) { return entry.second.specific; })) {
+    return candidates;
+  }
+  const text::Tokenizer tokenizer({.stem = context.config->bm25.stem});
+  std::vector<std::string> name_terms;
+  for (const std::string& name : context.frame->names) {
+    for (std::string& term : tokenizer.Terms(name)) name_terms.push_back(std::move(term));
+  }
+  std::vector<std::string> content_terms;
+  for (const std::string& term : context.frame->terms) {
+    if (std::find(name_terms.begin(), name_terms.end(), term) == name_terms.end()) {
+      content_terms.push_back(term);
+    }
+  }
+  std::optional<TermMatrix> matrix;
+  std::optional<GroupingScores> own;  // the turns holding a content term
+  if (context.layout != nullptr && !content_terms.empty()) {
+    matrix.emplace(*context.layout, context.text_indexes, content_terms);
+    if (!matrix->empty()) own = matrix->ScoreTurns(context.config->bm25);
+  }
+  const auto own_score = [&](std::int64_t row) -> double {
+    if (!own) return 0;
+    const std::optional<std::size_t> index = context.layout->IndexOf(row);
+    return index ? own->ScoreOf(*index) : 0;
+  };
 
   struct Scored {
     std::int64_t row;

@@ -108,8 +108,9 @@ StatusOr<std::vector<RouteCandidate>> SceneRoute::Run(const RouteContext& contex
       if (episode_scores[idx].score > 0) lexical[idx] = episode_scores[idx].score;
     }
     own.assign(layout.turns().size(), 0.0);
-    for (const ScoredUnit& turn : matrix.ScoreTurns(context.config->bm25)) {
-      own[turn.unit.begin] = turn.score.score;
+    const GroupingScores turn_scores = matrix.ScoreTurns(context.config->bm25);
+    for (const ScoredUnit& turn : turn_scores.units()) {
+      own[turn.unit.begin] = turn.score;
     }
   }
   std::vector<std::optional<double>> dense(episodes.size());

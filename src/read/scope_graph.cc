@@ -187,8 +187,14 @@ StatusOr<ScopeGraph> ScopeGraph::Load(store::Store& store, std::int64_t scope_id
     return true;
   }));
 
+  // The edges below link an entity (same_as, mentions, refers_to) or a fact (derived_from) of
+  // the scope; a scope without entities or facts has none to read (reading a scope's edges of
+  // one type visits every edge of its nodes: at 100,000 turns most of a first recall's cost).
   // Speakers: by key, then through pending same_as proposals to a speaker's entity.
-  ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> same_as, store.EdgesInScope(scope_id, kSameAs));
+  std::vector<store::EdgeRecord> same_as;
+  if (!graph.entities.empty()) {
+    ASSIGN_OR_RETURN(same_as, store.EdgesInScope(scope_id, kSameAs));
+  }
   for (const store::EdgeRecord& edge : same_as) {
     if (edge.status != "pending") continue;
     const auto a = graph.entity_of_id.find(edge.src);
@@ -224,6 +230,7 @@ StatusOr<ScopeGraph> ScopeGraph::Load(store::Store& store, std::int64_t scope_id
 
   // Links: turns that mention an entity or refer to it.
   for (const std::string_view type : {kMentions, kRefersTo}) {
+    if (graph.entities.empty()) break;
     ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> edges, store.EdgesInScope(scope_id, type));
     for (const store::EdgeRecord& edge : edges) {
       if (edge.status != "active") continue;
@@ -235,8 +242,10 @@ StatusOr<ScopeGraph> ScopeGraph::Load(store::Store& store, std::int64_t scope_id
   }
 
   // Supporting turns of the facts.
-  ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> derived,
-                   store.EdgesInScope(scope_id, kDerivedFrom));
+  std::vector<store::EdgeRecord> derived;
+  if (!graph.facts.empty()) {
+    ASSIGN_OR_RETURN(derived, store.EdgesInScope(scope_id, kDerivedFrom));
+  }
   for (const store::EdgeRecord& edge : derived) {
     if (edge.status != "active") continue;
     const auto fact = graph.fact_of_id.find(edge.src);

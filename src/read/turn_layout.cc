@@ -115,6 +115,8 @@ void TurnLayout::Append(LayoutTurn turn) {
   sessions_.back().end = turn_idx + 1;
   turn.session = sessions_.size() - 1;
   index_of_row_.emplace(turn.row, turn_idx);
+  rows_ascending_ = rows_ascending_ && (rows_.empty() || rows_.back() < turn.row);
+  rows_.push_back(turn.row);
   if (!turn.speaker.empty()) {
     auto at = std::lower_bound(speakers_.begin(), speakers_.end(), turn.speaker);
     if (at == speakers_.end() || *at != turn.speaker) speakers_.insert(at, turn.speaker);
@@ -186,6 +188,8 @@ void TurnLayout::Group() {
   turns_.clear();
   sessions_.clear();
   index_of_row_.clear();
+  rows_.clear();
+  rows_ascending_ = true;
   speakers_.clear();
   prefix_length_ = {0};
   prefix_prefix_ = {0, 0};
@@ -193,6 +197,7 @@ void TurnLayout::Group() {
   role_turns_ = {};
   turns_.reserve(turns.size());
   index_of_row_.reserve(turns.size());
+  rows_.reserve(turns.size());
   for (LayoutTurn& turn : turns) Append(std::move(turn));
 }
 
@@ -203,11 +208,35 @@ std::optional<std::size_t> TurnLayout::IndexOf(std::int64_t row) const {
 }
 
 
-const UnitScore* FindUnit(std::span<const ScoredUnit> units, std::size_t begin) {
+const ScoredUnit* GroupingScores::Find(std::size_t begin) const {
   const auto at = std::lower_bound(
-      units.begin(), units.end(), begin,
+      units_.begin(), units_.end(), begin,
       [](const ScoredUnit& unit, std::size_t value) { return unit.unit.begin < value; });
-  return at != units.end() && at->unit.begin == begin ? &at->score : nullptr;
+  return at != units_.end() && at->unit.begin == begin ? &*at : nullptr;
+}
+
+UnitScore GroupingScores::Explain(const Unit& unit) const {
+  UnitScore score;
+  const auto length = static_cast<std::uint32_t>(matrix_->layout_->LengthOf(unit.begin, unit.end));
+  for (std::size_t term_idx = 0; term_idx < weights_.size(); ++term_idx) {
+    if (!weights_[term_idx]) continue;
+    const TermMatrix::Term& term = matrix_->terms_[term_idx];
+    const std::uint32_t tf = TermMatrix::FrequencyIn(term, unit);
+    if (tf == 0) continue;
+    const double contribution = term.scale * weights_[term_idx]->Score(tf, length);
+    score.score += contribution;
+    score.terms.push_back({term.term, tf, contribution});
+  }
+  return score;
+}
+
+std::uint32_t TermMatrix::FrequencyIn(const Term& term, const Unit& unit) {
+  auto at = std::lower_bound(
+      term.postings.begin(), term.postings.end(), unit.begin,
+      [](const Posting& posting, std::size_t turn) { return posting.turn < turn; });
+  std::uint32_t tf = 0;
+  for (; at != term.postings.end() && at->turn < unit.end; ++at) tf += at->term_frequency;
+  return tf;
 }
 
 TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
@@ -218,14 +247,16 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
     std::vector<Posting> found;
     for (const index::Bm25Index* index : indexes) {
       if (index == nullptr) continue;
-      for (const index::Bm25Posting& posting : index->Postings(term)) {
-        if (auto at = layout.IndexOf(static_cast<std::int64_t>(posting.doc))) {
-          found.push_back({*at, posting.term_frequency});
-        }
-      }
+      layout.ForEachTurnOf(index->Postings(term),
+                           [&found](std::size_t turn, const index::Bm25Posting& posting) {
+                             found.push_back({turn, posting.term_frequency});
+                           });
     }
-    std::sort(found.begin(), found.end(),
-              [](const Posting& a, const Posting& b) { return a.turn < b.turn; });
+    // Postings come by store row; the layout's turns mostly are in row order too.
+    const auto by_turn = [](const Posting& a, const Posting& b) { return a.turn < b.turn; };
+    if (!std::is_sorted(found.begin(), found.end(), by_turn)) {
+      std::sort(found.begin(), found.end(), by_turn);
+    }
     return found;
   };
   const auto add = [&](std::string name, std::uint32_t query_count, double scale,
@@ -292,21 +323,11 @@ std::vector<UnitScore> TermMatrix::Score(std::span<const Unit> units,
   for (const Unit& unit : units) total_length += layout_->LengthOf(unit.begin, unit.end);
   const double average_length =
       static_cast<double>(total_length) / static_cast<double>(units.size());
-  // The term frequency of `term` in `unit`: the sum over its postings inside the unit.
-  const auto frequency = [](const Term& term, const Unit& unit) {
-    auto at = std::lower_bound(term.postings.begin(), term.postings.end(), unit.begin,
-                               [](const Posting& posting, std::size_t turn) {
-                                 return posting.turn < turn;
-                               });
-    std::uint32_t tf = 0;
-    for (; at != term.postings.end() && at->turn < unit.end; ++at) tf += at->term_frequency;
-    return tf;
-  };
   std::vector<std::uint32_t> tf(units.size());
   for (const Term& term : terms_) {
     std::uint64_t df = 0;
     for (std::size_t u = 0; u < units.size(); ++u) {
-      tf[u] = frequency(term, units[u]);
+      tf[u] = FrequencyIn(term, units[u]);
       if (tf[u] != 0) ++df;
     }
     if (df == 0) continue;
@@ -325,68 +346,68 @@ std::vector<UnitScore> TermMatrix::Score(std::span<const Unit> units,
 }
 
 template <typename UnitsOfTurn>
-std::vector<ScoredUnit> TermMatrix::ScoreSparse(std::size_t unit_count,
-                                                std::uint64_t total_length,
-                                                const UnitsOfTurn& units_of_turn,
-                                                const Bm25Config& config) const {
-  if (unit_count == 0 || terms_.empty()) return {};
+GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t total_length,
+                                       const UnitsOfTurn& units_of_turn,
+                                       const Bm25Config& config) const {
+  GroupingScores scores;
+  scores.matrix_ = this;
+  scores.weights_.resize(terms_.size());
+  if (unit_count == 0 || terms_.empty()) return scores;
   const double average_length =
       static_cast<double>(total_length) / static_cast<double>(unit_count);
   struct Hit {
     Unit unit;
     std::uint32_t term_frequency = 0;
   };
-  struct Contribution {
-    Unit unit;
-    const Term* term = nullptr;
-    std::uint32_t term_frequency = 0;
-    double value = 0;
-  };
-  const auto by_begin = [](const auto& a, const auto& b) { return a.unit.begin < b.unit.begin; };
-  std::vector<Hit> hits;
-  std::vector<Contribution> contributions;  // term by term, so in term order within a unit
-  for (const Term& term : terms_) {
+  std::vector<Hit> hits;           // one term's units, by begin
+  std::vector<ScoredUnit> merged;  // the units of the terms so far, by begin
+  std::vector<ScoredUnit>& result = scores.units_;
+  for (std::size_t term_idx = 0; term_idx < terms_.size(); ++term_idx) {
+    const Term& term = terms_[term_idx];
+    // One hit per unit holding the term, its frequencies summed. The postings are by turn and
+    // each turn's units come by begin, so a unit visited again is one of the last few hits
+    // (the windows a turn shares with the turns before it): the hits stay sorted without a sort.
     hits.clear();
     for (const Posting& posting : term.postings) {
-      units_of_turn(posting.turn,
-                    [&](Unit unit) { hits.push_back({unit, posting.term_frequency}); });
+      units_of_turn(posting.turn, [&](Unit unit) {
+        std::size_t at = hits.size();
+        while (at > 0 && hits[at - 1].unit.begin > unit.begin) --at;
+        if (at > 0 && hits[at - 1].unit.begin == unit.begin) {
+          hits[at - 1].term_frequency += posting.term_frequency;
+        } else {
+          hits.insert(hits.begin() + static_cast<std::ptrdiff_t>(at),
+                      Hit{unit, posting.term_frequency});
+        }
+      });
     }
-    std::sort(hits.begin(), hits.end(), by_begin);
-    // One hit per unit holding the term, its frequencies summed.
-    std::size_t units = 0;
-    for (const Hit& hit : hits) {
-      if (units > 0 && hits[units - 1].unit.begin == hit.unit.begin) {
-        hits[units - 1].term_frequency += hit.term_frequency;
-      } else {
-        hits[units++] = hit;
-      }
-    }
-    hits.resize(units);
     if (hits.empty()) continue;
     const index::Bm25TermWeight weight(index::Bm25Idf(unit_count, hits.size()), term.query_count,
                                        average_length, config);
+    scores.weights_[term_idx] = weight;
+    // Merge into the units so far; a unit's contributions are added in term order.
+    merged.clear();
+    merged.reserve(result.size() + hits.size());
+    std::size_t kept = 0;
     for (const Hit& hit : hits) {
+      while (kept < result.size() && result[kept].unit.begin < hit.unit.begin) {
+        merged.push_back(result[kept++]);
+      }
       const auto length =
           static_cast<std::uint32_t>(layout_->LengthOf(hit.unit.begin, hit.unit.end));
-      contributions.push_back({hit.unit, &term, hit.term_frequency,
-                               term.scale * weight.Score(hit.term_frequency, length)});
+      const double contribution = term.scale * weight.Score(hit.term_frequency, length);
+      if (kept < result.size() && result[kept].unit.begin == hit.unit.begin) {
+        merged.push_back({hit.unit, result[kept++].score + contribution});
+      } else {
+        merged.push_back({hit.unit, contribution});
+      }
     }
+    merged.insert(merged.end(), result.begin() + static_cast<std::ptrdiff_t>(kept), result.end());
+    result.swap(merged);
   }
-  std::stable_sort(contributions.begin(), contributions.end(), by_begin);
-  std::vector<ScoredUnit> result;
-  for (const Contribution& contribution : contributions) {
-    if (result.empty() || result.back().unit.begin != contribution.unit.begin) {
-      result.push_back({contribution.unit, {}});
-    }
-    UnitScore& score = result.back().score;
-    score.score += contribution.value;
-    score.terms.push_back({contribution.term->term, contribution.term_frequency,
-                           contribution.value});
-  }
-  return result;
+  return scores;
 }
 
-std::vector<ScoredUnit> TermMatrix::ScoreTurns(const Bm25Config& config) const {
+GroupingScores TermMatrix::ScoreTurns(const Bm25Config& config) const {
   const std::size_t turn_count = layout_->turns().size();
   return ScoreSparse(
       turn_count, layout_->LengthOf(0, turn_count),
@@ -394,7 +415,7 @@ std::vector<ScoredUnit> TermMatrix::ScoreTurns(const Bm25Config& config) const {
       config);
 }
 
-std::vector<ScoredUnit> TermMatrix::ScoreSessions(const Bm25Config& config) const {
+GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config) const {
   const TurnLayout& layout = *layout_;
   return ScoreSparse(
       layout.sessions().size(), layout.LengthOf(0, layout.turns().size()),
@@ -405,7 +426,7 @@ std::vector<ScoredUnit> TermMatrix::ScoreSessions(const Bm25Config& config) cons
       config);
 }
 
-std::vector<ScoredUnit> TermMatrix::ScoreWindows(std::size_t window,
+GroupingScores TermMatrix::ScoreWindows(std::size_t window,
                                                  const Bm25Config& config) const {
   const TurnLayout& layout = *layout_;
   window = std::max<std::size_t>(1, window);

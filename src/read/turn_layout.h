@@ -20,6 +20,7 @@
 #ifndef ENGRAM_READ_TURN_LAYOUT_H_
 #define ENGRAM_READ_TURN_LAYOUT_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -31,6 +32,7 @@
 #include "engram/config.h"
 #include "engram/status.h"
 #include "engram/types.h"
+#include "index/bm25/bm25.h"
 #include "index/bm25/bm25_index.h"
 #include "store/store.h"
 #include "text/tokenizer.h"
@@ -96,6 +98,12 @@ class TurnLayout {
   const std::vector<LayoutSession>& sessions() const { return sessions_; }
   // Index of the turn with this store row, or nullopt when it is no turn of the layout.
   std::optional<std::size_t> IndexOf(std::int64_t row) const;
+  // Calls visit(index, posting) for each posting of `postings` (sorted by doc, as the BM25
+  // projections keep them) whose doc is the store row of a turn of the layout, in posting order.
+  // When the layout's rows ascend (one scope written in order, the usual case) this is a merge
+  // that gallops over the rows, O(postings x log(turns / postings)); otherwise one IndexOf each.
+  template <typename Visit>
+  void ForEachTurnOf(std::span<const index::Bm25Posting> postings, const Visit& visit) const;
   // Distinct speakers, sorted.
   const std::vector<std::string>& Speakers() const { return speakers_; }
   // Whether some turn has role `role`.
@@ -122,6 +130,8 @@ class TurnLayout {
   std::vector<LayoutTurn> turns_;
   std::vector<LayoutSession> sessions_;
   std::unordered_map<std::int64_t, std::size_t> index_of_row_;  // lookups only, never iterated
+  std::vector<std::int64_t> rows_;  // the store row of each turn, by index
+  bool rows_ascending_ = true;      // rows_ strictly ascending
   std::vector<std::string> speakers_;                           // distinct, sorted
   // prefix_length_[i] = sum of the lengths of turns [0, i); prefix_prefix_[i] = sum of
   // prefix_length_[0, i). Sizes n + 1 and n + 2.
@@ -131,6 +141,30 @@ class TurnLayout {
   std::vector<std::pair<std::int64_t, std::size_t>> by_time_;
   std::array<std::size_t, 4> role_turns_ = {};  // turns per Role
 };
+
+template <typename Visit>
+void TurnLayout::ForEachTurnOf(std::span<const index::Bm25Posting> postings,
+                               const Visit& visit) const {
+  if (!rows_ascending_) {
+    for (const index::Bm25Posting& posting : postings) {
+      if (const auto at = IndexOf(static_cast<std::int64_t>(posting.doc))) visit(*at, posting);
+    }
+    return;
+  }
+  std::size_t at = 0;  // every row before it is below the current posting's doc
+  for (const index::Bm25Posting& posting : postings) {
+    const auto row = static_cast<std::int64_t>(posting.doc);
+    // Gallop: double the step until a row at or past `row`, then search inside the last step.
+    std::size_t step = 1;
+    while (at + step < rows_.size() && rows_[at + step] < row) step *= 2;
+    const auto first = rows_.begin() + static_cast<std::ptrdiff_t>(at + step / 2);
+    const auto last =
+        rows_.begin() + static_cast<std::ptrdiff_t>(std::min(at + step + 1, rows_.size()));
+    at = static_cast<std::size_t>(std::lower_bound(first, last, row) - rows_.begin());
+    if (at == rows_.size()) return;
+    if (rows_[at] == row) visit(at, posting);
+  }
+}
 
 // A unit: the consecutive turns [begin, end) of a layout scored as one document.
 struct Unit {
@@ -162,14 +196,40 @@ struct SoftMatch {
   std::size_t max_query_terms = 32;
 };
 
+class TermMatrix;
+
 // A unit with its score, as the grouping scores of TermMatrix return them.
 struct ScoredUnit {
   Unit unit;
-  UnitScore score;
+  double score = 0;
 };
 
-// The score of the unit beginning at turn `begin` in `units` (sorted by begin), or nullptr.
-const UnitScore* FindUnit(std::span<const ScoredUnit> units, std::size_t begin);
+// The scores of one grouping of a TermMatrix (each turn, each session, the windows): the units
+// holding a query term, ordered by unit (the others score 0), with the grouping's term weights, so
+// that a unit's matched terms are worked out only for the units a route explains. Refers to its
+// TermMatrix, which must outlive it.
+class GroupingScores {
+ public:
+  const std::vector<ScoredUnit>& units() const { return units_; }
+  // The scored unit beginning at turn `begin`, or nullptr (it holds no query term). O(log units).
+  const ScoredUnit* Find(std::size_t begin) const;
+  // The score of the unit beginning at `begin`, 0 when it holds no query term.
+  double ScoreOf(std::size_t begin) const {
+    const ScoredUnit* found = Find(begin);
+    return found == nullptr ? 0.0 : found->score;
+  }
+  // `unit`'s score with its matched terms, in query order (what ExplainUnit prints): the same
+  // contributions, added in the same order, as the score in units(). Cost: terms x
+  // log(postings).
+  UnitScore Explain(const Unit& unit) const;
+
+ private:
+  friend class TermMatrix;
+  const TermMatrix* matrix_ = nullptr;
+  // Per term of the matrix, its BM25 weight in the grouping; nullopt when no unit holds it.
+  std::vector<std::optional<index::Bm25TermWeight>> weights_;
+  std::vector<ScoredUnit> units_;
+};
 
 class TermMatrix {
  public:
@@ -185,14 +245,15 @@ class TermMatrix {
   // The groupings the routes score, each unit of the grouping that holds a term with its score
   // (the others score 0), ordered by unit; the same scores as Score() over all of the grouping's
   // units, at a cost that follows the terms' postings (the grouping's N and total length come
-  // from the layout).
+  // from the layout): per posting, a visit of each unit holding its turn and a merge step, no
+  // sort and no allocation per unit.
   // Each turn as its own unit.
-  std::vector<ScoredUnit> ScoreTurns(const Bm25Config& config) const;
+  GroupingScores ScoreTurns(const Bm25Config& config) const;
   // Each session as one unit.
-  std::vector<ScoredUnit> ScoreSessions(const Bm25Config& config) const;
+  GroupingScores ScoreSessions(const Bm25Config& config) const;
   // The windows of `window` consecutive turns inside each session (a session of at most `window`
   // turns is one unit).
-  std::vector<ScoredUnit> ScoreWindows(std::size_t window, const Bm25Config& config) const;
+  GroupingScores ScoreWindows(std::size_t window, const Bm25Config& config) const;
   bool empty() const { return terms_.empty(); }
 
  private:
@@ -210,9 +271,12 @@ class TermMatrix {
   // `total_length` terms in all; `units_of_turn(turn, visit)` calls visit(unit) for each unit of
   // the grouping that holds the turn (defined in turn_layout.cc, its only user).
   template <typename UnitsOfTurn>
-  std::vector<ScoredUnit> ScoreSparse(std::size_t unit_count, std::uint64_t total_length,
-                                      const UnitsOfTurn& units_of_turn,
-                                      const Bm25Config& config) const;
+  GroupingScores ScoreSparse(std::size_t unit_count, std::uint64_t total_length,
+                             const UnitsOfTurn& units_of_turn, const Bm25Config& config) const;
+
+  // The summed term frequency of `term` over the turns of `unit`. O(log postings).
+  static std::uint32_t FrequencyIn(const Term& term, const Unit& unit);
+  friend class GroupingScores;  // Explain reads the terms, their postings and the layout
 
   const TurnLayout* layout_;
   std::vector<Term> terms_;

@@ -67,17 +67,51 @@ TEST(TurnLayoutTest, AppendingAndConcatenatingEqualBuildingAtOnce) {
   EXPECT_FALSE(shorter.SameContent(conversation.layout));
 }
 
+TEST(TurnLayoutTest, ForEachTurnOfFindsThePostingsOfTheLayoutsRows) {
+  // Postings by doc: some docs are no turn of the layout (other scopes), some lie past its end.
+  std::vector<index::Bm25Posting> postings;
+  for (const std::uint64_t doc : {1u, 3u, 4u, 42u, 43u, 99u, 120u, 150u, 900u}) {
+    postings.push_back({doc, static_cast<std::uint32_t>(doc % 7 + 1), 1});
+  }
+  const auto visited = [&postings](const TurnLayout& layout) {
+    std::vector<std::pair<std::size_t, std::uint64_t>> found;  // (turn index, doc)
+    layout.ForEachTurnOf(postings, [&found](std::size_t turn, const index::Bm25Posting& posting) {
+      found.emplace_back(turn, posting.doc);
+    });
+    return found;
+  };
+  std::vector<LayoutTurn> ascending;
+  for (std::int64_t row = 3; row <= 120; row += 3) {  // rows 3, 6, ..., 120
+    LayoutTurn turn;
+    turn.row = row;
+    turn.scope_id = 1;
+    turn.sequence = row;
+    ascending.push_back(turn);
+  }
+  // A merge over ascending rows; the same turns looked up one by one when the rows do not ascend.
+  using Visit = std::pair<std::size_t, std::uint64_t>;
+  EXPECT_THAT(visited(TurnLayout::FromTurns(ascending)),
+              ElementsAre(Visit{0, 3}, Visit{13, 42}, Visit{32, 99}, Visit{39, 120}));
+  std::vector<LayoutTurn> descending(ascending.rbegin(), ascending.rend());
+  for (std::size_t turn_idx = 0; turn_idx < descending.size(); ++turn_idx) {
+    descending[turn_idx].sequence = static_cast<std::int64_t>(turn_idx);
+  }
+  EXPECT_THAT(visited(TurnLayout::FromTurns(descending)),
+              ElementsAre(Visit{39, 3}, Visit{26, 42}, Visit{7, 99}, Visit{0, 120}));
+  EXPECT_THAT(visited(TurnLayout{}), ::testing::IsEmpty());
+}
+
 TEST(TurnLayoutTest, UnitScoresEqualBm25OfTheConcatenatedTurns) {
   const Conversation conversation;
   const std::vector<std::string> query = {"guitar", "lesson"};
   const TermMatrix matrix(conversation.layout, conversation.indexes, query);
   // Each turn alone: the same as the index's own BM25.
-  const std::vector<ScoredUnit> own = matrix.ScoreTurns(conversation.config.bm25);
+  const GroupingScores own = matrix.ScoreTurns(conversation.config.bm25);
   const auto hits = conversation.index.Search(query, conversation.config.bm25, 10);
   ASSERT_EQ(hits.size(), 3u);
-  ASSERT_EQ(own.size(), 3u);  // only the turns holding a term
+  ASSERT_EQ(own.units().size(), 3u);  // only the turns holding a term
   for (const auto& hit : hits) {
-    const UnitScore* found = FindUnit(own, hit.doc - 1);
+    const ScoredUnit* found = own.Find(hit.doc - 1);
     ASSERT_NE(found, nullptr) << hit.doc;
     EXPECT_DOUBLE_EQ(found->score, hit.score) << hit.doc;
   }
@@ -109,17 +143,21 @@ TEST(TurnLayoutTest, SoftMatchesCountAsTheQueryTermScaledBySimilarity) {
   const TermMatrix matrix(conversation.layout, conversation.indexes, query, &soft);
   // Jaro-Winkler(lessons, lesson): m 6, t 0: (6/7 + 1 + 1) / 3 = 0.952381; l 4: + 0.4 * 0.047619.
   const double similarity = 0.971429;
-  const auto scores = matrix.ScoreTurns(conversation.config.bm25);
-  const auto reference = exact.ScoreTurns(conversation.config.bm25);
+  const GroupingScores soft_scores = matrix.ScoreTurns(conversation.config.bm25);
+  const GroupingScores exact_scores = exact.ScoreTurns(conversation.config.bm25);
+  const std::vector<ScoredUnit>& scores = soft_scores.units();
+  const std::vector<ScoredUnit>& reference = exact_scores.units();
   ASSERT_EQ(scores.size(), 2u);
   ASSERT_EQ(reference.size(), 2u);
   EXPECT_EQ(scores[0].unit.begin, 3u);
   EXPECT_EQ(scores[1].unit.begin, 5u);
-  EXPECT_NEAR(scores[0].score.score, similarity * reference[0].score.score, 1e-6);
-  EXPECT_NEAR(scores[1].score.score, similarity * reference[1].score.score, 1e-6);
-  EXPECT_EQ(FindUnit(scores, 0), nullptr);
-  EXPECT_THAT(ExplainUnit(scores[0].score), ::testing::StartsWith("bm25 "));
-  EXPECT_THAT(ExplainUnit(scores[0].score), ::testing::HasSubstr("lessons~lesson(tf 1, "));
+  EXPECT_NEAR(scores[0].score, similarity * reference[0].score, 1e-6);
+  EXPECT_NEAR(scores[1].score, similarity * reference[1].score, 1e-6);
+  EXPECT_EQ(soft_scores.Find(0), nullptr);
+  EXPECT_EQ(soft_scores.ScoreOf(0), 0.0);
+  EXPECT_THAT(ExplainUnit(soft_scores.Explain(scores[0].unit)), ::testing::StartsWith("bm25 "));
+  EXPECT_THAT(ExplainUnit(soft_scores.Explain(scores[0].unit)),
+              ::testing::HasSubstr("lessons~lesson(tf 1, "));
   // Above the similarity, or below the minimum length, nothing is close.
   soft.threshold = 0.98;
   EXPECT_TRUE(TermMatrix(conversation.layout, conversation.indexes, query, &soft).empty());
@@ -195,16 +233,20 @@ std::vector<Unit> AllWindows(const TurnLayout& layout, std::size_t window) {
 // The sparse grouping scores must equal Score() over every unit of the grouping, exactly (the
 // routes' explanations print them), with the units scoring 0 left out.
 void ExpectSameAsDense(const TermMatrix& matrix, std::span<const Unit> all,
-                       const std::vector<ScoredUnit>& sparse, const Bm25Config& config) {
+                       const GroupingScores& scores, const Bm25Config& config) {
   const std::vector<UnitScore> dense = matrix.Score(all, config);
+  const std::vector<ScoredUnit>& sparse = scores.units();
   std::size_t next = 0;
   for (std::size_t u = 0; u < all.size(); ++u) {
     if (dense[u].terms.empty()) continue;
     ASSERT_LT(next, sparse.size()) << "unit " << u;
     EXPECT_EQ(sparse[next].unit.begin, all[u].begin);
     EXPECT_EQ(sparse[next].unit.end, all[u].end);
-    EXPECT_EQ(sparse[next].score.score, dense[u].score) << "unit " << u;
-    EXPECT_EQ(ExplainUnit(sparse[next].score), ExplainUnit(dense[u]));
+    EXPECT_EQ(sparse[next].score, dense[u].score) << "unit " << u;
+    const UnitScore explained = scores.Explain(sparse[next].unit);
+    EXPECT_EQ(explained.score, sparse[next].score) << "unit " << u;
+    EXPECT_EQ(ExplainUnit(explained), ExplainUnit(dense[u]));
+    EXPECT_EQ(scores.Find(all[u].begin), &sparse[next]);
     ++next;
   }
   EXPECT_EQ(next, sparse.size());
