@@ -82,9 +82,10 @@ void RememberAll(Engine& engine, RememberWait wait) {
 
 // What a synchronous and a two-phase run must agree on, read through the store interface:
 // every node (id, kind, scope, content, sequence, status, validity, ingestion and update
-// time), every edge (the same plus its endpoints and attributes) and every vector (keyed by its
-// node's id), each sorted by id; the journal as a sorted list of (scope, op, target, time,
-// detail); and no derivation cursor left in the meta table. Not compared: row numbers, the
+// time), every edge (the same plus its endpoints and attributes), every vector (keyed by its
+// node's id) and every turn's analysis row (keyed by the turn's id), each sorted by id; the
+// journal as a sorted list of (scope, op, target, time, detail); and no derivation cursor left
+// in the meta table. Not compared: row numbers, the
 // journal's order and the Merkle logs (append-only in insertion order). The two runs insert the
 // same rows in a different order — a synchronous run writes each batch's turns and then its
 // derivations, a two-phase run writes turns of later batches before the derivations of earlier
@@ -129,6 +130,17 @@ std::string ContentDump(const std::string& location) {
                                   return true;
                                 }),
                 IsOk());
+    // Each turn's analysis row (signals and DMF content signals, divergence included).
+    std::vector<std::int64_t> turn_rows;
+    for (const auto& [row, id] : id_of_row) turn_rows.push_back(row);
+    StatusOr<std::vector<store::TurnAnalysisRecord>> analyses = store.GetTurnAnalyses(turn_rows);
+    EXPECT_THAT(analyses, IsOk());
+    if (analyses.ok()) {
+      for (const store::TurnAnalysisRecord& analysis : *analyses) {
+        lines.push_back("analysis " + id_of_row[analysis.turn_row] + " " +
+                        std::to_string(analysis.format) + " " + analysis.json);
+      }
+    }
     EXPECT_THAT(store.ScanVectors(scope.scope_id,
                                   [&](std::int64_t row, std::span<const float> values) {
                                     std::ostringstream line;
@@ -155,11 +167,14 @@ std::string ContentDump(const std::string& location) {
   return dump;
 }
 
-// The synchronous reference: every Remember waits for its derivation.
-std::string SynchronousDump(const testing::StoreBackend& backend) {
+// The synchronous reference: every Remember waits for its derivation (with `config` when given).
+std::string SynchronousDump(const testing::StoreBackend& backend,
+                            const std::optional<Config>& config = std::nullopt) {
   testing::TempDir dir;
   {
-    std::unique_ptr<Engine> engine = testing::OpenOrDie(testing::TestOptions(backend, dir));
+    EngineOptions options = testing::TestOptions(backend, dir);
+    options.config = config;
+    std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
     RememberAll(*engine, RememberWait::kDerived);
   }
   return ContentDump(backend.locate(dir, "engram.db"));
@@ -202,6 +217,23 @@ TEST_P(TwoPhaseWriteTest, DrainingInTheCallersThreadGivesTheSynchronousStoreCont
     options.background_derivation = false;
     std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
     RememberAll(*engine, RememberWait::kDurable);
+    ASSERT_THAT(engine->WaitForDerivation(), IsOk());
+  }
+  EXPECT_EQ(ContentDump(GetParam().locate(dir_, "engram.db")), reference);
+}
+
+// With half-float vectors the worker derives from the vectors as the store gives them back (DMF
+// divergence reads earlier turns' stored vectors), as a synchronous write does.
+TEST_P(TwoPhaseWriteTest, Float16VectorsGiveTheSynchronousStoreContent) {
+  Config config;
+  config.store.vector_precision = "float16";
+  const std::string reference = SynchronousDump(GetParam(), config);
+  ASSERT_THAT(reference, HasSubstr("vector "));
+  {
+    EngineOptions options = Options();
+    options.config = config;
+    std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
+    RememberAll(*engine, RememberWait::kIndexed);
     ASSERT_THAT(engine->WaitForDerivation(), IsOk());
   }
   EXPECT_EQ(ContentDump(GetParam().locate(dir_, "engram.db")), reference);
