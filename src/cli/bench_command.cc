@@ -261,6 +261,8 @@ int RunPerfCommand(const PerfArgs& args, Console& console) {
     };
     out << "ingest (writes wait " << ingest["wait"].get<std::string>() << "): acknowledged "
         << phase("acknowledged") << "; derived " << phase("derived") << "\n";
+    out << "ingest: CPU in the Remember calls (the caller's thread): "
+        << Fixed(Number(ingest["acknowledged"], "remember_cpu_seconds"), 2) << " s\n";
     out << "ingest with each scope's first recall: " << Fixed(Number(ingest, "turns_per_s"), 0)
         << " turns/s (" << Fixed(Number(ingest, "seconds"), 2) << " s)\n";
   }

@@ -301,6 +301,8 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
   const double ingest_cpu_started = ProcessCpuSeconds();
   double acknowledged_cpu = 0;
   double derived_cpu = 0;
+  // The calling thread's CPU time inside the Remember calls (without the worker's).
+  double remember_cpu_seconds = 0;
   // The turns each scope got, for the raw primitives.
   std::vector<std::vector<Turn>> scope_turns(scopes.size());
   std::size_t remaining = options.memories;
@@ -316,10 +318,12 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
       progress.StartGroup("session " + std::to_string(session_idx + 1));
     }
     if (!reused) {
+      const double cpu_started = internal::ThreadCpuMillis();
       const auto started = std::chrono::steady_clock::now();
       StatusOr<RememberResult> remembered =
           engine.Remember(scope, session, {.wait = options.ingest_wait});
       acknowledged_seconds += internal::MillisSince(started) / 1000.0;
+      remember_cpu_seconds += (internal::ThreadCpuMillis() - cpu_started) / 1000.0;
       if (!remembered.ok()) return remembered.status().WithContext("perf: remembering");
       ingest.turns += turns;
     }
@@ -405,6 +409,7 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
     Json ingested = internal::IngestJson(ingest);
     ingested["wait"] = std::string(RememberWaitName(options.ingest_wait));
     ingested["acknowledged"] = PhaseJson(ingest.turns, acknowledged_seconds, acknowledged_cpu);
+    ingested["acknowledged"]["remember_cpu_seconds"] = remember_cpu_seconds;
     ingested["derived"] = PhaseJson(ingest.turns, derived_seconds, derived_cpu);
     ingested["first_recall_seconds"] = ingest.first_recall_seconds;
     report["ingest"] = std::move(ingested);

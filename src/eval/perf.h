@@ -66,7 +66,8 @@ struct PerfOptions {
 };
 
 // {"workload": {...}, "config": {...}, "ingest": {turns, seconds, turns_per_s, wait,
-//  acknowledged: {seconds, turns_per_s, cpu_seconds}, derived: {...the same},
+//  acknowledged: {seconds, turns_per_s, cpu_seconds, remember_cpu_seconds},
+//  derived: {seconds, turns_per_s, cpu_seconds},
 //  first_recall_seconds},
 //  "latency_ms": {p50, p95, p99, mean} (wall time), "cpu_ms": {p50, p95, p99} (the recalling
 //  thread's CPU time, robust to a loaded machine), "context_tokens": {mean, p50, p95},
@@ -82,7 +83,8 @@ struct PerfOptions {
 // issue's target measure. In "ingest": "acknowledged" times the Remember calls (until the last
 // one returned), "derived" adds the wait for the derivation worker (equal to acknowledged up to
 // that call's overhead with wait kDerived), each with the process's CPU time (user + system,
-// every thread: the worker's too); "seconds" and "turns_per_s" add each scope's first recall to
+// every thread: the worker's too), and "acknowledged" also "remember_cpu_seconds" (the calling
+// thread's CPU time inside the Remember calls); "seconds" and "turns_per_s" add each scope's first recall to
 // "derived" (until every turn is derived and searchable: the figure earlier reports gave).
 // With reuse_store and the scopes stored, "ingest" says {"reused": true}
 // and no throughput.
