@@ -329,8 +329,10 @@ struct StoreConfig {
   std::size_t statement_timeout_ms = 30000;
   // How new turn embeddings are stored: "float32" (4 bytes a value) or "float16" (IEEE half,
   // round to nearest even: 2 bytes a value; scores are computed in float32 over the decoded
-  // values). A store may hold both (read by their length). Default: "float32".
-  std::string vector_precision = "float32";
+  // values). A store may hold both (read by their length). Default: "float16" (no dev metric
+  // moved, docs/BENCHMARKS.md "Half-float vectors"; a 512-d vector takes 1 KB instead of 2 KB
+  // and a 4 KB page).
+  std::string vector_precision = "float16";
   // `engram serve` follows the store's journal so its projections take in other servers' writes
   // before a recall asks: woken by PostgreSQL's NOTIFY at each commit, and at least this often
   // when no notification comes (a SQLite store is polled every 100 ms), in milliseconds, in

@@ -13,7 +13,13 @@
 // each other's derivations), each scope's turns in sequence order, in chunks of turns captured
 // at the same instant (one Remember call, or several at the same clock reading), with the
 // capture's own time as "now". So the derived nodes and edges do not depend on when the worker
-// runs: they are the ones a synchronous Remember writes (tests/integration/derive_worker_test).
+// runs: they are the ones a synchronous Remember writes (tests/integration/two_phase_test.cc).
+// Byte for byte (row numbers, the journal's order, the Merkle logs) the store is the
+// synchronous one when each capture's derivation commits before the next capture, as it does
+// when the worker keeps up; when captures overtake it, rows are numbered and logged in the order
+// they were committed — later turns before earlier derivations — which no worker can undo
+// without holding writes back until the derivation is done (a synchronous write). Two runs with
+// the same interleaving give the same bytes.
 //
 // One chunk: read the cursor and the pending turns (committed reads), embed them with no lock
 // held, then take the engine's write mutex and the store's write transaction, re-read the

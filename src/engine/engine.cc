@@ -391,7 +391,20 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   deps.write_mutex = &engine->write_mutex;
   deps.model_id = engine->embedder_record.model_id;
   deps.background = options.background_derivation;
-  deps.embed = [engine](std::span<const std::string> texts) { return engine->EmbedTexts(texts); };
+  // The vectors as a later read gives them back (rounded to half floats under [store]
+  // vector_precision = "float16"), as CaptureAndDerive hands them to the derivation: DMF
+  // divergence must see the same values in both phases. Storing a rounded vector again stores
+  // the same half floats.
+  deps.embed = [engine](std::span<const std::string> texts)
+      -> StatusOr<std::vector<std::vector<float>>> {
+    ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, engine->EmbedTexts(texts));
+    if (engine->config.store.vector_precision == "float16") {
+      for (std::vector<float>& vector : vectors) {
+        vector = store::StoredVectorValues(vector, /*float16=*/true);
+      }
+    }
+    return vectors;
+  };
   deps.resolver_embedder = [engine]() { return engine->GetEmbedder(); };
   deps.after_commit = [engine]() { static_cast<void>(engine->AfterCommit()); };
   deps.after_caught_up = [engine](const store::ScopeRecord& scope, std::int64_t first,

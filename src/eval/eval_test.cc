@@ -733,6 +733,19 @@ TEST(PerfTest, SmallWorkloadReportsEveryFigure) {
   EXPECT_EQ((*report)["ingest"]["turns"], 150);
   EXPECT_EQ((*report)["workload"]["sessions"], 8);  // 7 of 20 turns and one of 10
   EXPECT_GT((*report)["ingest"]["turns_per_s"].get<double>(), 0);
+  // Two-phase writes by default: acknowledged, then derived by the worker.
+  const io::Json& ingest = (*report)["ingest"];
+  EXPECT_EQ(ingest["wait"], "indexed");
+  EXPECT_THAT(Keys(ingest["acknowledged"]),
+              ElementsAre("seconds", "turns_per_s", "cpu_seconds", "remember_cpu_seconds"));
+  EXPECT_THAT(Keys(ingest["derived"]), ElementsAre("seconds", "turns_per_s", "cpu_seconds"));
+  for (const char* phase : {"acknowledged", "derived"}) {
+    EXPECT_GT(ingest[phase]["turns_per_s"].get<double>(), 0) << phase;
+  }
+  // The derived phase includes the acknowledged one; the first recalls come after both.
+  EXPECT_LE(ingest["acknowledged"]["seconds"].get<double>(),
+            ingest["derived"]["seconds"].get<double>());
+  EXPECT_LE(ingest["derived"]["seconds"].get<double>(), ingest["seconds"].get<double>());
   ExpectTailPercentiles((*report)["latency_ms"]);
   EXPECT_GT((*report)["store_bytes"].get<std::uint64_t>(), 0u);
   EXPECT_DOUBLE_EQ((*report)["store_bytes_per_turn"].get<double>(),
@@ -745,7 +758,8 @@ TEST(PerfTest, SmallWorkloadReportsEveryFigure) {
   ExpectTailPercentiles(fts5["latency_ms"]);
   EXPECT_GT(fts5["rows_mean"].get<double>(), 0);
   const io::Json& hnswlib = (*report)["primitives"]["hnswlib"];
-  EXPECT_EQ(hnswlib["vectors_indexed"], 150);  // every stored turn vector
+  // Every turn's vector: the worker had embedded them all before the report was made.
+  EXPECT_EQ(hnswlib["vectors_indexed"], 150);
   EXPECT_EQ(hnswlib["dimension"], 512);
   EXPECT_EQ(hnswlib["max_neighbors"], 32);
   EXPECT_THAT(hnswlib["vectors"].get<std::string>(), HasSubstr("use-lite@0.2.0"));
@@ -779,6 +793,29 @@ TEST(PerfTest, WithoutStoredVectorsHnswlibUsesHashingVectorsAndSaysSo) {
   EXPECT_THAT(hnswlib["vectors"].get<std::string>(), HasSubstr("store holds no vectors"));
   EXPECT_THAT(hnswlib["vectors"].get<std::string>(), HasSubstr("hashing-256"));
   EXPECT_EQ(hnswlib["engram_vector_index"], "none");
+}
+
+// Synchronous writes (--wait derived) leave the worker nothing: the derived phase ends with the
+// acknowledged one, and the store holds the same turns and vectors.
+TEST(PerfTest, SynchronousWritesAreDerivedWhenAcknowledged) {
+  PerfOptions options;
+  options.memories = 60;
+  options.scopes = 2;
+  options.queries = 4;
+  options.embedder_kind = "hashing";
+  options.ingest_wait = RememberWait::kDerived;
+  const StatusOr<io::Json> synchronous = RunPerf(options);
+  ASSERT_THAT(synchronous, IsOk());
+  EXPECT_EQ((*synchronous)["ingest"]["wait"], "derived");
+  EXPECT_EQ((*synchronous)["ingest"]["turns"], 60);
+  EXPECT_EQ((*synchronous)["primitives"]["hnswlib"]["vectors_indexed"], 60);
+  options.ingest_wait = RememberWait::kDurable;
+  const StatusOr<io::Json> two_phase = RunPerf(options);
+  ASSERT_THAT(two_phase, IsOk());
+  EXPECT_EQ((*two_phase)["ingest"]["wait"], "durable");
+  EXPECT_EQ((*two_phase)["primitives"]["hnswlib"]["vectors_indexed"], 60);
+  // The same recalls over the same derived store: the same contexts.
+  EXPECT_EQ((*two_phase)["context_tokens"], (*synchronous)["context_tokens"]);
 }
 
 // A kept store is timed again without ingesting (the same seed gives the same turns); a store

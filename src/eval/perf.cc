@@ -63,6 +63,27 @@ struct Timings {
   }
 };
 
+// CPU time of the whole process (user + system, every thread), in seconds: the derivation
+// worker's work is on another thread than the Remember calls.
+double ProcessCpuSeconds() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& time) {
+    return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// One phase of the ingest: how long it took from the first Remember call, and the process's
+// CPU time meanwhile.
+Json PhaseJson(std::size_t turns, double seconds, double cpu_seconds) {
+  Json json = Json::object();
+  json["seconds"] = seconds;
+  json["turns_per_s"] = seconds > 0 ? static_cast<double>(turns) / seconds : 0.0;
+  json["cpu_seconds"] = cpu_seconds;
+  return json;
+}
+
 // engram's figure divided by the primitive's (0 when the primitive took no measurable time).
 double Ratio(double engram, double primitive) { return primitive > 0 ? engram / primitive : 0.0; }
 
@@ -273,6 +294,15 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
                     options.queries);
   SyntheticText text(options.seed);
   internal::IngestStats ingest;
+  // The two phases of the ingest (acknowledged: the Remember calls; derived: the wait for the
+  // worker added), in seconds of wall and process CPU time.
+  double acknowledged_seconds = 0;
+  double derived_seconds = 0;
+  const double ingest_cpu_started = ProcessCpuSeconds();
+  double acknowledged_cpu = 0;
+  double derived_cpu = 0;
+  // The calling thread's CPU time inside the Remember calls (without the worker's).
+  double remember_cpu_seconds = 0;
   // The turns each scope got, for the raw primitives.
   std::vector<std::vector<Turn>> scope_turns(scopes.size());
   std::size_t remaining = options.memories;
@@ -288,14 +318,33 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
       progress.StartGroup("session " + std::to_string(session_idx + 1));
     }
     if (!reused) {
+      const double cpu_started = internal::ThreadCpuMillis();
       const auto started = std::chrono::steady_clock::now();
-      StatusOr<RememberResult> remembered = engine.Remember(scope, session);
-      ingest.seconds += internal::MillisSince(started) / 1000.0;
+      StatusOr<RememberResult> remembered =
+          engine.Remember(scope, session, {.wait = options.ingest_wait});
+      acknowledged_seconds += internal::MillisSince(started) / 1000.0;
+      remember_cpu_seconds += (internal::ThreadCpuMillis() - cpu_started) / 1000.0;
       if (!remembered.ok()) return remembered.status().WithContext("perf: remembering");
       ingest.turns += turns;
     }
     std::vector<Turn>& kept = scope_turns[session_idx % scopes.size()];
     kept.insert(kept.end(), session.begin(), session.end());
+  }
+
+  if (!reused) {
+    acknowledged_cpu = ProcessCpuSeconds() - ingest_cpu_started;
+    // The second phase: embeddings and derivations of the acknowledged turns (with kDerived
+    // writes there is nothing left, and the call returns at once).
+    if (options.progress != nullptr && options.ingest_wait != RememberWait::kDerived) {
+      *options.progress << "\nperf: " << ingest.turns << " turns acknowledged in "
+                        << acknowledged_seconds << " s; waiting for the derivation worker"
+                        << std::endl;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    RETURN_IF_ERROR(engine.WaitForDerivation().WithContext("perf: waiting for derivation"));
+    derived_seconds = acknowledged_seconds + internal::MillisSince(started) / 1000.0;
+    derived_cpu = ProcessCpuSeconds() - ingest_cpu_started;
+    ingest.seconds = derived_seconds;
   }
 
   const Timestamp query_time{kStart.micros + static_cast<std::int64_t>(sessions) * kDayMicros};
@@ -340,7 +389,8 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
   workload["seed"] = options.seed;
   workload["reused_store"] = reused;
   workload["ingest_timing"] =
-      "Remember calls plus each scope's first recall, which builds its BM25 projection";
+      "acknowledged: the Remember calls; derived: plus the wait for the derivation worker; "
+      "seconds: plus each scope's first recall, which builds its BM25 projection";
   workload["first_recall_seconds"] = ingest.first_recall_seconds;
   report["workload"] = std::move(workload);
   Json config = Json::object();
@@ -356,7 +406,13 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
     reused_ingest["first_recall_seconds"] = ingest.first_recall_seconds;
     report["ingest"] = std::move(reused_ingest);
   } else {
-    report["ingest"] = internal::IngestJson(ingest);
+    Json ingested = internal::IngestJson(ingest);
+    ingested["wait"] = std::string(RememberWaitName(options.ingest_wait));
+    ingested["acknowledged"] = PhaseJson(ingest.turns, acknowledged_seconds, acknowledged_cpu);
+    ingested["acknowledged"]["remember_cpu_seconds"] = remember_cpu_seconds;
+    ingested["derived"] = PhaseJson(ingest.turns, derived_seconds, derived_cpu);
+    ingested["first_recall_seconds"] = ingest.first_recall_seconds;
+    report["ingest"] = std::move(ingested);
   }
   Json latency = internal::LatencyJson(cost);
   latency["mean"] = Mean(cost.latency_ms);

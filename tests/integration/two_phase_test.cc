@@ -82,9 +82,10 @@ void RememberAll(Engine& engine, RememberWait wait) {
 
 // What a synchronous and a two-phase run must agree on, read through the store interface:
 // every node (id, kind, scope, content, sequence, status, validity, ingestion and update
-// time), every edge (the same plus its endpoints and attributes) and every vector (keyed by its
-// node's id), each sorted by id; the journal as a sorted list of (scope, op, target, time,
-// detail); and no derivation cursor left in the meta table. Not compared: row numbers, the
+// time), every edge (the same plus its endpoints and attributes), every vector (keyed by its
+// node's id) and every turn's analysis row (keyed by the turn's id), each sorted by id; the
+// journal as a sorted list of (scope, op, target, time, detail); and no derivation cursor left
+// in the meta table. Not compared: row numbers, the
 // journal's order and the Merkle logs (append-only in insertion order). The two runs insert the
 // same rows in a different order — a synchronous run writes each batch's turns and then its
 // derivations, a two-phase run writes turns of later batches before the derivations of earlier
@@ -129,6 +130,17 @@ std::string ContentDump(const std::string& location) {
                                   return true;
                                 }),
                 IsOk());
+    // Each turn's analysis row (signals and DMF content signals, divergence included).
+    std::vector<std::int64_t> turn_rows;
+    for (const auto& [row, id] : id_of_row) turn_rows.push_back(row);
+    StatusOr<std::vector<store::TurnAnalysisRecord>> analyses = store.GetTurnAnalyses(turn_rows);
+    EXPECT_THAT(analyses, IsOk());
+    if (analyses.ok()) {
+      for (const store::TurnAnalysisRecord& analysis : *analyses) {
+        lines.push_back("analysis " + id_of_row[analysis.turn_row] + " " +
+                        std::to_string(analysis.format) + " " + analysis.json);
+      }
+    }
     EXPECT_THAT(store.ScanVectors(scope.scope_id,
                                   [&](std::int64_t row, std::span<const float> values) {
                                     std::ostringstream line;
@@ -155,14 +167,29 @@ std::string ContentDump(const std::string& location) {
   return dump;
 }
 
-// The synchronous reference: every Remember waits for its derivation.
-std::string SynchronousDump(const testing::StoreBackend& backend) {
+// The synchronous reference: every Remember waits for its derivation (with `config` when given).
+std::string SynchronousDump(const testing::StoreBackend& backend,
+                            const std::optional<Config>& config = std::nullopt) {
   testing::TempDir dir;
   {
-    std::unique_ptr<Engine> engine = testing::OpenOrDie(testing::TestOptions(backend, dir));
+    EngineOptions options = testing::TestOptions(backend, dir);
+    options.config = config;
+    std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
     RememberAll(*engine, RememberWait::kDerived);
   }
   return ContentDump(backend.locate(dir, "engram.db"));
+}
+
+// Every table of the store, row numbers, journal order and Merkle logs included
+// (Store::DumpCanonical: what the determinism test compares).
+std::string CanonicalDump(const std::string& location) {
+  StatusOr<std::unique_ptr<store::Store>> opened = store::OpenStore(
+      location, {.sqlite = {.create_if_missing = false}, .postgres = {.create_if_missing = false}});
+  EXPECT_THAT(opened, IsOk());
+  if (!opened.ok()) return "";
+  StatusOr<std::string> dump = (*opened)->DumpCanonical();
+  EXPECT_THAT(dump, IsOk());
+  return dump.ok() ? *dump : "";
 }
 
 std::size_t CountKind(Engine& engine, const std::string& scope, std::optional<NodeKind> kind) {
@@ -202,6 +229,23 @@ TEST_P(TwoPhaseWriteTest, DrainingInTheCallersThreadGivesTheSynchronousStoreCont
     options.background_derivation = false;
     std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
     RememberAll(*engine, RememberWait::kDurable);
+    ASSERT_THAT(engine->WaitForDerivation(), IsOk());
+  }
+  EXPECT_EQ(ContentDump(GetParam().locate(dir_, "engram.db")), reference);
+}
+
+// With half-float vectors the worker derives from the vectors as the store gives them back (DMF
+// divergence reads earlier turns' stored vectors), as a synchronous write does.
+TEST_P(TwoPhaseWriteTest, Float16VectorsGiveTheSynchronousStoreContent) {
+  Config config;
+  config.store.vector_precision = "float16";
+  const std::string reference = SynchronousDump(GetParam(), config);
+  ASSERT_THAT(reference, HasSubstr("vector "));
+  {
+    EngineOptions options = Options();
+    options.config = config;
+    std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
+    RememberAll(*engine, RememberWait::kIndexed);
     ASSERT_THAT(engine->WaitForDerivation(), IsOk());
   }
   EXPECT_EQ(ContentDump(GetParam().locate(dir_, "engram.db")), reference);
@@ -397,6 +441,49 @@ TEST_P(TwoPhaseWriteTest, OtherWritesApplyAfterThePendingDerivations) {
   }
   EXPECT_EQ(ContentDump(GetParam().locate(dir_, "engram.db")),
             ContentDump(GetParam().locate(sync_dir, "engram.db")));
+}
+
+// Byte for byte, the store of a two-phase run is the synchronous one when the rows go in in the
+// same order: each write's derivation commits before the next write's capture (here
+// WaitForDerivation after each Remember; in a server, a worker that keeps up). When captures
+// overtake the worker, row numbers, the journal's order and the Merkle logs follow the
+// interleaving and only the content is the same (the tests above).
+TEST_P(TwoPhaseWriteTest, DerivedBeforeTheNextWriteGivesTheSynchronousBytes) {
+  testing::TempDir sync_dir;
+  {
+    std::unique_ptr<Engine> engine =
+        testing::OpenOrDie(testing::TestOptions(GetParam(), sync_dir));
+    RememberAll(*engine, RememberWait::kDerived);
+  }
+  {
+    std::unique_ptr<Engine> engine = testing::OpenOrDie(Options());
+    for (const Batch& batch : Workload()) {
+      ASSERT_THAT(engine->Remember(testing::S(batch.scope), batch.turns,
+                                   {.wait = RememberWait::kIndexed}),
+                  IsOk());
+      ASSERT_THAT(engine->WaitForDerivation(), IsOk());
+    }
+  }
+  const std::string reference = CanonicalDump(GetParam().locate(sync_dir, "engram.db"));
+  ASSERT_THAT(reference, HasSubstr("== merkle_leaves"));
+  EXPECT_EQ(CanonicalDump(GetParam().locate(dir_, "engram.db")), reference);
+}
+
+// Two two-phase runs with the same interleaving of captures and derivations give the same bytes.
+TEST_P(TwoPhaseWriteTest, SameInterleavingGivesIdenticalBytes) {
+  const auto run = [&](const testing::TempDir& dir) {
+    EngineOptions options = testing::TestOptions(GetParam(), dir);
+    options.background_derivation = false;
+    std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
+    RememberAll(*engine, RememberWait::kDurable);
+    EXPECT_THAT(engine->WaitForDerivation(), IsOk());
+  };
+  testing::TempDir second_dir;
+  run(dir_);
+  run(second_dir);
+  const std::string first = CanonicalDump(GetParam().locate(dir_, "engram.db"));
+  ASSERT_THAT(first, HasSubstr("kind=\"fact\""));
+  EXPECT_EQ(CanonicalDump(GetParam().locate(second_dir, "engram.db")), first);
 }
 
 }  // namespace
