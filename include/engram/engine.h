@@ -124,6 +124,11 @@ class Engine {
   Status WaitForDerivation();
   // Pending turns and the worker's counters and last error.
   StatusOr<DerivationStatus> Derivation();
+  // Wakes the derivation worker to take up whatever is pending in the store, without waiting
+  // (WaitForDerivation waits): turns another engine acknowledged and did not derive, e.g. a
+  // server killed between the phases. The worker otherwise wakes only on this engine's writes
+  // and when the store is opened. Without EngineOptions::background_derivation: nothing.
+  void ResumeDerivation();
 
   // Ranked, packed, explained memories of `scope` for `query`. An unknown scope is kNotFound.
   StatusOr<ReadResult> Recall(const Scope& scope, const RecallQuery& query,

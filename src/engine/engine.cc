@@ -487,6 +487,8 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
 
 Status Engine::WaitForDerivation() { return impl_->worker->WaitIdle(); }
 
+void Engine::ResumeDerivation() { impl_->worker->Notify(); }
+
 StatusOr<DerivationStatus> Engine::Derivation() {
   ASSIGN_OR_RETURN(const DeriveProgress progress, impl_->worker->Progress());
   return DerivationStatus{.pending_turns = progress.pending_turns,

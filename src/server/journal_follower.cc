@@ -79,6 +79,15 @@ void JournalFollower::Run(std::stop_token stop) {
       caught_up = false;
       std::lock_guard<std::mutex> lock(stats_mutex_);
       ++stats_.wakeups;
+    } else if (!stop.stop_requested()) {
+      // A quiet journal: derivations left pending by a server that stopped are nobody's.
+      StatusOr<DerivationStatus> derivation = engine_.Derivation();
+      outcome(derivation.status());
+      if (derivation.ok() && derivation->pending_turns > 0) {
+        engine_.ResumeDerivation();
+        std::lock_guard<std::mutex> lock(stats_mutex_);
+        ++stats_.resumes;
+      }
     }
   }
 }

@@ -15,6 +15,14 @@
 // follower has not yet: a write acknowledged by another server is always visible to the next
 // recall here, the follower only moves the cost off the read path).
 //
+// Turns another server acknowledged but never derived (it was killed between the two phases)
+// would wait for this server's next write: when a wait ends with the journal quiet (nothing
+// committed for a whole `poll_interval`) and the store still holds pending turns, the follower
+// wakes this engine's derivation worker (Engine::ResumeDerivation). A server that is deriving
+// moves the journal with every chunk, so a quiet journal means nobody is; if two servers still
+// meet on one chunk, the second finds the cursor moved inside its write transaction and
+// derives nothing twice.
+//
 // A store error (the server restarting, a lost connection) is counted and reported through
 // `on_error` once per outage; the loop retries after `poll_interval` and reports the recovery.
 //
@@ -46,6 +54,7 @@ struct FollowerStats {
   std::uint64_t wakeups = 0;     // waits that returned a journal seq past the applied one
   std::uint64_t catch_ups = 0;   // successful Engine::CatchUp calls
   std::uint64_t errors = 0;      // failed waits or catch-ups
+  std::uint64_t resumes = 0;     // quiet waits after which pending derivations were taken up
   std::int64_t applied_seq = -1;  // the last journal seq the projections applied (-1: none yet)
 };
 
