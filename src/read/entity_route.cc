@@ -13,9 +13,6 @@
 namespace engram::read {
 namespace {
 
-// The first word of a normalised key ("sara bareilles" -> "sara").
-std::string_view FirstWord(std::string_view key) { return key.substr(0, key.find(' ')); }
-
 bool Has(std::span<const std::string> sorted, std::string_view value) {
   return std::binary_search(sorted.begin(), sorted.end(), value,
                             [](std::string_view a, std::string_view b) { return a < b; });

@@ -208,11 +208,11 @@ void Extractor::State(const text::Signal& act, std::uint32_t begin, std::uint32_
     return;
   }
   if (topic == "status") {
-    const std::string value = NormalizeFactText(act.value);
+    const std::string status = NormalizeFactText(act.value);
     std::string predicate = "status";
-    if (In(value, {"married", "single", "divorced", "engaged", "widowed", "separated"})) {
+    if (In(status, {"married", "single", "divorced", "engaged", "widowed", "separated"})) {
       predicate = "relationship_status";
-    } else if (In(value, {"retired", "unemployed", "employed", "self employed"})) {
+    } else if (In(status, {"retired", "unemployed", "employed", "self employed"})) {
       predicate = "employment_status";
     }
     FactCandidate& fact =

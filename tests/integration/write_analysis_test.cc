@@ -199,7 +199,9 @@ TEST(WriteAnalysisTest, FailedBatchDerivesNothing) {
   options.kind = std::nullopt;
   auto everything = engine->List(S("user:alice"), options);
   // The scope was never created, or holds nothing.
-  if (everything.ok()) EXPECT_TRUE(everything->empty());
+  if (everything.ok()) {
+    EXPECT_TRUE(everything->empty());
+  }
 }
 
 TEST(WriteAnalysisTest, SameTurnsGiveTheSameStore) {

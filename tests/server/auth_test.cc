@@ -86,7 +86,7 @@ TEST_F(ServerAuthTest, AnotherTenantsMemoryIsNotFoundNever403) {
   ASSERT_EQ(written.status, 201);
   const std::string id = written.body["ids"][0].get<std::string>();
   const std::string unknown = "0123456789abcdef0123456789abcdef";
-  for (const std::string& suffix : {"", "/history", "/links"}) {
+  for (const char* suffix : {"", "/history", "/links"}) {
     HttpResult theirs = server_.Call("GET", "/v1/memories/" + id + suffix, "", bob);
     HttpResult none = server_.Call("GET", "/v1/memories/" + unknown + suffix, "", bob);
     EXPECT_EQ(theirs.status, 404) << suffix;
