@@ -181,7 +181,9 @@ int RunRecall(const RecallArgs& args, Console& console) {
   options.mode = *mode;
   if (!args.packing.empty()) {
     StatusOr<bool> by_value = io::ParsePacking(args.packing);
-    if (!by_value.ok()) return console.UsageError(kCommand, "--packing: " + by_value.status().message());
+    if (!by_value.ok()) {
+      return console.UsageError(kCommand, "--packing: " + by_value.status().message());
+    }
     options.pack_by_value = *by_value;
   }
 
@@ -211,7 +213,10 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
       "QUERY '-' reads the question from stdin. Unknown scope: exit 3.\n");
   command->add_option("--scope", args->scope, "Scope to search (nested scopes included)")
       ->required();
-  command->add_option("-k,--k", args->k, "Items to return at most, >= 1 (default: config, 40 with value packing, 10 with rank)")
+  command
+      ->add_option("-k,--k", args->k,
+                   "Items to return at most, >= 1 (default: config, 40 with value packing, 10 "
+                   "with rank)")
       ->check(WholeNumber(1));
   command
       ->add_option("--budget", args->budget,
