@@ -409,6 +409,13 @@ TEST_F(McpServerTest, ConsolidateThenReadTheStructure) {
     }
   }
   EXPECT_THAT(chat["context"].get<std::string>(), HasSubstr("Porto"));
+
+  // Rank packing on request: at most k items.
+  json by_rank = ToolOk("memory_recall", {{"scope", "user:alice"},
+                                          {"query", "Where does Maya live?"},
+                                          {"packing", "rank"},
+                                          {"k", 1}});
+  EXPECT_EQ(by_rank["items"].size(), 1u) << by_rank.dump(2);
 }
 
 TEST_F(McpServerTest, ConsolidationToolsRejectBadArguments) {

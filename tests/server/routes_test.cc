@@ -322,6 +322,15 @@ TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
   }
   EXPECT_TRUE(lisbon) << chat.body.dump(2);
   EXPECT_FALSE(chat.body["diagnostics"]["chat"].get<std::string>().empty());
+  // Rank packing on request: at most k items, nothing left out by the value floor.
+  HttpResult by_rank =
+      Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/" + scope + "/recall",
+            R"({"query": "Where do I live?", "packing": "rank", "k": 1, "explain": true})", 200);
+  EXPECT_EQ(by_rank.body["items"].size(), 1u);
+  ASSERT_TRUE(by_rank.body["diagnostics"]["unpacked"].is_array()) << by_rank.body.dump(2);
+  for (const Json& left : by_rank.body["diagnostics"]["unpacked"]) {
+    EXPECT_NE(left["reason"], "floor") << left.dump();
+  }
   // Idempotent: a second run writes nothing.
   HttpResult again_consolidated = Check("POST", "/v1/scopes/{scope}/consolidate",
                                         "/v1/scopes/" + scope + "/consolidate", "{}", 200);
