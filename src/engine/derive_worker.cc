@@ -1,6 +1,7 @@
 // The derivation worker (see derive_worker.h).
 #include "engine/derive_worker.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <utility>
@@ -54,6 +55,7 @@ DeriveWorker::~DeriveWorker() {
   }
   wake_.notify_all();
   idle_.notify_all();
+  captures_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -111,6 +113,36 @@ StatusOr<DeriveProgress> DeriveWorker::Progress() {
   progress.failures = failures_;
   progress.last_error = last_error_;
   return progress;
+}
+
+void DeriveWorker::CaptureStarted() {
+  std::lock_guard lock(mutex_);
+  ++captures_in_flight_;
+}
+
+void DeriveWorker::CaptureFinished(std::int64_t pending_turns) {
+  {
+    std::lock_guard lock(mutex_);
+    --captures_in_flight_;
+    last_capture_end_ = std::chrono::steady_clock::now();
+    backlog_ += pending_turns;
+  }
+  captures_.notify_all();
+}
+
+bool DeriveWorker::YieldToCaptures() {
+  std::unique_lock lock(mutex_);
+  if (deps_.yield_backlog <= 0) return !stop_;
+  while (!stop_ && backlog_ < deps_.yield_backlog) {
+    if (captures_in_flight_ > 0) {
+      captures_.wait(lock);
+      continue;
+    }
+    const auto quiet_until = last_capture_end_ + deps_.capture_quiet;
+    if (std::chrono::steady_clock::now() >= quiet_until) break;
+    captures_.wait_until(lock, quiet_until);
+  }
+  return !stop_;
 }
 
 Status DeriveWorker::DrainScopeLocked(const store::ScopeRecord& scope) {
@@ -238,7 +270,8 @@ StatusOr<DeriveWorker::ChunkOutcome> DeriveWorker::DeriveChunk(const std::string
     return Status::Ok();
   };
 
-  // Plan and embed from committed reads, with no lock held.
+  // Plan and embed from committed reads, with no lock held; the encoder runs once captures
+  // pause (it would take the cores from them).
   std::optional<Plan> planned;
   if (!lock_held) {
     std::optional<std::string> cursor_text;
@@ -248,11 +281,15 @@ StatusOr<DeriveWorker::ChunkOutcome> DeriveWorker::DeriveChunk(const std::string
     }
     ASSIGN_OR_RETURN(planned, PlanChunk(key, cursor_text, nullptr));
     if (!planned.has_value()) return ChunkOutcome::kNothingPending;
+    if (!YieldToCaptures()) return ChunkOutcome::kNothingPending;  // stopping
     RETURN_IF_ERROR(embed(*planned).WithContext("embedding turns of " + key));
   }
 
   std::unique_lock<std::mutex> write_lock;
-  if (!lock_held) write_lock = std::unique_lock<std::mutex>(*deps_.write_mutex);
+  if (!lock_held) {
+    if (!YieldToCaptures()) return ChunkOutcome::kNothingPending;  // again, after the encoder
+    write_lock = std::unique_lock<std::mutex>(*deps_.write_mutex);
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, deps_.store->BeginWrite());
   // Re-check inside the transaction: another engine sharing the store may have derived them.
   ASSIGN_OR_RETURN(const std::optional<std::string> cursor_text, txn->GetMeta(key));
@@ -324,6 +361,9 @@ StatusOr<DeriveWorker::ChunkOutcome> DeriveWorker::DeriveChunk(const std::string
   {
     std::lock_guard lock(mutex_);
     derived_turns_ += static_cast<std::int64_t>(turns.size());
+    // Turns another engine captured, or that were pending when this one opened, are not in the
+    // backlog: it never goes below zero.
+    backlog_ = std::max<std::int64_t>(0, backlog_ - static_cast<std::int64_t>(turns.size()));
   }
   if (chunk != nullptr) {
     chunk->scope = *scope;

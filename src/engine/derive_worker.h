@@ -21,12 +21,24 @@
 // without holding writes back until the derivation is done (a synchronous write). Two runs with
 // the same interleaving give the same bytes.
 //
-// One chunk: read the cursor and the pending turns (committed reads), embed them with no lock
-// held, then take the engine's write mutex and the store's write transaction, re-read the
-// cursor and the pending turns inside it (another engine on the same PostgreSQL store may have
-// derived them meanwhile: then the chunk is dropped and planned again), store the vectors,
-// derive, advance the cursor (or remove it when no turn is left), commit. Each transaction
-// covers one chunk, so writers and the worker take turns on the write lock.
+// Captures come first. The write lock is shared with Remember's first phase, and a chunk holds it
+// for the whole derivation of its turns, so a capture arriving meanwhile would wait for work it
+// did not ask for. The engine tells the worker when a capture begins and ends
+// (CaptureStarted / CaptureFinished); before the worker embeds a chunk (the encoder would take
+// the cores from the captures) and again before it takes the lock for it, it waits while a
+// capture is in flight or one ended less than `capture_quiet` ago — captures streaming in (an
+// import, a busy server) are acknowledged at the speed of the capture alone and derived when
+// they pause. The wait ends once `yield_backlog` turns await derivation (the turns this engine
+// captured and has not derived yet), so under a stream that never pauses derivation lags by at
+// most about that many turns, and the two then take turns on the lock.
+//
+// One chunk: read the cursor and the pending turns (committed reads), yield to captures, embed
+// the turns with no lock held, yield to captures again, then take the engine's write mutex and
+// the store's write transaction, re-read the cursor and the pending turns inside it (another
+// engine on the same PostgreSQL store may have derived them meanwhile: then the chunk is dropped
+// and planned again), store the vectors, derive, advance the cursor (or remove it when no turn
+// is left), commit. Each transaction covers one chunk, so writers and the worker take turns on
+// the write lock.
 //
 //   DeriveWorker worker(deps);
 //   worker.Start();   // resumes pending work found in the store
@@ -40,6 +52,7 @@
 #ifndef ENGRAM_ENGINE_DERIVE_WORKER_H_
 #define ENGRAM_ENGINE_DERIVE_WORKER_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -63,6 +76,11 @@ namespace engram {
 // Turns derived per transaction at most. Small enough that a writer waits at most one chunk for
 // the write lock; large enough that the encoder gets useful batches.
 inline constexpr std::size_t kDeriveChunkTurns = 64;
+
+// Turns awaiting derivation past which the worker stops yielding the write lock to captures.
+// At the built-in encoder's ~2 ms of CPU a derived turn on the target machine this is a lag of
+// about ten seconds of derivation.
+inline constexpr std::int64_t kDeriveYieldBacklog = 5'000;
 
 // The meta key of a scope's derivation cursor.
 std::string DeriveCursorKey(std::string_view scope_node_id);
@@ -91,6 +109,11 @@ struct DeriveWorkerDeps {
   // False: no thread; WaitIdle derives in the calling thread (EngineOptions::
   // background_derivation).
   bool background = true;
+  // Captures come first (see the top of this file): the worker yields the write lock to captures
+  // while fewer than this many turns await derivation; 0 = never yields.
+  std::int64_t yield_backlog = kDeriveYieldBacklog;
+  // How long after a capture ends the worker still leaves the lock to the next one.
+  std::chrono::milliseconds capture_quiet{2};
   // Called with write_mutex held once a scope has no pending turn left, with the first and last
   // sequence numbers this drain derived and the capture time of its last chunk ([consolidate]
   // every_turns).
@@ -128,6 +151,12 @@ class DeriveWorker {
   // Pending turns (read from the store) and the worker's counters.
   StatusOr<DeriveProgress> Progress();
 
+  // A capture (the first phase of a Remember) is about to take the write lock / has released it,
+  // leaving `pending_turns` new turns to derive. Every CaptureStarted is followed by one
+  // CaptureFinished, also when the capture failed (pending_turns 0). CaptureScope pairs them.
+  void CaptureStarted();
+  void CaptureFinished(std::int64_t pending_turns);
+
   // With deps.write_mutex held: derives everything pending in these scopes / in the store, in
   // the calling thread (what another write does first, so it applies after the derivations of
   // earlier turns, as in a synchronous run).
@@ -163,11 +192,15 @@ class DeriveWorker {
                                           const std::optional<std::string>& cursor_text,
                                           store::Transaction* txn);
   bool stopping();
+  // Before the worker takes the write lock for a chunk: waits while captures come first. False
+  // when the worker is stopping meanwhile (the chunk is left pending).
+  bool YieldToCaptures();
 
   DeriveWorkerDeps deps_;
   std::mutex mutex_;
   std::condition_variable wake_;  // the thread waits on it for work
   std::condition_variable idle_;  // WaitIdle waits on it for a finished pass
+  std::condition_variable captures_;  // YieldToCaptures waits on it for captures to pause
   bool stop_ = false;             // guarded by mutex_
   bool requested_ = false;        // guarded by mutex_: work was notified since the pass began
   std::int64_t passes_started_ = 0;   // guarded by mutex_
@@ -176,7 +209,26 @@ class DeriveWorker {
   std::int64_t derived_turns_ = 0;    // guarded by mutex_
   std::int64_t failures_ = 0;         // guarded by mutex_
   Status last_error_;                 // guarded by mutex_
+  int captures_in_flight_ = 0;        // guarded by mutex_
+  std::chrono::steady_clock::time_point last_capture_end_;  // guarded by mutex_
+  std::int64_t backlog_ = 0;  // guarded by mutex_: turns captured here and not derived yet
   std::thread thread_;                // started by Start(); joined by the destructor
+};
+
+// Marks one capture for the worker: CaptureStarted on construction, CaptureFinished on
+// destruction with the turns set by Pending (0 unless set, as after a failed capture). Declare it
+// before the write lock's guard, so that it finishes after the lock is released.
+class CaptureScope {
+ public:
+  explicit CaptureScope(DeriveWorker& worker) : worker_(worker) { worker_.CaptureStarted(); }
+  ~CaptureScope() { worker_.CaptureFinished(pending_turns_); }
+  CaptureScope(const CaptureScope&) = delete;
+  CaptureScope& operator=(const CaptureScope&) = delete;
+  void Pending(std::int64_t turns) { pending_turns_ = turns; }
+
+ private:
+  DeriveWorker& worker_;
+  std::int64_t pending_turns_ = 0;
 };
 
 }  // namespace engram

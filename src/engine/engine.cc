@@ -439,7 +439,9 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
     metadata.push_back(std::move(canonical).value());
   }
   if (options.wait != RememberWait::kDerived) {
-    // Phase one only: the turns and their derivation cursor in one transaction.
+    // Phase one only: the turns and their derivation cursor in one transaction. The capture
+    // scope ends after the lock is released (it is declared first).
+    CaptureScope capture(*impl_->worker);
     std::lock_guard write_lock(impl_->write_mutex);
     const Timestamp now = impl_->clock->Now();
     ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, impl_->store->BeginWrite());
@@ -454,6 +456,9 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
     }
     RETURN_IF_ERROR(txn->Commit());
     txn.reset();
+    if (result.derivation_pending) {
+      capture.Pending(static_cast<std::int64_t>(turns.size() - result.already_stored.size()));
+    }
     if (options.wait == RememberWait::kIndexed) RETURN_IF_ERROR(impl_->AfterCommit());
     if (result.derivation_pending) impl_->worker->Notify();
     return result;

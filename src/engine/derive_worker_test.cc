@@ -1,0 +1,148 @@
+// The derivation worker's scheduling: captures come first (derive_worker.h). The worker runs here
+// with every derivation stage off and no embedder, so a derived chunk only moves its scope's
+// cursor; what is tested is when the worker takes the write lock, not what it derives (that is
+// tests/integration/two_phase_test.cc).
+#include "engine/derive_worker.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engram/config.h"
+#include "engram/testing/status_matchers.h"
+#include "engram/testing/temp_dir.h"
+#include "store/store.h"
+#include "write/capture.h"
+#include "write/derive.h"
+#include "write/edge_registry.h"
+
+namespace engram {
+namespace {
+
+using ::engram::testing::IsOk;
+
+class DeriveWorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StatusOr<std::unique_ptr<store::Store>> opened = store::OpenSqliteStore(dir_.File("e.db"));
+    ASSERT_THAT(opened, IsOk());
+    store_ = std::move(opened).value();
+    WriteConfig off;
+    off.signals = false;
+    off.entities = false;
+    off.facts = false;
+    StatusOr<std::unique_ptr<write::Deriver>> deriver = write::Deriver::Open(off, dir_.path());
+    ASSERT_THAT(deriver, IsOk());
+    deriver_ = std::move(deriver).value();
+  }
+
+  // Stores `count` turns in scope "user:ana" as a non-blocking Remember's first phase does.
+  void CaptureTurns(int count) {
+    StatusOr<std::unique_ptr<store::Transaction>> txn = store_->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    const Timestamp now = Timestamp::FromSeconds(1'700'000'000);
+    StatusOr<store::ScopeRecord> scope =
+        write::EnsureScope(**txn, *registry_, *Scope::Parse("user:ana"), now);
+    ASSERT_THAT(scope, IsOk());
+    std::vector<Turn> turns;
+    std::vector<std::string> metadata;
+    for (int turn_idx = 0; turn_idx < count; ++turn_idx) {
+      turns.push_back(Turn{.speaker = "Ana", .text = "turn " + std::to_string(turn_idx)});
+      metadata.push_back("{}");
+    }
+    StatusOr<RememberResult> captured =
+        write::CaptureTurns(**txn, *registry_, *scope, turns, metadata, now);
+    ASSERT_THAT(captured, IsOk());
+    ASSERT_THAT(MarkPending(**txn, *scope, captured->first_sequence), IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+
+  DeriveWorkerDeps Deps(std::int64_t yield_backlog) {
+    DeriveWorkerDeps deps;
+    deps.store = store_.get();
+    deps.registry = registry_.get();
+    deps.deriver = deriver_.get();
+    deps.write_mutex = &write_mutex_;
+    deps.yield_backlog = yield_backlog;
+    return deps;
+  }
+
+  std::int64_t PendingTurns() {
+    StatusOr<DeriveProgress> progress = DeriveWorker(Deps(0)).Progress();
+    EXPECT_THAT(progress, IsOk());
+    return progress.ok() ? progress->pending_turns : -1;
+  }
+
+  engram::testing::TempDir dir_{"engram_derive_worker_test"};
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<write::EdgeRegistry> registry_ = write::EdgeRegistry::WithBuiltins();
+  std::unique_ptr<write::Deriver> deriver_;
+  std::mutex write_mutex_;
+};
+
+TEST_F(DeriveWorkerTest, LeavesTheWriteLockToACaptureInFlight) {
+  CaptureTurns(3);
+  ASSERT_EQ(PendingTurns(), 3);
+  DeriveWorker worker(Deps(/*yield_backlog=*/1'000));
+  worker.CaptureStarted();
+  worker.Notify();
+  // However long the worker runs meanwhile, it derives nothing while the capture is in flight.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(PendingTurns(), 3);
+  worker.CaptureFinished(0);
+  ASSERT_THAT(worker.WaitIdle(), IsOk());
+  EXPECT_EQ(PendingTurns(), 0);
+}
+
+TEST_F(DeriveWorkerTest, DerivesOnceTheBacklogIsReachedEvenWhileCapturesGoOn) {
+  CaptureTurns(3);
+  DeriveWorker worker(Deps(/*yield_backlog=*/3));
+  worker.CaptureStarted();
+  worker.CaptureFinished(3);  // the capture above: three turns to derive, the backlog
+  worker.CaptureStarted();    // and another capture in flight through the whole wait
+  ASSERT_THAT(worker.WaitIdle(), IsOk());
+  EXPECT_EQ(PendingTurns(), 0);
+  worker.CaptureFinished(0);
+}
+
+TEST_F(DeriveWorkerTest, BelowTheBacklogACaptureInFlightHoldsTheWorkerBack) {
+  CaptureTurns(3);
+  DeriveWorker worker(Deps(/*yield_backlog=*/4));
+  worker.CaptureStarted();
+  worker.CaptureFinished(3);
+  worker.CaptureStarted();
+  worker.Notify();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(PendingTurns(), 3);
+  worker.CaptureFinished(0);
+  ASSERT_THAT(worker.WaitIdle(), IsOk());
+  EXPECT_EQ(PendingTurns(), 0);
+}
+
+TEST_F(DeriveWorkerTest, WithoutABacklogTheWorkerNeverYields) {
+  CaptureTurns(2);
+  DeriveWorker worker(Deps(/*yield_backlog=*/0));
+  worker.CaptureStarted();
+  ASSERT_THAT(worker.WaitIdle(), IsOk());
+  EXPECT_EQ(PendingTurns(), 0);
+  worker.CaptureFinished(0);
+}
+
+TEST_F(DeriveWorkerTest, ClosingWhileYieldingKeepsThePendingTurns) {
+  CaptureTurns(2);
+  {
+    DeriveWorker worker(Deps(/*yield_backlog=*/1'000));
+    worker.CaptureStarted();
+    worker.Notify();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }  // the destructor stops the worker while it waits for the capture
+  EXPECT_EQ(PendingTurns(), 2);
+}
+
+}  // namespace
+}  // namespace engram
