@@ -304,16 +304,23 @@ Status AppendJournal(Connection& conn, std::int64_t scope_id, JournalOp op,
 
 // Runs `fn` inside a SAVEPOINT: on error everything `fn` did is undone and the enclosing
 // transaction continues as before. `fn` returns Status or StatusOr<T>.
+// The savepoint statements are prepared once (Connection's cache) rather than parsed again for
+// every inserted row.
+Status RunCached(Connection& conn, std::string_view sql, std::string_view operation) {
+  ASSIGN_OR_RETURN(Statement statement, conn.Prepare(sql, operation));
+  return statement.Run();
+}
+
 template <typename Fn>
 auto InSavepoint(Connection& conn, Fn&& fn) -> decltype(fn()) {
-  RETURN_IF_ERROR(conn.Exec("SAVEPOINT engram_op", "savepoint"));
+  RETURN_IF_ERROR(RunCached(conn, "SAVEPOINT engram_op", "savepoint"));
   auto result = fn();
   if (!result.ok()) {
     static_cast<void>(
         conn.Exec("ROLLBACK TO engram_op; RELEASE engram_op", "roll back failed operation"));
     return result;
   }
-  RETURN_IF_ERROR(conn.Exec("RELEASE engram_op", "release savepoint"));
+  RETURN_IF_ERROR(RunCached(conn, "RELEASE engram_op", "release savepoint"));
   return result;
 }
 
