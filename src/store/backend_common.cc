@@ -234,6 +234,49 @@ std::string QuoteDumpText(std::string_view text) {
   return out;
 }
 
+std::optional<std::string> TurnContentFromColumns(const NodeRecord& node) {
+  if (node.kind != NodeKind::kTurn || !node.event_time.has_value()) return std::nullopt;
+  nlohmann::json metadata = nlohmann::json::parse(node.metadata_json, nullptr, false);
+  if (!metadata.is_object()) return std::nullopt;
+  // The layout of write/capture.cc's turn content; a turn written another way keeps its own
+  // content (StoredContentJson compares the two byte for byte).
+  const nlohmann::json content = {
+      {"role", RoleName(node.role)},
+      {"speaker", node.speaker},
+      {"text", node.text},
+      {"session_id", node.session_id},
+      {"event_time", FormatTimestamp(*node.event_time)},
+      {"sequence", node.sequence},
+      {"metadata", std::move(metadata)},
+  };
+  return content.dump();
+}
+
+std::string StoredContentJson(const NodeRecord& node) {
+  if (node.kind == NodeKind::kTurn && !node.content_json.empty() &&
+      node.content_json.front() == '{' && TurnContentFromColumns(node) == node.content_json) {
+    return "";
+  }
+  if (node.content_json.empty() || node.content_json.front() == ' ') {
+    return " " + node.content_json;
+  }
+  return node.content_json;
+}
+
+Status RestoreContentJson(NodeRecord& node, std::string_view backend) {
+  if (!node.content_json.empty()) {
+    if (node.content_json.front() == ' ') node.content_json.erase(0, 1);
+    return Status::Ok();
+  }
+  std::optional<std::string> rebuilt = TurnContentFromColumns(node);
+  if (!rebuilt.has_value()) {
+    return Status::Corruption(std::string(backend) + ": node " + node.id +
+                              " stores no content and its columns do not rebuild a turn's");
+  }
+  node.content_json = std::move(*rebuilt);
+  return Status::Ok();
+}
+
 std::string HexDumpBytes(std::string_view bytes) {
   std::string out = "x'";
   for (const char c : bytes) {

@@ -54,6 +54,22 @@ std::string EncodeVector(std::span<const float> values, bool float16 = false);
 Status DecodeVector(std::string_view bytes, std::int64_t dimension, std::int64_t row,
                     std::string_view backend, std::vector<float>* out);
 
+// A node's content_json as stored (schema 6). A turn's content repeats its columns (role,
+// speaker, text, session, event time, sequence, metadata), so when TurnContentFromColumns
+// rebuilds it byte for byte it is stored as "" and rebuilt on read: the text is stored once. Any
+// other content is stored as it is, behind one space when it is empty or starts with a space, so
+// the stored value always says which it is.
+//
+//   stmt.BindText(4, StoredContentJson(record));                      // on insert
+//   RETURN_IF_ERROR(RestoreContentJson(node, "sqlite"));              // after reading a row
+std::string StoredContentJson(const NodeRecord& node);
+// Sets node.content_json from the stored value in it (and the node's columns, when ""):
+// kCorruption naming `backend` and the node when a stored "" cannot be rebuilt.
+Status RestoreContentJson(NodeRecord& node, std::string_view backend);
+// The content the write path gives a turn, rebuilt from the node's columns (unset for a node that
+// is no turn, has no event time or holds metadata that is not a JSON object).
+std::optional<std::string> TurnContentFromColumns(const NodeRecord& node);
+
 // A text value of the canonical dump: in double quotes, with quotes, backslashes and control
 // bytes escaped (\" \\ \n \t \r \xNN).
 std::string QuoteDumpText(std::string_view text);

@@ -152,7 +152,7 @@ TEST_F(PostgresStoreTest, TriggerRefusesRawContentUpdatesButAllowsStateChanges) 
 TEST_F(PostgresStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(Open(), nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("5")));
+              ::engram::testing::IsOkAndHolds(std::string("6")));
 }
 
 TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersions) {
@@ -160,7 +160,7 @@ TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersio
   ASSERT_THAT(RunSql(url_, "UPDATE meta SET value = '99' WHERE key = 'schema_version'"), IsOk());
   EXPECT_THAT(OpenPostgresStore(url_),
               StatusIs(StatusCode::kFailedPrecondition,
-                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 5"),
+                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 6"),
                              HasSubstr("newer engram"))));
 }
 
@@ -475,14 +475,98 @@ TEST_F(PostgresStoreTest, MigratingAVersion4StoreMovesSignalNodesIntoAnalysisRow
     ASSERT_NE(store, nullptr);
     written = WriteVersion4Signals(*store);
   }
-  ASSERT_THAT(RunSql(url_, "DROP TABLE turn_analysis; "
-                           "UPDATE meta SET value = '4' WHERE key = 'schema_version'"),
+  ASSERT_THAT(RunSql(url_,
+                     "ALTER TABLE merkle_leaves ALTER COLUMN hash TYPE TEXT "
+                     "USING encode(hash, 'hex'); DROP TABLE turn_analysis; "
+                     "UPDATE meta SET value = '4' WHERE key = 'schema_version'"),
               IsOk());
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("5")));
+              ::engram::testing::IsOkAndHolds(std::string("6")));
   ExpectMigratedToVersion5(*store, written);
+}
+
+// Schema 6 converts a version 5 store as SQLite's does (sqlite_contract_test.cc): a turn in the
+// write path's layout loses its stored copy of the text, empty content is kept behind a space,
+// the leaf hashes become bytes, and ids, leaves and roots stay what they were.
+TEST_F(PostgresStoreTest, MigratingAVersion5StoreStoresTurnTextOnceKeepingLeavesAndRoots) {
+  NodeRecord turn;
+  NodeRecord empty;
+  MerkleState state_before;
+  std::vector<MerkleLeaf> leaves_before;
+  std::int64_t scope_id = 0;
+  {
+    std::unique_ptr<Store> store = Open();
+    ASSERT_NE(store, nullptr);
+    const ScopeRecord scope = CreateScope(*store, "user:alice");
+    scope_id = scope.scope_id;
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    turn.scope_id = scope.scope_id;
+    turn.sequence = (*txn)->NextSequence(scope.scope_id).value_or(0);
+    turn.text = "The project is called Bluebird.";
+    turn.speaker = "Alice";
+    turn.session_id = "s1";
+    turn.event_time = Timestamp::FromSeconds(1'700'000'000);
+    turn.metadata_json = R"({"n":1})";
+    turn.content_json =
+        R"({"event_time":"2023-11-14T22:13:20Z","metadata":{"n":1},"role":"user","sequence":)" +
+        std::to_string(turn.sequence) +
+        R"(,"session_id":"s1","speaker":"Alice","text":"The project is called Bluebird."})";
+    turn.id = core::NodeId("turn", turn.content_json, scope.node_id, turn.event_time->micros);
+    ASSERT_THAT((*txn)->InsertNode(turn), IsOk());
+    empty.kind = NodeKind::kFact;
+    empty.scope_id = scope.scope_id;
+    empty.id = core::NodeId("fact", "", scope.node_id, 0);
+    ASSERT_THAT((*txn)->InsertNode(empty), IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+    EXPECT_THAT(
+        RunSql(url_, "SELECT '[' || content_json || ']' FROM nodes WHERE id = '" + turn.id + "'"),
+        ::engram::testing::IsOkAndHolds(std::string("[]")));
+    state_before = store->GetMerkleState(scope_id).value_or(MerkleState{});
+    leaves_before =
+        store->GetMerkleLeaves(scope_id, MerkleLog::kNodes).value_or(std::vector<MerkleLeaf>{});
+  }
+  ASSERT_THAT(RunSql(url_,
+                     "ALTER TABLE merkle_leaves ALTER COLUMN hash TYPE TEXT "
+                     "USING encode(hash, 'hex'); "
+                     "ALTER TABLE nodes DISABLE TRIGGER nodes_content_immutable; "
+                     "UPDATE nodes SET content_json = substr(content_json, 2) "
+                     "WHERE left(content_json, 1) = ' '; "
+                     "UPDATE nodes SET content_json = '" +
+                         turn.content_json + "' WHERE id = '" + turn.id +
+                         "'; ALTER TABLE nodes ENABLE TRIGGER nodes_content_immutable; "
+                         "UPDATE meta SET value = '5' WHERE key = 'schema_version'"),
+              IsOk());
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+              ::engram::testing::IsOkAndHolds(std::string("6")));
+  for (const NodeRecord& node : {turn, empty}) {
+    StatusOr<NodeRecord> got = store->GetNode(node.id);
+    ASSERT_THAT(got, IsOk());
+    EXPECT_EQ(got->content_json, node.content_json);
+  }
+  StatusOr<MerkleState> state = store->GetMerkleState(scope_id);
+  ASSERT_THAT(state, IsOk());
+  EXPECT_EQ(state->root, state_before.root);
+  StatusOr<std::vector<MerkleLeaf>> leaves = store->GetMerkleLeaves(scope_id, MerkleLog::kNodes);
+  ASSERT_THAT(leaves, IsOk());
+  ASSERT_EQ(leaves->size(), leaves_before.size());
+  for (std::size_t i = 0; i < leaves->size(); ++i) {
+    EXPECT_EQ((*leaves)[i].hash, leaves_before[i].hash);
+  }
+  EXPECT_THAT(
+      RunSql(url_, "SELECT '[' || content_json || ']' FROM nodes WHERE id = '" + turn.id + "'"),
+      ::engram::testing::IsOkAndHolds(std::string("[]")));
+  EXPECT_THAT(
+      RunSql(url_, "SELECT '[' || content_json || ']' FROM nodes WHERE id = '" + empty.id + "'"),
+      ::engram::testing::IsOkAndHolds(std::string("[ ]")));
+  EXPECT_THAT(RunSql(url_,
+                     "SELECT string_agg(DISTINCT pg_typeof(hash)::text || "
+                     "octet_length(hash), ',') FROM merkle_leaves"),
+              ::engram::testing::IsOkAndHolds(std::string("bytea32")));
 }
 
 // Schema 4 adds the Merkle logs: a store migrated from version 3 gets the leaves and roots it
@@ -536,7 +620,7 @@ TEST_F(PostgresStoreTest, MigratingAVersion3StoreBuildsTheMerkleLogsItWouldHaveK
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("5")));
+              ::engram::testing::IsOkAndHolds(std::string("6")));
   for (const Kept& scope : kept) {
     StatusOr<MerkleState> state = store->GetMerkleState(scope.scope_id);
     ASSERT_THAT(state, IsOk());

@@ -64,18 +64,36 @@ class RawDb {
     return rc;
   }
 
+  // The first column of the first row as text ("" when there is none).
+  std::string QueryText(const std::string& sql) {
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+    std::string value;
+    if (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
+      const unsigned char* text = sqlite3_column_text(stmt, 0);
+      if (text != nullptr) value = reinterpret_cast<const char*>(text);
+    }
+    sqlite3_finalize(stmt);
+    return value;
+  }
+
  private:
   sqlite3* db_ = nullptr;
 };
 
-// Takes a store's schema back from version 5 to 4: no analysis rows.
-constexpr std::string_view kUndoSchema5 = "DROP TABLE turn_analysis; ";
+// Takes a store's schema back from version 6 to 5: leaf hashes as hex text. (The turns these
+// tests write keep their content, which is not the write path's layout.)
+constexpr std::string_view kUndoSchema6 = "UPDATE merkle_leaves SET hash = lower(hex(hash)); ";
 
-// Takes a store's schema back from version 5 to 3: no analysis rows, no Merkle tables.
+// Takes a store's schema back from version 6 to 4: hex leaf hashes, no analysis rows.
+constexpr std::string_view kUndoSchema5 =
+    "UPDATE merkle_leaves SET hash = lower(hex(hash)); DROP TABLE turn_analysis; ";
+
+// Takes a store's schema back from version 6 to 3: no analysis rows, no Merkle tables.
 constexpr std::string_view kUndoSchema4 =
     "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; ";
 
-// Takes a store's schema back from version 5 to 2: what kUndoSchema4 drops, and no idempotency
+// Takes a store's schema back from version 6 to 2: what kUndoSchema4 drops, and no idempotency
 // key column, no index, a content trigger of the earlier kind.
 constexpr std::string_view kUndoSchema3 =
     "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
@@ -207,7 +225,7 @@ TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(reopened, nullptr);
   StatusOr<std::string> dump = reopened->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"5\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"6\""));
 }
 
 // Schema 5 moves a turn's signal nodes into its analysis row (turn_analysis_contract_test.cc).
@@ -228,8 +246,136 @@ TEST_F(SqliteStoreTest, MigratingAVersion4StoreMovesSignalNodesIntoAnalysisRows)
   ASSERT_NE(store, nullptr);
   StatusOr<std::string> dump = store->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"5\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"6\""));
   ExpectMigratedToVersion5(*store, written);
+}
+
+// A turn in the write path's layout (write/capture.cc): its content is what its columns rebuild.
+NodeRecord RebuildableTurn(Transaction& txn, const ScopeRecord& scope, std::string_view text) {
+  NodeRecord node;
+  node.scope_id = scope.scope_id;
+  node.sequence = txn.NextSequence(scope.scope_id).value_or(0);
+  node.text = std::string(text);
+  node.speaker = "Alice";
+  node.session_id = "s1";
+  node.event_time = Timestamp::FromSeconds(1'700'000'000);
+  node.metadata_json = R"({"n":1})";
+  node.content_json = R"({"event_time":"2023-11-14T22:13:20Z","metadata":{"n":1},"role":"user",)"
+                      R"("sequence":)" +
+                      std::to_string(node.sequence) +
+                      R"(,"session_id":"s1","speaker":"Alice","text":")" + std::string(text) +
+                      R"("})";
+  node.id = core::NodeId("turn", node.content_json, scope.node_id, node.event_time->micros);
+  return node;
+}
+
+// Schema 6 in the file: a rebuildable turn's text is stored once (content_json ""), other
+// content as given, a leaf hash as 32 bytes.
+TEST_F(SqliteStoreTest, ARebuildableTurnStoresItsTextOnceAndLeafHashesAreBytes) {
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const ScopeRecord scope = CreateScope(*store, "user:alice");
+  StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  const NodeRecord turn = RebuildableTurn(**txn, scope, "I live in Berlin.");
+  ASSERT_THAT((*txn)->InsertNode(turn), IsOk());
+  ASSERT_THAT((*txn)->Commit(), IsOk());
+  const NodeRecord other = AddText(*store, scope.scope_id, "kept as given");
+
+  RawDb raw(path_);
+  EXPECT_EQ(
+      raw.QueryText("SELECT '[' || content_json || ']' FROM nodes WHERE id = '" + turn.id + "'"),
+      "[]");
+  EXPECT_EQ(raw.QueryText("SELECT content_json FROM nodes WHERE id = '" + other.id + "'"),
+            other.content_json);
+  EXPECT_EQ(raw.QueryText("SELECT group_concat(DISTINCT typeof(hash) || length(hash)) "
+                          "FROM merkle_leaves"),
+            "blob32");
+  StatusOr<NodeRecord> got = store->GetNode(turn.id);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->content_json, turn.content_json);
+}
+
+// Schema 6 converts a version 5 store: rebuildable turns lose their stored copy of the text,
+// empty content is kept behind a space, the leaf hashes become bytes, and ids, leaves and roots
+// stay what they were; the content trigger is back afterwards.
+TEST_F(SqliteStoreTest, MigratingAVersion5StoreStoresTurnTextOnceKeepingLeavesAndRoots) {
+  NodeRecord turn;
+  NodeRecord empty;
+  MerkleState state_before;
+  std::vector<MerkleLeaf> leaves_before;
+  std::int64_t scope_id = 0;
+  {
+    std::unique_ptr<Store> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    const ScopeRecord scope = CreateScope(*store, "user:alice");
+    scope_id = scope.scope_id;
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    turn = RebuildableTurn(**txn, scope, "The project is called Bluebird.");
+    ASSERT_THAT((*txn)->InsertNode(turn), IsOk());
+    empty.kind = NodeKind::kFact;
+    empty.scope_id = scope.scope_id;
+    empty.id = core::NodeId("fact", "", scope.node_id, 0);
+    ASSERT_THAT((*txn)->InsertNode(empty), IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+    StatusOr<MerkleState> state = store->GetMerkleState(scope_id);
+    ASSERT_THAT(state, IsOk());
+    state_before = *state;
+    StatusOr<std::vector<MerkleLeaf>> leaves = store->GetMerkleLeaves(scope_id, MerkleLog::kNodes);
+    ASSERT_THAT(leaves, IsOk());
+    leaves_before = *leaves;
+  }
+  {
+    // Back to how schema 5 stored them.
+    RawDb raw(path_);
+    std::string error;
+    ASSERT_EQ(raw.Exec(std::string(kUndoSchema6) +
+                           "DROP TRIGGER nodes_content_immutable; "
+                           "UPDATE nodes SET content_json = substr(content_json, 2) "
+                           "WHERE substr(content_json, 1, 1) = ' '; "
+                           "UPDATE nodes SET content_json = '" +
+                           turn.content_json + "' WHERE id = '" + turn.id +
+                           "'; UPDATE meta SET value = '5' WHERE key = 'schema_version'",
+                       &error),
+              SQLITE_OK)
+        << error;
+    EXPECT_EQ(raw.QueryText("SELECT content_json FROM nodes WHERE id = '" + turn.id + "'"),
+              turn.content_json);
+  }
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  StatusOr<std::string> dump = store->DumpCanonical();
+  ASSERT_THAT(dump, IsOk());
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"6\""));
+  for (const NodeRecord& node : {turn, empty}) {
+    StatusOr<NodeRecord> got = store->GetNode(node.id);
+    ASSERT_THAT(got, IsOk());
+    EXPECT_EQ(got->content_json, node.content_json);
+  }
+  StatusOr<MerkleState> state = store->GetMerkleState(scope_id);
+  ASSERT_THAT(state, IsOk());
+  EXPECT_EQ(state->root, state_before.root);
+  EXPECT_EQ(state->node_count, state_before.node_count);
+  StatusOr<std::vector<MerkleLeaf>> leaves = store->GetMerkleLeaves(scope_id, MerkleLog::kNodes);
+  ASSERT_THAT(leaves, IsOk());
+  ASSERT_EQ(leaves->size(), leaves_before.size());
+  for (std::size_t i = 0; i < leaves->size(); ++i) {
+    EXPECT_EQ((*leaves)[i].target_id, leaves_before[i].target_id);
+    EXPECT_EQ((*leaves)[i].hash, leaves_before[i].hash);
+  }
+  RawDb raw(path_);
+  EXPECT_EQ(
+      raw.QueryText("SELECT '[' || content_json || ']' FROM nodes WHERE id = '" + turn.id + "'"),
+      "[]");
+  EXPECT_EQ(
+      raw.QueryText("SELECT '[' || content_json || ']' FROM nodes WHERE id = '" + empty.id + "'"),
+      "[ ]");
+  EXPECT_EQ(raw.QueryText("SELECT group_concat(DISTINCT typeof(hash)) FROM merkle_leaves"), "blob");
+  std::string error;
+  EXPECT_EQ(raw.Exec("UPDATE nodes SET text = 'x' WHERE id = '" + turn.id + "'", &error),
+            SQLITE_CONSTRAINT);
+  EXPECT_THAT(error, HasSubstr("immutable"));
 }
 
 // Schema 4 adds the Merkle logs: a store migrated from version 3 gets the leaves and roots it
@@ -322,7 +468,7 @@ TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVe
     }
     StatusOr<std::string> dump = store->DumpCanonical();
     ASSERT_THAT(dump, IsOk());
-    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"5\""));
+    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"6\""));
   }
 }
 

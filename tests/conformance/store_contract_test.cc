@@ -22,6 +22,7 @@
 #include "store/journal.h"
 #include "engram/testing/status_matchers.h"
 #include "store/audit.h"
+#include "store/merkle.h"
 #include "write/edge_registry.h"
 
 namespace engram::store::conformance {
@@ -296,6 +297,65 @@ TEST_P(StoreContractTest, InsertedNodeRoundTripsEveryField) {
   EXPECT_EQ(got->valid_to, node.valid_to);
   EXPECT_EQ(got->ingested_at, node.ingested_at);
   EXPECT_EQ(got->updated_at, node.updated_at);
+}
+
+// Schema 6 stores a turn's content empty when the turn's columns rebuild it (the write path's
+// layout) and any other content as given (behind a space when it is empty or starts with one):
+// either way a read returns the content inserted, byte for byte, the leaves are those of the
+// inserted content and the audit passes.
+TEST_P(StoreContractTest, NodeContentReadsBackAsInsertedWhateverItsLayout) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  const Timestamp at = Timestamp::FromSeconds(1'700'000'000);
+  StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  std::vector<NodeRecord> written;
+  // The write path's layout: keys in order, the metadata object, the event time in UTC.
+  NodeRecord rebuilt = NewTurn(**txn, scope.scope_id, "I live in \"Berlin\".", at);
+  rebuilt.metadata_json = R"({"source":"chat"})";
+  rebuilt.content_json =
+      R"({"event_time":"2023-11-14T22:13:20Z","metadata":{"source":"chat"},"role":"user",)"
+      R"("sequence":)" +
+      std::to_string(rebuilt.sequence) +
+      R"(,"session_id":"s1","speaker":"Alice","text":"I live in \"Berlin\"."})";
+  rebuilt.id = core::NodeId("turn", rebuilt.content_json, scope.node_id, at.micros);
+  written.push_back(rebuilt);
+  for (const std::string& content :
+       {std::string(), std::string(" {}"), std::string("  "), rebuilt.content_json + " "}) {
+    NodeRecord other = NewTurn(**txn, scope.scope_id, "other " + content, at);
+    other.content_json = content;
+    other.id = core::NodeId("turn", "other" + std::to_string(other.sequence), scope.node_id, 0);
+    written.push_back(other);
+  }
+  NodeRecord fact = NewTurn(**txn, scope.scope_id, "a fact", at);
+  fact.kind = NodeKind::kFact;
+  fact.content_json = "";
+  fact.id = core::NodeId("fact", "empty", scope.node_id, 0);
+  written.push_back(fact);
+  for (const NodeRecord& node : written) ASSERT_THAT((*txn)->InsertNode(node), IsOk());
+  ASSERT_THAT((*txn)->Commit(), IsOk());
+
+  for (int pass = 0; pass < 2; ++pass) {
+    SCOPED_TRACE(pass == 0 ? "as written" : "reopened");
+    for (const NodeRecord& node : written) {
+      StatusOr<NodeRecord> got = store_->GetNode(node.id);
+      ASSERT_THAT(got, IsOk());
+      EXPECT_EQ(got->content_json, node.content_json);
+      EXPECT_EQ(got->text, node.text);
+    }
+    StatusOr<std::vector<NodeRecord>> listed =
+        store_->ListNodes(scope.scope_id, {.kind = NodeKind::kTurn});
+    ASSERT_THAT(listed, IsOk());
+    ASSERT_EQ(listed->size(), 5u);
+    EXPECT_EQ((*listed)[0].content_json, rebuilt.content_json);
+    StatusOr<std::vector<MerkleLeaf>> leaves =
+        store_->GetMerkleLeaves(scope.scope_id, MerkleLog::kNodes);
+    ASSERT_THAT(leaves, IsOk());
+    ASSERT_EQ(leaves->size(), written.size() + 1);  // and the scope node
+    EXPECT_EQ((*leaves)[1].target_id, rebuilt.id);
+    EXPECT_EQ((*leaves)[1].hash, merkle::ToHex(merkle::NodeLeafHash(rebuilt)));
+    EXPECT_EQ((*leaves)[1].hash.size(), 64u);
+    Reopen();
+  }
 }
 
 TEST_P(StoreContractTest, UnsetOptionalTimesStayUnset) {

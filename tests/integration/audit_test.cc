@@ -112,20 +112,48 @@ TEST(AuditTest, TwoStoresFedTheSameTurnsHaveTheSameRoots) {
   EXPECT_NE(AuditOrDie(*other, "user:alice").root, AuditOrDie(*first, "user:alice").root);
 }
 
+// A turn written by the engine stores its text once: its content_json column is empty, rebuilt
+// from the turn's columns on read (store/backend_common.h), and the audit passes on it.
+TEST(AuditTest, TurnsWrittenByTheEngineStoreTheirTextOnce) {
+  testing::TempDir dir("engram_audit");
+  const EngineOptions options = Options(dir);
+  std::vector<std::string> ids;
+  Filled(options, &ids).reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(options.store_path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT count(*), sum(content_json = '') FROM nodes "
+                               "WHERE kind = 'turn'",
+                               -1, &stmt, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(stmt, 0), static_cast<std::int64_t>(ids.size()));
+  EXPECT_EQ(sqlite3_column_int64(stmt, 1), static_cast<std::int64_t>(ids.size()));
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
+  StatusOr<Memory> node = engine->Get(ids[3]);
+  ASSERT_THAT(node, IsOk());
+  EXPECT_EQ(node->text, "The secret project is called Bluebird.");
+  EXPECT_TRUE(AuditOrDie(*engine, "user:alice").ok);
+}
+
 // A tamperer who drops the immutability trigger and changes one byte of a stored turn is caught,
-// and the turn is named: through its leaf when the text column changes, through its id when the
-// content itself does.
+// and the turn is named: whether the text column changes, another column the content is rebuilt
+// from, or a content stored in full in place of the rebuilt one.
 TEST(AuditTest, ChangingOneStoredByteFailsTheAuditNamingTheMemory) {
-  for (const std::string column : {"text", "content_json"}) {
-    SCOPED_TRACE(column);
+  for (const std::string change :
+       {"text = replace(text, 'Bluebird', 'Bluebirb')", "speaker = speaker || 'x'",
+        "content_json = '{\"text\":\"The secret project is called Bluebirb.\"}'"}) {
+    SCOPED_TRACE(change);
     testing::TempDir dir("engram_audit");
     const EngineOptions options = Options(dir);
     std::vector<std::string> ids;
     Filled(options, &ids).reset();
     const std::string victim = ids[3];  // "The secret project is called Bluebird." in the run
-    Sql(options.store_path,
-        "DROP TRIGGER nodes_content_immutable; UPDATE nodes SET " + column + " = replace(" +
-            column + ", 'Bluebird', 'Bluebirb') WHERE id = '" + victim + "'");
+    Sql(options.store_path, "DROP TRIGGER nodes_content_immutable; UPDATE nodes SET " + change +
+                                " WHERE id = '" + victim + "'");
     std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
     const AuditReport report = AuditOrDie(*engine, "user:alice");
     EXPECT_FALSE(report.ok);

@@ -3,6 +3,8 @@
 
 #include <string_view>
 
+#include "store/backend_common.h"
+
 namespace engram::store::postgres {
 namespace {
 
@@ -75,7 +77,7 @@ Status MerkleTables::InsertLeaves(std::int64_t scope_id, MerkleLog log, std::int
   }
   return Run(conn_,
              "INSERT INTO merkle_leaves(scope_id, log, idx, target_id, hash) "
-             "SELECT $1, $2, $3::bigint + ord - 1, target_id, hash "
+             "SELECT $1, $2, $3::bigint + ord - 1, target_id, decode(hash, 'hex') "
              "FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS leaf(target_id, hash, ord)",
              Params()
                  .Int(scope_id)
@@ -103,10 +105,11 @@ Status MerkleTables::ClearAll() {
 }
 
 StatusOr<std::vector<MerkleLeaf>> MerkleTables::Leaves(std::int64_t scope_id, MerkleLog log) {
-  ASSIGN_OR_RETURN(Result rows, conn_.Query("SELECT idx, target_id, hash FROM merkle_leaves "
-                                            "WHERE scope_id = $1 AND log = $2 ORDER BY idx",
-                                            Params().Int(scope_id).Text(MerkleLogName(log)),
-                                            "read merkle leaves"));
+  ASSIGN_OR_RETURN(
+      Result rows,
+      conn_.Query("SELECT idx, target_id, encode(hash, 'hex') FROM merkle_leaves "
+                  "WHERE scope_id = $1 AND log = $2 ORDER BY idx",
+                  Params().Int(scope_id).Text(MerkleLogName(log)), "read merkle leaves"));
   std::vector<MerkleLeaf> leaves;
   leaves.reserve(static_cast<std::size_t>(rows.size()));
   for (int row = 0; row < rows.size(); ++row) {
@@ -118,11 +121,12 @@ StatusOr<std::vector<MerkleLeaf>> MerkleTables::Leaves(std::int64_t scope_id, Me
 }
 
 StatusOr<std::vector<LeafRow>> MerkleTables::SurvivingEdgeLeaves(std::int64_t scope_id) {
-  ASSIGN_OR_RETURN(Result rows,
-                   conn_.Query("SELECT l.target_id, l.hash FROM merkle_leaves l WHERE "
-                               "l.scope_id = $1 AND l.log = 'edge' AND EXISTS (SELECT 1 FROM "
-                               "edges e WHERE e.id = l.target_id) ORDER BY l.idx",
-                               Params().Int(scope_id), "merkle: surviving edge leaves"));
+  ASSIGN_OR_RETURN(
+      Result rows,
+      conn_.Query("SELECT l.target_id, encode(l.hash, 'hex') FROM merkle_leaves l WHERE "
+                  "l.scope_id = $1 AND l.log = 'edge' AND EXISTS (SELECT 1 FROM "
+                  "edges e WHERE e.id = l.target_id) ORDER BY l.idx",
+                  Params().Int(scope_id), "merkle: surviving edge leaves"));
   std::vector<LeafRow> kept;
   for (int row = 0; row < rows.size(); ++row) {
     kept.push_back({std::string(rows.Text(row, 0)), std::string(rows.Text(row, 1))});
@@ -180,6 +184,7 @@ StatusOr<merkle::ScopeRows> MerkleTables::RowsOf(std::int64_t scope_id) {
     node.sequence = nodes.Int(row, 7);
     node.event_time = nodes.Time(row, 8);
     node.metadata_json = nodes.Text(row, 9);
+    RETURN_IF_ERROR(RestoreContentJson(node, "postgres"));
     scope_rows.nodes.push_back(std::move(node));
   }
   ASSIGN_OR_RETURN(Result edges,

@@ -9,8 +9,10 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "store/backend_common.h"
 #include "store/postgres/merkle_postgres.h"
 #include "store/turn_analysis.h"
 
@@ -212,18 +214,27 @@ DELETE FROM vectors WHERE node_row IN (SELECT row_id FROM v5_dropped_nodes);
 DELETE FROM nodes WHERE id IN (SELECT id FROM v5_dropped_nodes);
 )sql";
 
+// Compact rows, as SQLite's schema 6 (see sqlite/migrations.cc): the Merkle leaf hashes as their
+// 32 bytes, and a turn whose content_json is exactly what its columns rebuild stores "" there
+// (StoredContentJson, store/backend_common.h); ConvertToSchema6 rewrites the nodes a store holds
+// that way with the content trigger disabled. Node ids, leaf hashes and roots do not change.
+constexpr std::string_view kSchemaV6 = R"sql(
+ALTER TABLE merkle_leaves ALTER COLUMN hash TYPE BYTEA USING decode(hash, 'hex');
+)sql";
+
 struct Migration {
   std::int64_t version = 0;  // the schema version after this migration
   std::string_view description;
   std::string_view sql;
 };
 
-constexpr std::array<Migration, 5> kMigrations = {{
+constexpr std::array<Migration, 6> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
     {4, "merkle logs and scope roots", kSchemaV4},
     {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
+    {6, "turn text stored once, merkle leaf hashes as bytes", kSchemaV6},
 }};
 static_assert(kMigrations.back().version == kLatestSchemaVersion);
 
@@ -268,6 +279,53 @@ Status ConvertSignalNodes(Connection& connection) {
   }
   RETURN_IF_ERROR(flush());
   return connection.Exec(kDropSignalNodes, "migrate to schema 5: drop signal nodes");
+}
+
+// Schema 6: every node whose stored content differs from StoredContentJson's (compactable turns,
+// and contents that are empty or start with a space) rewritten, in batches of row ids.
+Status ConvertToSchema6(Connection& connection) {
+  RETURN_IF_ERROR(connection.Exec("ALTER TABLE nodes DISABLE TRIGGER nodes_content_immutable",
+                                  "migrate to schema 6: disable the content trigger"));
+  std::int64_t after_row = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(
+        Result rows,
+        connection.Query("SELECT row_id, id, kind, content_json, text, role, speaker, "
+                         "session_id, sequence, event_time, metadata_json FROM nodes "
+                         "WHERE row_id > $1 AND (kind = 'turn' OR content_json = '' OR "
+                         "left(content_json, 1) = ' ') ORDER BY row_id LIMIT 1024",
+                         Params().Int(after_row), "migrate to schema 6: read nodes"));
+    if (rows.size() == 0) break;
+    std::vector<std::int64_t> row_ids;
+    std::vector<std::string> stored_contents;
+    for (int row = 0; row < rows.size(); ++row) {
+      after_row = rows.Int(row, 0);
+      NodeRecord node;
+      node.id = rows.Text(row, 1);
+      ASSIGN_OR_RETURN(node.kind, ParseNodeKind(rows.Text(row, 2)));
+      node.content_json = rows.Text(row, 3);
+      node.text = rows.Text(row, 4);
+      ASSIGN_OR_RETURN(node.role, ParseRole(rows.Text(row, 5)));
+      node.speaker = rows.Text(row, 6);
+      node.session_id = rows.Text(row, 7);
+      node.sequence = rows.Int(row, 8);
+      node.event_time = rows.Time(row, 9);
+      node.metadata_json = rows.Text(row, 10);
+      std::string stored = StoredContentJson(node);
+      if (stored == node.content_json) continue;
+      row_ids.push_back(after_row);
+      stored_contents.push_back(std::move(stored));
+    }
+    for (std::size_t i = 0; i < row_ids.size(); ++i) {
+      ASSIGN_OR_RETURN(Result updated,
+                       connection.Query("UPDATE nodes SET content_json = $2 WHERE row_id = $1",
+                                        Params().Int(row_ids[i]).Text(stored_contents[i]),
+                                        "migrate to schema 6: store a turn's text once"));
+      static_cast<void>(updated);
+    }
+  }
+  return connection.Exec("ALTER TABLE nodes ENABLE TRIGGER nodes_content_immutable",
+                         "migrate to schema 6: enable the content trigger");
 }
 
 }  // namespace
@@ -326,6 +384,7 @@ Status ApplyMigrations(Connection& connection, bool create_if_missing) {
                                                          std::string(migration.description) + ")"));
     }
     if (current >= 1 && current < 5) RETURN_IF_ERROR(ConvertSignalNodes(connection));
+    if (current >= 1 && current < 6) RETURN_IF_ERROR(ConvertToSchema6(connection));
     if (current < 5) {
       // Schema 4 added the logs; schema 5 removed nodes and edges from them: rebuilt either way.
       MerkleTables tables(connection);

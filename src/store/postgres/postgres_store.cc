@@ -94,6 +94,7 @@ StatusOr<NodeRecord> ReadNode(const Result& rows, int row) {
   node.ingested_at = Timestamp{rows.Int(row, 15)};
   node.updated_at = Timestamp{rows.Int(row, 16)};
   node.idempotency_key = rows.Text(row, 17);  // "" when NULL
+  RETURN_IF_ERROR(RestoreContentJson(node, "postgres"));
   return node;
 }
 
@@ -315,7 +316,7 @@ Params NodeParams(const NodeRecord& record) {
   params.Text(record.id)
       .Text(NodeKindName(record.kind))
       .Int(record.scope_id)
-      .Text(record.content_json)
+      .Text(StoredContentJson(record))
       .Text(record.text)
       .Text(RoleName(record.role))
       .Text(record.speaker)

@@ -1,7 +1,10 @@
 // Schema v4's Merkle tables in SQLite (see merkle_sqlite.h).
 #include "store/sqlite/merkle_sqlite.h"
 
+#include <span>
 #include <string_view>
+
+#include "store/backend_common.h"
 
 namespace engram::store::sqlite {
 namespace {
@@ -64,6 +67,8 @@ Status MerkleTables::InsertLeaves(std::int64_t scope_id, MerkleLog log, std::int
                                   std::span<const LeafRow> leaves) {
   std::int64_t index = first_index;
   for (const LeafRow& leaf : leaves) {
+    ASSIGN_OR_RETURN(const merkle::Hash hash,
+                     merkle::FromHex(leaf.hash, "merkle leaf of " + leaf.target_id));
     ASSIGN_OR_RETURN(Statement stmt,
                      conn_.Prepare("INSERT INTO merkle_leaves(scope_id, log, idx, target_id, hash) "
                                    "VALUES(?1, ?2, ?3, ?4, ?5)",
@@ -72,7 +77,7 @@ Status MerkleTables::InsertLeaves(std::int64_t scope_id, MerkleLog log, std::int
     stmt.BindText(2, MerkleLogName(log));
     stmt.BindInt(3, index++);
     stmt.BindText(4, leaf.target_id);
-    stmt.BindText(5, leaf.hash);
+    stmt.BindBlob(5, std::as_bytes(std::span<const std::uint8_t>(hash)));
     RETURN_IF_ERROR(stmt.Run());
   }
   return Status::Ok();
@@ -99,10 +104,11 @@ Status MerkleTables::ClearAll() {
 }
 
 StatusOr<std::vector<MerkleLeaf>> MerkleTables::Leaves(std::int64_t scope_id, MerkleLog log) {
-  ASSIGN_OR_RETURN(Statement stmt,
-                   conn_.Prepare("SELECT idx, target_id, hash FROM merkle_leaves WHERE scope_id = "
-                                 "?1 AND log = ?2 ORDER BY idx",
-                                 "read merkle leaves"));
+  ASSIGN_OR_RETURN(
+      Statement stmt,
+      conn_.Prepare("SELECT idx, target_id, lower(hex(hash)) FROM merkle_leaves WHERE scope_id = "
+                    "?1 AND log = ?2 ORDER BY idx",
+                    "read merkle leaves"));
   stmt.BindInt(1, scope_id);
   stmt.BindText(2, MerkleLogName(log));
   std::vector<MerkleLeaf> leaves;
@@ -116,11 +122,12 @@ StatusOr<std::vector<MerkleLeaf>> MerkleTables::Leaves(std::int64_t scope_id, Me
 }
 
 StatusOr<std::vector<LeafRow>> MerkleTables::SurvivingEdgeLeaves(std::int64_t scope_id) {
-  ASSIGN_OR_RETURN(Statement read,
-                   conn_.Prepare("SELECT l.target_id, l.hash FROM merkle_leaves l WHERE "
-                                 "l.scope_id = ?1 AND l.log = 'edge' AND EXISTS (SELECT 1 FROM "
-                                 "edges e WHERE e.id = l.target_id) ORDER BY l.idx",
-                                 "merkle: surviving edge leaves"));
+  ASSIGN_OR_RETURN(
+      Statement read,
+      conn_.Prepare("SELECT l.target_id, lower(hex(l.hash)) FROM merkle_leaves l WHERE "
+                    "l.scope_id = ?1 AND l.log = 'edge' AND EXISTS (SELECT 1 FROM "
+                    "edges e WHERE e.id = l.target_id) ORDER BY l.idx",
+                    "merkle: surviving edge leaves"));
   read.BindInt(1, scope_id);
   std::vector<LeafRow> kept;
   while (true) {
@@ -194,6 +201,7 @@ StatusOr<merkle::ScopeRows> MerkleTables::RowsOf(std::int64_t scope_id) {
       node.sequence = stmt.ColumnInt(7);
       node.event_time = stmt.ColumnTime(8);
       node.metadata_json = stmt.ColumnText(9);
+      RETURN_IF_ERROR(RestoreContentJson(node, "sqlite"));
       rows.nodes.push_back(std::move(node));
     }
   }

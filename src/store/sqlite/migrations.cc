@@ -7,9 +7,13 @@
 #include "store/sqlite/migrations.h"
 
 #include <array>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "store/backend_common.h"
+#include "store/merkle.h"
 #include "store/sqlite/merkle_sqlite.h"
 #include "store/turn_analysis.h"
 
@@ -226,12 +230,45 @@ DROP TABLE temp.v5_dropped_nodes;
 DROP TABLE temp.v5_dropped_edges;
 )sql";
 
-constexpr std::array<Migration, 5> kMigrations = {{
+// Compact rows: a turn's text stored once and the Merkle leaf hashes as their 32 bytes. A turn
+// whose content_json is exactly what its columns rebuild stores "" there (StoredContentJson,
+// store/backend_common.h): ConvertToSchema6 rewrites the nodes a store holds that way, with the
+// content trigger dropped for it and recreated as schema 3 made it, and copies the leaves into
+// the new table (SQLite before 3.41 has no unhex(), so the copy is C++). Node ids, leaf hashes
+// and roots do not change.
+constexpr std::string_view kSchemaV6 = R"sql(
+ALTER TABLE merkle_leaves RENAME TO merkle_leaves_v5;
+CREATE TABLE merkle_leaves (
+  scope_id  INTEGER NOT NULL,
+  log       TEXT NOT NULL,     -- 'node' or 'edge'
+  idx       INTEGER NOT NULL,  -- 0-based position in the log
+  target_id TEXT NOT NULL,     -- the node or edge id
+  hash      BLOB NOT NULL,     -- the leaf hash, 32 bytes
+  PRIMARY KEY (scope_id, log, idx)
+) WITHOUT ROWID;
+)sql";
+
+// The content trigger of schema 3, which ConvertToSchema6 recreates after its rewrite.
+constexpr std::string_view kNodesContentImmutable = R"sql(
+CREATE TRIGGER nodes_content_immutable BEFORE UPDATE ON nodes
+WHEN NEW.row_id IS NOT OLD.row_id OR NEW.id IS NOT OLD.id OR NEW.kind IS NOT OLD.kind
+  OR NEW.scope_id IS NOT OLD.scope_id OR NEW.content_json IS NOT OLD.content_json
+  OR NEW.text IS NOT OLD.text OR NEW.role IS NOT OLD.role OR NEW.speaker IS NOT OLD.speaker
+  OR NEW.session_id IS NOT OLD.session_id OR NEW.sequence IS NOT OLD.sequence
+  OR NEW.event_time IS NOT OLD.event_time OR NEW.metadata_json IS NOT OLD.metadata_json
+  OR NEW.ingested_at IS NOT OLD.ingested_at OR NEW.idempotency_key IS NOT OLD.idempotency_key
+BEGIN
+  SELECT RAISE(ABORT, 'engram: node content is immutable (only status and validity may change)');
+END;
+)sql";
+
+constexpr std::array<Migration, 6> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
     {4, "merkle logs and scope roots", kSchemaV4},
     {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
+    {6, "turn text stored once, merkle leaf hashes as bytes", kSchemaV6},
 }};
 
 // Schema 5: the analysis rows of the turns a version 4 store holds, from their signal nodes
@@ -270,6 +307,80 @@ Status ConvertSignalNodes(Connection& connection) {
   }
   RETURN_IF_ERROR(flush());
   return connection.Exec(kDropSignalNodes, "migrate to schema 5: drop signal nodes");
+}
+
+// Schema 6: the leaves copied with their hashes as bytes, and every node whose stored content
+// differs from StoredContentJson's (compactable turns, and contents that are empty or start with
+// a space) rewritten, in batches of row ids.
+Status ConvertToSchema6(Connection& connection) {
+  {
+    ASSIGN_OR_RETURN(Statement leaves,
+                     connection.Prepare("SELECT scope_id, log, idx, target_id, hash "
+                                        "FROM merkle_leaves_v5 ORDER BY scope_id, log, idx",
+                                        "migrate to schema 6: read merkle leaves"));
+    while (true) {
+      ASSIGN_OR_RETURN(const bool has_row, leaves.Step());
+      if (!has_row) break;
+      ASSIGN_OR_RETURN(
+          const merkle::Hash hash,
+          merkle::FromHex(leaves.ColumnText(4), "merkle leaf of " + leaves.ColumnText(3)));
+      ASSIGN_OR_RETURN(Statement insert,
+                       connection.Prepare("INSERT INTO merkle_leaves(scope_id, log, idx, "
+                                          "target_id, hash) VALUES(?1, ?2, ?3, ?4, ?5)",
+                                          "migrate to schema 6: write merkle leaf"));
+      insert.BindInt(1, leaves.ColumnInt(0));
+      insert.BindText(2, leaves.ColumnText(1));
+      insert.BindInt(3, leaves.ColumnInt(2));
+      insert.BindText(4, leaves.ColumnText(3));
+      insert.BindBlob(5, std::as_bytes(std::span<const std::uint8_t>(hash)));
+      RETURN_IF_ERROR(insert.Run());
+    }
+  }
+  RETURN_IF_ERROR(
+      connection.Exec("DROP TABLE merkle_leaves_v5; DROP TRIGGER IF EXISTS nodes_content_immutable",
+                      "migrate to schema 6: drop the old leaves"));
+  std::int64_t after_row = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(
+        Statement read,
+        connection.Prepare("SELECT row_id, id, kind, content_json, text, role, speaker, "
+                           "session_id, sequence, event_time, metadata_json FROM nodes "
+                           "WHERE row_id > ?1 AND (kind = 'turn' OR content_json = '' OR "
+                           "substr(content_json, 1, 1) = ' ') ORDER BY row_id LIMIT 1024",
+                           "migrate to schema 6: read nodes"));
+    read.BindInt(1, after_row);
+    std::vector<std::pair<std::int64_t, std::string>> rewrites;
+    bool any = false;
+    while (true) {
+      ASSIGN_OR_RETURN(const bool has_row, read.Step());
+      if (!has_row) break;
+      any = true;
+      after_row = read.ColumnInt(0);
+      NodeRecord node;
+      node.id = read.ColumnText(1);
+      ASSIGN_OR_RETURN(node.kind, ParseNodeKind(read.ColumnText(2)));
+      node.content_json = read.ColumnText(3);
+      node.text = read.ColumnText(4);
+      ASSIGN_OR_RETURN(node.role, ParseRole(read.ColumnText(5)));
+      node.speaker = read.ColumnText(6);
+      node.session_id = read.ColumnText(7);
+      node.sequence = read.ColumnInt(8);
+      node.event_time = read.ColumnTime(9);
+      node.metadata_json = read.ColumnText(10);
+      std::string stored = StoredContentJson(node);
+      if (stored != node.content_json) rewrites.emplace_back(after_row, std::move(stored));
+    }
+    if (!any) break;
+    for (const auto& [row, stored] : rewrites) {
+      ASSIGN_OR_RETURN(Statement update,
+                       connection.Prepare("UPDATE nodes SET content_json = ?2 WHERE row_id = ?1",
+                                          "migrate to schema 6: store a turn's text once"));
+      update.BindInt(1, row);
+      update.BindText(2, stored);
+      RETURN_IF_ERROR(update.Run());
+    }
+  }
+  return connection.Exec(kNodesContentImmutable, "migrate to schema 6: recreate the trigger");
 }
 
 }  // namespace
@@ -352,6 +463,7 @@ Status ApplyMigrations(Connection& connection) {
                                                        std::string(migration.description) + ")"));
   }
   if (current >= 1 && current < 5) RETURN_IF_ERROR(ConvertSignalNodes(connection));
+  if (current < 6) RETURN_IF_ERROR(ConvertToSchema6(connection));
   if (current < 5) {
     // Schema 4 added the logs; schema 5 removed nodes and edges from them: rebuilt either way.
     MerkleTables tables(connection);

@@ -94,6 +94,7 @@ StatusOr<NodeRecord> ReadNode(const Statement& stmt) {
   node.ingested_at = Timestamp{stmt.ColumnInt(15)};
   node.updated_at = Timestamp{stmt.ColumnInt(16)};
   node.idempotency_key = stmt.ColumnText(17);  // "" when NULL
+  RETURN_IF_ERROR(RestoreContentJson(node, "sqlite"));
   return node;
 }
 
@@ -747,7 +748,7 @@ class SqliteTransaction final : public Transaction {
     stmt.BindText(1, record.id);
     stmt.BindText(2, NodeKindName(record.kind));
     stmt.BindInt(3, record.scope_id);
-    stmt.BindText(4, record.content_json);
+    stmt.BindText(4, StoredContentJson(record));
     stmt.BindText(5, record.text);
     stmt.BindText(6, RoleName(record.role));
     stmt.BindText(7, record.speaker);
