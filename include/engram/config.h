@@ -63,8 +63,8 @@ struct RecallConfig {
   double fragment_soft_match = 0.95;
   // fragment route: word-vector soft matches (read/word_neighbours.h): the word_vector_neighbours
   // index terms closest to a query term by GloVe word vectors (scripts/fetch-models), when their
-  // cosine similarity is at least this, count as that term, scaled by the similarity ("paint"
-  // for "hobby"). 0 = off. With it on, Engine::Open fails (kFailedPrecondition naming the file
+  // cosine similarity is at least this, count as that term, scaled by the similarity ("dog"
+  // for "pet"). 0 = off. With it on, Engine::Open fails (kFailedPrecondition naming the file
   // and scripts/fetch-models) when the vectors are not installed. Measured in docs/BENCHMARKS.md
   // (word vectors).
   double word_vector_match = 0;

@@ -1,8 +1,9 @@
 // Word-vector soft matches for the lexical routes (issue 22): the index terms of the searched
 // scopes that GloVe word vectors (lexicon/word_vectors.h) put close to a query term, as
 // SoftNeighbour entries for TermMatrix (turn_layout.h), where each counts as its query term with
-// its BM25 contribution scaled by the cosine similarity. "paint" answers "hobbi", "guitar"
-// answers "instrument": words a question and its evidence do not share.
+// its BM25 contribution scaled by the cosine similarity: "dog" answers "pet", "piano" answers
+// "guitar", "hike" answers "camp": words a question and its evidence do not share. Related is
+// not synonymous ("hobbi" and "paint" are only 0.3 apart), hence the threshold.
 //
 // Thread-safety: a pure function of its arguments.
 #ifndef ENGRAM_READ_WORD_NEIGHBOURS_H_
