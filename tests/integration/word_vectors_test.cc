@@ -55,7 +55,7 @@ TEST(WordVectorRecallTest, FragmentRouteFindsARelatedWordOnlyWhenOn) {
       MakeTurn("Alice", "The weather was awful on Tuesday"),
       MakeTurn("Alice", "My tax return is due in April"),
   };
-  const RecallQuery question{.text = "What pets does Alice have?"};
+  const RecallQuery question{.text = "What pets does she have?"};
   const RecallOptions fragment_only{.routes = {"fragment"}};
   std::vector<std::string> first_items;
   for (const double threshold : {0.0, 0.6}) {
@@ -66,7 +66,7 @@ TEST(WordVectorRecallTest, FragmentRouteFindsARelatedWordOnlyWhenOn) {
     auto recalled = engine->Recall(S("user:alice"), question, fragment_only);
     ASSERT_THAT(recalled, IsOk());
     if (threshold == 0) {
-      // "alice" is the speaker, not in the texts: no turn shares a word with the question.
+      // No turn shares a word with the question.
       EXPECT_TRUE(recalled->items.empty());
     } else {
       ASSERT_FALSE(recalled->items.empty());
