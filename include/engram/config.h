@@ -61,6 +61,14 @@ struct RecallConfig {
   // exact terms only. 0.95: LoCoMo dev R@30 0.886 -> 0.890, MRR@30 0.627 -> 0.629; LongMemEval
   // session all@5 unchanged, ndcg_any@5 0.958 -> 0.951 (docs/BENCHMARKS.md, soft matches).
   double fragment_soft_match = 0.95;
+  // fragment route: word-vector soft matches (read/word_neighbours.h): the word_vector_neighbours
+  // index terms closest to a query term by GloVe word vectors (scripts/fetch-models), when their
+  // cosine similarity is at least this, count as that term, scaled by the similarity ("dog"
+  // for "pet"). 0 = off. With it on, Engine::Open fails (kFailedPrecondition naming the file
+  // and scripts/fetch-models) when the vectors are not installed. Measured in docs/BENCHMARKS.md
+  // (word vectors).
+  double word_vector_match = 0;
+  std::size_t word_vector_neighbours = 3;
   // scene route (read/scene_route.h, EverMemOS §3.5): over a consolidated scope, the best
   // scene_select scenes by the maximum relevance of their episodes (the paper's N = 10), then
   // the best scene_episodes of their episodes (the paper's K = 10), each scored its own

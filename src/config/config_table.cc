@@ -67,6 +67,13 @@ const KeySpec kKeys[] = {
      "fragment route: index terms this close (Jaro-Winkler) to a query term count as it, "
      "scaled by the similarity (SoftTF-IDF); 0 = exact terms only",
      "measured on the dev files (docs/BENCHMARKS.md, soft matches)"},
+    {"recall", "word_vector_match", ENGRAM_FIELD(recall.word_vector_match),
+     Range{.min = 0.3, .max = 1, .max_open = true, .off = 0}, {},
+     "fragment route: index terms whose GloVe cosine to a query term is at least this count as "
+     "it, scaled by the similarity; needs scripts/fetch-models; 0 = off",
+     "measured on the dev files (docs/BENCHMARKS.md, word vectors)"},
+    {"recall", "word_vector_neighbours", ENGRAM_FIELD(recall.word_vector_neighbours),
+     Closed(1, 50), {}, "fragment route: word-vector soft matches kept per query term", kChosen},
     {"recall", "scene_select", ENGRAM_FIELD(recall.scene_select), Closed(1, 1'000), {},
      "scene route: scenes kept, by the maximum relevance of their episodes (\"N\")",
      "EverMemOS §3.5 (N = 10)"},

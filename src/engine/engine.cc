@@ -36,6 +36,7 @@
 #include "engine/text_projection.h"
 #include "engine/vector_projection.h"
 #include "lexicon/lexicon.h"
+#include "lexicon/word_vectors.h"
 #include "lifecycle/context.h"
 #include "read/planner.h"
 #include "read/query_frame.h"
@@ -99,6 +100,9 @@ struct Engine::Impl {
   // WordNet synonyms for the query frame's keywords; null when the lexicons are not installed
   // (recall then runs without synonyms).
   std::shared_ptr<const lexicon::Lexicons> lexicons;
+  // GloVe word vectors for the fragment route's soft matches; null when [recall]
+  // word_vector_match is 0 (Open fails when it is on and they are not installed).
+  std::shared_ptr<const lexicon::WordVectors> word_vectors;
   read::Routes routes = read::Routes::Default();
 
   // The configured embedder's record, and the embedder itself, loaded on first use (loading
@@ -370,6 +374,10 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
       lexicons.ok()) {
     impl->lexicons = *std::move(lexicons);
   }
+  if (impl->config.recall.word_vector_match > 0) {
+    ASSIGN_OR_RETURN(impl->word_vectors,
+                     lexicon::WordVectors::Load(core::ResolveDataDir(options.data_dir)));
+  }
   impl->embedder_record = ConfiguredEmbedder(impl->config.embedder);
   ASSIGN_OR_RETURN(const std::optional<store::EmbedderRecord> recorded,
                    impl->store->GetEmbedder());
@@ -559,6 +567,7 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   request.store = impl_->store.get();
   request.scope_ids = scope_ids;
   request.tokenizer = &impl_->tokenizer;
+  request.word_vectors = impl_->word_vectors.get();
   request.load_nodes = [this](std::span<const std::int64_t> rows) {
     return impl_->store->GetNodesByRow(rows);
   };

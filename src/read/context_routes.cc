@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "read/word_neighbours.h"
 #include "text/temporal.h"
 
 namespace engram::read {
@@ -31,8 +32,12 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
   const TurnLayout& layout = *context.layout;
   SoftMatch soft;
   soft.threshold = context.config->recall.fragment_soft_match;
+  const std::vector<SoftNeighbour> neighbours = WordNeighbours(
+      context.word_vectors, context.text_indexes, context.frame->terms,
+      context.config->recall.word_vector_match, context.config->recall.word_vector_neighbours);
+  soft.neighbours = neighbours;
   const TermMatrix matrix(layout, context.text_indexes, context.frame->terms,
-                          soft.threshold > 0 ? &soft : nullptr);
+                          soft.threshold > 0 || !neighbours.empty() ? &soft : nullptr);
   if (matrix.empty()) return candidates;
   const std::size_t window = std::max<std::size_t>(1, context.config->recall.fragment_window);
   // The windows holding a query term (the others score 0), by begin: the order of the windows.

@@ -183,6 +183,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   Visibility visibility(request.store, request.options, frame.query_time);
   visibility.KeepExpiredForesight(frame.tense == Tense::kPast);
   context.visibility = &visibility;
+  context.word_vectors = request.word_vectors;
   for (const std::string& name : route_names) {
     const Route* route = routes.Find(name);
     if (route == nullptr) {

@@ -46,6 +46,8 @@ struct RecallRequest {
   std::function<std::string(std::int64_t)> scope_path;
   // The tokenizer the frame's terms came from (the answerability echo share); may be null.
   const text::Tokenizer* tokenizer = nullptr;
+  // Word vectors for the fragment route's soft matches; null when [recall] word_vector_match is 0.
+  const lexicon::WordVectors* word_vectors = nullptr;
 };
 
 // Route registry of the read path: every route engram knows, by name.

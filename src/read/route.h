@@ -17,6 +17,10 @@
 #include "read/turn_layout.h"
 #include "store/store.h"
 
+namespace engram::lexicon {
+class WordVectors;
+}  // namespace engram::lexicon
+
 namespace engram::read {
 
 class Visibility;
@@ -50,6 +54,9 @@ struct RouteContext {
   // The recall's visibility filters; a route that reads memories' status (facts) asks it under
   // an as-of recall. May be null.
   const Visibility* visibility = nullptr;
+  // GloVe word vectors for the lexical routes' soft matches ([recall] word_vector_match); null
+  // when off.
+  const lexicon::WordVectors* word_vectors = nullptr;
 };
 
 // Thread-safety: Run is const and may be called concurrently.

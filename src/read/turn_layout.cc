@@ -277,10 +277,9 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
     std::vector<Posting> found = postings(query_term);
     if (!found.empty()) add(query_term, count, 1.0, std::move(found));
   }
-  if (soft == nullptr || soft->per_term == 0) return;
-  for (std::size_t q = 0; q < unique.size() && q < soft->max_query_terms; ++q) {
-    const auto& [query_term, count] = unique[q];
-    if (query_term.size() < soft->min_length) continue;
+  if (soft == nullptr) return;
+  // The `per_term` index terms closest to `query_term` by Jaro–Winkler.
+  const auto add_jaro_winkler = [&](const std::string& query_term, std::uint32_t count) {
     std::vector<std::pair<double, std::string>> close;  // similarity, index term
     for (const index::Bm25Index* index : indexes) {
       if (index == nullptr) continue;
@@ -311,6 +310,22 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
       if (found.empty()) continue;
       add(query_term + "~" + term, count, similarity, std::move(found));
       ++taken;
+    }
+  };
+  for (std::size_t q = 0; q < unique.size() && q < soft->max_query_terms; ++q) {
+    const auto& [query_term, count] = unique[q];
+    if (soft->threshold > 0 && soft->per_term > 0 && query_term.size() >= soft->min_length) {
+      add_jaro_winkler(query_term, count);
+    }
+    for (const SoftNeighbour& neighbour : soft->neighbours) {
+      if (neighbour.query_term != query_term) continue;
+      const std::string name = query_term + "~" + neighbour.term;
+      if (std::any_of(terms_.begin(), terms_.end(),
+                      [&](const Term& term) { return term.term == name; })) {
+        continue;
+      }
+      std::vector<Posting> found = postings(neighbour.term);
+      if (!found.empty()) add(name, count, neighbour.similarity, std::move(found));
     }
   }
 }

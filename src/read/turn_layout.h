@@ -189,11 +189,20 @@ struct UnitScore {
 // `threshold`, both terms at least `min_length` bytes, same first byte, lengths within 2; the
 // `per_term` closest per query term (ties: the smaller term), for the first `max_query_terms`
 // distinct query terms (each costs a pass over the vocabulary).
+// Soft matches found by other means (word vectors, read/word_neighbours.h) join them: each
+// `neighbours` entry counts as its query term, scaled by its similarity, after the Jaro–Winkler
+// matches of that term and unless it is one already; `threshold` 0 turns Jaro–Winkler off.
+struct SoftNeighbour {
+  std::string query_term;
+  std::string term;  // an index term
+  double similarity = 0;
+};
 struct SoftMatch {
   double threshold = 0.92;
   std::size_t min_length = 5;
   std::size_t per_term = 2;
   std::size_t max_query_terms = 32;
+  std::span<const SoftNeighbour> neighbours;
 };
 
 class TermMatrix;

@@ -173,6 +173,33 @@ TEST(TurnLayoutTest, SoftMatchesCountAsTheQueryTermScaledBySimilarity) {
   EXPECT_FALSE(TermMatrix(conversation.layout, conversation.indexes, two, &soft).empty());
 }
 
+TEST(TurnLayoutTest, GivenNeighboursCountAsTheirQueryTermScaledBySimilarity) {
+  const Conversation conversation;  // "lesson" at rows 4 and 6
+  const std::vector<std::string> exact_query = {"lesson"};
+  const std::vector<std::string> query = {"class"};
+  const TermMatrix exact(conversation.layout, conversation.indexes, exact_query);
+  const std::vector<SoftNeighbour> neighbours = {{"class", "lesson", 0.7},
+                                                 {"class", "lesson", 0.7},  // counted once
+                                                 {"other", "guitar", 0.9},  // not a query term
+                                                 {"class", "nowhere", 0.9}};  // no postings
+  SoftMatch soft;
+  soft.threshold = 0;  // Jaro-Winkler off: only the given neighbours
+  soft.neighbours = neighbours;
+  const TermMatrix matrix(conversation.layout, conversation.indexes, query, &soft);
+  const GroupingScores soft_scores = matrix.ScoreTurns(conversation.config.bm25);
+  const GroupingScores exact_scores = exact.ScoreTurns(conversation.config.bm25);
+  ASSERT_EQ(soft_scores.units().size(), 2u);
+  ASSERT_EQ(exact_scores.units().size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(soft_scores.units()[i].unit.begin, exact_scores.units()[i].unit.begin);
+    EXPECT_NEAR(soft_scores.units()[i].score, 0.7 * exact_scores.units()[i].score, 1e-9);
+  }
+  const std::string explained =
+      ExplainUnit(soft_scores.Explain(soft_scores.units()[0].unit));
+  EXPECT_THAT(explained, ::testing::HasSubstr("class~lesson(tf 1, "));
+  EXPECT_THAT(explained, ::testing::Not(::testing::HasSubstr("guitar")));
+}
+
 // A random conversation (deterministic seed): sessions of random lengths with and without ids,
 // two scopes, random event times (some missing, not in turn order), random documents over a small
 // vocabulary, so terms repeat within and across turns.
