@@ -23,6 +23,13 @@ std::string SessionName(const TurnLayout& layout, std::size_t session) {
   return id.empty() ? "session #" + std::to_string(session + 1) : id;
 }
 
+// The recall's shared term scores, or `own`, built for this run, when the context has none.
+RecallTerms& TermsOf(const RouteContext& context, std::optional<RecallTerms>& own) {
+  if (context.terms != nullptr) return *context.terms;
+  own.emplace(*context.layout, context.text_indexes, context.frame->terms, context.config->bm25);
+  return *own;
+}
+
 }  // namespace
 
 StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& context) const {
@@ -31,13 +38,17 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
   const TurnLayout& layout = *context.layout;
   SoftMatch soft;
   soft.threshold = context.config->recall.fragment_soft_match;
-  const TermMatrix matrix(layout, context.text_indexes, context.frame->terms,
-                          soft.threshold > 0 ? &soft : nullptr);
-  if (matrix.empty()) return candidates;
+  const SoftMatch* const soft_match = soft.threshold > 0 ? &soft : nullptr;
+  std::optional<RecallTerms> own_terms;
+  RecallTerms& terms = TermsOf(context, own_terms);
+  const TermMatrix& matrix = terms.Matrix(soft_match);
+  // Without soft matching the matrix may hold another route's soft matches: skip them.
+  const TermSet set = soft_match != nullptr ? TermSet::kAll : TermSet::kExact;
+  if (matrix.empty(set)) return candidates;
   const std::size_t window = std::max<std::size_t>(1, context.config->recall.fragment_window);
   // The windows holding a query term (the others score 0), by begin: the order of the windows.
-  const GroupingScores windows = matrix.ScoreWindows(window, context.config->bm25);
-  const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
+  const GroupingScores windows = matrix.ScoreWindows(window, context.config->bm25, set);
+  const GroupingScores& own = terms.Turns(soft_match);
   const std::vector<ScoredUnit>& unit_scores = windows.units();
   struct Pick {
     std::size_t turn = 0;
@@ -99,12 +110,15 @@ StatusOr<std::vector<RouteCandidate>> SessionRoute::Run(const RouteContext& cont
   std::vector<RouteCandidate> candidates;
   if (context.layout == nullptr || context.frame->terms.empty()) return candidates;
   const TurnLayout& layout = *context.layout;
-  const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
-  if (matrix.empty()) return candidates;
+  std::optional<RecallTerms> own_terms;
+  RecallTerms& terms = TermsOf(context, own_terms);
+  // The query's own terms: the shared matrix may hold the fragment route's soft matches.
+  const TermMatrix& matrix = terms.Matrix(nullptr);
+  if (matrix.empty(TermSet::kExact)) return candidates;
   // The sessions holding a query term (the others score 0), in session order.
-  const GroupingScores sessions = matrix.ScoreSessions(context.config->bm25);
+  const GroupingScores sessions = matrix.ScoreSessions(context.config->bm25, TermSet::kExact);
   const std::vector<ScoredUnit>& session_scores = sessions.units();
-  const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
+  const GroupingScores& own = terms.Turns(nullptr);
   const auto own_score = [&own](std::size_t t) { return own.ScoreOf(t); };
   std::vector<std::size_t> session_order;  // indexes into session_scores
   for (std::size_t s = 0; s < session_scores.size(); ++s) {
@@ -229,8 +243,8 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
     inside.push_back(t);
     window_of.push_back(w);
   }
-  const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
-  const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
+  std::optional<RecallTerms> own_terms;
+  const GroupingScores& own = TermsOf(context, own_terms).Turns(nullptr);
   std::vector<double> own_score(inside.size(), 0.0);
   for (std::size_t i = 0; i < inside.size(); ++i) own_score[i] = own.ScoreOf(inside[i]);
   // The best `limit` by own score, layout order among equals (a partial sort under that total
