@@ -224,6 +224,53 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
   if (windows.empty()) return candidates;
   const TurnLayout& layout = *context.layout;
   const auto& turns = layout.turns();
+  std::optional<RecallTerms> own_terms;
+  const GroupingScores& own = TermsOf(context, own_terms).Turns(nullptr);
+  const auto candidate = [&](std::size_t t, std::size_t w, double score) {
+    char own_text[48];
+    std::snprintf(own_text, sizeof own_text, "; own bm25 %.2f", score);
+    return RouteCandidate{turns[t].row, score,
+                          "event time " + FormatTimestamp(*turns[t].event_time) + " " +
+                              windows[w].why + own_text};
+  };
+  // When at least `limit` turns inside a window score above 0, the turns that score nothing
+  // cannot make the head: rank only the scored turns (the query's postings), not every turn of
+  // the windows (a window open on one side holds a share of the whole scope).
+  {
+    struct Scored {
+      std::size_t turn = 0;
+      std::size_t window = 0;  // the first window holding it
+      double score = 0;
+    };
+    std::vector<Scored> scored;
+    bool exact = true;  // no scored turn inside a window scores 0 or less
+    for (const ScoredUnit& unit : own.units()) {
+      const std::size_t t = unit.unit.begin;
+      if (!turns[t].event_time) continue;
+      const std::int64_t at = turns[t].event_time->micros;
+      for (std::size_t w = 0; w < windows.size(); ++w) {
+        const TimeWindow& window = windows[w];
+        if (window.from.micros < window.to.micros && window.from.micros <= at &&
+            at < window.to.micros) {
+          if (unit.score <= 0) exact = false;
+          scored.push_back({t, w, unit.score});
+          break;
+        }
+      }
+    }
+    if (exact && scored.size() >= context.limit) {
+      const std::size_t kept = context.limit;
+      std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(kept),
+                        scored.end(), [](const Scored& a, const Scored& b) {
+                          if (a.score != b.score) return a.score > b.score;
+                          return a.turn < b.turn;
+                        });
+      for (std::size_t i = 0; i < kept; ++i) {
+        candidates.push_back(candidate(scored[i].turn, scored[i].window, scored[i].score));
+      }
+      return candidates;
+    }
+  }
   // The turns inside some window, in layout order, each with the first window holding it.
   std::vector<std::pair<std::size_t, std::size_t>> turn_windows;  // (turn, window), windows ascending
   for (std::size_t w = 0; w < windows.size(); ++w) {
@@ -243,8 +290,6 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
     inside.push_back(t);
     window_of.push_back(w);
   }
-  std::optional<RecallTerms> own_terms;
-  const GroupingScores& own = TermsOf(context, own_terms).Turns(nullptr);
   std::vector<double> own_score(inside.size(), 0.0);
   for (std::size_t i = 0; i < inside.size(); ++i) own_score[i] = own.ScoreOf(inside[i]);
   // The best `limit` by own score, layout order among equals (a partial sort under that total
@@ -259,13 +304,7 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
                     });
   order.resize(kept);
   for (const std::size_t i : order) {
-    const std::size_t t = inside[i];
-    const double score = own_score[i];
-    char own_text[48];
-    std::snprintf(own_text, sizeof own_text, "; own bm25 %.2f", score);
-    candidates.push_back({turns[t].row, score,
-                          "event time " + FormatTimestamp(*turns[t].event_time) + " " +
-                              windows[window_of[i]].why + own_text});
+    candidates.push_back(candidate(inside[i], window_of[i], own_score[i]));
   }
   return candidates;
 }

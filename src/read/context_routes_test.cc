@@ -176,6 +176,8 @@ TEST(ContextRoutesTest, RoutesSharingTheRecallsTermsProposeWhatTheyProposeAlone)
     QueryFrame frame = Terms({"alpha", "charlies", "echo", "juliet"});
     frame.time_constraints.push_back(
         {"then", Timestamp::FromSeconds(30 * 3600), Timestamp::FromSeconds(90 * 3600), "day"});
+    frame.time_constraints.push_back(  // overlaps the first: a turn takes the first holding it
+        {"later", Timestamp::FromSeconds(80 * 3600), Timestamp::FromSeconds(120 * 3600), "day"});
     const std::vector<const index::Bm25Index*> indexes = {&index};
     RouteContext context;
     context.frame = &frame;
@@ -191,6 +193,26 @@ TEST(ContextRoutesTest, RoutesSharingTheRecallsTermsProposeWhatTheyProposeAlone)
       alone.push_back(std::move(candidates).value());
     }
     EXPECT_THAT(alone[0].front().explanation, ::testing::HasSubstr("charlies~charlie"));
+    // The temporal route's head, read from the scored turns alone when enough of them lie in
+    // the window, is the head of its full ranking (every turn of the window, a turn scoring 0
+    // after those that score).
+    context.limit = 1000;
+    StatusOr<std::vector<RouteCandidate>> full = temporal.Run(context);
+    ASSERT_TRUE(full.ok());
+    EXPECT_EQ(full->size(), 90u);  // hours [30, 120)
+    EXPECT_EQ(full->back().score, 0.0);
+    for (const std::size_t limit : {1u, 5u, 12u, 30u, 89u, 90u, 91u}) {
+      context.limit = limit;
+      StatusOr<std::vector<RouteCandidate>> head = temporal.Run(context);
+      ASSERT_TRUE(head.ok());
+      ASSERT_EQ(head->size(), std::min<std::size_t>(limit, full->size()));
+      for (std::size_t rank = 0; rank < head->size(); ++rank) {
+        EXPECT_EQ((*head)[rank].row, (*full)[rank].row) << "limit " << limit;
+        EXPECT_EQ((*head)[rank].score, (*full)[rank].score);
+        EXPECT_EQ((*head)[rank].explanation, (*full)[rank].explanation);
+      }
+    }
+    context.limit = 30;
     for (const std::vector<std::size_t>& order :
          {std::vector<std::size_t>{0, 1, 2}, std::vector<std::size_t>{2, 1, 0}}) {
       RecallTerms terms(layout, indexes, frame.terms, config.bm25);
