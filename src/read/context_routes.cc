@@ -24,6 +24,13 @@ std::string SessionName(const TurnLayout& layout, std::size_t session) {
   return id.empty() ? "session #" + std::to_string(session + 1) : id;
 }
 
+// The recall's shared term scores, or `own`, built for this run, when the context has none.
+RecallTerms& TermsOf(const RouteContext& context, std::optional<RecallTerms>& own) {
+  if (context.terms != nullptr) return *context.terms;
+  own.emplace(*context.layout, context.text_indexes, context.frame->terms, context.config->bm25);
+  return *own;
+}
+
 }  // namespace
 
 StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& context) const {
@@ -32,17 +39,21 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
   const TurnLayout& layout = *context.layout;
   SoftMatch soft;
   soft.threshold = context.config->recall.fragment_soft_match;
-  const std::vector<SoftNeighbour> neighbours = WordNeighbours(
+  soft.neighbours = WordNeighbours(
       context.word_vectors, context.text_indexes, context.frame->terms,
       context.config->recall.word_vector_match, context.config->recall.word_vector_neighbours);
-  soft.neighbours = neighbours;
-  const TermMatrix matrix(layout, context.text_indexes, context.frame->terms,
-                          soft.threshold > 0 || !neighbours.empty() ? &soft : nullptr);
-  if (matrix.empty()) return candidates;
+  const SoftMatch* const soft_match =
+      soft.threshold > 0 || !soft.neighbours.empty() ? &soft : nullptr;
+  std::optional<RecallTerms> own_terms;
+  RecallTerms& terms = TermsOf(context, own_terms);
+  const TermMatrix& matrix = terms.Matrix(soft_match);
+  // Without soft matching the matrix may hold another route's soft matches: skip them.
+  const TermSet set = soft_match != nullptr ? TermSet::kAll : TermSet::kExact;
+  if (matrix.empty(set)) return candidates;
   const std::size_t window = std::max<std::size_t>(1, context.config->recall.fragment_window);
   // The windows holding a query term (the others score 0), by begin: the order of the windows.
-  const GroupingScores windows = matrix.ScoreWindows(window, context.config->bm25);
-  const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
+  const GroupingScores windows = matrix.ScoreWindows(window, context.config->bm25, set);
+  const GroupingScores& own = terms.Turns(soft_match);
   const std::vector<ScoredUnit>& unit_scores = windows.units();
   struct Pick {
     std::size_t turn = 0;
@@ -104,12 +115,15 @@ StatusOr<std::vector<RouteCandidate>> SessionRoute::Run(const RouteContext& cont
   std::vector<RouteCandidate> candidates;
   if (context.layout == nullptr || context.frame->terms.empty()) return candidates;
   const TurnLayout& layout = *context.layout;
-  const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
-  if (matrix.empty()) return candidates;
+  std::optional<RecallTerms> own_terms;
+  RecallTerms& terms = TermsOf(context, own_terms);
+  // The query's own terms: the shared matrix may hold the fragment route's soft matches.
+  const TermMatrix& matrix = terms.Matrix(nullptr);
+  if (matrix.empty(TermSet::kExact)) return candidates;
   // The sessions holding a query term (the others score 0), in session order.
-  const GroupingScores sessions = matrix.ScoreSessions(context.config->bm25);
+  const GroupingScores sessions = matrix.ScoreSessions(context.config->bm25, TermSet::kExact);
   const std::vector<ScoredUnit>& session_scores = sessions.units();
-  const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
+  const GroupingScores& own = terms.Turns(nullptr);
   const auto own_score = [&own](std::size_t t) { return own.ScoreOf(t); };
   std::vector<std::size_t> session_order;  // indexes into session_scores
   for (std::size_t s = 0; s < session_scores.size(); ++s) {
@@ -215,6 +229,53 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
   if (windows.empty()) return candidates;
   const TurnLayout& layout = *context.layout;
   const auto& turns = layout.turns();
+  std::optional<RecallTerms> own_terms;
+  const GroupingScores& own = TermsOf(context, own_terms).Turns(nullptr);
+  const auto candidate = [&](std::size_t t, std::size_t w, double score) {
+    char own_text[48];
+    std::snprintf(own_text, sizeof own_text, "; own bm25 %.2f", score);
+    return RouteCandidate{turns[t].row, score,
+                          "event time " + FormatTimestamp(*turns[t].event_time) + " " +
+                              windows[w].why + own_text};
+  };
+  // When at least `limit` turns inside a window score above 0, the turns that score nothing
+  // cannot make the head: rank only the scored turns (the query's postings), not every turn of
+  // the windows (a window open on one side holds a share of the whole scope).
+  {
+    struct Scored {
+      std::size_t turn = 0;
+      std::size_t window = 0;  // the first window holding it
+      double score = 0;
+    };
+    std::vector<Scored> scored;
+    bool exact = true;  // no scored turn inside a window scores 0 or less
+    for (const ScoredUnit& unit : own.units()) {
+      const std::size_t t = unit.unit.begin;
+      if (!turns[t].event_time) continue;
+      const std::int64_t at = turns[t].event_time->micros;
+      for (std::size_t w = 0; w < windows.size(); ++w) {
+        const TimeWindow& window = windows[w];
+        if (window.from.micros < window.to.micros && window.from.micros <= at &&
+            at < window.to.micros) {
+          if (unit.score <= 0) exact = false;
+          scored.push_back({t, w, unit.score});
+          break;
+        }
+      }
+    }
+    if (exact && scored.size() >= context.limit) {
+      const std::size_t kept = context.limit;
+      std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(kept),
+                        scored.end(), [](const Scored& a, const Scored& b) {
+                          if (a.score != b.score) return a.score > b.score;
+                          return a.turn < b.turn;
+                        });
+      for (std::size_t i = 0; i < kept; ++i) {
+        candidates.push_back(candidate(scored[i].turn, scored[i].window, scored[i].score));
+      }
+      return candidates;
+    }
+  }
   // The turns inside some window, in layout order, each with the first window holding it.
   std::vector<std::pair<std::size_t, std::size_t>> turn_windows;  // (turn, window), windows ascending
   for (std::size_t w = 0; w < windows.size(); ++w) {
@@ -234,8 +295,6 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
     inside.push_back(t);
     window_of.push_back(w);
   }
-  const TermMatrix matrix(layout, context.text_indexes, context.frame->terms);
-  const GroupingScores own = matrix.ScoreTurns(context.config->bm25);
   std::vector<double> own_score(inside.size(), 0.0);
   for (std::size_t i = 0; i < inside.size(); ++i) own_score[i] = own.ScoreOf(inside[i]);
   // The best `limit` by own score, layout order among equals (a partial sort under that total
@@ -250,13 +309,7 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
                     });
   order.resize(kept);
   for (const std::size_t i : order) {
-    const std::size_t t = inside[i];
-    const double score = own_score[i];
-    char own_text[48];
-    std::snprintf(own_text, sizeof own_text, "; own bm25 %.2f", score);
-    candidates.push_back({turns[t].row, score,
-                          "event time " + FormatTimestamp(*turns[t].event_time) + " " +
-                              windows[window_of[i]].why + own_text});
+    candidates.push_back(candidate(inside[i], window_of[i], own_score[i]));
   }
   return candidates;
 }

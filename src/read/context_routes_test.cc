@@ -137,6 +137,101 @@ TEST(ContextRoutesTest, FragmentRouteEqualsScoringEveryWindowOfEveryTurn) {
   }
 }
 
+// The routes of one recall share one RecallTerms (one TermMatrix, one scoring of each turn):
+// whatever order they run in, each proposes what it proposes with a matrix of its own, to the
+// last bit of every score and explanation.
+TEST(ContextRoutesTest, RoutesSharingTheRecallsTermsProposeWhatTheyProposeAlone) {
+  const std::vector<std::string> vocabulary = {"alpha", "bravo", "charlie", "delta", "echo",
+                                               "fox",   "golf",  "hotel",   "india", "juliet"};
+  const FragmentRoute fragment;
+  const SessionRoute session;
+  const TemporalRoute temporal;
+  const std::vector<const Route*> routes = {&fragment, &session, &temporal};
+  for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 random(seed);
+    const auto pick = [&random](std::uint32_t n) {
+      return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(random);
+    };
+    index::Bm25Index index;
+    std::vector<LayoutTurn> turns;
+    for (std::int64_t row = 1; row <= 150; ++row) {
+      std::vector<std::string> doc;
+      for (std::uint32_t word = pick(6); word > 0; --word) {
+        doc.push_back(vocabulary[pick(vocabulary.size())]);
+      }
+      index.Add(static_cast<std::uint64_t>(row), doc);
+      LayoutTurn turn;
+      turn.row = row;
+      turn.scope_id = 1;
+      turn.sequence = row;
+      turn.session_id = "s" + std::to_string((row + pick(3)) / 9);
+      turn.event_time = Timestamp::FromSeconds(row * 3600);
+      turn.length = static_cast<std::uint32_t>(doc.size());
+      turns.push_back(turn);
+    }
+    const TurnLayout layout = TurnLayout::FromTurns(std::move(turns));
+    Config config;
+    config.recall.fragment_soft_match = 0.9;  // "charlies" finds "charlie"
+    QueryFrame frame = Terms({"alpha", "charlies", "echo", "juliet"});
+    frame.time_constraints.push_back(
+        {"then", Timestamp::FromSeconds(30 * 3600), Timestamp::FromSeconds(90 * 3600), "day"});
+    frame.time_constraints.push_back(  // overlaps the first: a turn takes the first holding it
+        {"later", Timestamp::FromSeconds(80 * 3600), Timestamp::FromSeconds(120 * 3600), "day"});
+    const std::vector<const index::Bm25Index*> indexes = {&index};
+    RouteContext context;
+    context.frame = &frame;
+    context.config = &config;
+    context.text_indexes = indexes;
+    context.layout = &layout;
+    context.limit = 30;
+    std::vector<std::vector<RouteCandidate>> alone;
+    for (const Route* route : routes) {
+      StatusOr<std::vector<RouteCandidate>> candidates = route->Run(context);
+      ASSERT_TRUE(candidates.ok());
+      EXPECT_FALSE(candidates->empty()) << route->name();
+      alone.push_back(std::move(candidates).value());
+    }
+    EXPECT_THAT(alone[0].front().explanation, ::testing::HasSubstr("charlies~charlie"));
+    // The temporal route's head, read from the scored turns alone when enough of them lie in
+    // the window, is the head of its full ranking (every turn of the window, a turn scoring 0
+    // after those that score).
+    context.limit = 1000;
+    StatusOr<std::vector<RouteCandidate>> full = temporal.Run(context);
+    ASSERT_TRUE(full.ok());
+    EXPECT_EQ(full->size(), 90u);  // hours [30, 120)
+    EXPECT_EQ(full->back().score, 0.0);
+    for (const std::size_t limit : {1u, 5u, 12u, 30u, 89u, 90u, 91u}) {
+      context.limit = limit;
+      StatusOr<std::vector<RouteCandidate>> head = temporal.Run(context);
+      ASSERT_TRUE(head.ok());
+      ASSERT_EQ(head->size(), std::min<std::size_t>(limit, full->size()));
+      for (std::size_t rank = 0; rank < head->size(); ++rank) {
+        EXPECT_EQ((*head)[rank].row, (*full)[rank].row) << "limit " << limit;
+        EXPECT_EQ((*head)[rank].score, (*full)[rank].score);
+        EXPECT_EQ((*head)[rank].explanation, (*full)[rank].explanation);
+      }
+    }
+    context.limit = 30;
+    for (const std::vector<std::size_t>& order :
+         {std::vector<std::size_t>{0, 1, 2}, std::vector<std::size_t>{2, 1, 0}}) {
+      RecallTerms terms(layout, indexes, frame.terms, config.bm25);
+      context.terms = &terms;
+      for (const std::size_t r : order) {
+        StatusOr<std::vector<RouteCandidate>> shared = routes[r]->Run(context);
+        ASSERT_TRUE(shared.ok());
+        ASSERT_EQ(shared->size(), alone[r].size()) << routes[r]->name();
+        for (std::size_t rank = 0; rank < shared->size(); ++rank) {
+          EXPECT_EQ((*shared)[rank].row, alone[r][rank].row);
+          EXPECT_EQ((*shared)[rank].score, alone[r][rank].score);
+          EXPECT_EQ((*shared)[rank].explanation, alone[r][rank].explanation);
+        }
+      }
+      context.terms = nullptr;
+    }
+  }
+}
+
 TEST(ContextRoutesTest, SessionRouteListsTheBestSessionsTurns) {
   Conversation conversation;
   // Only s2 holds "x": its turns come, own matches first, then in order.

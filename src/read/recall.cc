@@ -177,6 +177,11 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   context.vector_indexes = request.vector_indexes;
   context.query_vector = request.query_vector;
   context.layout = layout;
+  std::optional<RecallTerms> recall_terms;  // built on a route's first use
+  if (layout) {
+    recall_terms.emplace(*layout, request.text_indexes, frame.terms, config.bm25);
+    context.terms = &*recall_terms;
+  }
   context.store = request.store;
   context.scope_ids = request.scope_ids;
   context.limit = config.recall.route_candidates;

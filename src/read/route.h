@@ -45,6 +45,9 @@ struct RouteContext {
   // The searched scopes' turns in conversation order (sessions, neighbours); null when the
   // request has no store.
   const TurnLayout* layout = nullptr;
+  // The query's terms over `layout`, shared by the routes that score them (one TermMatrix per
+  // recall); null when the request has no layout, or when each route is to build its own.
+  RecallTerms* terms = nullptr;
   // The store and the searched scope ids, for routes that read nodes or edges (entity graph,
   // facts); null / empty when the request has none.
   store::Store* store = nullptr;

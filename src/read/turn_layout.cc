@@ -277,6 +277,7 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
     std::vector<Posting> found = postings(query_term);
     if (!found.empty()) add(query_term, count, 1.0, std::move(found));
   }
+  exact_terms_ = terms_.size();
   if (soft == nullptr) return;
   // The `per_term` index terms closest to `query_term` by Jaro–Winkler.
   const auto add_jaro_winkler = [&](const std::string& query_term, std::uint32_t count) {
@@ -363,7 +364,7 @@ std::vector<UnitScore> TermMatrix::Score(std::span<const Unit> units,
 template <typename UnitsOfTurn>
 GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t total_length,
                                        const UnitsOfTurn& units_of_turn,
-                                       const Bm25Config& config) const {
+                                       const Bm25Config& config, TermSet set) const {
   GroupingScores scores;
   scores.matrix_ = this;
   scores.weights_.resize(terms_.size());
@@ -377,7 +378,8 @@ GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t tot
   std::vector<Hit> hits;           // one term's units, by begin
   std::vector<ScoredUnit> merged;  // the units of the terms so far, by begin
   std::vector<ScoredUnit>& result = scores.units_;
-  for (std::size_t term_idx = 0; term_idx < terms_.size(); ++term_idx) {
+  const std::size_t term_count = set == TermSet::kAll ? terms_.size() : exact_terms_;
+  for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
     const Term& term = terms_[term_idx];
     // One hit per unit holding the term, its frequencies summed. The postings are by turn and
     // each turn's units come by begin, so a unit visited again is one of the last few hits
@@ -422,15 +424,15 @@ GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t tot
   return scores;
 }
 
-GroupingScores TermMatrix::ScoreTurns(const Bm25Config& config) const {
+GroupingScores TermMatrix::ScoreTurns(const Bm25Config& config, TermSet set) const {
   const std::size_t turn_count = layout_->turns().size();
   return ScoreSparse(
       turn_count, layout_->LengthOf(0, turn_count),
-      [](std::size_t turn, const auto& visit) { visit(Unit{turn, turn + 1}); },
-      config);
+      [](std::size_t turn, const auto& visit) { visit(Unit{turn, turn + 1}); }, config,
+      set);
 }
 
-GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config) const {
+GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config, TermSet set) const {
   const TurnLayout& layout = *layout_;
   return ScoreSparse(
       layout.sessions().size(), layout.LengthOf(0, layout.turns().size()),
@@ -438,11 +440,11 @@ GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config) const {
         const LayoutSession& session = layout.sessions()[layout.turns()[turn].session];
         visit(Unit{session.begin, session.end});
       },
-      config);
+      config, set);
 }
 
-GroupingScores TermMatrix::ScoreWindows(std::size_t window,
-                                                 const Bm25Config& config) const {
+GroupingScores TermMatrix::ScoreWindows(std::size_t window, const Bm25Config& config,
+                                        TermSet set) const {
   const TurnLayout& layout = *layout_;
   window = std::max<std::size_t>(1, window);
   return ScoreSparse(
@@ -459,7 +461,39 @@ GroupingScores TermMatrix::ScoreWindows(std::size_t window,
         const std::size_t last = std::min(turn, session.end - window);
         for (std::size_t begin = first; begin <= last; ++begin) visit(Unit{begin, begin + window});
       },
-      config);
+      config, set);
+}
+
+RecallTerms::RecallTerms(const TurnLayout& layout,
+                         std::span<const index::Bm25Index* const> indexes,
+                         std::span<const std::string> query_terms, const Bm25Config& config)
+    : layout_(&layout), indexes_(indexes), query_terms_(query_terms), config_(config) {}
+
+RecallTerms::Entry& RecallTerms::EntryFor(const SoftMatch* soft) {
+  for (const std::unique_ptr<Entry>& entry : entries_) {
+    if (soft == nullptr || entry->soft == *soft) return *entry;
+  }
+  entries_.push_back(std::unique_ptr<Entry>(new Entry{
+      soft == nullptr ? std::nullopt : std::optional<SoftMatch>(*soft),
+      TermMatrix(*layout_, indexes_, query_terms_, soft),
+      {}}));
+  return *entries_.back();
+}
+
+const TermMatrix& RecallTerms::Matrix(const SoftMatch* soft) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return EntryFor(soft).matrix;
+}
+
+const GroupingScores& RecallTerms::Turns(const SoftMatch* soft) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  Entry& entry = EntryFor(soft);
+  // Without soft matches in the matrix the two term sets score alike: one computation.
+  const TermSet set =
+      soft != nullptr && entry.matrix.has_soft_terms() ? TermSet::kAll : TermSet::kExact;
+  std::optional<GroupingScores>& turns = entry.turns[static_cast<std::size_t>(set)];
+  if (!turns) turns = entry.matrix.ScoreTurns(config_, set);
+  return *turns;
 }
 
 std::string ExplainUnit(const UnitScore& score) {

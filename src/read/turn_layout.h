@@ -23,6 +23,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -196,16 +198,26 @@ struct SoftNeighbour {
   std::string query_term;
   std::string term;  // an index term
   double similarity = 0;
+
+  friend bool operator==(const SoftNeighbour&, const SoftNeighbour&) = default;
 };
 struct SoftMatch {
   double threshold = 0.92;
   std::size_t min_length = 5;
   std::size_t per_term = 2;
   std::size_t max_query_terms = 32;
-  std::span<const SoftNeighbour> neighbours;
+  std::vector<SoftNeighbour> neighbours;
+
+  friend bool operator==(const SoftMatch&, const SoftMatch&) = default;
 };
 
 class TermMatrix;
+
+// Which terms of a TermMatrix a grouping scores: all of them, or the query's own terms only (the
+// soft matches skipped; the scores, to the last bit, of a matrix built without soft matches,
+// since the soft matches come after the exact terms and a unit adds its contributions in term
+// order).
+enum class TermSet { kAll, kExact };
 
 // A unit with its score, as the grouping scores of TermMatrix return them.
 struct ScoredUnit {
@@ -257,13 +269,19 @@ class TermMatrix {
   // from the layout): per posting, a visit of each unit holding its turn and a merge step, no
   // sort and no allocation per unit.
   // Each turn as its own unit.
-  GroupingScores ScoreTurns(const Bm25Config& config) const;
+  GroupingScores ScoreTurns(const Bm25Config& config, TermSet set = TermSet::kAll) const;
   // Each session as one unit.
-  GroupingScores ScoreSessions(const Bm25Config& config) const;
+  GroupingScores ScoreSessions(const Bm25Config& config, TermSet set = TermSet::kAll) const;
   // The windows of `window` consecutive turns inside each session (a session of at most `window`
   // turns is one unit).
-  GroupingScores ScoreWindows(std::size_t window, const Bm25Config& config) const;
-  bool empty() const { return terms_.empty(); }
+  GroupingScores ScoreWindows(std::size_t window, const Bm25Config& config,
+                              TermSet set = TermSet::kAll) const;
+  // No term of `set` occurs in the layout.
+  bool empty(TermSet set = TermSet::kAll) const {
+    return set == TermSet::kAll ? terms_.empty() : exact_terms_ == 0;
+  }
+  // Some soft match occurs in the layout (the two term sets differ).
+  bool has_soft_terms() const { return exact_terms_ < terms_.size(); }
 
  private:
   struct Posting {
@@ -281,7 +299,8 @@ class TermMatrix {
   // the grouping that holds the turn (defined in turn_layout.cc, its only user).
   template <typename UnitsOfTurn>
   GroupingScores ScoreSparse(std::size_t unit_count, std::uint64_t total_length,
-                             const UnitsOfTurn& units_of_turn, const Bm25Config& config) const;
+                             const UnitsOfTurn& units_of_turn, const Bm25Config& config,
+                             TermSet set) const;
 
   // The summed term frequency of `term` over the turns of `unit`. O(log postings).
   static std::uint32_t FrequencyIn(const Term& term, const Unit& unit);
@@ -289,6 +308,43 @@ class TermMatrix {
 
   const TurnLayout* layout_;
   std::vector<Term> terms_;
+  std::size_t exact_terms_ = 0;  // terms_[0, exact_terms_) are query terms, the rest soft matches
+};
+
+// One recall's query terms over its layout, shared by the routes that score them (fragment,
+// session, temporal): the TermMatrix is built once, on first use, and the per-turn scores once
+// per term set, instead of once per route. A route that asks for soft matches gets a matrix
+// with them; one that does not scores the same matrix's exact terms (TermSet::kExact). A matrix
+// with other soft-match settings than the first one asked is built beside it (never in one
+// recall of the default routes). Thread-safe; the layout, indexes and terms must outlive it.
+class RecallTerms {
+ public:
+  RecallTerms(const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
+              std::span<const std::string> query_terms, const Bm25Config& config);
+  RecallTerms(const RecallTerms&) = delete;
+  RecallTerms& operator=(const RecallTerms&) = delete;
+
+  // The matrix of the query terms, with the soft matches of `soft` (nullptr: any matrix, whose
+  // groupings the caller scores over TermSet::kExact).
+  const TermMatrix& Matrix(const SoftMatch* soft);
+  // Each turn as a unit (TermMatrix::ScoreTurns) over the query terms, and the soft matches of
+  // `soft` unless it is nullptr; computed once per distinct result.
+  const GroupingScores& Turns(const SoftMatch* soft);
+
+ private:
+  struct Entry {
+    std::optional<SoftMatch> soft;  // the settings the matrix was built with
+    TermMatrix matrix;
+    std::array<std::optional<GroupingScores>, 2> turns;  // by TermSet
+  };
+  Entry& EntryFor(const SoftMatch* soft);  // under mutex_
+
+  const TurnLayout* layout_;
+  std::span<const index::Bm25Index* const> indexes_;
+  std::span<const std::string> query_terms_;
+  Bm25Config config_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Entry>> entries_;  // stable addresses: callers keep references
 };
 
 // "bm25 5.21 = lisbon(tf 2, 3.10) + moved(tf 1, 2.11)".

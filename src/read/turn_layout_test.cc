@@ -308,6 +308,100 @@ TEST(TurnLayoutTest, SparseGroupingScoresEqualScoringEveryUnit) {
   }
 }
 
+// The same units, scores (to the last bit) and explanations.
+void ExpectSameScores(const GroupingScores& actual, const GroupingScores& expected) {
+  ASSERT_EQ(actual.units().size(), expected.units().size());
+  for (std::size_t u = 0; u < actual.units().size(); ++u) {
+    const ScoredUnit& a = actual.units()[u];
+    const ScoredUnit& e = expected.units()[u];
+    EXPECT_EQ(a.unit.begin, e.unit.begin);
+    EXPECT_EQ(a.unit.end, e.unit.end);
+    EXPECT_EQ(a.score, e.score) << "unit " << u;
+    EXPECT_EQ(ExplainUnit(actual.Explain(a.unit)), ExplainUnit(expected.Explain(e.unit)));
+  }
+}
+
+TEST(TurnLayoutTest, ExactTermsOfASoftMatrixScoreLikeAMatrixWithoutSoftMatches) {
+  const Bm25Config config;
+  SoftMatch soft;
+  soft.threshold = 0.9;
+  // "charlies" is in no turn; "charlie" is close to it.
+  const std::vector<std::string> query = {"alpha", "charlies", "echo", "echo", "juliet"};
+  for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const RandomConversation conversation(seed);
+    const TurnLayout& layout = conversation.layout;
+    const std::vector<const index::Bm25Index*> indexes = {&conversation.index};
+    const TermMatrix exact(layout, indexes, query);
+    const TermMatrix with_soft(layout, indexes, query, &soft);
+    EXPECT_FALSE(exact.has_soft_terms());
+    ASSERT_TRUE(with_soft.has_soft_terms());
+    EXPECT_FALSE(with_soft.empty(TermSet::kExact));
+    ExpectSameScores(with_soft.ScoreTurns(config, TermSet::kExact), exact.ScoreTurns(config));
+    ExpectSameScores(with_soft.ScoreSessions(config, TermSet::kExact),
+                     exact.ScoreSessions(config));
+    ExpectSameScores(with_soft.ScoreWindows(3, config, TermSet::kExact),
+                     exact.ScoreWindows(3, config));
+    // The soft match counts in the full set: some turn scores differently.
+    const GroupingScores all = with_soft.ScoreTurns(config);
+    const GroupingScores own = exact.ScoreTurns(config);
+    EXPECT_GT(all.units().size(), own.units().size());
+  }
+  // A query of soft matches only: the exact set is empty.
+  const RandomConversation conversation(1);
+  const std::vector<const index::Bm25Index*> indexes = {&conversation.index};
+  const std::vector<std::string> only_soft = {"charlies"};
+  const TermMatrix matrix(conversation.layout, indexes, only_soft, &soft);
+  EXPECT_FALSE(matrix.empty());
+  EXPECT_TRUE(matrix.empty(TermSet::kExact));
+  EXPECT_THAT(matrix.ScoreSessions(config, TermSet::kExact).units(), IsEmpty());
+}
+
+TEST(TurnLayoutTest, RecallTermsBuildsOneMatrixAndOneTurnScoringPerTermSet) {
+  const Bm25Config config;
+  const RandomConversation conversation(3);
+  const TurnLayout& layout = conversation.layout;
+  const std::vector<const index::Bm25Index*> indexes = {&conversation.index};
+  SoftMatch soft;
+  soft.threshold = 0.9;
+  const std::vector<std::string> query = {"alpha", "charlies", "juliet"};
+  const TermMatrix exact(layout, indexes, query);
+  const TermMatrix with_soft(layout, indexes, query, &soft);
+  {
+    // The soft matrix first (the fragment route runs first): the exact callers share it.
+    RecallTerms terms(layout, indexes, query, config);
+    const TermMatrix& first = terms.Matrix(&soft);
+    EXPECT_TRUE(first.has_soft_terms());
+    EXPECT_EQ(&terms.Matrix(nullptr), &first);
+    EXPECT_EQ(&terms.Matrix(&soft), &first);
+    const GroupingScores& exact_turns = terms.Turns(nullptr);
+    EXPECT_EQ(&terms.Turns(nullptr), &exact_turns);
+    ExpectSameScores(exact_turns, exact.ScoreTurns(config));
+    const GroupingScores& soft_turns = terms.Turns(&soft);
+    EXPECT_NE(&soft_turns, &exact_turns);
+    ExpectSameScores(soft_turns, with_soft.ScoreTurns(config));
+  }
+  {
+    // The exact matrix first: a route asking for soft matches gets a matrix with them.
+    RecallTerms terms(layout, indexes, query, config);
+    const TermMatrix& first = terms.Matrix(nullptr);
+    EXPECT_FALSE(first.has_soft_terms());
+    const TermMatrix& second = terms.Matrix(&soft);
+    EXPECT_NE(&second, &first);
+    EXPECT_TRUE(second.has_soft_terms());
+    ExpectSameScores(terms.Turns(nullptr), exact.ScoreTurns(config));
+    ExpectSameScores(terms.Turns(&soft), with_soft.ScoreTurns(config));
+  }
+  {
+    // No soft match in the layout: one turn scoring serves both.
+    const std::vector<std::string> plain = {"alpha", "juliet"};
+    RecallTerms terms(layout, indexes, plain, config);
+    const GroupingScores& soft_turns = terms.Turns(&soft);
+    EXPECT_EQ(&terms.Turns(nullptr), &soft_turns);
+    ExpectSameScores(soft_turns, TermMatrix(layout, indexes, plain).ScoreTurns(config));
+  }
+}
+
 TEST(TurnLayoutTest, TurnsBetweenAreTheTurnsWhoseEventTimeLiesInTheSpan) {
   for (std::uint32_t seed = 1; seed <= 5; ++seed) {
     const RandomConversation conversation(seed);
