@@ -335,12 +335,12 @@ struct StoreConfig {
   // The server cancels any statement running longer than this, in milliseconds (0 = never); it
   // also bounds how long a write waits for another server's writer. Default: 30000.
   std::size_t statement_timeout_ms = 30000;
-  // How new turn embeddings are stored: "float32" (4 bytes a value) or "float16" (IEEE half,
-  // round to nearest even: 2 bytes a value; scores are computed in float32 over the decoded
-  // values). A store may hold both (read by their length). Default: "float16" (no dev metric
-  // moved, docs/BENCHMARKS.md "Half-float vectors"; a 512-d vector takes 1 KB instead of 2 KB
-  // and a 4 KB page).
-  std::string vector_precision = "float16";
+  // How new turn embeddings are stored: "float32" (4 bytes a value), "float16" (IEEE half,
+  // round to nearest even: 2 bytes a value) or "int8" (a signed byte a value and a float32
+  // scale a vector); scores are computed in float32 over the decoded values. A store may hold
+  // every form (read by their length). Default: "int8" (every dev metric within 0.001 of
+  // float16, docs/BENCHMARKS.md "int8 vectors"; a 512-d vector takes 517 bytes).
+  std::string vector_precision = "int8";
   // `engram serve` follows the store's journal so its projections take in other servers' writes
   // before a recall asks: woken by PostgreSQL's NOTIFY at each commit, and at least this often
   // when no notification comes (a SQLite store is polled every 100 ms), in milliseconds, in

@@ -115,6 +115,16 @@ TEST(ConfigTableTest, MisspeltRouteNameIsAnErrorListingTheRoutes) {
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("unknown key [planner] lists")));
 }
 
+TEST(ConfigTableTest, VectorPrecisionIsOneOfThreeNamesAndAnotherNamesTheKey) {
+  StatusOr<Config> config = ParseConfig("[store]\nvector_precision = \"int8\"\n", "s.toml");
+  ASSERT_THAT(config, IsOk());
+  EXPECT_EQ(config->store.vector_precision, "int8");
+  EXPECT_THAT(ParseConfig("[store]\nvector_precision = \"bfloat16\"\n", "s.toml"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("[store] vector_precision is \"bfloat16\"; it must be one of "
+                                 "float32, float16, int8")));
+}
+
 TEST(ConfigTableTest, ValidateChecksAConfigBuiltInCode) {
   Config config;
   EXPECT_THAT(config.Validate(), IsOk());
@@ -133,6 +143,14 @@ TEST(ConfigTableTest, ValidateChecksAConfigBuiltInCode) {
               StatusIs(StatusCode::kInvalidArgument,
                        HasSubstr("[embedder] kind is \"bert\"; it must be one of use-lite, openai, "
                                  "hashing, none")));
+  config = Config{};
+  config.store.vector_precision = "int4";
+  EXPECT_THAT(config.Validate(),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("[store] vector_precision is \"int4\"; it must be one of "
+                                 "float32, float16, int8")));
+  config.store.vector_precision = "int8";
+  EXPECT_THAT(config.Validate(), IsOk());
   config = Config{};
   config.write.resolve_propose = 0.97;  // above resolve_accept 0.95
   EXPECT_THAT(config.Validate(),

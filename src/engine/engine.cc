@@ -72,6 +72,12 @@ constexpr std::array<std::pair<RememberWait, std::string_view>, 3> kRememberWait
     {RememberWait::kDerived, "derived"},
 }};
 
+// [store] vector_precision (Config::Validate admits only the names VectorPrecisionNamed knows).
+store::VectorPrecision StoredPrecision(const Config& config) {
+  return store::VectorPrecisionNamed(config.store.vector_precision)
+      .value_or(store::VectorPrecision::kFloat32);
+}
+
 }  // namespace
 
 std::string_view RememberWaitName(RememberWait wait) {
@@ -261,8 +267,8 @@ struct Engine::Impl {
         RETURN_IF_ERROR(txn.PutVector(result.ids[i], embedder_record.model_id, turn_vectors[i])
                             .WithContext("turn " + std::to_string(i)));
         // As a later read gives them back (DMF divergence reads earlier turns' from the store).
-        stored_vectors.push_back(store::StoredVectorValues(
-            turn_vectors[i], config.store.vector_precision == "float16"));
+        stored_vectors.push_back(
+            store::StoredVectorValues(turn_vectors[i], StoredPrecision(config)));
       }
     }
     write::DeriveContext derive;
@@ -364,8 +370,8 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   store_options.postgres.pool_size = impl->config.store.pool_size;
   store_options.postgres.connect_timeout_seconds = impl->config.store.connect_timeout_seconds;
   store_options.postgres.statement_timeout_ms = impl->config.store.statement_timeout_ms;
-  store_options.sqlite.float16_vectors = impl->config.store.vector_precision == "float16";
-  store_options.postgres.float16_vectors = store_options.sqlite.float16_vectors;
+  store_options.sqlite.vector_precision = StoredPrecision(impl->config);
+  store_options.postgres.vector_precision = store_options.sqlite.vector_precision;
   ASSIGN_OR_RETURN(impl->store, store::OpenStore(options.store_path, store_options));
   impl->registry = write::EdgeRegistry::WithBuiltins();
   ASSIGN_OR_RETURN(impl->deriver, write::Deriver::Open(impl->config.write,
@@ -399,17 +405,15 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   deps.write_mutex = &engine->write_mutex;
   deps.model_id = engine->embedder_record.model_id;
   deps.background = options.background_derivation;
-  // The vectors as a later read gives them back (rounded to half floats under [store]
-  // vector_precision = "float16"), as CaptureAndDerive hands them to the derivation: DMF
-  // divergence must see the same values in both phases. Storing a rounded vector again stores
-  // the same half floats.
+  // The vectors as a later read gives them back (rounded to half floats or int8 steps under
+  // [store] vector_precision), as CaptureAndDerive hands them to the derivation: DMF divergence
+  // must see the same values in both phases. Storing a rounded vector again stores the same
+  // bytes.
   deps.embed = [engine](std::span<const std::string> texts)
       -> StatusOr<std::vector<std::vector<float>>> {
     ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, engine->EmbedTexts(texts));
-    if (engine->config.store.vector_precision == "float16") {
-      for (std::vector<float>& vector : vectors) {
-        vector = store::StoredVectorValues(vector, /*float16=*/true);
-      }
+    for (std::vector<float>& vector : vectors) {
+      vector = store::StoredVectorValues(vector, StoredPrecision(engine->config));
     }
     return vectors;
   };

@@ -151,15 +151,91 @@ float FromHalf(std::uint16_t half) {
 
 }  // namespace
 
-std::string EncodeVector(std::span<const float> values, bool float16) {
-  const std::size_t width = float16 ? 2 : 4;
+namespace {
+
+// int8 layout: the scale (the largest magnitude, float32), then one signed code a value, then
+// for an even dimension one zero byte, so the length is odd and never 2 × or 4 × dimension.
+// A code q stands for q × scale / 127, computed in double and rounded once to float: the code
+// ±127 gives the scale back exactly, so encoding a decoded vector again gives the same bytes.
+constexpr double kInt8Max = 127.0;
+
+std::size_t Int8Length(std::size_t dimension) {
+  return dimension + 4 + (dimension % 2 == 0 ? 1 : 0);
+}
+
+void PutWord(std::uint32_t bits, std::size_t width, char* out) {
+  for (std::size_t byte_idx = 0; byte_idx < width; ++byte_idx) {
+    out[byte_idx] = static_cast<char>((bits >> (8 * byte_idx)) & 0xFF);
+  }
+}
+
+std::uint32_t GetWord(const char* in, std::size_t width) {
+  std::uint32_t bits = 0;
+  for (std::size_t byte_idx = 0; byte_idx < width; ++byte_idx) {
+    bits |= static_cast<std::uint32_t>(static_cast<unsigned char>(in[byte_idx])) << (8 * byte_idx);
+  }
+  return bits;
+}
+
+// Round to nearest, ties away from zero; non-finite values (PutVector refuses them) go to the
+// nearest end or 0 for NaN.
+std::int8_t Int8Code(float value, float scale) {
+  if (!(scale > 0.0f) || std::isnan(value)) return 0;
+  const double code = std::round(static_cast<double>(value) * kInt8Max / scale);
+  return static_cast<std::int8_t>(std::clamp(code, -kInt8Max, kInt8Max));
+}
+
+float Int8Value(std::int8_t code, float scale) {
+  return static_cast<float>(static_cast<double>(code) * static_cast<double>(scale) / kInt8Max);
+}
+
+float Int8Scale(std::span<const float> values) {
+  float scale = 0.0f;
+  for (const float value : values) {
+    if (std::isfinite(value)) scale = std::max(scale, std::abs(value));
+  }
+  return scale;
+}
+
+}  // namespace
+
+std::string_view VectorPrecisionName(VectorPrecision precision) {
+  switch (precision) {
+    case VectorPrecision::kFloat16:
+      return "float16";
+    case VectorPrecision::kInt8:
+      return "int8";
+    case VectorPrecision::kFloat32:
+      break;
+  }
+  return "float32";
+}
+
+std::optional<VectorPrecision> VectorPrecisionNamed(std::string_view name) {
+  for (const VectorPrecision precision :
+       {VectorPrecision::kFloat32, VectorPrecision::kFloat16, VectorPrecision::kInt8}) {
+    if (VectorPrecisionName(precision) == name) return precision;
+  }
+  return std::nullopt;
+}
+
+std::string EncodeVector(std::span<const float> values, VectorPrecision precision) {
+  if (precision == VectorPrecision::kInt8) {
+    std::string bytes(Int8Length(values.size()), '\0');
+    const float scale = Int8Scale(values);
+    PutWord(std::bit_cast<std::uint32_t>(scale), 4, bytes.data());
+    for (std::size_t value_idx = 0; value_idx < values.size(); ++value_idx) {
+      bytes[4 + value_idx] = static_cast<char>(Int8Code(values[value_idx], scale));
+    }
+    return bytes;
+  }
+  const bool half = precision == VectorPrecision::kFloat16;
+  const std::size_t width = half ? 2 : 4;
   std::string bytes(values.size() * width, '\0');
   for (std::size_t value_idx = 0; value_idx < values.size(); ++value_idx) {
-    const std::uint32_t bits = float16 ? ToHalf(values[value_idx])
-                                       : std::bit_cast<std::uint32_t>(values[value_idx]);
-    for (std::size_t byte_idx = 0; byte_idx < width; ++byte_idx) {
-      bytes[value_idx * width + byte_idx] = static_cast<char>((bits >> (8 * byte_idx)) & 0xFF);
-    }
+    const std::uint32_t bits = half ? ToHalf(values[value_idx])
+                                    : std::bit_cast<std::uint32_t>(values[value_idx]);
+    PutWord(bits, width, bytes.data() + value_idx * width);
   }
   return bytes;
 }
@@ -167,31 +243,38 @@ std::string EncodeVector(std::span<const float> values, bool float16) {
 Status DecodeVector(std::string_view bytes, std::int64_t dimension, std::int64_t row,
                     std::string_view backend, std::vector<float>* out) {
   const auto count = static_cast<std::size_t>(std::max<std::int64_t>(dimension, 0));
-  const std::size_t width = count > 0 && bytes.size() == count * 2 ? 2 : 4;
-  if (dimension <= 0 || bytes.size() != count * width) {
+  if (dimension <= 0 || (bytes.size() != count * 4 && bytes.size() != count * 2 &&
+                         bytes.size() != Int8Length(count))) {
     return Status::Corruption(std::string(backend) + ": the vector of node row " +
                               std::to_string(row) + " has " + std::to_string(bytes.size()) +
-                              " bytes, not 4 × (float32) or 2 × (float16) dimension " +
+                              " bytes, not 4 × (float32), 2 × (float16) or 4 + 1 × (int8, "
+                              "padded to an odd length) dimension " +
                               std::to_string(dimension));
   }
   out->resize(count);
-  for (std::size_t value_idx = 0; value_idx < count; ++value_idx) {
-    std::uint32_t bits = 0;
-    for (std::size_t byte_idx = 0; byte_idx < width; ++byte_idx) {
-      bits |= static_cast<std::uint32_t>(
-                  static_cast<unsigned char>(bytes[value_idx * width + byte_idx]))
-              << (8 * byte_idx);
+  if (bytes.size() == Int8Length(count)) {
+    const auto scale = std::bit_cast<float>(GetWord(bytes.data(), 4));
+    for (std::size_t value_idx = 0; value_idx < count; ++value_idx) {
+      (*out)[value_idx] = Int8Value(static_cast<std::int8_t>(bytes[4 + value_idx]), scale);
     }
+    return Status::Ok();
+  }
+  const std::size_t width = bytes.size() / count;
+  for (std::size_t value_idx = 0; value_idx < count; ++value_idx) {
+    const std::uint32_t bits = GetWord(bytes.data() + value_idx * width, width);
     (*out)[value_idx] = width == 2 ? FromHalf(static_cast<std::uint16_t>(bits))
                                    : std::bit_cast<float>(bits);
   }
   return Status::Ok();
 }
 
-std::vector<float> StoredVectorValues(std::span<const float> values, bool float16) {
+std::vector<float> StoredVectorValues(std::span<const float> values, VectorPrecision precision) {
   std::vector<float> stored(values.begin(), values.end());
-  if (float16) {
+  if (precision == VectorPrecision::kFloat16) {
     for (float& value : stored) value = FromHalf(ToHalf(value));
+  } else if (precision == VectorPrecision::kInt8) {
+    const float scale = Int8Scale(values);
+    for (float& value : stored) value = Int8Value(Int8Code(value, scale), scale);
   }
   return stored;
 }

@@ -46,11 +46,15 @@ StatusOr<std::optional<EmbedderRecord>> EmbedderFromMeta(const std::optional<std
                                                          const std::optional<std::string>& dimension,
                                                          std::string_view where);
 
-// A stored vector: `dimension` IEEE-754 float32 values, or with `float16` IEEE-754 half floats
-// (each rounded to nearest, ties to even), little-endian whatever the machine.
-std::string EncodeVector(std::span<const float> values, bool float16 = false);
-// The inverse, telling the two widths apart by the length; kCorruption naming `backend` and the
-// node row when the length is neither 4 × nor 2 × dimension.
+// A stored vector, little-endian whatever the machine: `dimension` IEEE-754 float32 values;
+// with kFloat16 IEEE-754 half floats (each rounded to nearest, ties to even); with kInt8 the
+// scale (the largest magnitude, float32), one signed code a value (round to nearest of
+// code × scale / 127, ties away from zero) and, for an even dimension, one zero byte so the
+// length is odd (4 + dimension, or 5 + dimension): never the length of the other two forms.
+std::string EncodeVector(std::span<const float> values,
+                         VectorPrecision precision = VectorPrecision::kFloat32);
+// The inverse, telling the three forms apart by the length; kCorruption naming `backend` and the
+// node row for any other length.
 Status DecodeVector(std::string_view bytes, std::int64_t dimension, std::int64_t row,
                     std::string_view backend, std::vector<float>* out);
 

@@ -385,6 +385,15 @@ class Store {
   virtual StatusOr<std::string> DumpCanonical() = 0;
 };
 
+// How a store writes a vector's values (`[store] vector_precision`): float32 (4 bytes a value),
+// float16 (IEEE half, 2 bytes a value) or int8 (one signed byte a value plus a float32 scale
+// per vector). A store may hold every form; a read tells them apart by their length.
+enum class VectorPrecision { kFloat32, kFloat16, kInt8 };
+
+// "float32", "float16", "int8"; VectorPrecisionNamed is the inverse (nullopt for another name).
+std::string_view VectorPrecisionName(VectorPrecision precision);
+std::optional<VectorPrecision> VectorPrecisionNamed(std::string_view name);
+
 struct SqliteOptions {
   // Create the file if missing. Default: true; when false a missing file is kNotFound.
   bool create_if_missing = true;
@@ -394,9 +403,9 @@ struct SqliteOptions {
   bool durable_commits = true;
   // How long a writer waits for another process's lock before kUnavailable. Default: 5000 ms.
   int busy_timeout_ms = 5000;
-  // PutVector stores IEEE half floats (2 bytes a value) instead of float32; vectors of either
-  // width are read back as float32. Default: false.
-  bool float16_vectors = false;
+  // How PutVector stores a vector (VectorPrecision); vectors of every form are read back as
+  // float32, each by its own stored form. Default: float32.
+  VectorPrecision vector_precision = VectorPrecision::kFloat32;
 };
 
 StatusOr<std::unique_ptr<Store>> OpenSqliteStore(std::string_view path,
@@ -416,8 +425,8 @@ struct PostgresOptions {
   // milliseconds; 0 = no limit. Also bounds how long BeginWrite waits for another server's
   // writer. Default: 30000.
   std::size_t statement_timeout_ms = 30000;
-  // As SqliteOptions::float16_vectors. Default: false.
-  bool float16_vectors = false;
+  // As SqliteOptions::vector_precision. Default: float32.
+  VectorPrecision vector_precision = VectorPrecision::kFloat32;
 };
 
 // A PostgreSQL store at `url` (postgresql://user@host:port/dbname?..., or postgres://; every
@@ -429,9 +438,11 @@ struct PostgresOptions {
 StatusOr<std::unique_ptr<Store>> OpenPostgresStore(std::string_view url,
                                                    const PostgresOptions& options = {});
 
-// The values a read gives back for `values` stored by a backend with float16_vectors =
-// `float16`: `values` itself, or each value rounded to the nearest IEEE half (ties to even).
-std::vector<float> StoredVectorValues(std::span<const float> values, bool float16);
+// The values a read gives back for `values` stored with `precision`: float32 `values` itself;
+// float16 each value rounded to the nearest IEEE half (ties to even); int8 each value rounded to
+// the nearest of the 255 steps code × scale / 127 (code in [-127, 127], ties away from zero),
+// scale = the vector's largest magnitude. Storing the result again stores the same bytes.
+std::vector<float> StoredVectorValues(std::span<const float> values, VectorPrecision precision);
 
 // True when `location` names a PostgreSQL store (postgresql:// or postgres://).
 bool IsPostgresUrl(std::string_view location);

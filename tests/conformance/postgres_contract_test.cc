@@ -214,6 +214,12 @@ TEST_F(PostgresStoreTest, RefusedPasswordIsFailedPreconditionAndNeverShowsThePas
   EXPECT_EQ(RedactStoreLocation(in_query).find("s3cret"), std::string::npos);
 }
 
+TEST_F(PostgresStoreTest, AStoreWrittenWithEveryVectorPrecisionReadsEachVectorByItsForm) {
+  ExpectMixedPrecisionVectorsReadBack([&](VectorPrecision precision) {
+    return Open({.vector_precision = precision});
+  });
+}
+
 TEST(PostgresUrlTest, RedactionHidesPasswordsOnly) {
   EXPECT_EQ(RedactStoreLocation("postgresql://ana:pa%40ss@db.example:5432/mem?sslmode=require"),
             "postgresql://ana:***@db.example:5432/mem?sslmode=require");

@@ -584,6 +584,15 @@ TEST_F(SqliteStoreTest, ErasedVectorsLeaveTheFiles) {
   EXPECT_THAT(store->CountVectors(bob.scope_id), IsOkAndHolds(1));
 }
 
+TEST_F(SqliteStoreTest, AStoreWrittenWithEveryVectorPrecisionReadsEachVectorByItsForm) {
+  ExpectMixedPrecisionVectorsReadBack([&](VectorPrecision precision) -> std::unique_ptr<Store> {
+    StatusOr<std::unique_ptr<Store>> store =
+        OpenSqliteStore(path_, {.vector_precision = precision});
+    EXPECT_THAT(store, IsOk());
+    return store.ok() ? std::move(store).value() : nullptr;
+  });
+}
+
 TEST_F(SqliteStoreTest, GarbageFileIsCorruptionNamingThePath) {
   {
     std::ofstream out(path_, std::ios::binary);

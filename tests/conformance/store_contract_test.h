@@ -85,6 +85,12 @@ struct Version4Signals {
 Version4Signals WriteVersion4Signals(Store& store);
 void ExpectMigratedToVersion5(Store& store, const Version4Signals& written);
 
+// A store written with each vector precision in turn (`open` opens the one store with the
+// precision given) reads every vector back as it was stored, by its own stored form
+// (vector_contract_test.cc; each backend's own test file calls it with its options).
+void ExpectMixedPrecisionVectorsReadBack(
+    const std::function<std::unique_ptr<Store>(VectorPrecision)>& open);
+
 }  // namespace engram::store::conformance
 
 // Instantiates both contract suites for one backend. Use it inside

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <limits>
 #include <vector>
 
+#include "core/ids.h"
 #include "engram/testing/status_matchers.h"
 #include "tests/conformance/store_contract_test.h"
 
@@ -261,4 +264,71 @@ TEST_P(StoreContractTest, ScanVectorsStopsWhenAsked) {
 }
 
 }  // namespace
+}  // namespace engram::store::conformance
+
+namespace engram::store::conformance {
+
+void ExpectMixedPrecisionVectorsReadBack(
+    const std::function<std::unique_ptr<Store>(VectorPrecision)>& open) {
+  const std::vector<VectorPrecision> precisions = {
+      VectorPrecision::kFloat32, VectorPrecision::kFloat16, VectorPrecision::kInt8,
+      VectorPrecision::kFloat16};
+  std::vector<std::vector<float>> written;
+  std::vector<std::int64_t> rows;
+  std::int64_t scope_id = 0;
+  for (std::size_t step = 0; step < precisions.size(); ++step) {
+    std::unique_ptr<Store> store = open(precisions[step]);
+    ASSERT_NE(store, nullptr);
+    StatusOr<std::unique_ptr<Transaction>> txn = store->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    if (step == 0) {
+      StatusOr<ScopeRecord> scope =
+          (*txn)->CreateScope("user:mixed", core::ScopeNodeId("user:mixed"), 0, At(1));
+      ASSERT_THAT(scope, IsOk());
+      scope_id = scope->scope_id;
+      ASSERT_THAT((*txn)->SetEmbedder({"model-a", 5}, At(2)), IsOk());
+    }
+    NodeRecord node;
+    node.kind = NodeKind::kTurn;
+    node.scope_id = scope_id;
+    StatusOr<std::int64_t> sequence = (*txn)->NextSequence(scope_id);
+    ASSERT_THAT(sequence, IsOk());
+    node.sequence = *sequence;
+    node.text = "turn " + std::to_string(step);
+    node.content_json = "{\"text\":\"" + node.text + "\"}";
+    node.id = core::NodeId("turn", node.content_json, std::to_string(scope_id), node.sequence);
+    node.ingested_at = At(10 + static_cast<std::int64_t>(step));
+    node.updated_at = node.ingested_at;
+    StatusOr<std::int64_t> row = (*txn)->InsertNode(node);
+    ASSERT_THAT(row, IsOk());
+    rows.push_back(*row);
+    const float shift = 0.01f * static_cast<float>(step);
+    written.push_back({0.61f + shift, -0.2f, 0.0333f, -0.7f + shift, 0.3f});
+    ASSERT_THAT((*txn)->PutVector(node.id, "model-a", written.back()), IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  for (const VectorPrecision reader : {VectorPrecision::kFloat32, VectorPrecision::kInt8}) {
+    std::unique_ptr<Store> store = open(reader);
+    ASSERT_NE(store, nullptr);
+    const std::vector<VectorRecord> scanned = Scan(*store, scope_id);
+    ASSERT_EQ(Rows(scanned), rows);
+    for (std::size_t step = 0; step < precisions.size(); ++step) {
+      EXPECT_EQ(scanned[step].values, StoredVectorValues(written[step], precisions[step]))
+          << "turn " << step << " stored as " << VectorPrecisionName(precisions[step]);
+    }
+    // The three forms give three different readings of nearly the same values.
+    EXPECT_EQ(scanned[0].values, written[0]);
+    EXPECT_NE(scanned[1].values, written[1]);
+    EXPECT_NE(scanned[2].values, StoredVectorValues(written[2], VectorPrecision::kFloat16));
+    StatusOr<std::vector<VectorRecord>> by_row = store->GetVectorsByRow(rows);
+    ASSERT_THAT(by_row, IsOk());
+    ASSERT_EQ(by_row->size(), rows.size());
+    for (const VectorRecord& record : *by_row) {
+      for (const VectorRecord& seen : scanned) {
+        if (seen.row == record.row) EXPECT_EQ(record.values, seen.values) << record.row;
+      }
+    }
+  }
+}
+
 }  // namespace engram::store::conformance

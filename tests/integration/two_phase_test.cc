@@ -251,6 +251,25 @@ TEST_P(TwoPhaseWriteTest, Float16VectorsGiveTheSynchronousStoreContent) {
   EXPECT_EQ(ContentDump(GetParam().locate(dir_, "engram.db")), reference);
 }
 
+// The same with int8 vectors: rounding a read-back vector again gives the same codes and scale.
+TEST_P(TwoPhaseWriteTest, Int8VectorsGiveTheSynchronousStoreContent) {
+  Config config;
+  config.store.vector_precision = "int8";
+  const std::string reference = SynchronousDump(GetParam(), config);
+  ASSERT_THAT(reference, HasSubstr("vector "));
+  config.store.vector_precision = "float16";
+  EXPECT_NE(reference, SynchronousDump(GetParam(), config));  // the precision reached the store
+  config.store.vector_precision = "int8";
+  {
+    EngineOptions options = Options();
+    options.config = config;
+    std::unique_ptr<Engine> engine = testing::OpenOrDie(options);
+    RememberAll(*engine, RememberWait::kIndexed);
+    ASSERT_THAT(engine->WaitForDerivation(), IsOk());
+  }
+  EXPECT_EQ(ContentDump(GetParam().locate(dir_, "engram.db")), reference);
+}
+
 TEST_P(TwoPhaseWriteTest, CrashBetweenThePhasesResumesOnOpen) {
   const std::string reference = SynchronousDump(GetParam());
   // A child process acknowledges every write and dies without running any destructor: what it

@@ -360,11 +360,12 @@ StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
 // a failed transaction is ever committed.
 class PostgresTransaction final : public Transaction {
  public:
-  // `float16_vectors`: PutVector stores half floats (SqliteOptions / PostgresOptions).
-  PostgresTransaction(std::unique_lock<std::mutex> lock, Connection& conn, bool float16_vectors)
+  // `vector_precision`: how PutVector stores a vector (SqliteOptions / PostgresOptions).
+  PostgresTransaction(std::unique_lock<std::mutex> lock, Connection& conn,
+                      VectorPrecision vector_precision)
       : lock_(std::move(lock)),
         conn_(conn),
-        float16_vectors_(float16_vectors),
+        vector_precision_(vector_precision),
         merkle_tables_(conn) {}
 
   ~PostgresTransaction() override {
@@ -688,7 +689,7 @@ class PostgresTransaction final : public Transaction {
                         .Text(node_id)
                         .Text(model_id)
                         .Int(static_cast<std::int64_t>(values.size()))
-                        .Bytes(EncodeVector(values, float16_vectors_))
+                        .Bytes(EncodeVector(values, vector_precision_))
                         .Text(JournalOpName(JournalOp::kVectorStored))
                         .Text("model=" + std::string(model_id)),
                     "put vector"));
@@ -848,7 +849,7 @@ class PostgresTransaction final : public Transaction {
 
   std::unique_lock<std::mutex> lock_;
   Connection& conn_;
-  const bool float16_vectors_;
+  const VectorPrecision vector_precision_;
   // What this transaction knows without asking the server; it holds the write lock, so nothing
   // else changes these rows meanwhile. Nodes read or inserted here (kept current by
   // UpdateNodeState), and for each node inserted here every edge touching it (none at first,
@@ -886,7 +887,7 @@ class PostgresStore final : public Store {
     }
     return std::unique_ptr<Transaction>(
         std::make_unique<PostgresTransaction>(std::move(lock), *writer_,
-                                           options_.float16_vectors));
+                                           options_.vector_precision));
   }
 
   StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) override {

@@ -332,11 +332,12 @@ auto InSavepoint(Connection& conn, Fn&& fn) -> decltype(fn()) {
 // store's write mutex. After Commit() or a failed commit, open_ is false and the lock is released.
 class SqliteTransaction final : public Transaction {
  public:
-  // `float16_vectors`: PutVector stores half floats (SqliteOptions / PostgresOptions).
-  SqliteTransaction(std::unique_lock<std::mutex> lock, Connection& conn, bool float16_vectors)
+  // `vector_precision`: how PutVector stores a vector (SqliteOptions / PostgresOptions).
+  SqliteTransaction(std::unique_lock<std::mutex> lock, Connection& conn,
+                    VectorPrecision vector_precision)
       : lock_(std::move(lock)),
         conn_(conn),
-        float16_vectors_(float16_vectors),
+        vector_precision_(vector_precision),
         merkle_tables_(conn) {}
 
   ~SqliteTransaction() override {
@@ -626,7 +627,7 @@ class SqliteTransaction final : public Transaction {
     stmt.BindInt(1, node.row);
     stmt.BindText(2, model_id);
     stmt.BindInt(3, static_cast<std::int64_t>(values.size()));
-    const std::string bytes = EncodeVector(values, float16_vectors_);
+    const std::string bytes = EncodeVector(values, vector_precision_);
     stmt.BindBlob(4, std::as_bytes(std::span<const char>(bytes)));
     RETURN_IF_ERROR(stmt.Run());
     return AppendJournal(conn_, node.scope_id, JournalOp::kVectorStored, node.id, node.row,
@@ -772,7 +773,7 @@ class SqliteTransaction final : public Transaction {
 
   std::unique_lock<std::mutex> lock_;
   Connection& conn_;
-  const bool float16_vectors_;
+  const VectorPrecision vector_precision_;
   MerkleTables merkle_tables_;
   merkle::Writer merkle_;  // the leaves appended, written by Flush before COMMIT
   bool open_ = true;
@@ -803,7 +804,7 @@ class SqliteStore final : public Store {
     RETURN_IF_ERROR(writer_->Exec("BEGIN IMMEDIATE", "begin write transaction"));
     return std::unique_ptr<Transaction>(
         std::make_unique<SqliteTransaction>(std::move(lock), *writer_,
-                                           options_.float16_vectors));
+                                           options_.vector_precision));
   }
 
   StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) override {
