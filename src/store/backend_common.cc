@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "store/journal.h"
@@ -317,22 +318,64 @@ std::string QuoteDumpText(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// `text` as a JSON string the way nlohmann::json's dump() writes one (the write path's
+// serialiser): quote, backslash and control bytes escaped (\b \f \n \r \t, others \u00xx),
+// every other byte as it is.
+void AppendDumpedString(std::string& out, std::string_view text) {
+  out += '"';
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+}  // namespace
+
 std::optional<std::string> TurnContentFromColumns(const NodeRecord& node) {
   if (node.kind != NodeKind::kTurn || !node.event_time.has_value()) return std::nullopt;
-  nlohmann::json metadata = nlohmann::json::parse(node.metadata_json, nullptr, false);
-  if (!metadata.is_object()) return std::nullopt;
-  // The layout of write/capture.cc's turn content; a turn written another way keeps its own
-  // content (StoredContentJson compares the two byte for byte).
-  const nlohmann::json content = {
-      {"role", RoleName(node.role)},
-      {"speaker", node.speaker},
-      {"text", node.text},
-      {"session_id", node.session_id},
-      {"event_time", FormatTimestamp(*node.event_time)},
-      {"sequence", node.sequence},
-      {"metadata", std::move(metadata)},
-  };
-  return content.dump();
+  if (node.metadata_json.empty() || node.metadata_json.front() != '{') return std::nullopt;
+  // The layout of write/capture.cc's turn content (nlohmann::json's dump of an object: keys in
+  // sorted order, no spaces), written out directly: every read of a compact turn rebuilds it, and
+  // parsing and dumping the metadata made reads a fifth slower. The stored metadata is spliced
+  // in as it is (the write path stores it canonical, as dump() writes it); a turn written
+  // another way keeps its own content, since StoredContentJson compares the two byte for byte.
+  std::string out;
+  out.reserve(node.text.size() + node.metadata_json.size() + node.speaker.size() +
+              node.session_id.size() + 112);
+  out += "{\"event_time\":";
+  AppendDumpedString(out, FormatTimestamp(*node.event_time));
+  out += ",\"metadata\":";
+  out += node.metadata_json;
+  out += ",\"role\":";
+  AppendDumpedString(out, RoleName(node.role));
+  out += ",\"sequence\":";
+  out += std::to_string(node.sequence);
+  out += ",\"session_id\":";
+  AppendDumpedString(out, node.session_id);
+  out += ",\"speaker\":";
+  AppendDumpedString(out, node.speaker);
+  out += ",\"text\":";
+  AppendDumpedString(out, node.text);
+  out += '}';
+  return out;
 }
 
 std::string StoredContentJson(const NodeRecord& node) {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "engram/testing/status_matchers.h"
@@ -145,6 +147,49 @@ TEST(VectorLayoutTest, PrecisionNamesRoundTrip) {
     EXPECT_EQ(VectorPrecisionNamed(VectorPrecisionName(precision)), precision);
   }
   EXPECT_EQ(VectorPrecisionNamed("int4"), std::nullopt);
+}
+
+// A compact turn's content is rebuilt on every read without a JSON library: it must be the bytes
+// the write path's serialiser (nlohmann::json's dump) gives the same fields, for any text.
+TEST(TurnContentTest, RebuiltContentIsWhatTheWritePathsSerialiserWrites) {
+  const std::vector<std::string> texts = {
+      "plain", "quote \" and backslash \\", "lines\nand\ttabs\r\b\f", std::string("nul \0 byte", 10),
+      "controls \x01\x1f and delete \x7f", "accents é, CJK 日本語, emoji 🎉", ""};
+  const std::vector<std::string> metadata = {
+      "{}", R"({"a":[1,2.5,{"b":"c\"d"}],"z":null})", R"({"source":"chat","tags":["x","y"]})"};
+  for (const std::string& text : texts) {
+    for (const std::string& meta : metadata) {
+      NodeRecord node;
+      node.kind = NodeKind::kTurn;
+      node.role = Role::kAssistant;
+      node.speaker = "Ana \"A\" " + text.substr(0, 3);
+      node.text = text;
+      node.session_id = "s\n1";
+      node.sequence = 123456789012;
+      node.event_time = Timestamp::FromSeconds(1'700'000'000);
+      node.metadata_json = meta;
+      const nlohmann::json content = {
+          {"role", RoleName(node.role)},
+          {"speaker", node.speaker},
+          {"text", node.text},
+          {"session_id", node.session_id},
+          {"event_time", FormatTimestamp(*node.event_time)},
+          {"sequence", node.sequence},
+          {"metadata", nlohmann::json::parse(meta)},
+      };
+      EXPECT_EQ(TurnContentFromColumns(node), content.dump()) << "text: " << text;
+    }
+  }
+}
+
+TEST(TurnContentTest, NoContentIsRebuiltForMetadataThatIsNoObject) {
+  NodeRecord node;
+  node.kind = NodeKind::kTurn;
+  node.event_time = Timestamp::FromSeconds(0);
+  node.metadata_json = "[1]";
+  EXPECT_EQ(TurnContentFromColumns(node), std::nullopt);
+  node.metadata_json = "";
+  EXPECT_EQ(TurnContentFromColumns(node), std::nullopt);
 }
 
 }  // namespace
