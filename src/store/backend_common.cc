@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "store/journal.h"
@@ -325,7 +324,12 @@ namespace {
 // every other byte as it is.
 void AppendDumpedString(std::string& out, std::string_view text) {
   out += '"';
-  for (const char c : text) {
+  std::size_t plain = 0;  // start of the bytes not yet appended, none of which needs escaping
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const char c = text[at];
+    if (static_cast<unsigned char>(c) >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(text.data() + plain, at - plain);
+    plain = at + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -334,16 +338,15 @@ void AppendDumpedString(std::string& out, std::string_view text) {
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-          out += escaped;
-        } else {
-          out += c;
-        }
+      default: {
+        const auto byte = static_cast<unsigned char>(c);
+        out += "\\u00";
+        out += kHex[byte >> 4];
+        out += kHex[byte & 0xF];
+      }
     }
   }
+  out.append(text.data() + plain, text.size() - plain);
   out += '"';
 }
 
