@@ -145,8 +145,10 @@ class DeriveWorker {
   void Notify();
   // Waits until a pass of the worker that began after this call has derived everything that was
   // pending when it began, and returns Ok; or returns the error of a chunk that failed during
-  // that time (the turns stay pending; a later Notify or WaitIdle tries them again). Without
-  // deps.background: derives everything pending in the calling thread.
+  // that time (the turns stay pending; a later Notify or WaitIdle tries them again). While
+  // other threads keep capturing, the pass yields to them (captures come first), so this waits
+  // for a pause in their writes or for the backlog bound. Without deps.background: derives
+  // everything pending in the calling thread.
   Status WaitIdle();
   // Pending turns (read from the store) and the worker's counters.
   StatusOr<DeriveProgress> Progress();
