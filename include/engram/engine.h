@@ -120,7 +120,9 @@ class Engine {
   // Waits until every turn pending derivation when it was called (left by a non-blocking
   // Remember of this or another engine, or by a crash between the phases) is embedded and
   // derived. Returns the worker's error when a derivation failed meanwhile (the turns stay
-  // pending); kUnavailable when the engine is being destroyed.
+  // pending); kUnavailable when the engine is being destroyed. Captures come first: while other
+  // threads keep calling Remember, the worker yields to them, so this waits for a pause in their
+  // writes (or until 5,000 turns await derivation, when the two take turns).
   Status WaitForDerivation();
   // Pending turns and the worker's counters and last error.
   StatusOr<DerivationStatus> Derivation();

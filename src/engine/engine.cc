@@ -376,9 +376,14 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   impl->registry = write::EdgeRegistry::WithBuiltins();
   ASSIGN_OR_RETURN(impl->deriver, write::Deriver::Open(impl->config.write,
                                                        core::ResolveDataDir(options.data_dir)));
+  // The read path's synonyms are optional: lexicons that are not installed leave them off (the
+  // write path's analysis, which needs them, has already failed Deriver::Open then), but lexicons
+  // that are installed and unreadable are an error, not a silent change of recall.
   if (auto lexicons = lexicon::Lexicons::Load(core::ResolveDataDir(options.data_dir));
       lexicons.ok()) {
     impl->lexicons = *std::move(lexicons);
+  } else if (lexicons.status().code() != StatusCode::kFailedPrecondition) {
+    return lexicons.status();
   }
   if (impl->config.recall.word_vector_match > 0) {
     ASSIGN_OR_RETURN(impl->word_vectors,

@@ -1,15 +1,20 @@
 // The analysis stage through Engine::Remember: signal nodes and resolved times are listed with
 // the turn's sequence and provenance, entity proposals reach ListProposals, a batch that fails
 // validation derives nothing, the same turns give the same store bytes, and a data directory
-// without lexicons is a clear error at open.
+// without lexicons (or with broken ones) is a clear error at open.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
 #include "embed/hashing_embedder.h"
+#include "lexicon/lexicon.h"
 #include "store/store.h"
 #include "test_util.h"
 
@@ -241,6 +246,28 @@ TEST(WriteAnalysisTest, MissingLexiconsAreAClearErrorAtOpen) {
   config.write.entities = false;
   options.config = config;
   EXPECT_THAT(Engine::Open(options), IsOk());
+}
+
+TEST(WriteAnalysisTest, UnreadableLexiconsFailOpenEvenWithAnalysisOff) {
+  // Installed but broken lexicons (every file present, all empty) are not "not installed": the
+  // read path's synonyms would silently go missing, so Open says what is wrong.
+  TempDir dir;
+  TempDir broken_data;
+  for (std::string_view file : lexicon::RequiredLexiconFiles()) {
+    const std::filesystem::path path =
+        std::filesystem::path(broken_data.path()) / "lexicons" / file;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path).flush();
+  }
+  EngineOptions options = NoFacts(dir);
+  options.data_dir = broken_data.path();
+  Config config = *options.config;
+  config.write.signals = false;
+  config.write.entities = false;
+  options.config = config;
+  auto engine = Engine::Open(options);
+  EXPECT_THAT(engine, StatusIs(StatusCode::kCorruption));
+  EXPECT_THAT(engine.status().message(), HasSubstr("has no entries"));
 }
 
 }  // namespace
