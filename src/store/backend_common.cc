@@ -355,11 +355,12 @@ void AppendDumpedString(std::string& out, std::string_view text) {
 std::optional<std::string> TurnContentFromColumns(const NodeRecord& node) {
   if (node.kind != NodeKind::kTurn || !node.event_time.has_value()) return std::nullopt;
   if (node.metadata_json.empty() || node.metadata_json.front() != '{') return std::nullopt;
-  // The layout of write/capture.cc's turn content (nlohmann::json's dump of an object: keys in
-  // sorted order, no spaces), written out directly: every read of a compact turn rebuilds it, and
-  // parsing and dumping the metadata made reads a fifth slower. The stored metadata is spliced
-  // in as it is (the write path stores it canonical, as dump() writes it); a turn written
-  // another way keeps its own content, since StoredContentJson compares the two byte for byte.
+  // The one layout of a turn's content: write/capture.cc hashes these bytes into the turn's id,
+  // and every read of a compact turn rebuilds them. It is what nlohmann::json's dump of the
+  // object writes (keys in sorted order, no spaces), which earlier versions stored, written out
+  // directly: parsing and dumping the metadata made reads a fifth slower. The stored metadata is
+  // spliced in as it is (the write path stores it canonical, as dump() writes it); a turn
+  // written another way keeps its own content, since StoredContentJson compares byte for byte.
   std::string out;
   out.reserve(node.text.size() + node.metadata_json.size() + node.speaker.size() +
               node.session_id.size() + 112);

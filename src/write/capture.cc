@@ -6,6 +6,7 @@
 #include "core/ids.h"
 #include "core/json_depth.h"
 #include "core/utf8.h"
+#include "store/backend_common.h"
 
 namespace engram::write {
 namespace {
@@ -119,20 +120,9 @@ StatusOr<RememberResult> CaptureTurns(store::Transaction& txn, const EdgeRegistr
     ASSIGN_OR_RETURN(std::int64_t sequence, txn.NextSequence(scope.scope_id));
     const Timestamp event_time = turn.event_time.value_or(now);
 
-    nlohmann::json content = {
-        {"role", RoleName(turn.role)},
-        {"speaker", turn.speaker},
-        {"text", turn.text},
-        {"session_id", turn.session_id},
-        {"event_time", FormatTimestamp(event_time)},
-        {"sequence", sequence},
-        {"metadata", nlohmann::json::parse(metadata[turn_idx])},
-    };
     store::NodeRecord node;
     node.kind = NodeKind::kTurn;
     node.scope_id = scope.scope_id;
-    node.content_json = content.dump();
-    node.id = core::NodeId("turn", node.content_json, scope.node_id, event_time.micros);
     node.text = turn.text;
     node.role = turn.role;
     node.speaker = turn.speaker;
@@ -140,6 +130,14 @@ StatusOr<RememberResult> CaptureTurns(store::Transaction& txn, const EdgeRegistr
     node.sequence = sequence;
     node.event_time = event_time;
     node.metadata_json = metadata[turn_idx];
+    // The turn's content, laid out by the store's one writer of it (the stores keep a turn
+    // whose content is exactly this as its columns only): the id hashes these bytes.
+    std::optional<std::string> content = store::TurnContentFromColumns(node);
+    if (!content.has_value()) {
+      return Status::Internal("turn " + std::to_string(turn_idx) + " has no content layout");
+    }
+    node.content_json = *std::move(content);
+    node.id = core::NodeId("turn", node.content_json, scope.node_id, event_time.micros);
     node.idempotency_key = turn.idempotency_key;
     node.status = NodeStatus::kActive;
     node.valid_from = event_time;
