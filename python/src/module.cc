@@ -41,8 +41,8 @@ io::Json Encode(const T& value) {
   return io::ToJson(value);
 }
 io::Json Encode(const Link& link) { return LinkToJson(link); }
-io::Json Encode(const FactRecord& fact) { return FactToJson(fact); }
-io::Json Encode(const EntityRecord& entity) { return EntityToJson(entity); }
+io::Json Encode(const FactRecord& fact) { return io::FactToJson(fact); }
+io::Json Encode(const EntityRecord& entity) { return io::EntityToJson(entity); }
 
 // Binds a C++ value type whose JSON encoding is its to_dict() and repr.
 template <typename T>
@@ -231,10 +231,16 @@ py::object Recall(const PyEngine& self, const py::object& scope_arg, const py::o
   return py::cast(ReadResultView{std::move(result), explain});
 }
 
-py::list FactsOf(const PyEngine& self, const py::object& scope_arg, bool all, bool rejected) {
+py::list FactsOf(const PyEngine& self, const py::object& scope_arg, bool all, bool rejected,
+                 const py::object& valid_at, const py::object& known_at) {
   const Scope scope = ScopeFromPython(scope_arg, "scope");
+  io::FactsFilter filter;
+  filter.all = all;
+  filter.rejected = rejected;
+  if (!valid_at.is_none()) filter.valid_at = TimestampFromPython(valid_at, "valid_at");
+  if (!known_at.is_none()) filter.known_at = TimestampFromPython(known_at, "known_at");
   std::vector<FactRecord> facts =
-      self.Run([&](Engine& engine) { return LoadFacts(engine, scope, all, rejected); });
+      self.Run([&](Engine& engine) { return io::LoadFacts(engine, scope, filter); });
   py::list list;
   for (FactRecord& fact : facts) list.append(py::cast(std::move(fact)));
   return list;
@@ -243,7 +249,7 @@ py::list FactsOf(const PyEngine& self, const py::object& scope_arg, bool all, bo
 py::list EntitiesOf(const PyEngine& self, const py::object& scope_arg) {
   const Scope scope = ScopeFromPython(scope_arg, "scope");
   std::vector<EntityRecord> entities =
-      self.Run([&](Engine& engine) { return LoadEntities(engine, scope); });
+      self.Run([&](Engine& engine) { return io::LoadEntities(engine, scope); });
   py::list list;
   for (EntityRecord& entity : entities) list.append(py::cast(std::move(entity)));
   return list;
@@ -727,10 +733,13 @@ void BindEngine(py::module_& module) {
           },
           "Every scope with its memory count, as ScopeInfo objects.")
       .def("facts", &FactsOf, py::arg("scope"), py::kw_only(), py::arg("all") = false,
-           py::arg("rejected") = false,
+           py::arg("rejected") = false, py::arg("valid_at") = py::none(),
+           py::arg("known_at") = py::none(),
            "Facts derived in exactly this scope as Fact objects: the current ones; all=True "
            "adds superseded, contradicted, retired and rejected ones; rejected=True gives only "
-           "the candidates the validator rejected. Like `engram facts`.")
+           "the candidates the validator rejected. valid_at (datetime or ISO-8601 str): the "
+           "facts valid then, superseded since or not; known_at: the facts recorded by then, "
+           "with the status and chains they had then. Like `engram facts`.")
       .def("entities", &EntitiesOf, py::arg("scope"),
            "Entities resolved in exactly this scope as Entity objects, with mention counts and "
            "same_as links. Like `engram entities`.")

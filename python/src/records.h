@@ -1,10 +1,7 @@
-// records: result types the Python module adds on top of the C++ API — facts and entities read
-// through Engine::List and Engine::History exactly as `engram facts` and `engram entities` read
-// them (src/cli/facts_command.cc, entities_command.cc), and the recall result with its optional
-// explanation text.
-//
-// FactToJson / EntityToJson give the object those commands print per fact / entity;
-// python/tests/test_cli_parity.py compares the two so the shapes cannot drift apart silently.
+// records: result types the Python module adds on top of the C++ API — facts and entities (read
+// by io/scope_records.h, the reader `engram facts` / `engram entities` and REST use, so their
+// to_dict() is what those commands print per fact / entity; python/tests/test_cli_parity.py
+// checks it), links, and the recall result with its optional explanation text.
 #ifndef ENGRAM_PYTHON_SRC_RECORDS_H_
 #define ENGRAM_PYTHON_SRC_RECORDS_H_
 
@@ -16,38 +13,14 @@
 #include "engram/status.h"
 #include "engram/types.h"
 #include "io/api_json.h"
+#include "io/scope_records.h"
 
 namespace engram::python {
 
-struct FactRecord {
-  Memory memory;
-  io::Json fields;  // the fact's metadata (subject, predicate, object, ...)
-  std::vector<std::string> supersedes;
-  std::vector<std::string> superseded_by;
-  std::vector<std::string> corrects;
-  std::vector<std::string> corrected_by;
-  std::vector<std::string> contradicts;
+// Facts and entities as every interface reads them (io/scope_records.h).
+using io::EntityRecord;
+using io::FactRecord;
 
-  std::string Field(const char* name) const;  // a string field of the metadata, or ""
-};
-
-struct EntityRecord {
-  Memory memory;
-  std::string name;
-  std::string kind;
-  std::size_t mentions = 0;
-  std::vector<std::string> same_as;  // the other entity of each same_as edge, either direction
-};
-
-// Facts of exactly `scope`: active ones; `all` adds every status; `rejected` keeps only
-// rejected ones.
-StatusOr<std::vector<FactRecord>> LoadFacts(Engine& engine, const Scope& scope, bool all,
-                                            bool rejected);
-// Active entities of exactly `scope`.
-StatusOr<std::vector<EntityRecord>> LoadEntities(Engine& engine, const Scope& scope);
-
-io::Json FactToJson(const FactRecord& fact);
-io::Json EntityToJson(const EntityRecord& entity);
 // {"id", "type", "src", "dst", "status", "attrs"}: the edge with its attributes as an object.
 io::Json LinkToJson(const Link& link);
 

@@ -232,6 +232,19 @@ def test_facts_and_entities(filled):
     assert names["Maya"].mentions >= 1
 
 
+def test_facts_as_of_a_time(filled):
+    engine, ids = filled
+    # Nothing was said before May 2024 (the conversation's first turn), nor recorded in 2000.
+    assert engine.facts("user:alice", valid_at="2024-01-01T00:00:00Z") == []
+    assert engine.facts("user:alice", known_at=datetime.datetime(2000, 1, 1)) == []
+    valid = engine.facts("user:alice", valid_at="2024-05-02T00:00:00Z")
+    assert any(f.subject == "Maya" and f.object == "Porto" for f in valid)
+    assert all(f.valid_from <= datetime.datetime(2024, 5, 2, tzinfo=datetime.timezone.utc)
+               for f in valid)
+    with pytest.raises(engram.InvalidArgument, match="valid_at"):
+        engine.facts("user:alice", valid_at="yesterday")
+
+
 def test_proposals_accept_and_reject(filled):
     engine, _ = filled
     entities = {e.name: e.id for e in engine.entities("user:alice")}

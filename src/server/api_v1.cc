@@ -10,6 +10,7 @@
 #include "core/ids.h"
 #include "engram/clock.h"
 #include "io/api_json.h"
+#include "io/scope_records.h"
 #include "io/turns_jsonl.h"
 #include "server/openapi.h"
 #include "server/scope_views.h"
@@ -651,23 +652,25 @@ ApiResponse V1Api::Facts(const ApiRequest& request) {
   StatusOr<Scope> scope = PathScope(request);
   if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
   if (auto denied = Require(request, *scope, auth::Right::kRead)) return *denied;
-  FactsFilter filter;
-  Status status = KnownQuery(request, {"all", "rejected"});
+  io::FactsFilter filter;
+  Status status = KnownQuery(request, {"all", "rejected", "valid_at", "known_at"});
   if (status.ok()) status = QueryBool(request, "all", &filter.all);
   if (status.ok()) status = QueryBool(request, "rejected", &filter.rejected);
+  if (status.ok()) status = QueryTime(request, "valid_at", &filter.valid_at);
+  if (status.ok()) status = QueryTime(request, "known_at", &filter.known_at);
   if (!status.ok()) return ErrorResponse(status, request.request_id);
-  StatusOr<io::Json> view = FactsView(engine_, *scope, filter);
-  if (!view.ok()) return ErrorResponse(view.status(), request.request_id);
-  return Ok(*std::move(view));
+  StatusOr<std::vector<io::FactRecord>> facts = io::LoadFacts(engine_, *scope, filter);
+  if (!facts.ok()) return ErrorResponse(facts.status(), request.request_id);
+  return Ok(io::FactsDocument(*scope, filter, *facts));
 }
 
 ApiResponse V1Api::Entities(const ApiRequest& request) {
   StatusOr<Scope> scope = PathScope(request);
   if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
   if (auto denied = Require(request, *scope, auth::Right::kRead)) return *denied;
-  StatusOr<io::Json> view = EntitiesView(engine_, *scope);
-  if (!view.ok()) return ErrorResponse(view.status(), request.request_id);
-  return Ok(*std::move(view));
+  StatusOr<std::vector<io::EntityRecord>> entities = io::LoadEntities(engine_, *scope);
+  if (!entities.ok()) return ErrorResponse(entities.status(), request.request_id);
+  return Ok(io::EntitiesDocument(*scope, *entities));
 }
 
 ApiResponse V1Api::Consolidate(const ApiRequest& request) {

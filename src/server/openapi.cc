@@ -211,6 +211,8 @@ Json Schemas() {
       {{"scope", Type("string")},
        {"all", Type("boolean")},
        {"rejected", Type("boolean")},
+       {"valid_at", Nullable("string")},
+       {"known_at", Nullable("string")},
        {"count", Type("integer")},
        {"facts", ArrayOf(Object({{"id", Type("string")},
                                  {"status", kStatusEnum},
@@ -440,7 +442,13 @@ Json Build() {
   paths["/v1/scopes/{scope}/facts"]["get"] =
       Operation("Facts derived in the scope",
                 {scope, Param("all", "query", Type("boolean"), "also replaced facts", false),
-                 Param("rejected", "query", Type("boolean"), "only rejected candidates", false)},
+                 Param("rejected", "query", Type("boolean"), "only rejected candidates", false),
+                 Param("valid_at", "query", Type("string"),
+                       "ISO-8601 time: the facts valid then, superseded since or not", false),
+                 Param("known_at", "query", Type("string"),
+                       "ISO-8601 time: the facts recorded by then, with the status and chains "
+                       "they had then",
+                       false)},
                 "", 200, "Facts", {400, 401, 403, 404});
   paths["/v1/scopes/{scope}/entities"]["get"] = Operation(
       "Entities resolved in the scope", {scope}, "", 200, "Entities", {400, 401, 403, 404});

@@ -1,4 +1,4 @@
-// Facts, entities and timeline pages of a scope (see scope_views.h).
+// Consolidation, foresight and timeline views of a scope (see scope_views.h).
 #include "server/scope_views.h"
 
 #include <cctype>
@@ -21,104 +21,7 @@ io::Json MetadataObject(const Memory& memory) {
   return fields;
 }
 
-StatusOr<io::Json> FactJson(Engine& engine, const Memory& memory) {
-  const io::Json fields = MetadataObject(memory);
-  std::vector<std::string> supersedes, superseded_by, corrects, corrected_by, contradicts;
-  ASSIGN_OR_RETURN(const std::vector<HistoryEvent> history, engine.History(memory.id));
-  for (const HistoryEvent& event : history) {
-    if (event.related_id.empty()) continue;
-    if (event.action == "supersedes") supersedes.push_back(event.related_id);
-    if (event.action == "supersedes (incoming)") superseded_by.push_back(event.related_id);
-    if (event.action == "corrects") corrects.push_back(event.related_id);
-    if (event.action == "corrects (incoming)") corrected_by.push_back(event.related_id);
-    if (event.action.rfind("contradicts", 0) == 0) contradicts.push_back(event.related_id);
-  }
-  io::Json json = io::Json::object();
-  json["id"] = memory.id;
-  json["status"] = NodeStatusName(memory.status);
-  json["sequence"] = memory.sequence;
-  for (const char* name : {"kind", "subject", "predicate", "object", "polarity", "extractor"}) {
-    json[name] = Field(fields, name);
-  }
-  json["uncertain"] = fields.contains("uncertain") && fields["uncertain"].is_boolean()
-                          ? fields["uncertain"].get<bool>()
-                          : false;
-  json["time"] = fields.contains("time") ? fields["time"] : io::Json(nullptr);
-  json["text"] = memory.text;
-  json["valid_from"] = io::TimestampToJson(memory.valid_from);
-  json["valid_to"] = io::TimestampToJson(memory.valid_to);
-  json["provenance"] = memory.provenance;
-  json["supersedes"] = supersedes;
-  json["superseded_by"] = superseded_by;
-  json["corrects"] = corrects;
-  json["corrected_by"] = corrected_by;
-  json["contradicts"] = contradicts;
-  json["rejected"] = fields.contains("rejected") && fields["rejected"].is_object()
-                         ? fields["rejected"]
-                         : io::Json(nullptr);
-  return json;
-}
-
 }  // namespace
-
-StatusOr<io::Json> FactsView(Engine& engine, const Scope& scope, const FactsFilter& filter) {
-  ListOptions options;
-  options.kind = NodeKind::kFact;
-  options.limit = 0;  // every fact
-  options.include_retired = true;
-  ASSIGN_OR_RETURN(const std::vector<Memory> memories, engine.List(scope, options));
-  io::Json list = io::Json::array();
-  for (const Memory& memory : memories) {
-    if (filter.rejected && memory.status != NodeStatus::kRejected) continue;
-    if (!filter.all && !filter.rejected && memory.status != NodeStatus::kActive) continue;
-    ASSIGN_OR_RETURN(io::Json fact, FactJson(engine, memory));
-    list.push_back(std::move(fact));
-  }
-  io::Json json = io::Json::object();
-  json["scope"] = scope.ToString();
-  json["all"] = filter.all;
-  json["rejected"] = filter.rejected;
-  json["count"] = list.size();
-  json["facts"] = std::move(list);
-  return json;
-}
-
-StatusOr<io::Json> EntitiesView(Engine& engine, const Scope& scope) {
-  ListOptions options;
-  options.kind = NodeKind::kEntity;
-  options.limit = 0;  // every entity
-  options.include_retired = false;
-  ASSIGN_OR_RETURN(const std::vector<Memory> memories, engine.List(scope, options));
-  io::Json list = io::Json::array();
-  for (const Memory& memory : memories) {
-    const io::Json fields = MetadataObject(memory);
-    std::string name = Field(fields, "name");
-    if (name.empty()) name = memory.text;
-    std::size_t mentions = 0;
-    std::vector<std::string> same_as;
-    ASSIGN_OR_RETURN(const std::vector<HistoryEvent> history, engine.History(memory.id));
-    for (const HistoryEvent& event : history) {
-      if (event.action == "mentions (incoming)") ++mentions;
-      if (event.action.rfind("same_as", 0) == 0 && !event.related_id.empty()) {
-        same_as.push_back(event.related_id);
-      }
-    }
-    io::Json entity = io::Json::object();
-    entity["id"] = memory.id;
-    entity["name"] = name;
-    entity["kind"] = Field(fields, "kind");
-    entity["mentions"] = mentions;
-    entity["same_as"] = same_as;
-    entity["first_seen"] = io::TimestampToJson(memory.valid_from);
-    entity["provenance"] = memory.provenance;
-    list.push_back(std::move(entity));
-  }
-  io::Json json = io::Json::object();
-  json["scope"] = scope.ToString();
-  json["count"] = list.size();
-  json["entities"] = std::move(list);
-  return json;
-}
 
 io::Json ConsolidateResultView(const Scope& scope, const ConsolidateResult& result) {
   io::Json json = io::Json::object();

@@ -1,8 +1,7 @@
-// scope_views: derived views of one scope built from the public Engine API — its facts, its
-// entities and a filtered page of its timeline — in the JSON shapes `engram facts --json` and
-// `engram entities --json` print, so the REST routes and the CLI agree. A fact's or entity's fields
-// live in its metadata; its chains (supersedes, corrects, contradicts, same_as, mentions) come from
-// Engine::History.
+// scope_views: derived views of one scope built from the public Engine API — its consolidation
+// nodes (episodes, scenes, profiles), its foresight and a filtered page of its timeline — in the
+// JSON shapes the CLI prints, so the REST routes, MCP and the CLI agree. Facts and entities have
+// their own shared reader, io/scope_records.h.
 #ifndef ENGRAM_SERVER_SCOPE_VIEWS_H_
 #define ENGRAM_SERVER_SCOPE_VIEWS_H_
 
@@ -16,19 +15,6 @@
 #include "io/api_json.h"
 
 namespace engram::server {
-
-struct FactsFilter {
-  bool all = false;       // also superseded, contradicted, retired and rejected facts
-  bool rejected = false;  // only the candidates the validator rejected
-};
-
-// {"scope", "all", "rejected", "count", "facts": [{id, status, sequence, kind, subject, predicate,
-// object, polarity, extractor, uncertain, time, text, valid_from, valid_to, provenance,
-// supersedes, superseded_by, corrects, corrected_by, contradicts, rejected}]}
-StatusOr<io::Json> FactsView(Engine& engine, const Scope& scope, const FactsFilter& filter);
-
-// {"scope", "count", "entities": [{id, name, kind, mentions, same_as, first_seen, provenance}]}
-StatusOr<io::Json> EntitiesView(Engine& engine, const Scope& scope);
 
 // What Engine::Consolidate did: {"scope", "turns", "episodes", "scenes", "profiles", "written",
 // "superseded"}.

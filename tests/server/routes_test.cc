@@ -288,6 +288,26 @@ TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
   EXPECT_TRUE(names.count(scope));
   EXPECT_TRUE(names.count("app:crm/user:bob"));
   Check("GET", "/v1/scopes/{scope}/facts", "/v1/scopes/" + scope + "/facts?all=true", "", 200);
+  // Facts as of a time: before the Porto turn was said none was valid; a month after, the Porto
+  // fact (and not the Lisbon one, said now); nothing was recorded before the test ran.
+  HttpResult none_valid =
+      Check("GET", "/v1/scopes/{scope}/facts",
+            "/v1/scopes/" + scope + "/facts?valid_at=2023-01-01T00:00:00Z", "", 200);
+  EXPECT_EQ(none_valid.body["count"], 0);
+  EXPECT_EQ(none_valid.body["valid_at"], "2023-01-01T00:00:00Z");
+  HttpResult in_june = Check("GET", "/v1/scopes/{scope}/facts",
+                             "/v1/scopes/" + scope + "/facts?valid_at=2023-06-08T00:00:00Z", "", 200);
+  ASSERT_GE(in_june.body["count"].get<int>(), 1) << in_june.body.dump(2);
+  for (const Json& fact : in_june.body["facts"]) {
+    EXPECT_EQ(fact["provenance"], Json::array({ids[0]})) << fact.dump();
+  }
+  HttpResult known_before = Check("GET", "/v1/scopes/{scope}/facts",
+                                  "/v1/scopes/" + scope + "/facts?known_at=2000-01-01T00:00:00Z",
+                                  "", 200);
+  EXPECT_EQ(known_before.body["count"], 0);
+  HttpResult bad_time = Check("GET", "/v1/scopes/{scope}/facts",
+                              "/v1/scopes/" + scope + "/facts?valid_at=yesterday", "", 400);
+  EXPECT_THAT(bad_time.body["error"]["message"].get<std::string>(), HasSubstr("valid_at"));
   Check("GET", "/v1/scopes/{scope}/entities", "/v1/scopes/" + scope + "/entities", "", 200);
 
   // Consolidation and what it stored.
