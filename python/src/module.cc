@@ -652,12 +652,17 @@ void BindEngine(py::module_& module) {
               }
               options.kind = *parsed;
             }
-            return ToList(self.Run([&](Engine& engine) { return engine.List(scope, options); }));
+            io::MemoryPage page =
+                self.Run([&](Engine& engine) { return io::ListPage(engine, scope, options); });
+            return ToList(std::move(page.memories));
           },
           py::arg("scope"), py::kw_only(), py::arg("limit") = 100, py::arg("after") = 0,
           py::arg("kind") = "turn", py::arg("include_retired") = true,
           "Memories of exactly this scope in sequence order, as Memory objects.\n\n"
-          "limit: entries at most (0: all). after: only sequence numbers above it (paging).\n"
+          "limit: entries at most (0: all). after: only sequence numbers above it (paging: "
+          "pass the last entry's sequence; a page never ends inside a sequence number, which a "
+          "turn shares with what was derived from it, and holds one whole when it has more "
+          "than limit entries).\n"
           "kind: \"turn\" (default), \"signal\", \"entity\", \"fact\", ... or None for every "
           "kind.\ninclude_retired: list retired and superseded memories too (default True).")
       .def(

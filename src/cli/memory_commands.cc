@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "io/scope_records.h"
 
 namespace engram::cli {
 namespace {
@@ -355,8 +356,9 @@ int RunList(const MemoryArgs& args, Console& console) {
     }
     options.kind = *kind;
   }
-  StatusOr<std::vector<Memory>> memories = engine->List(*scope, options);
-  if (!memories.ok()) return console.Fail("list", memories.status());
+  StatusOr<io::MemoryPage> page = io::ListPage(*engine, *scope, options);
+  if (!page.ok()) return console.Fail("list", page.status());
+  const std::vector<Memory>* memories = &page->memories;
   if (console.json()) {
     io::Json json = io::Json::object();
     json["scope"] = scope->ToString();
@@ -364,6 +366,7 @@ int RunList(const MemoryArgs& args, Console& console) {
     io::Json list = io::Json::array();
     for (const Memory& memory : *memories) list.push_back(io::ToJson(memory));
     json["memories"] = std::move(list);
+    json["next_after"] = page->next_after ? io::Json(*page->next_after) : io::Json(nullptr);
     console.PrintJson(json);
     return ToInt(ExitCode::kOk);
   }
@@ -382,8 +385,8 @@ int RunList(const MemoryArgs& args, Console& console) {
         << (memory.speaker.empty() ? "-" : Printable(memory.speaker)) << ": "
         << Excerpt(Printable(memory.text), 100) << "\n";
   }
-  if (!console.quiet() && !memories->empty() && memories->size() == args.limit) {
-    out << "(more may follow: --after " << memories->back().sequence << ")\n";
+  if (!console.quiet() && page->next_after.has_value()) {
+    out << "(more follow: --after " << *page->next_after << ")\n";
   }
   return ToInt(ExitCode::kOk);
 }

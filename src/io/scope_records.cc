@@ -27,6 +27,27 @@ bool Current(NodeStatus status, const FactsFilter& filter) {
 
 }  // namespace
 
+StatusOr<MemoryPage> ListPage(Engine& engine, const Scope& scope, ListOptions options) {
+  MemoryPage page;
+  if (options.limit == 0) {
+    ASSIGN_OR_RETURN(page.memories, engine.List(scope, options));
+    return page;
+  }
+  for (std::size_t want = options.limit;; want *= 2) {
+    options.limit = want + 1;  // one more than the page says whether anything follows
+    ASSIGN_OR_RETURN(page.memories, engine.List(scope, options));
+    if (page.memories.size() <= want) return page;
+    const std::int64_t following = page.memories[want].sequence;
+    page.memories.resize(want);
+    if (page.memories.front().sequence != following) {
+      while (page.memories.back().sequence == following) page.memories.pop_back();
+      page.next_after = page.memories.back().sequence;
+      return page;
+    }
+    // The whole page is one sequence number that continues past it: read it whole.
+  }
+}
+
 std::string FactRecord::Field(const char* name) const { return StringField(fields, name); }
 
 StatusOr<std::vector<FactRecord>> LoadFacts(Engine& engine, const Scope& scope,

@@ -1,9 +1,10 @@
-// scope_records: a scope's facts and entities as every interface shows them — `engram facts` /
-// `engram entities`, REST `/v1/scopes/{scope}/facts` and `/entities`, and Python's
-// Engine.facts() / entities() — read through the public API only (Engine::List: a fact's or
-// entity's fields live in its metadata; Engine::History: its supersedes / corrects / contradicts
-// chains, its mentions and same_as links). One reader and one JSON shape, so the interfaces
-// cannot drift apart.
+// scope_records: a scope's records as every interface shows them — its facts and entities
+// (`engram facts` / `engram entities`, REST `/v1/scopes/{scope}/facts` and `/entities`, Python's
+// Engine.facts() / entities()) and the pages of its memories (`engram list`, REST `/memories`,
+// MCP `list`, Python's Engine.list()) — read through the public API only (Engine::List: a fact's
+// or entity's fields live in its metadata; Engine::History: its supersedes / corrects /
+// contradicts chains, its mentions and same_as links). One reader and one JSON shape, so the
+// interfaces cannot drift apart.
 //
 //   ASSIGN_OR_RETURN(std::vector<io::FactRecord> facts,
 //                    io::LoadFacts(engine, scope, {.valid_at = t}));   // the facts valid at t
@@ -12,6 +13,7 @@
 #define ENGRAM_IO_SCOPE_RECORDS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,6 +54,17 @@ struct EntityRecord {
   std::size_t mentions = 0;          // incoming mentions edges
   std::vector<std::string> same_as;  // the other entity of each same_as edge, either direction
 };
+
+// One page of Engine::List that never ends inside a sequence number (a turn and the entities,
+// facts and time anchors derived from it share one), so that paging with `next_after` as the next
+// ListOptions::after_sequence neither skips nor repeats a memory. The page holds at most
+// options.limit memories, except that one sequence number holding more is returned whole;
+// options.limit 0 lists everything after options.after_sequence.
+struct MemoryPage {
+  std::vector<Memory> memories;
+  std::optional<std::int64_t> next_after;  // unset when nothing follows this page
+};
+StatusOr<MemoryPage> ListPage(Engine& engine, const Scope& scope, ListOptions options);
 
 // The facts of exactly `scope` that `filter` selects, in sequence order. Without `all` or
 // `rejected`: the current ones (active; with valid_at, every fact valid then that was not

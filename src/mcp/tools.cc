@@ -12,6 +12,7 @@
 #include "core/utf8.h"
 #include "engram/clock.h"
 #include "io/api_json.h"
+#include "io/scope_records.h"
 #include "server/scope_views.h"
 
 namespace engram::mcp {
@@ -530,15 +531,13 @@ StatusOr<io::Json> RunList(const Call& call) {
   } else {
     ASSIGN_OR_RETURN(options.kind, ParseNodeKind(kind));
   }
-  ASSIGN_OR_RETURN(const std::vector<Memory> memories, call.engine.List(scope, options));
+  ASSIGN_OR_RETURN(const io::MemoryPage page, io::ListPage(call.engine, scope, options));
   io::Json out = io::Json::object();
   out["scope"] = scope.ToString();
   out["memories"] = io::Json::array();
-  for (const Memory& memory : memories) out["memories"].push_back(io::ToJson(memory));
+  for (const Memory& memory : page.memories) out["memories"].push_back(io::ToJson(memory));
   // Pass next_after as `after` for the next page; null when this page was the last.
-  out["next_after"] = memories.size() == options.limit && !memories.empty()
-                          ? io::Json(memories.back().sequence)
-                          : io::Json(nullptr);
+  out["next_after"] = page.next_after ? io::Json(*page.next_after) : io::Json(nullptr);
   return out;
 }
 

@@ -423,18 +423,16 @@ ApiResponse V1Api::ListMemories(const ApiRequest& request) {
   if (!status.ok()) return ErrorResponse(status, request.request_id);
   options.limit = static_cast<std::size_t>(limit);
   options.after_sequence = after;
-  StatusOr<std::vector<Memory>> memories = engine_.List(*scope, options);
-  if (!memories.ok()) return ErrorResponse(memories.status(), request.request_id);
+  StatusOr<io::MemoryPage> page = io::ListPage(engine_, *scope, options);
+  if (!page.ok()) return ErrorResponse(page.status(), request.request_id);
   io::Json out = io::Json::object();
   out["scope"] = scope->ToString();
   io::Json list = io::Json::array();
-  for (const Memory& memory : *memories) list.push_back(io::ToJson(memory));
+  for (const Memory& memory : page->memories) list.push_back(io::ToJson(memory));
   out["count"] = list.size();
   out["memories"] = std::move(list);
-  // A full page may have more after it; its last sequence number is the next page's `after`.
-  out["next_after"] = memories->size() == options.limit && !memories->empty()
-                          ? io::Json(memories->back().sequence)
-                          : io::Json(nullptr);
+  // The next page's `after`; null when nothing follows.
+  out["next_after"] = page->next_after ? io::Json(*page->next_after) : io::Json(nullptr);
   return Ok(std::move(out));
 }
 
