@@ -20,6 +20,7 @@ namespace engram::store::conformance {
 using ::engram::testing::IsOk;
 using ::engram::testing::IsOkAndHolds;
 using ::engram::testing::StatusIs;
+using ::testing::AnyOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -30,8 +31,19 @@ namespace {
 
 Timestamp At(std::int64_t seconds) { return Timestamp::FromSeconds(seconds); }
 
+// `text`'s bytes as hex digits, as DumpCanonical writes a bytes column.
+std::string Hex(std::string_view text) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (const char c : text) {
+    hex += kDigits[static_cast<unsigned char>(c) >> 4];
+    hex += kDigits[static_cast<unsigned char>(c) & 0xf];
+  }
+  return hex;
+}
+
 TurnAnalysisRecord Row(std::int64_t turn_row, std::string json) {
-  return {.turn_row = turn_row, .format = kTurnAnalysisFormat, .json = std::move(json)};
+  return {.turn_row = turn_row, .format = kTurnAnalysisJsonFormat, .json = std::move(json)};
 }
 
 }  // namespace
@@ -60,7 +72,7 @@ TEST_P(StoreContractTest, TurnAnalysisRowsRoundTripAndAreReplaced) {
   ASSERT_THAT(*got, SizeIs(2));
   EXPECT_EQ((*got)[0].turn_row, second.row);
   EXPECT_EQ((*got)[0].json, R"({"signals":[{"kind":"x"}]})");
-  EXPECT_EQ((*got)[0].format, kTurnAnalysisFormat);
+  EXPECT_EQ((*got)[0].format, kTurnAnalysisJsonFormat);
   EXPECT_EQ((*got)[1].turn_row, first.row);
   EXPECT_EQ((*got)[1].json, R"({"signals":[{"kind":"y"}]})");
   // Not journalled: the turns' insertions are the scope's only node entries.
@@ -115,8 +127,50 @@ TEST_P(StoreContractTest, EraseScopesErasesTheTurnsAnalysisRows) {
   EXPECT_EQ((*left)[0].turn_row, kept.row);
   StatusOr<std::string> dump = store_->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
+  // The row as text (SQLite keeps JSON rows as text) or as bytes (PostgreSQL's bytea column).
   EXPECT_THAT(*dump, Not(HasSubstr("analysissecret")));
-  EXPECT_THAT(*dump, HasSubstr("analysiskept"));
+  EXPECT_THAT(*dump, Not(HasSubstr(Hex("analysissecret"))));
+  EXPECT_THAT(*dump, AnyOf(HasSubstr("analysiskept"), HasSubstr(Hex("analysiskept"))));
+}
+
+// A format-2 row is bytes (NUL and bytes above 0x7f included): stored and read back as given;
+// bytes that are not a complete format-2 row are refused and leave nothing behind.
+TEST_P(StoreContractTest, ACompactTurnAnalysisRowKeepsItsBytesAndABrokenOneIsRefused) {
+  const ScopeRecord alice = MakeScope("user:alice");
+  const std::string text = "I met Caroline on 8 May 2023, it was great";
+  const NodeRecord turn = AddTurn(alice.scope_id, text, At(1));
+  const NodeRecord other = AddTurn(alice.scope_id, "hello", At(2));
+  const std::string json_row =
+      R"({"content":{"divergence":0.0,"entity_count":1,"entity_norm":0.25,)"
+      R"("information_density":0.5,"sentiment":0.6249,"sentiment_compound":0.6249,"tokens":10},)"
+      R"("signals":[{"begin":6,"end":14,"kind":"person","value":"Caroline"},)"
+      R"({"begin":18,"end":28,"kind":"date","topic":"day","value":"2023-05-08/2023-05-09"}]})";
+  const TurnAnalysisRecord compact = TurnAnalysisRow(turn.row, json_row, text);
+  ASSERT_EQ(compact.format, kTurnAnalysisCompactFormat);
+  ASSERT_NE(compact.json.find('\0'), std::string::npos);  // bytes a text column could not hold
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    ASSERT_THAT((*txn)->PutTurnAnalysis(compact), IsOk());
+    const std::string truncated = compact.json.substr(0, compact.json.size() - 3);
+    EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = other.row,
+                                         .format = kTurnAnalysisCompactFormat,
+                                         .json = truncated}),
+                StatusIs(StatusCode::kInvalidArgument, HasSubstr("not a format-2 row")));
+    EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = other.row,
+                                         .format = kTurnAnalysisCompactFormat,
+                                         .json = json_row}),
+                StatusIs(StatusCode::kInvalidArgument, HasSubstr("not a format-2 row")));
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  Reopen();
+  const std::int64_t rows[] = {turn.row, other.row};
+  StatusOr<std::vector<TurnAnalysisRecord>> got = store_->GetTurnAnalyses(rows);
+  ASSERT_THAT(got, IsOk());
+  ASSERT_THAT(*got, SizeIs(1));
+  EXPECT_EQ((*got)[0].format, kTurnAnalysisCompactFormat);
+  EXPECT_EQ((*got)[0].json, compact.json);
+  EXPECT_THAT(TurnAnalysisJson((*got)[0], text), IsOkAndHolds(json_row));
 }
 
 // ----- The version 4 -> 5 conversion -------------------------------------------------------------
@@ -191,15 +245,17 @@ void ExpectMigratedToVersion5(Store& store, const Version4Signals& written) {
   StatusOr<std::vector<TurnAnalysisRecord>> row = store.GetTurnAnalyses(rows);
   ASSERT_THAT(row, IsOk());
   ASSERT_THAT(*row, SizeIs(1));
-  EXPECT_EQ((*row)[0].format, kTurnAnalysisFormat);
-  // The signals' fields without what the row recomputes from the turn (turn, surface, from, to,
-  // granularity), the content signals apart, canonical JSON.
-  EXPECT_EQ((*row)[0].json,
+  // Schema 7 keeps it in format 2, which gives back the JSON of schema 5: the signals' fields
+  // without what the row recomputes from the turn (turn, surface, from, to, granularity), the
+  // content signals apart, canonical JSON.
+  EXPECT_EQ((*row)[0].format, kTurnAnalysisCompactFormat);
+  EXPECT_THAT(TurnAnalysisJson((*row)[0], "I paid $5 yesterday."),
+              IsOkAndHolds(
             R"({"content":{"divergence":0.0,"entity_count":0,"entity_norm":0.0,)"
             R"("information_density":0.5,"sentiment":0.0,"sentiment_compound":0.0,"tokens":5},)"
             R"("signals":[{"begin":7,"end":9,"kind":"money","value":"5 USD"},)"
-            R"({"begin":10,"end":19,"kind":"date","topic":"day","value":"2024-05-09/2024-05-10"}]})");
-  StatusOr<TurnAnalysis> parsed = ParseTurnAnalysis((*row)[0]);
+            R"({"begin":10,"end":19,"kind":"date","topic":"day","value":"2024-05-09/2024-05-10"}]})"));
+  StatusOr<TurnAnalysis> parsed = ParseTurnAnalysis((*row)[0], "I paid $5 yesterday.");
   ASSERT_THAT(parsed, IsOk());
   ASSERT_THAT(parsed->signals, SizeIs(2));
   EXPECT_EQ(parsed->signals[0].Surface("I paid $5 yesterday."), "$5");
