@@ -284,4 +284,79 @@ void ExpectMigratedToVersion5(Store& store, const Version4Signals& written) {
   EXPECT_EQ(audit->edges, 1);
 }
 
+// ----- The version 6 -> 7 conversion -------------------------------------------------------------
+
+Version6Analyses WriteVersion6Analyses(Store& store) {
+  Version6Analyses written;
+  StatusOr<std::unique_ptr<Transaction>> txn = store.BeginWrite();
+  EXPECT_THAT(txn, IsOk());
+  if (!txn.ok()) return written;
+  const std::string path = "user:v6";
+  StatusOr<ScopeRecord> scope = (*txn)->CreateScope(path, core::ScopeNodeId(path), 0, At(1));
+  EXPECT_THAT(scope, IsOk());
+  written.scope = *scope;
+  const auto turn = [&](std::string text, std::int64_t seconds) {
+    NodeRecord node;
+    node.kind = NodeKind::kTurn;
+    node.scope_id = scope->scope_id;
+    node.text = std::move(text);
+    node.content_json = nlohmann::json{{"text", node.text}}.dump();
+    node.id = core::NodeId("turn", node.content_json, scope->node_id, seconds);
+    node.sequence = (*txn)->NextSequence(scope->scope_id).value_or(0);
+    node.ingested_at = At(seconds);
+    node.updated_at = At(seconds);
+    StatusOr<std::int64_t> row = (*txn)->InsertNode(node);
+    EXPECT_THAT(row, IsOk());
+    return row.value_or(0);
+  };
+  written.compact_text = "Zoë said she'd meet Caroline in Zürich on 8 May 2023!";
+  written.compact_row = turn(written.compact_text, 10);
+  written.compact_json =
+      R"({"content":{"divergence":0.0,"entity_count":2,"entity_norm":0.4,)"
+      R"("information_density":0.5455,"sentiment":0.4574,"sentiment_compound":0.4574,"tokens":11},)"
+      R"("signals":[{"begin":0,"confidence":0.6,"end":4,"kind":"person","value":"Zoë"},)"
+      R"({"begin":21,"end":29,"kind":"person","value":"Caroline"},)"
+      R"({"begin":33,"end":40,"kind":"place","value":"Zürich"},)"
+      R"({"begin":44,"end":54,"kind":"date","topic":"day","value":"2023-05-08/2023-05-09"}]})";
+  written.kept_row = turn("hello", 11);
+  written.kept_json = R"({"marker":"not a layout format 2 holds","signals":[]})";
+  EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = written.compact_row,
+                                       .format = kTurnAnalysisJsonFormat,
+                                       .json = written.compact_json}),
+              IsOk());
+  EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = written.kept_row,
+                                       .format = kTurnAnalysisJsonFormat,
+                                       .json = written.kept_json}),
+              IsOk());
+  EXPECT_THAT((*txn)->Commit(), IsOk());
+  written.merkle = store.GetMerkleState(scope->scope_id).value_or(MerkleState{});
+  return written;
+}
+
+void ExpectMigratedToVersion7(Store& store, const Version6Analyses& written) {
+  const std::int64_t rows[] = {written.compact_row, written.kept_row};
+  StatusOr<std::vector<TurnAnalysisRecord>> got = store.GetTurnAnalyses(rows);
+  ASSERT_THAT(got, IsOk());
+  ASSERT_THAT(*got, SizeIs(2));
+  // The first row is format 2 now and gives back its JSON byte for byte; the second stays JSON.
+  EXPECT_EQ((*got)[0].format, kTurnAnalysisCompactFormat);
+  EXPECT_LT((*got)[0].json.size(), written.compact_json.size() / 3);
+  EXPECT_THAT(TurnAnalysisJson((*got)[0], written.compact_text),
+              IsOkAndHolds(written.compact_json));
+  EXPECT_EQ((*got)[1].format, kTurnAnalysisJsonFormat);
+  EXPECT_EQ((*got)[1].json, written.kept_json);
+  StatusOr<TurnAnalysis> parsed = ParseTurnAnalysis((*got)[0], written.compact_text);
+  ASSERT_THAT(parsed, IsOk());
+  ASSERT_THAT(parsed->signals, SizeIs(4));
+  EXPECT_EQ(parsed->signals[2].value, "Zürich");
+  EXPECT_EQ(parsed->signals[3].from, "2023-05-08");
+  // Analysis rows are not in the Merkle logs: the roots stay, and the audit passes.
+  StatusOr<MerkleState> state = store.GetMerkleState(written.scope.scope_id);
+  ASSERT_THAT(state, IsOk());
+  EXPECT_EQ(state->root, written.merkle.root);
+  StatusOr<AuditReport> audit = AuditScope(store, written.scope);
+  ASSERT_THAT(audit, IsOk());
+  EXPECT_TRUE(audit->ok) << (audit->mismatch ? audit->mismatch->reason : "");
+}
+
 }  // namespace engram::store::conformance

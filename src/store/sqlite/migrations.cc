@@ -262,10 +262,12 @@ BEGIN
 END;
 )sql";
 
-// Compact analysis rows: a turn's analysis row in format 2 (store/turn_analysis.h: codes and
+// Compact rows again: a turn's analysis row in format 2 (store/turn_analysis.h: codes and
 // varints instead of JSON field names, a value equal to its span kept as the span) wherever that
-// gives the format-1 JSON back byte for byte; ConvertToSchema7 rewrites the rows a store holds.
-// The column keeps its declared type: SQLite stores a format-2 row's bytes as a BLOB in it.
+// gives the format-1 JSON back byte for byte, and a Merkle leaf's target id as its 16 bytes when
+// it is 32 lowercase hex digits (every id engram makes; other ids stay text: see
+// merkle_sqlite.cc). ConvertToSchema7 rewrites the rows a store holds. The columns keep their
+// declared types: SQLite stores the bytes as BLOBs in them. Ids, leaves and roots do not change.
 constexpr std::string_view kSchemaV7 = "";
 
 constexpr std::array<Migration, 7> kMigrations = {{
@@ -427,6 +429,53 @@ Status ConvertToSchema7(Connection& connection) {
   }
 }
 
+// Schema 7: the leaves whose target id is text rewritten through MerkleTables' own binding (hex
+// ids become bytes), in batches of their keys.
+Status CompactLeafTargets(Connection& connection) {
+  std::int64_t scope_id = -1;
+  std::string log;
+  std::int64_t idx = -1;
+  while (true) {
+    ASSIGN_OR_RETURN(Statement read,
+                     connection.Prepare("SELECT scope_id, log, idx, target_id FROM merkle_leaves "
+                                        "WHERE (scope_id, log, idx) > (?1, ?2, ?3) AND "
+                                        "typeof(target_id) = 'text' "
+                                        "ORDER BY scope_id, log, idx LIMIT 4096",
+                                        "migrate to schema 7: read merkle leaves"));
+    read.BindInt(1, scope_id);
+    read.BindText(2, log);
+    read.BindInt(3, idx);
+    struct Leaf {
+      std::int64_t scope_id;
+      std::string log;
+      std::int64_t idx;
+      std::string target_id;
+    };
+    std::vector<Leaf> leaves;
+    while (true) {
+      ASSIGN_OR_RETURN(const bool has_row, read.Step());
+      if (!has_row) break;
+      leaves.push_back({read.ColumnInt(0), read.ColumnText(1), read.ColumnInt(2),
+                        read.ColumnText(3)});
+    }
+    if (leaves.empty()) return Status::Ok();
+    for (const Leaf& leaf : leaves) {
+      ASSIGN_OR_RETURN(Statement update,
+                       connection.Prepare("UPDATE merkle_leaves SET target_id = ?4 WHERE "
+                                          "scope_id = ?1 AND log = ?2 AND idx = ?3",
+                                          "migrate to schema 7: write a leaf's target id"));
+      update.BindInt(1, leaf.scope_id);
+      update.BindText(2, leaf.log);
+      update.BindInt(3, leaf.idx);
+      BindMerkleTargetId(update, 4, leaf.target_id);
+      RETURN_IF_ERROR(update.Run());
+    }
+    scope_id = leaves.back().scope_id;
+    log = leaves.back().log;
+    idx = leaves.back().idx;
+  }
+}
+
 }  // namespace
 
 std::span<const Migration> Migrations() { return kMigrations; }
@@ -508,7 +557,10 @@ Status ApplyMigrations(Connection& connection) {
   }
   if (current >= 1 && current < 5) RETURN_IF_ERROR(ConvertSignalNodes(connection));
   if (current < 6) RETURN_IF_ERROR(ConvertToSchema6(connection));
-  if (current < 7) RETURN_IF_ERROR(ConvertToSchema7(connection));
+  if (current < 7) {
+    RETURN_IF_ERROR(ConvertToSchema7(connection));
+    RETURN_IF_ERROR(CompactLeafTargets(connection));
+  }
   if (current < 5) {
     // Schema 4 added the logs; schema 5 removed nodes and edges from them: rebuilt either way.
     MerkleTables tables(connection);
