@@ -160,7 +160,7 @@ TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersio
   ASSERT_THAT(RunSql(url_, "UPDATE meta SET value = '99' WHERE key = 'schema_version'"), IsOk());
   EXPECT_THAT(OpenPostgresStore(url_),
               StatusIs(StatusCode::kFailedPrecondition,
-                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 6"),
+                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 7"),
                              HasSubstr("newer engram"))));
 }
 

@@ -301,8 +301,10 @@ Version6Analyses WriteVersion6Analyses(Store& store) {
     node.scope_id = scope->scope_id;
     node.text = std::move(text);
     node.content_json = nlohmann::json{{"text", node.text}}.dump();
-    node.id = core::NodeId("turn", node.content_json, scope->node_id, seconds);
+    node.event_time = At(seconds);
+    node.id = core::NodeId("turn", node.content_json, scope->node_id, node.event_time->micros);
     node.sequence = (*txn)->NextSequence(scope->scope_id).value_or(0);
+    node.valid_from = At(seconds);
     node.ingested_at = At(seconds);
     node.updated_at = At(seconds);
     StatusOr<std::int64_t> row = (*txn)->InsertNode(node);
