@@ -17,25 +17,24 @@ using nlohmann::json;
 // The code tables of format 2 (code = index + 1; 0 means "a string follows"). Append only: a
 // stored code must keep its name.
 constexpr std::array<std::string_view, 26> kKinds = {
-    "date",        "time",          "money",      "percent",    "quantity",      "number",
-    "version",     "url",           "email",      "ip_address", "identifier",    "quoted_string",
-    "person",      "place",         "organization", "preference", "constraint",  "current_state",
-    "past_state",  "correction",    "replacement", "decision",   "approval",      "rejection",
-    "query_like",  "ack_like"};
+    "date",       "time",       "money",        "percent",    "quantity",   "number",
+    "version",    "url",        "email",        "ip_address", "identifier", "quoted_string",
+    "person",     "place",      "organization", "preference", "constraint", "current_state",
+    "past_state", "correction", "replacement",  "decision",   "approval",   "rejection",
+    "query_like", "ack_like"};
 // Topics the detectors name from a fixed list: date and time granularities, memory-act topics,
 // IP versions. Topics made of the turn's words ("favorite color") are stored as strings.
 constexpr std::array<std::string_view, 42> kTopics = {
-    "instant",    "minute",     "hour",        "part_of_day", "day",        "week",
-    "weekend",    "month",      "season",      "year",        "decade",     "vague",
-    "question",   "approval",   "preference",  "instruction", "social",     "possession",
-    "correction", "state",      "decision",    "rejection",   "replacement", "diet",
-    "habit",      "identity",   "allergy",     "intolerance", "job",        "goal",
-    "avoid",      "budget",     "limitation",  "residence",   "employer",   "name",
-    "ordinal",    "v4",         "v6",          "location",    "address",    "favorite"};
+    "instant",    "minute",      "hour",   "part_of_day", "day",        "week",      "weekend",
+    "month",      "season",      "year",   "decade",      "vague",      "question",  "approval",
+    "preference", "instruction", "social", "possession",  "correction", "state",     "decision",
+    "rejection",  "replacement", "diet",   "habit",       "identity",   "allergy",   "intolerance",
+    "job",        "goal",        "avoid",  "budget",      "limitation", "residence", "employer",
+    "name",       "ordinal",     "v4",     "v6",          "location",   "address",   "favorite"};
 constexpr std::array<std::string_view, 2> kPolarities = {"+", "-"};
 // The content object's keys, in the order of its presence bits (and of the JSON's sorted keys).
 constexpr std::array<std::string_view, 7> kContentKeys = {
-    "divergence", "entity_count", "entity_norm", "information_density",
+    "divergence", "entity_count",       "entity_norm", "information_density",
     "sentiment",  "sentiment_compound", "tokens"};
 
 constexpr std::uint8_t kHasContent = 0x01;
@@ -72,17 +71,23 @@ struct Number {
 
   double AsDouble() const {
     switch (type) {
-      case Type::kUnsigned: return static_cast<double>(magnitude);
-      case Type::kNegative: return -static_cast<double>(magnitude) - 1.0;
-      case Type::kFloat: return real;
+      case Type::kUnsigned:
+        return static_cast<double>(magnitude);
+      case Type::kNegative:
+        return -static_cast<double>(magnitude) - 1.0;
+      case Type::kFloat:
+        return real;
     }
     return 0;
   }
   json AsJson() const {
     switch (type) {
-      case Type::kUnsigned: return json(magnitude);
-      case Type::kNegative: return json(-static_cast<std::int64_t>(magnitude) - 1);
-      case Type::kFloat: return json(real);
+      case Type::kUnsigned:
+        return json(magnitude);
+      case Type::kNegative:
+        return json(-static_cast<std::int64_t>(magnitude) - 1);
+      case Type::kFloat:
+        return json(real);
     }
     return json();
   }
@@ -165,8 +170,7 @@ std::optional<std::string> Encode(const json& row, std::string_view turn_text) {
   if (!row.is_object()) return std::nullopt;
   const json* content = Find(row, "content");
   const json* signals = Find(row, "signals");
-  if (signals == nullptr || !signals->is_array() ||
-      row.size() != (content == nullptr ? 1u : 2u)) {
+  if (signals == nullptr || !signals->is_array() || row.size() != (content == nullptr ? 1u : 2u)) {
     return std::nullopt;
   }
   Writer out;
@@ -191,8 +195,8 @@ std::optional<std::string> Encode(const json& row, std::string_view turn_text) {
     const json* kind = Find(signal, "kind");
     const json* begin = Find(signal, "begin");
     const json* end = Find(signal, "end");
-    if (kind == nullptr || !kind->is_string() || begin == nullptr ||
-        !begin->is_number_unsigned() || end == nullptr || !end->is_number_unsigned()) {
+    if (kind == nullptr || !kind->is_string() || begin == nullptr || !begin->is_number_unsigned() ||
+        end == nullptr || !end->is_number_unsigned()) {
       return std::nullopt;
     }
     const std::uint64_t from = begin->get<std::uint64_t>();
@@ -215,7 +219,7 @@ std::optional<std::string> Encode(const json& row, std::string_view turn_text) {
       ++keys;
       const std::string& text = value->get_ref<const std::string&>();
       flags |= to <= turn_text.size() && turn_text.substr(from, to - from) == text ? kValueSpan
-                                                                                  : kValueString;
+                                                                                   : kValueString;
     }
     if (topic != nullptr) ++keys, flags |= kHasTopic;
     if (previous_value != nullptr) ++keys, flags |= kHasPreviousValue;
@@ -362,16 +366,16 @@ bool Decode(const std::string_view* turn_text, DecodedRow* row, Reader& in) {
   std::uint64_t count = 0;
   if (!in.Varint(&count)) return false;
   // Every signal takes at least four bytes: a count beyond that is corrupt, not a huge reserve.
-  if (count > in.Remaining() / 4) return in.Fail("signal count " + std::to_string(count) +
-                                                 " does not fit the row");
+  if (count > in.Remaining() / 4)
+    return in.Fail("signal count " + std::to_string(count) + " does not fit the row");
   row->signals.reserve(count);
   std::int64_t previous_begin = 0;
   for (std::uint64_t signal_idx = 0; signal_idx < count; ++signal_idx) {
     DecodedSignal& signal = row->signals.emplace_back();
     std::uint64_t delta = 0;
     std::uint64_t length = 0;
-    if (!in.Coded(kKinds, "kind", &signal.kind) || !in.Byte(&signal.flags) ||
-        !in.Varint(&delta) || !in.Varint(&length)) {
+    if (!in.Coded(kKinds, "kind", &signal.kind) || !in.Byte(&signal.flags) || !in.Varint(&delta) ||
+        !in.Varint(&length)) {
       return false;
     }
     const std::int64_t begin = previous_begin + UnZigZag(delta);
@@ -383,7 +387,8 @@ bool Decode(const std::string_view* turn_text, DecodedRow* row, Reader& in) {
     signal.begin = static_cast<std::uint32_t>(begin);
     signal.end = static_cast<std::uint32_t>(begin + static_cast<std::int64_t>(length));
     switch (signal.flags & kValueBits) {
-      case 0: break;
+      case 0:
+        break;
       case kValueSpan:
         if (turn_text != nullptr) {
           if (signal.end > turn_text->size()) {
@@ -398,7 +403,8 @@ bool Decode(const std::string_view* turn_text, DecodedRow* row, Reader& in) {
       case kValueString:
         if (!in.String(&signal.value)) return false;
         break;
-      default: return in.Fail("signal " + std::to_string(signal_idx) + ": unknown value form");
+      default:
+        return in.Fail("signal " + std::to_string(signal_idx) + ": unknown value form");
     }
     if ((signal.flags & kHasTopic) != 0 && !in.Coded(kTopics, "topic", &signal.topic)) return false;
     if ((signal.flags & kHasPreviousValue) != 0 && !in.String(&signal.previous_value)) return false;
@@ -416,8 +422,8 @@ bool Decode(const std::string_view* turn_text, DecodedRow* row, Reader& in) {
 }
 
 Status Corrupt(const TurnAnalysisRecord& record, std::string_view what) {
-  return Status::Corruption("turn analysis of node row " + std::to_string(record.turn_row) +
-                            ": " + std::string(what));
+  return Status::Corruption("turn analysis of node row " + std::to_string(record.turn_row) + ": " +
+                            std::string(what));
 }
 
 StatusOr<DecodedRow> DecodeRecord(const TurnAnalysisRecord& record, std::string_view turn_text) {
@@ -563,8 +569,8 @@ StatusOr<std::string> TurnAnalysisFromSignals(std::span<const std::string> signa
   for (const std::string& text : signal_contents) {
     json signal = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (!signal.is_object() || !signal.contains("kind") || !signal["kind"].is_string()) {
-      return Status::InvalidArgument("turn analysis: signal content is not an object with a kind: " +
-                                     text.substr(0, 80));
+      return Status::InvalidArgument(
+          "turn analysis: signal content is not an object with a kind: " + text.substr(0, 80));
     }
     for (const char* dropped : {"turn", "surface", "from", "to", "granularity"}) {
       signal.erase(dropped);

@@ -18,8 +18,8 @@ namespace {
 using ::engram::testing::IsOk;
 using ::engram::testing::IsOkAndHolds;
 using ::engram::testing::StatusIs;
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 struct Case {
   std::string name;
@@ -181,13 +181,13 @@ TEST(TurnAnalysisFormatTest, ASpanValueIsStoredAsTheSpanAndAnIntervalSplits) {
 
 TEST(TurnAnalysisFormatTest, RowsFormatTwoHasNoPlaceForStayJson) {
   const std::vector<std::string> rows = {
-      R"({"marker":"x"})",                                            // an unknown top-level key
-      R"({"signals":[{"kind":"x"}]})",                                // no span
-      R"({"signals":[{"begin":3,"end":1,"kind":"x"}]})",              // end before begin
-      R"({"signals":[{"begin":0,"end":1,"kind":"x","extra":1}]})",    // an unknown signal key
-      R"({"signals":[{"begin":0,"end":1,"kind":"x","value":5}]})",    // a value that is a number
-      R"({"content":{"tokens":1,"mood":2},"signals":[]})",            // an unknown content key
-      R"({"content":{"tokens":"1"},"signals":[]})",                   // a string as a number
+      R"({"marker":"x"})",                                          // an unknown top-level key
+      R"({"signals":[{"kind":"x"}]})",                              // no span
+      R"({"signals":[{"begin":3,"end":1,"kind":"x"}]})",            // end before begin
+      R"({"signals":[{"begin":0,"end":1,"kind":"x","extra":1}]})",  // an unknown signal key
+      R"({"signals":[{"begin":0,"end":1,"kind":"x","value":5}]})",  // a value that is a number
+      R"({"content":{"tokens":1,"mood":2},"signals":[]})",          // an unknown content key
+      R"({"content":{"tokens":"1"},"signals":[]})",                 // a string as a number
       R"({"signals":[{"begin":0,"end":1,"kind":"x","uncertain":1}]})",
       R"({"signals": []})",  // not canonical: the JSON would not come back byte for byte
       "not json",
@@ -213,8 +213,7 @@ TEST(TurnAnalysisFormatTest, JsonRowsStillParse) {
 
 TEST(TurnAnalysisFormatTest, EveryTruncationOfACompactRowIsACorruptionError) {
   const Case test_case = Cases()[2];
-  const TurnAnalysisRecord compact =
-      TurnAnalysisRow(9, test_case.row.dump(), test_case.text);
+  const TurnAnalysisRecord compact = TurnAnalysisRow(9, test_case.row.dump(), test_case.text);
   ASSERT_EQ(compact.format, kTurnAnalysisCompactFormat);
   for (std::size_t size = 0; size < compact.json.size(); ++size) {
     const TurnAnalysisRecord cut{
@@ -255,7 +254,9 @@ TEST(TurnAnalysisFormatTest, BadBytesAreNamedNotCrashedOn) {
               StatusIs(StatusCode::kCorruption, HasSubstr("outside the turn's text")));
   EXPECT_THAT(parse(std::string("\x00\x01\x0d\x01\x00\x05", 6), "hello"), IsOk());
   // A string longer than the row.
-  EXPECT_THAT(parse(std::string("\x00\x01\x00\x50" "abc", 7)),
+  EXPECT_THAT(parse(std::string("\x00\x01\x00\x50"
+                                "abc",
+                                7)),
               StatusIs(StatusCode::kCorruption, HasSubstr("runs past the end")));
   // A format nobody wrote.
   EXPECT_THAT(ParseTurnAnalysis({.turn_row = 5, .format = 3, .json = "{}"}, ""),

@@ -94,9 +94,9 @@ struct Version6Analyses {
   std::int64_t compact_row = 0;  // a row format 2 holds
   std::string compact_text;      // its turn's text
   std::string compact_json;
-  std::int64_t kept_row = 0;     // a row that stays JSON
+  std::int64_t kept_row = 0;  // a row that stays JSON
   std::string kept_json;
-  MerkleState merkle;            // the scope's Merkle state before
+  MerkleState merkle;  // the scope's Merkle state before
 };
 Version6Analyses WriteVersion6Analyses(Store& store);
 void ExpectMigratedToVersion7(Store& store, const Version6Analyses& written);

@@ -153,14 +153,14 @@ TEST_P(StoreContractTest, ACompactTurnAnalysisRowKeepsItsBytesAndABrokenOneIsRef
     ASSERT_THAT(txn, IsOk());
     ASSERT_THAT((*txn)->PutTurnAnalysis(compact), IsOk());
     const std::string truncated = compact.json.substr(0, compact.json.size() - 3);
-    EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = other.row,
-                                         .format = kTurnAnalysisCompactFormat,
-                                         .json = truncated}),
-                StatusIs(StatusCode::kInvalidArgument, HasSubstr("not a format-2 row")));
-    EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = other.row,
-                                         .format = kTurnAnalysisCompactFormat,
-                                         .json = json_row}),
-                StatusIs(StatusCode::kInvalidArgument, HasSubstr("not a format-2 row")));
+    EXPECT_THAT(
+        (*txn)->PutTurnAnalysis(
+            {.turn_row = other.row, .format = kTurnAnalysisCompactFormat, .json = truncated}),
+        StatusIs(StatusCode::kInvalidArgument, HasSubstr("not a format-2 row")));
+    EXPECT_THAT(
+        (*txn)->PutTurnAnalysis(
+            {.turn_row = other.row, .format = kTurnAnalysisCompactFormat, .json = json_row}),
+        StatusIs(StatusCode::kInvalidArgument, HasSubstr("not a format-2 row")));
     ASSERT_THAT((*txn)->Commit(), IsOk());
   }
   Reopen();
@@ -249,12 +249,13 @@ void ExpectMigratedToVersion5(Store& store, const Version4Signals& written) {
   // without what the row recomputes from the turn (turn, surface, from, to, granularity), the
   // content signals apart, canonical JSON.
   EXPECT_EQ((*row)[0].format, kTurnAnalysisCompactFormat);
-  EXPECT_THAT(TurnAnalysisJson((*row)[0], "I paid $5 yesterday."),
-              IsOkAndHolds(
-            R"({"content":{"divergence":0.0,"entity_count":0,"entity_norm":0.0,)"
-            R"("information_density":0.5,"sentiment":0.0,"sentiment_compound":0.0,"tokens":5},)"
-            R"("signals":[{"begin":7,"end":9,"kind":"money","value":"5 USD"},)"
-            R"({"begin":10,"end":19,"kind":"date","topic":"day","value":"2024-05-09/2024-05-10"}]})"));
+  EXPECT_THAT(
+      TurnAnalysisJson((*row)[0], "I paid $5 yesterday."),
+      IsOkAndHolds(
+          R"({"content":{"divergence":0.0,"entity_count":0,"entity_norm":0.0,)"
+          R"("information_density":0.5,"sentiment":0.0,"sentiment_compound":0.0,"tokens":5},)"
+          R"("signals":[{"begin":7,"end":9,"kind":"money","value":"5 USD"},)"
+          R"({"begin":10,"end":19,"kind":"date","topic":"day","value":"2024-05-09/2024-05-10"}]})"));
   StatusOr<TurnAnalysis> parsed = ParseTurnAnalysis((*row)[0], "I paid $5 yesterday.");
   ASSERT_THAT(parsed, IsOk());
   ASSERT_THAT(parsed->signals, SizeIs(2));

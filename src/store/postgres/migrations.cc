@@ -354,13 +354,13 @@ Status ConvertToSchema7(Connection& connection) {
       const TurnAnalysisRecord compact =
           TurnAnalysisRow(after_row, rows.Bytes(row, 1), rows.Text(row, 2));
       if (compact.format != kTurnAnalysisCompactFormat) continue;
-      RETURN_IF_ERROR(connection
-                          .Query("UPDATE turn_analysis SET format = $2, analysis = $3 "
-                                 "WHERE turn_row = $1",
-                                 Params().Int(compact.turn_row).Int(compact.format).Bytes(
-                                     compact.json),
-                                 "migrate to schema 7: write a compact row")
-                          .status());
+      RETURN_IF_ERROR(
+          connection
+              .Query("UPDATE turn_analysis SET format = $2, analysis = $3 "
+                     "WHERE turn_row = $1",
+                     Params().Int(compact.turn_row).Int(compact.format).Bytes(compact.json),
+                     "migrate to schema 7: write a compact row")
+              .status());
     }
   }
 }

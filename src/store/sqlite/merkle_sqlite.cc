@@ -16,13 +16,22 @@ namespace {
 using merkle::LeafRow;
 using merkle::LogFrontier;
 
+// A leaf's stored target id as the hex digits or text the Tables interface speaks.
+constexpr std::string_view kTargetIdText =
+    "CASE WHEN typeof(target_id) = 'blob' THEN lower(hex(target_id)) ELSE target_id END";
+
+Status RunWithScope(Connection& conn, std::string_view sql, std::int64_t scope_id,
+                    std::string_view operation) {
+  ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(sql, operation));
+  stmt.BindInt(1, scope_id);
+  return stmt.Run();
+}
+
 }  // namespace
 
 // A leaf's target id as stored (schema 7): an id of 32 lowercase hex digits (every id engram
 // makes) as its 16 bytes, a BLOB; any other id as text. SQLite keeps the two storage classes
 // apart, so the stored value always says which it is.
-constexpr std::string_view kTargetIdText =
-    "CASE WHEN typeof(target_id) = 'blob' THEN lower(hex(target_id)) ELSE target_id END";
 void BindMerkleTargetId(Statement& stmt, int index, std::string_view id) {
   if (!core::LooksLikeId(id)) {
     stmt.BindText(index, id);
@@ -36,14 +45,6 @@ void BindMerkleTargetId(Statement& stmt, int index, std::string_view id) {
   }
   stmt.BindBlob(index, bytes);
 }
-
-Status RunWithScope(Connection& conn, std::string_view sql, std::int64_t scope_id,
-                    std::string_view operation) {
-  ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(sql, operation));
-  stmt.BindInt(1, scope_id);
-  return stmt.Run();
-}
-
 
 StatusOr<std::optional<merkle::StoredLogs>> MerkleTables::ReadLogs(std::int64_t scope_id) {
   ASSIGN_OR_RETURN(Statement stmt,

@@ -397,12 +397,13 @@ Status ConvertToSchema6(Connection& connection) {
 Status ConvertToSchema7(Connection& connection) {
   std::int64_t after_row = 0;
   while (true) {
-    ASSIGN_OR_RETURN(Statement read,
-                     connection.Prepare("SELECT a.turn_row, a.analysis, n.text FROM turn_analysis a "
-                                        "JOIN nodes n ON n.row_id = a.turn_row "
-                                        "WHERE a.turn_row > ?1 AND a.format = ?2 "
-                                        "ORDER BY a.turn_row LIMIT 1024",
-                                        "migrate to schema 7: read analysis rows"));
+    ASSIGN_OR_RETURN(
+        Statement read,
+        connection.Prepare("SELECT a.turn_row, a.analysis, n.text FROM turn_analysis a "
+                           "JOIN nodes n ON n.row_id = a.turn_row "
+                           "WHERE a.turn_row > ?1 AND a.format = ?2 "
+                           "ORDER BY a.turn_row LIMIT 1024",
+                           "migrate to schema 7: read analysis rows"));
     read.BindInt(1, after_row);
     read.BindInt(2, kTurnAnalysisJsonFormat);
     std::vector<TurnAnalysisRecord> compact;
@@ -455,8 +456,8 @@ Status CompactLeafTargets(Connection& connection) {
     while (true) {
       ASSIGN_OR_RETURN(const bool has_row, read.Step());
       if (!has_row) break;
-      leaves.push_back({read.ColumnInt(0), read.ColumnText(1), read.ColumnInt(2),
-                        read.ColumnText(3)});
+      leaves.push_back(
+          {read.ColumnInt(0), read.ColumnText(1), read.ColumnInt(2), read.ColumnText(3)});
     }
     if (leaves.empty()) return Status::Ok();
     for (const Leaf& leaf : leaves) {
