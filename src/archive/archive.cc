@@ -12,6 +12,7 @@
 #include "core/json_depth.h"
 #include "store/audit.h"
 #include "store/merkle.h"
+#include "store/turn_analysis.h"
 #include "write/capture.h"
 
 namespace engram::archive {
@@ -52,7 +53,13 @@ StatusOr<Archive> ReadStore(store::Store& store, const store::ScopeRecord& top) 
     ASSIGN_OR_RETURN(std::vector<store::TurnAnalysisRecord> analyses,
                      store.GetTurnAnalyses(turn_rows));
     for (store::TurnAnalysisRecord& analysis : analyses) {
-      archived.nodes[by_row.at(analysis.turn_row)].analysis = std::move(analysis);
+      ArchivedNode& node = archived.nodes[by_row.at(analysis.turn_row)];
+      // The archive carries the JSON form: a compact row goes out as the JSON it stands for.
+      if (analysis.format == store::kTurnAnalysisCompactFormat) {
+        ASSIGN_OR_RETURN(analysis.json, store::TurnAnalysisJson(analysis, node.record.text));
+        analysis.format = store::kTurnAnalysisJsonFormat;
+      }
+      node.analysis = std::move(analysis);
     }
     RETURN_IF_ERROR(store.ScanVectors(
         scope.scope_id, [&](std::int64_t row, std::span<const float> values) {
@@ -300,6 +307,9 @@ Status Write(store::Transaction& txn, const write::EdgeRegistry& registry, const
       if (node.analysis.has_value()) {
         store::TurnAnalysisRecord analysis = *node.analysis;
         analysis.turn_row = *inserted;
+        if (analysis.format == store::kTurnAnalysisJsonFormat) {
+          analysis = store::TurnAnalysisRow(*inserted, std::move(analysis.json), r.text);
+        }
         const Status put = txn.PutTurnAnalysis(analysis);
         if (!put.ok()) return put.WithContext(At(source, node.line) + "field \"analysis\"");
       }

@@ -129,7 +129,8 @@ class ScopeReader {
     }
     for (const store::TurnAnalysisRecord& record : records) {
       TurnView& view = turns[by_row.at(record.turn_row)];
-      ASSIGN_OR_RETURN(const store::TurnAnalysis analysis, store::ParseTurnAnalysis(record));
+      ASSIGN_OR_RETURN(const store::TurnAnalysis analysis,
+                       store::ParseTurnAnalysis(record, view.text));
       if (analysis.content.has_value()) view.divergence = analysis.content->divergence;
       for (const store::AnalysedSignal& signal : analysis.signals) {
         if (signal.kind != "date" || HasYear(signal.Surface(view.text))) continue;

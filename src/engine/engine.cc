@@ -44,6 +44,7 @@
 #include "read/visibility.h"
 #include "store/audit.h"
 #include "store/store.h"
+#include "store/turn_analysis.h"
 #include "text/tokenizer.h"
 #include "write/capture.h"
 #include "write/derive.h"
@@ -873,7 +874,7 @@ StatusOr<std::string> Engine::Analysis(std::string_view turn_id) {
   ASSIGN_OR_RETURN(std::vector<store::TurnAnalysisRecord> records,
                    impl_->store->GetTurnAnalyses(rows));
   if (records.empty()) return std::string();
-  return std::move(records.front().json);
+  return store::TurnAnalysisJson(records.front(), node.text);
 }
 
 StatusOr<std::vector<ScopeInfo>> Engine::ListScopes() {

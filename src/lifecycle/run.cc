@@ -87,8 +87,10 @@ StatusOr<std::vector<RunTurn>> LoadRun(store::Store& store, const store::ScopeRe
   ASSIGN_OR_RETURN(const std::vector<store::TurnAnalysisRecord> records,
                    store.GetTurnAnalyses(rows));
   for (const store::TurnAnalysisRecord& record : records) {
-    ASSIGN_OR_RETURN(const store::TurnAnalysis analysis, store::ParseTurnAnalysis(record));
-    TurnSignals& target = turns[by_row.at(record.turn_row)].input.signals;
+    auto& turn = turns[by_row.at(record.turn_row)];
+    ASSIGN_OR_RETURN(const store::TurnAnalysis analysis,
+                     store::ParseTurnAnalysis(record, turn.node.text));
+    TurnSignals& target = turn.input.signals;
     if (analysis.content.has_value()) {
       target.information_density = analysis.content->information_density;
       target.sentiment = analysis.content->sentiment;

@@ -263,7 +263,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
       ASSIGN_OR_RETURN(const std::vector<store::TurnAnalysisRecord> records,
                        request.store->GetTurnAnalyses(turn_rows));
       for (const store::TurnAnalysisRecord& record : records) {
-        ASSIGN_OR_RETURN(store::TurnAnalysis analysis, store::ParseTurnAnalysis(record));
+        ASSIGN_OR_RETURN(store::TurnAnalysis analysis,
+                         store::ParseTurnAnalysis(record, node_by_row.at(record.turn_row)->text));
         analyses.emplace(record.turn_row, std::move(analysis));
       }
     }

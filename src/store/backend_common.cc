@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/journal.h"
+#include "store/turn_analysis.h"
 
 namespace engram::store {
 
@@ -53,10 +54,7 @@ Status CheckTurnAnalysis(const TurnAnalysisRecord& record) {
     return Status::InvalidArgument(where + ": format " + std::to_string(record.format) +
                                    " (formats start at 1)");
   }
-  if (!nlohmann::json::accept(record.json) || record.json.empty() || record.json.front() != '{') {
-    return Status::InvalidArgument(where + ": the analysis is not a JSON object");
-  }
-  return Status::Ok();
+  return CheckTurnAnalysisBytes(record.format, record.json).WithContext(where);
 }
 
 Status CheckEngineMetaKey(std::string_view key) {

@@ -28,8 +28,8 @@ Status CheckEmbedderRecord(const EmbedderRecord& embedder);
 Status CheckVector(const std::optional<EmbedderRecord>& recorded, std::string_view model_id,
                    std::span<const float> values);
 
-// Transaction::PutTurnAnalysis's argument checks (kInvalidArgument): a format > 0 and a JSON
-// object.
+// Transaction::PutTurnAnalysis's argument checks (kInvalidArgument): a format > 0 and bytes of
+// that format (store/turn_analysis.h CheckTurnAnalysisBytes).
 Status CheckTurnAnalysis(const TurnAnalysisRecord& record);
 
 // The meta keys the engine may read and write (Transaction::GetMeta / SetMeta, Store::ListMeta):

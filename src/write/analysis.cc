@@ -531,9 +531,8 @@ Status Analyzer::AnalyseTurn(const store::NodeRecord& turn, const std::vector<fl
                           {"tokens", content_signals.tokens}};
     row_signals.push_back(content.dump());
     ASSIGN_OR_RETURN(std::string analysis, store::TurnAnalysisFromSignals(row_signals));
-    RETURN_IF_ERROR(txn_.PutTurnAnalysis({.turn_row = turn.row,
-                                          .format = store::kTurnAnalysisFormat,
-                                          .json = std::move(analysis)}));
+    RETURN_IF_ERROR(
+        txn_.PutTurnAnalysis(store::TurnAnalysisRow(turn.row, std::move(analysis), text)));
   }
 
   // References.

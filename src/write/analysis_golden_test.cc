@@ -150,8 +150,10 @@ class AnalysisGoldenTest : public ::testing::Test {
       EXPECT_THAT(analyses, IsOk());
       json row = json::object();
       if (!analyses->empty()) {
-        EXPECT_EQ(analyses->front().format, store::kTurnAnalysisFormat);
-        row = json::parse(analyses->front().json);
+        EXPECT_EQ(analyses->front().format, store::kTurnAnalysisCompactFormat);
+        const StatusOr<std::string> stored = store::TurnAnalysisJson(analyses->front(), turn.text);
+        EXPECT_THAT(stored, IsOk());
+        row = json::parse(stored.value_or("{}"));
         for (json details : row["signals"]) {
           const std::string kind = details["kind"].get<std::string>();
           details.erase("kind");

@@ -152,7 +152,7 @@ TEST_F(PostgresStoreTest, TriggerRefusesRawContentUpdatesButAllowsStateChanges) 
 TEST_F(PostgresStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(Open(), nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("6")));
+              ::engram::testing::IsOkAndHolds(std::string("7")));
 }
 
 TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersions) {
@@ -160,7 +160,7 @@ TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersio
   ASSERT_THAT(RunSql(url_, "UPDATE meta SET value = '99' WHERE key = 'schema_version'"), IsOk());
   EXPECT_THAT(OpenPostgresStore(url_),
               StatusIs(StatusCode::kFailedPrecondition,
-                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 6"),
+                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 7"),
                              HasSubstr("newer engram"))));
 }
 
@@ -489,8 +489,29 @@ TEST_F(PostgresStoreTest, MigratingAVersion4StoreMovesSignalNodesIntoAnalysisRow
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("6")));
+              ::engram::testing::IsOkAndHolds(std::string("7")));
   ExpectMigratedToVersion5(*store, written);
+}
+
+// Schema 7 turns the analysis column into bytes and rewrites a version 6 store's JSON rows in
+// format 2 where that gives the JSON back (turn_analysis_contract_test.cc).
+TEST_F(PostgresStoreTest, MigratingAVersion6StoreCompactsItsAnalysisRows) {
+  Version6Analyses written;
+  {
+    std::unique_ptr<Store> store = Open();
+    ASSERT_NE(store, nullptr);
+    written = WriteVersion6Analyses(*store);
+  }
+  ASSERT_THAT(RunSql(url_,
+                     "ALTER TABLE turn_analysis ALTER COLUMN analysis TYPE TEXT "
+                     "USING convert_from(analysis, 'UTF8'); "
+                     "UPDATE meta SET value = '6' WHERE key = 'schema_version'"),
+              IsOk());
+  std::unique_ptr<Store> store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+              ::engram::testing::IsOkAndHolds(std::string("7")));
+  ExpectMigratedToVersion7(*store, written);
 }
 
 // Schema 6 converts a version 5 store as SQLite's does (sqlite_contract_test.cc): a turn in the
@@ -543,12 +564,14 @@ TEST_F(PostgresStoreTest, MigratingAVersion5StoreStoresTurnTextOnceKeepingLeaves
                      "UPDATE nodes SET content_json = '" +
                          turn.content_json + "' WHERE id = '" + turn.id +
                          "'; ALTER TABLE nodes ENABLE TRIGGER nodes_content_immutable; "
+                         "ALTER TABLE turn_analysis ALTER COLUMN analysis TYPE TEXT "
+                         "USING convert_from(analysis, 'UTF8'); "
                          "UPDATE meta SET value = '5' WHERE key = 'schema_version'"),
               IsOk());
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("6")));
+              ::engram::testing::IsOkAndHolds(std::string("7")));
   for (const NodeRecord& node : {turn, empty}) {
     StatusOr<NodeRecord> got = store->GetNode(node.id);
     ASSERT_THAT(got, IsOk());
@@ -626,7 +649,7 @@ TEST_F(PostgresStoreTest, MigratingAVersion3StoreBuildsTheMerkleLogsItWouldHaveK
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("6")));
+              ::engram::testing::IsOkAndHolds(std::string("7")));
   for (const Kept& scope : kept) {
     StatusOr<MerkleState> state = store->GetMerkleState(scope.scope_id);
     ASSERT_THAT(state, IsOk());

@@ -81,19 +81,24 @@ class RawDb {
   sqlite3* db_ = nullptr;
 };
 
-// Takes a store's schema back from version 6 to 5: leaf hashes as hex text. (The turns these
-// tests write keep their content, which is not the write path's layout.)
-constexpr std::string_view kUndoSchema6 = "UPDATE merkle_leaves SET hash = lower(hex(hash)); ";
+// Takes a store's schema back from version 7 to 5: leaf hashes and target ids as hex text. (The
+// turns these tests write keep their content, which is not the write path's layout.)
+constexpr std::string_view kUndoSchema6 =
+    "UPDATE merkle_leaves SET hash = lower(hex(hash)); "
+    "UPDATE merkle_leaves SET target_id = lower(hex(target_id)) WHERE typeof(target_id) = 'blob'; ";
 
-// Takes a store's schema back from version 6 to 4: hex leaf hashes, no analysis rows.
+// Takes a store's schema back from version 7 to 4: hex leaf hashes and target ids, no analysis
+// rows.
 constexpr std::string_view kUndoSchema5 =
-    "UPDATE merkle_leaves SET hash = lower(hex(hash)); DROP TABLE turn_analysis; ";
+    "UPDATE merkle_leaves SET hash = lower(hex(hash)); "
+    "UPDATE merkle_leaves SET target_id = lower(hex(target_id)) WHERE typeof(target_id) = 'blob'; "
+    "DROP TABLE turn_analysis; ";
 
-// Takes a store's schema back from version 6 to 3: no analysis rows, no Merkle tables.
+// Takes a store's schema back from version 7 to 3: no analysis rows, no Merkle tables.
 constexpr std::string_view kUndoSchema4 =
     "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; ";
 
-// Takes a store's schema back from version 6 to 2: what kUndoSchema4 drops, and no idempotency
+// Takes a store's schema back from version 7 to 2: what kUndoSchema4 drops, and no idempotency
 // key column, no index, a content trigger of the earlier kind.
 constexpr std::string_view kUndoSchema3 =
     "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
@@ -225,7 +230,7 @@ TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(reopened, nullptr);
   StatusOr<std::string> dump = reopened->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"6\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
 }
 
 // Schema 5 moves a turn's signal nodes into its analysis row (turn_analysis_contract_test.cc).
@@ -246,8 +251,36 @@ TEST_F(SqliteStoreTest, MigratingAVersion4StoreMovesSignalNodesIntoAnalysisRows)
   ASSERT_NE(store, nullptr);
   StatusOr<std::string> dump = store->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"6\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
   ExpectMigratedToVersion5(*store, written);
+}
+
+// Schema 7 rewrites a version 6 store's JSON analysis rows in format 2 where that gives the JSON
+// back (turn_analysis_contract_test.cc); rows of schema 6 are JSON text, which schema 7 reads too.
+TEST_F(SqliteStoreTest, MigratingAVersion6StoreCompactsItsAnalysisRows) {
+  Version6Analyses written;
+  {
+    std::unique_ptr<Store> store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    written = WriteVersion6Analyses(*store);
+  }
+  {
+    RawDb raw(path_);
+    ASSERT_EQ(raw.QueryText("SELECT group_concat(kind) FROM (SELECT typeof(analysis) AS kind "
+                            "FROM turn_analysis ORDER BY turn_row)"),
+              "text,text");
+    ASSERT_EQ(raw.Exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'"), SQLITE_OK);
+  }
+  std::unique_ptr<Store> store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  StatusOr<std::string> dump = store->DumpCanonical();
+  ASSERT_THAT(dump, IsOk());
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
+  ExpectMigratedToVersion7(*store, written);
+  RawDb raw(path_);
+  EXPECT_EQ(raw.QueryText("SELECT group_concat(kind) FROM (SELECT typeof(analysis) AS kind "
+                          "FROM turn_analysis ORDER BY turn_row)"),
+            "blob,text");
 }
 
 // A turn in the write path's layout (write/capture.cc): its content is what its columns rebuild.
@@ -347,7 +380,7 @@ TEST_F(SqliteStoreTest, MigratingAVersion5StoreStoresTurnTextOnceKeepingLeavesAn
   ASSERT_NE(store, nullptr);
   StatusOr<std::string> dump = store->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"6\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
   for (const NodeRecord& node : {turn, empty}) {
     StatusOr<NodeRecord> got = store->GetNode(node.id);
     ASSERT_THAT(got, IsOk());
@@ -468,7 +501,7 @@ TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVe
     }
     StatusOr<std::string> dump = store->DumpCanonical();
     ASSERT_THAT(dump, IsOk());
-    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"6\""));
+    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
   }
 }
 

@@ -85,6 +85,22 @@ struct Version4Signals {
 Version4Signals WriteVersion4Signals(Store& store);
 void ExpectMigratedToVersion5(Store& store, const Version4Signals& written);
 
+// The schema 6 -> 7 conversion (turn_analysis_contract_test.cc): WriteVersion6Analyses writes
+// turns with format-1 (JSON) analysis rows, one that format 2 can hold and one it cannot; a
+// backend's test takes the store back to schema 6 with its SQL (the analysis column as text, sets
+// schema_version 6), reopens it and calls ExpectMigratedToVersion7.
+struct Version6Analyses {
+  ScopeRecord scope;
+  std::int64_t compact_row = 0;  // a row format 2 holds
+  std::string compact_text;      // its turn's text
+  std::string compact_json;
+  std::int64_t kept_row = 0;  // a row that stays JSON
+  std::string kept_json;
+  MerkleState merkle;  // the scope's Merkle state before
+};
+Version6Analyses WriteVersion6Analyses(Store& store);
+void ExpectMigratedToVersion7(Store& store, const Version6Analyses& written);
+
 // A store written with each vector precision in turn (`open` opens the one store with the
 // precision given) reads every vector back as it was stored, by its own stored form
 // (vector_contract_test.cc; each backend's own test file calls it with its options).

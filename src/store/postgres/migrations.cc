@@ -222,19 +222,27 @@ constexpr std::string_view kSchemaV6 = R"sql(
 ALTER TABLE merkle_leaves ALTER COLUMN hash TYPE BYTEA USING decode(hash, 'hex');
 )sql";
 
+// Compact analysis rows, as SQLite's schema 7 (see sqlite/migrations.cc): the analysis column
+// becomes bytea (a format-1 row's JSON as its UTF-8 bytes), and ConvertToSchema7 rewrites every
+// row that format 2 gives back byte for byte in format 2.
+constexpr std::string_view kSchemaV7 = R"sql(
+ALTER TABLE turn_analysis ALTER COLUMN analysis TYPE BYTEA USING convert_to(analysis, 'UTF8');
+)sql";
+
 struct Migration {
   std::int64_t version = 0;  // the schema version after this migration
   std::string_view description;
   std::string_view sql;
 };
 
-constexpr std::array<Migration, 6> kMigrations = {{
+constexpr std::array<Migration, 7> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
     {4, "merkle logs and scope roots", kSchemaV4},
     {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
     {6, "turn text stored once, merkle leaf hashes as bytes", kSchemaV6},
+    {7, "compact turn analysis rows", kSchemaV7},
 }};
 static_assert(kMigrations.back().version == kLatestSchemaVersion);
 
@@ -266,7 +274,7 @@ Status ConvertSignalNodes(Connection& connection) {
     contents.clear();
     return connection
         .Query("INSERT INTO turn_analysis(turn_row, format, analysis) VALUES($1, $2, $3)",
-               Params().Int(turn_row).Int(kTurnAnalysisFormat).Text(analysis),
+               Params().Int(turn_row).Int(kTurnAnalysisJsonFormat).Bytes(analysis),
                "migrate to schema 5: write analysis")
         .status();
   };
@@ -328,6 +336,35 @@ Status ConvertToSchema6(Connection& connection) {
                          "migrate to schema 6: enable the content trigger");
 }
 
+// Schema 7: every format-1 analysis row that format 2 gives back byte for byte rewritten in
+// format 2 (TurnAnalysisRow), in batches of turn rows; the others stay JSON.
+Status ConvertToSchema7(Connection& connection) {
+  std::int64_t after_row = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(Result rows,
+                     connection.Query("SELECT a.turn_row, a.analysis, n.text FROM turn_analysis a "
+                                      "JOIN nodes n ON n.row_id = a.turn_row "
+                                      "WHERE a.turn_row > $1 AND a.format = $2 "
+                                      "ORDER BY a.turn_row LIMIT 1024",
+                                      Params().Int(after_row).Int(kTurnAnalysisJsonFormat),
+                                      "migrate to schema 7: read analysis rows"));
+    if (rows.size() == 0) return Status::Ok();
+    for (int row = 0; row < rows.size(); ++row) {
+      after_row = rows.Int(row, 0);
+      const TurnAnalysisRecord compact =
+          TurnAnalysisRow(after_row, rows.Bytes(row, 1), rows.Text(row, 2));
+      if (compact.format != kTurnAnalysisCompactFormat) continue;
+      RETURN_IF_ERROR(
+          connection
+              .Query("UPDATE turn_analysis SET format = $2, analysis = $3 "
+                     "WHERE turn_row = $1",
+                     Params().Int(compact.turn_row).Int(compact.format).Bytes(compact.json),
+                     "migrate to schema 7: write a compact row")
+              .status());
+    }
+  }
+}
+
 }  // namespace
 
 StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection) {
@@ -385,6 +422,7 @@ Status ApplyMigrations(Connection& connection, bool create_if_missing) {
     }
     if (current >= 1 && current < 5) RETURN_IF_ERROR(ConvertSignalNodes(connection));
     if (current >= 1 && current < 6) RETURN_IF_ERROR(ConvertToSchema6(connection));
+    if (current >= 1 && current < 7) RETURN_IF_ERROR(ConvertToSchema7(connection));
     if (current < 5) {
       // Schema 4 added the logs; schema 5 removed nodes and edges from them: rebuilt either way.
       MerkleTables tables(connection);

@@ -284,7 +284,7 @@ StatusOr<std::vector<TurnAnalysisRecord>> QueryTurnAnalyses(Connection& conn,
     if (it == by_row.end()) continue;
     records.push_back({.turn_row = turn_row,
                        .format = static_cast<int>(found.Int(it->second, 1)),
-                       .json = std::string(found.Text(it->second, 2))});
+                       .json = found.Bytes(it->second, 2)});
   }
   return records;
 }
@@ -736,7 +736,7 @@ class PostgresTransaction final : public Transaction {
                     Params()
                         .Int(record.turn_row)
                         .Int(record.format)
-                        .Text(record.json)
+                        .Bytes(record.json)
                         .Text(NodeKindName(NodeKind::kTurn)),
                     "put turn analysis"));
     if (stored.size() == 0) {

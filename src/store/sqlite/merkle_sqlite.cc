@@ -1,9 +1,13 @@
 // Schema v4's Merkle tables in SQLite (see merkle_sqlite.h).
 #include "store/sqlite/merkle_sqlite.h"
 
+#include <array>
+#include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
+#include "core/ids.h"
 #include "store/backend_common.h"
 
 namespace engram::store::sqlite {
@@ -11,6 +15,10 @@ namespace {
 
 using merkle::LeafRow;
 using merkle::LogFrontier;
+
+// A leaf's stored target id as the hex digits or text the Tables interface speaks.
+constexpr std::string_view kTargetIdText =
+    "CASE WHEN typeof(target_id) = 'blob' THEN lower(hex(target_id)) ELSE target_id END";
 
 Status RunWithScope(Connection& conn, std::string_view sql, std::int64_t scope_id,
                     std::string_view operation) {
@@ -20,6 +28,23 @@ Status RunWithScope(Connection& conn, std::string_view sql, std::int64_t scope_i
 }
 
 }  // namespace
+
+// A leaf's target id as stored (schema 7): an id of 32 lowercase hex digits (every id engram
+// makes) as its 16 bytes, a BLOB; any other id as text. SQLite keeps the two storage classes
+// apart, so the stored value always says which it is.
+void BindMerkleTargetId(Statement& stmt, int index, std::string_view id) {
+  if (!core::LooksLikeId(id)) {
+    stmt.BindText(index, id);
+    return;
+  }
+  const auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  std::array<std::byte, 16> bytes;
+  for (std::size_t byte_idx = 0; byte_idx < bytes.size(); ++byte_idx) {
+    bytes[byte_idx] =
+        static_cast<std::byte>(nibble(id[2 * byte_idx]) * 16 + nibble(id[2 * byte_idx + 1]));
+  }
+  stmt.BindBlob(index, bytes);
+}
 
 StatusOr<std::optional<merkle::StoredLogs>> MerkleTables::ReadLogs(std::int64_t scope_id) {
   ASSIGN_OR_RETURN(Statement stmt,
@@ -76,7 +101,7 @@ Status MerkleTables::InsertLeaves(std::int64_t scope_id, MerkleLog log, std::int
     stmt.BindInt(1, scope_id);
     stmt.BindText(2, MerkleLogName(log));
     stmt.BindInt(3, index++);
-    stmt.BindText(4, leaf.target_id);
+    BindMerkleTargetId(stmt, 4, leaf.target_id);
     stmt.BindBlob(5, std::as_bytes(std::span<const std::uint8_t>(hash)));
     RETURN_IF_ERROR(stmt.Run());
   }
@@ -106,8 +131,9 @@ Status MerkleTables::ClearAll() {
 StatusOr<std::vector<MerkleLeaf>> MerkleTables::Leaves(std::int64_t scope_id, MerkleLog log) {
   ASSIGN_OR_RETURN(
       Statement stmt,
-      conn_.Prepare("SELECT idx, target_id, lower(hex(hash)) FROM merkle_leaves WHERE scope_id = "
-                    "?1 AND log = ?2 ORDER BY idx",
+      conn_.Prepare("SELECT idx, " + std::string(kTargetIdText) +
+                        ", lower(hex(hash)) FROM merkle_leaves WHERE scope_id = ?1 AND log = ?2 "
+                        "ORDER BY idx",
                     "read merkle leaves"));
   stmt.BindInt(1, scope_id);
   stmt.BindText(2, MerkleLogName(log));
@@ -124,9 +150,10 @@ StatusOr<std::vector<MerkleLeaf>> MerkleTables::Leaves(std::int64_t scope_id, Me
 StatusOr<std::vector<LeafRow>> MerkleTables::SurvivingEdgeLeaves(std::int64_t scope_id) {
   ASSIGN_OR_RETURN(
       Statement read,
-      conn_.Prepare("SELECT l.target_id, lower(hex(l.hash)) FROM merkle_leaves l WHERE "
-                    "l.scope_id = ?1 AND l.log = 'edge' AND EXISTS (SELECT 1 FROM "
-                    "edges e WHERE e.id = l.target_id) ORDER BY l.idx",
+      conn_.Prepare("SELECT " + std::string(kTargetIdText) +
+                        ", lower(hex(hash)) FROM merkle_leaves WHERE scope_id = ?1 AND "
+                        "log = 'edge' AND EXISTS (SELECT 1 FROM edges e WHERE e.id = " +
+                        std::string(kTargetIdText) + ") ORDER BY idx",
                     "merkle: surviving edge leaves"));
   read.BindInt(1, scope_id);
   std::vector<LeafRow> kept;

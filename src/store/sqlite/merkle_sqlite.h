@@ -21,6 +21,10 @@
 
 namespace engram::store::sqlite {
 
+// Binds a Merkle leaf's target id as schema 7 stores it: an id of 32 lowercase hex digits as its
+// 16 bytes (a BLOB), any other id as text; readers turn a BLOB back into hex digits.
+void BindMerkleTargetId(Statement& stmt, int index, std::string_view id);
+
 class MerkleTables final : public merkle::Tables {
  public:
   explicit MerkleTables(Connection& conn) : conn_(conn) {}

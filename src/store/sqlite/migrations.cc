@@ -262,13 +262,22 @@ BEGIN
 END;
 )sql";
 
-constexpr std::array<Migration, 6> kMigrations = {{
+// Compact rows again: a turn's analysis row in format 2 (store/turn_analysis.h: codes and
+// varints instead of JSON field names, a value equal to its span kept as the span) wherever that
+// gives the format-1 JSON back byte for byte, and a Merkle leaf's target id as its 16 bytes when
+// it is 32 lowercase hex digits (every id engram makes; other ids stay text: see
+// merkle_sqlite.cc). ConvertToSchema7 rewrites the rows a store holds. The columns keep their
+// declared types: SQLite stores the bytes as BLOBs in them. Ids, leaves and roots do not change.
+constexpr std::string_view kSchemaV7 = "";
+
+constexpr std::array<Migration, 7> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
     {4, "merkle logs and scope roots", kSchemaV4},
     {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
     {6, "turn text stored once, merkle leaf hashes as bytes", kSchemaV6},
+    {7, "compact turn analysis rows", kSchemaV7},
 }};
 
 // Schema 5: the analysis rows of the turns a version 4 store holds, from their signal nodes
@@ -291,7 +300,7 @@ Status ConvertSignalNodes(Connection& connection) {
                                         "VALUES(?1, ?2, ?3)",
                                         "migrate to schema 5: write analysis"));
     insert.BindInt(1, turn_row);
-    insert.BindInt(2, kTurnAnalysisFormat);
+    insert.BindInt(2, kTurnAnalysisJsonFormat);
     insert.BindText(3, analysis);
     contents.clear();
     return insert.Run();
@@ -383,6 +392,91 @@ Status ConvertToSchema6(Connection& connection) {
   return connection.Exec(kNodesContentImmutable, "migrate to schema 6: recreate the trigger");
 }
 
+// Schema 7: every format-1 analysis row that format 2 gives back byte for byte rewritten in
+// format 2 (TurnAnalysisRow), in batches of turn rows; the others stay JSON.
+Status ConvertToSchema7(Connection& connection) {
+  std::int64_t after_row = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(
+        Statement read,
+        connection.Prepare("SELECT a.turn_row, a.analysis, n.text FROM turn_analysis a "
+                           "JOIN nodes n ON n.row_id = a.turn_row "
+                           "WHERE a.turn_row > ?1 AND a.format = ?2 "
+                           "ORDER BY a.turn_row LIMIT 1024",
+                           "migrate to schema 7: read analysis rows"));
+    read.BindInt(1, after_row);
+    read.BindInt(2, kTurnAnalysisJsonFormat);
+    std::vector<TurnAnalysisRecord> compact;
+    bool any = false;
+    while (true) {
+      ASSIGN_OR_RETURN(const bool has_row, read.Step());
+      if (!has_row) break;
+      any = true;
+      after_row = read.ColumnInt(0);
+      TurnAnalysisRecord row = TurnAnalysisRow(after_row, read.ColumnText(1), read.ColumnText(2));
+      if (row.format == kTurnAnalysisCompactFormat) compact.push_back(std::move(row));
+    }
+    if (!any) return Status::Ok();
+    for (const TurnAnalysisRecord& row : compact) {
+      ASSIGN_OR_RETURN(Statement update,
+                       connection.Prepare("UPDATE turn_analysis SET format = ?2, analysis = ?3 "
+                                          "WHERE turn_row = ?1",
+                                          "migrate to schema 7: write a compact row"));
+      update.BindInt(1, row.turn_row);
+      update.BindInt(2, row.format);
+      update.BindBlob(3, std::as_bytes(std::span<const char>(row.json)));
+      RETURN_IF_ERROR(update.Run());
+    }
+  }
+}
+
+// Schema 7: the leaves whose target id is text rewritten through MerkleTables' own binding (hex
+// ids become bytes), in batches of their keys.
+Status CompactLeafTargets(Connection& connection) {
+  std::int64_t scope_id = -1;
+  std::string log;
+  std::int64_t idx = -1;
+  while (true) {
+    ASSIGN_OR_RETURN(Statement read,
+                     connection.Prepare("SELECT scope_id, log, idx, target_id FROM merkle_leaves "
+                                        "WHERE (scope_id, log, idx) > (?1, ?2, ?3) AND "
+                                        "typeof(target_id) = 'text' "
+                                        "ORDER BY scope_id, log, idx LIMIT 4096",
+                                        "migrate to schema 7: read merkle leaves"));
+    read.BindInt(1, scope_id);
+    read.BindText(2, log);
+    read.BindInt(3, idx);
+    struct Leaf {
+      std::int64_t scope_id;
+      std::string log;
+      std::int64_t idx;
+      std::string target_id;
+    };
+    std::vector<Leaf> leaves;
+    while (true) {
+      ASSIGN_OR_RETURN(const bool has_row, read.Step());
+      if (!has_row) break;
+      leaves.push_back(
+          {read.ColumnInt(0), read.ColumnText(1), read.ColumnInt(2), read.ColumnText(3)});
+    }
+    if (leaves.empty()) return Status::Ok();
+    for (const Leaf& leaf : leaves) {
+      ASSIGN_OR_RETURN(Statement update,
+                       connection.Prepare("UPDATE merkle_leaves SET target_id = ?4 WHERE "
+                                          "scope_id = ?1 AND log = ?2 AND idx = ?3",
+                                          "migrate to schema 7: write a leaf's target id"));
+      update.BindInt(1, leaf.scope_id);
+      update.BindText(2, leaf.log);
+      update.BindInt(3, leaf.idx);
+      BindMerkleTargetId(update, 4, leaf.target_id);
+      RETURN_IF_ERROR(update.Run());
+    }
+    scope_id = leaves.back().scope_id;
+    log = leaves.back().log;
+    idx = leaves.back().idx;
+  }
+}
+
 }  // namespace
 
 std::span<const Migration> Migrations() { return kMigrations; }
@@ -464,6 +558,10 @@ Status ApplyMigrations(Connection& connection) {
   }
   if (current >= 1 && current < 5) RETURN_IF_ERROR(ConvertSignalNodes(connection));
   if (current < 6) RETURN_IF_ERROR(ConvertToSchema6(connection));
+  if (current < 7) {
+    RETURN_IF_ERROR(ConvertToSchema7(connection));
+    RETURN_IF_ERROR(CompactLeafTargets(connection));
+  }
   if (current < 5) {
     // Schema 4 added the logs; schema 5 removed nodes and edges from them: rebuilt either way.
     MerkleTables tables(connection);

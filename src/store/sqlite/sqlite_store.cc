@@ -3,6 +3,7 @@
 // Reads and writes share the row-mapping helpers at the top of this file; every SQL text is a
 // constant, prepared once per connection and cached. Multi-statement writes run inside a SAVEPOINT
 // so a failed call leaves the open transaction exactly as it was before the call.
+#include "store/turn_analysis.h"
 #include "store/sqlite/sqlite_store.h"
 
 #include <sqlite3.h>
@@ -684,7 +685,11 @@ class SqliteTransaction final : public Transaction {
                                    "put turn analysis"));
     stmt.BindInt(1, record.turn_row);
     stmt.BindInt(2, record.format);
-    stmt.BindText(3, record.json);
+    if (record.format == kTurnAnalysisCompactFormat) {
+      stmt.BindBlob(3, std::as_bytes(std::span<const char>(record.json)));  // bytes, not text
+    } else {
+      stmt.BindText(3, record.json);
+    }
     return stmt.Run();
   }
 
