@@ -450,18 +450,43 @@ GroupingScores TermMatrix::ScoreWindows(std::size_t window, const Bm25Config& co
   return ScoreSparse(
       layout.WindowCount(window), layout.WindowLengthSum(window),
       [&layout, window](std::size_t turn, const auto& visit) {
-        const LayoutSession& session = layout.sessions()[layout.turns()[turn].session];
-        if (session.end - session.begin <= window) {
-          visit(Unit{session.begin, session.end});
-          return;
+        const auto [first, last] = layout.WindowBeginsOf(turn, window);
+        for (std::size_t begin = first; begin <= last; ++begin) {
+          visit(layout.WindowAt(begin, window));
         }
-        // The windows [b, b + window) inside the session that hold `turn`.
-        const std::size_t first = turn + 1 >= session.begin + window ? turn + 1 - window
-                                                                      : session.begin;
-        const std::size_t last = std::min(turn, session.end - window);
-        for (std::size_t begin = first; begin <= last; ++begin) visit(Unit{begin, begin + window});
       },
       config, set);
+}
+
+GroupingScores TermMatrix::WindowWeights(std::size_t window, const Bm25Config& config,
+                                         TermSet set) const {
+  const TurnLayout& layout = *layout_;
+  window = std::max<std::size_t>(1, window);
+  GroupingScores scores;
+  scores.matrix_ = this;
+  scores.weights_.resize(terms_.size());
+  const std::size_t unit_count = layout.WindowCount(window);
+  if (unit_count == 0 || terms_.empty()) return scores;
+  const double average_length = static_cast<double>(layout.WindowLengthSum(window)) /
+                                static_cast<double>(unit_count);
+  const std::span<const Term> set_terms = terms(set);
+  for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
+    const Term& term = set_terms[term_idx];
+    // A posting's windows are a run of begins [first, last] (a short session: its one unit);
+    // the runs of postings by turn ascend at both ends, so their union is counted run by run.
+    std::uint64_t frequency = 0;   // windows holding the term
+    std::size_t counted_end = 0;   // the begins below it are counted
+    for (const Posting& posting : term.postings) {
+      auto [first, last] = layout.WindowBeginsOf(posting.turn, window);
+      first = std::max(first, counted_end);
+      if (first > last) continue;
+      frequency += last - first + 1;
+      counted_end = last + 1;
+    }
+    scores.weights_[term_idx] = index::Bm25TermWeight(
+        index::Bm25Idf(unit_count, frequency), term.query_count, average_length, config);
+  }
+  return scores;
 }
 
 RecallTerms::RecallTerms(const TurnLayout& layout,
