@@ -119,7 +119,6 @@ TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::s
                   const index::Bm25TermWeight& window_weight,
                   const index::Bm25TermWeight& turn_weight) {
   TermBound bound;
-  const std::vector<LayoutTurn>& turns = layout.turns();
   std::size_t run_begin = 0;    // the first posting sharing a window with the current one
   std::uint32_t run_tf = 0;     // the term frequencies of postings [run_begin, current]
   for (const TermMatrix::Posting& posting : term.postings) {
@@ -135,8 +134,10 @@ TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::s
     }
     bound.window = std::max(
         bound.window, term.scale * window_weight.Score(run_tf, static_cast<std::uint32_t>(shortest)));
-    bound.turn = std::max(bound.turn, term.scale * turn_weight.Score(posting.term_frequency,
-                                                                     turns[posting.turn].length));
+    const auto turn_length =
+        static_cast<std::uint32_t>(layout.LengthOf(posting.turn, posting.turn + 1));
+    bound.turn = std::max(bound.turn,
+                          term.scale * turn_weight.Score(posting.term_frequency, turn_length));
   }
   return bound;
 }
@@ -244,18 +245,28 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   // the head. Each one's windows, scored exactly, give it a pick score that its best window can
   // only raise, so the limit-th best of those is at most the limit-th best of the full ranking.
   if (own_units.size() >= options.limit) {
-    std::vector<std::pair<double, std::size_t>> seeds;  // own score, turn
-    seeds.reserve(own_units.size());
-    for (const ScoredUnit& scored : own_units) seeds.emplace_back(scored.score, scored.unit.begin);
-    const std::size_t seed_count = std::min(seeds.size(), 2 * options.limit);
-    const auto by_own = [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    // The best own scores, the worst of them at the front of a heap (a pass over the scored
+    // turns that mostly compares with the front).
+    const std::size_t seed_count = std::min(own_units.size(), 2 * options.limit);
+    const auto by_own = [](const ScoredUnit* a, const ScoredUnit* b) {
+      return a->score != b->score ? a->score > b->score : a->unit.begin < b->unit.begin;
     };
-    std::nth_element(seeds.begin(), seeds.begin() + static_cast<std::ptrdiff_t>(seed_count - 1),
-                     seeds.end(), by_own);
-    seeds.resize(seed_count);
+    std::vector<const ScoredUnit*> seeds;
+    seeds.reserve(seed_count);
+    for (const ScoredUnit& scored : own_units) {
+      if (seeds.size() < seed_count) {
+        seeds.push_back(&scored);
+        std::push_heap(seeds.begin(), seeds.end(), by_own);
+      } else if (scored.score > seeds.front()->score) {
+        std::pop_heap(seeds.begin(), seeds.end(), by_own);
+        seeds.back() = &scored;
+        std::push_heap(seeds.begin(), seeds.end(), by_own);
+      }
+    }
     std::vector<double> seed_scores;
-    for (const auto& [own_score, turn] : seeds) {
+    for (const ScoredUnit* seed : seeds) {
+      const double own_score = seed->score;
+      const std::size_t turn = seed->unit.begin;
       const auto [first, last] = layout.WindowBeginsOf(turn, window);
       double best = 0;
       for (std::size_t begin = first; begin <= last; ++begin) {

@@ -114,6 +114,7 @@ void TurnLayout::Append(LayoutTurn turn) {
   if (!continues) sessions_.push_back({turn_idx, turn_idx, turn.session_id});
   sessions_.back().end = turn_idx + 1;
   turn.session = sessions_.size() - 1;
+  session_of_.push_back(static_cast<std::uint32_t>(turn.session));
   index_of_row_.emplace(turn.row, turn_idx);
   rows_ascending_ = rows_ascending_ && (rows_.empty() || rows_.back() < turn.row);
   rows_.push_back(turn.row);
@@ -189,6 +190,7 @@ void TurnLayout::Group() {
   sessions_.clear();
   index_of_row_.clear();
   rows_.clear();
+  session_of_.clear();
   rows_ascending_ = true;
   speakers_.clear();
   prefix_length_ = {0};
@@ -198,6 +200,7 @@ void TurnLayout::Group() {
   turns_.reserve(turns.size());
   index_of_row_.reserve(turns.size());
   rows_.reserve(turns.size());
+  session_of_.reserve(turns.size());
   for (LayoutTurn& turn : turns) Append(std::move(turn));
 }
 
@@ -425,11 +428,55 @@ GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t tot
 }
 
 GroupingScores TermMatrix::ScoreTurns(const Bm25Config& config, TermSet set) const {
+  // Each turn is its own unit: one merge of the terms' postings (by turn) gives every scored
+  // turn at once, its contributions added in term order as ScoreSparse adds them, without
+  // merging the scores so far once per term.
+  GroupingScores scores;
+  scores.matrix_ = this;
+  scores.weights_.resize(terms_.size());
   const std::size_t turn_count = layout_->turns().size();
-  return ScoreSparse(
-      turn_count, layout_->LengthOf(0, turn_count),
-      [](std::size_t turn, const auto& visit) { visit(Unit{turn, turn + 1}); }, config,
-      set);
+  if (turn_count == 0 || terms_.empty()) return scores;
+  const double average_length = static_cast<double>(layout_->LengthOf(0, turn_count)) /
+                                static_cast<double>(turn_count);
+  const std::span<const Term> set_terms = terms(set);
+  std::vector<std::size_t> at(set_terms.size(), 0);  // each term's next posting
+  std::size_t next = turn_count;                     // the smallest turn at a cursor
+  std::size_t postings = 0;
+  for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
+    const std::vector<Posting>& term_postings = set_terms[term_idx].postings;
+    std::uint64_t turns_holding = 0;  // distinct turns (a turn's postings are summed)
+    for (std::size_t p = 0; p < term_postings.size(); ++p) {
+      if (p == 0 || term_postings[p].turn != term_postings[p - 1].turn) ++turns_holding;
+    }
+    if (turns_holding == 0) continue;
+    scores.weights_[term_idx] =
+        index::Bm25TermWeight(index::Bm25Idf(turn_count, turns_holding),
+                              set_terms[term_idx].query_count, average_length, config);
+    next = std::min(next, term_postings.front().turn);
+    postings = std::max(postings, term_postings.size());
+  }
+  std::vector<ScoredUnit>& result = scores.units_;
+  result.reserve(postings);
+  while (next < turn_count) {
+    const auto length = static_cast<std::uint32_t>(layout_->LengthOf(next, next + 1));
+    double score = 0;
+    std::size_t following = turn_count;
+    for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
+      const std::vector<Posting>& term_postings = set_terms[term_idx].postings;
+      std::size_t& cursor = at[term_idx];
+      std::uint32_t tf = 0;
+      while (cursor < term_postings.size() && term_postings[cursor].turn == next) {
+        tf += term_postings[cursor++].term_frequency;
+      }
+      if (cursor < term_postings.size()) following = std::min(following, term_postings[cursor].turn);
+      if (tf == 0) continue;
+      const double contribution = set_terms[term_idx].scale * scores.weights_[term_idx]->Score(tf, length);
+      score += contribution;
+    }
+    result.push_back({Unit{next, next + 1}, score});
+    next = following;
+  }
+  return scores;
 }
 
 GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config, TermSet set) const {
@@ -437,7 +484,7 @@ GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config, TermSet set) 
   return ScoreSparse(
       layout.sessions().size(), layout.LengthOf(0, layout.turns().size()),
       [&layout](std::size_t turn, const auto& visit) {
-        const LayoutSession& session = layout.sessions()[layout.turns()[turn].session];
+        const LayoutSession& session = layout.sessions()[layout.SessionOf(turn)];
         visit(Unit{session.begin, session.end});
       },
       config, set);

@@ -105,6 +105,8 @@ class TurnLayout {
 
   const std::vector<LayoutTurn>& turns() const { return turns_; }
   const std::vector<LayoutSession>& sessions() const { return sessions_; }
+  // turns()[turn].session, from a compact array.
+  std::size_t SessionOf(std::size_t turn) const { return session_of_[turn]; }
   // Index of the turn with this store row, or nullopt when it is no turn of the layout.
   std::optional<std::size_t> IndexOf(std::int64_t row) const;
   // Calls visit(index, posting) for each posting of `postings` (sorted by doc, as the BM25
@@ -132,14 +134,14 @@ class TurnLayout {
   // `window` turns: its one unit, beginning at its first turn). For turns in ascending order both
   // ends ascend.
   std::pair<std::size_t, std::size_t> WindowBeginsOf(std::size_t turn, std::size_t window) const {
-    const LayoutSession& session = sessions_[turns_[turn].session];
+    const LayoutSession& session = sessions_[session_of_[turn]];
     if (session.end - session.begin <= window) return {session.begin, session.begin};
     return {turn + 1 >= session.begin + window ? turn + 1 - window : session.begin,
             std::min(turn, session.end - window)};
   }
   // The window beginning at `begin`, a begin WindowBeginsOf gives.
   Unit WindowAt(std::size_t begin, std::size_t window) const {
-    const LayoutSession& session = sessions_[turns_[begin].session];
+    const LayoutSession& session = sessions_[session_of_[begin]];
     if (session.end - session.begin <= window) return {session.begin, session.end};
     return {begin, begin + window};
   }
@@ -155,6 +157,7 @@ class TurnLayout {
   std::vector<LayoutSession> sessions_;
   std::unordered_map<std::int64_t, std::size_t> index_of_row_;  // lookups only, never iterated
   std::vector<std::int64_t> rows_;  // the store row of each turn, by index
+  std::vector<std::uint32_t> session_of_;  // each turn's LayoutTurn::session, compactly
   bool rows_ascending_ = true;      // rows_ strictly ascending
   std::vector<std::string> speakers_;                           // distinct, sorted
   // prefix_length_[i] = sum of the lengths of turns [0, i); prefix_prefix_[i] = sum of
