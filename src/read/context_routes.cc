@@ -87,12 +87,18 @@ StatusOr<std::vector<RouteCandidate>> SessionRoute::Run(const RouteContext& cont
   for (std::size_t s = 0; s < session_scores.size(); ++s) {
     if (session_scores[s].score > 0) session_order.push_back(s);
   }
-  std::sort(session_order.begin(), session_order.end(), [&](std::size_t a, std::size_t b) {
-    if (session_scores[a].score != session_scores[b].score) {
-      return session_scores[a].score > session_scores[b].score;
-    }
-    return a < b;
-  });
+  // Each session listed adds at least one candidate, so only the best `limit` can be listed: a
+  // partial sort under a total order gives the head a full sort gives.
+  const std::size_t listed = std::min(session_order.size(), context.limit);
+  std::partial_sort(session_order.begin(),
+                    session_order.begin() + static_cast<std::ptrdiff_t>(listed),
+                    session_order.end(), [&](std::size_t a, std::size_t b) {
+                      if (session_scores[a].score != session_scores[b].score) {
+                        return session_scores[a].score > session_scores[b].score;
+                      }
+                      return a < b;
+                    });
+  session_order.resize(listed);
   const auto& turns = layout.turns();
   const std::size_t per_session = context.config->recall.session_turns;
   for (std::size_t position = 0; position < session_order.size(); ++position) {

@@ -73,9 +73,9 @@ FragmentTop Exhaustive(const TermMatrix& matrix, TermSet set, const GroupingScor
 // The first index at or after `at` in `postings` whose turn is at least `turn` (postings by turn).
 std::size_t Gallop(std::span<const TermMatrix::Posting> postings, std::size_t at,
                    std::size_t turn) {
-  std::size_t step = 1;
+  if (at >= postings.size() || postings[at].turn >= turn) return at;
+  std::size_t step = 1;  // postings[at] is before `turn`; so is postings[at + step / 2] below
   while (at + step < postings.size() && postings[at + step].turn < turn) step *= 2;
-  if (at < postings.size() && postings[at].turn >= turn) return at;
   const auto by_turn = [](const TermMatrix::Posting& posting, std::size_t value) {
     return posting.turn < value;
   };
@@ -127,10 +127,10 @@ TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::s
       run_tf -= term.postings[run_begin++].term_frequency;
     }
     run_tf += posting.term_frequency;
-    std::uint64_t shortest = std::numeric_limits<std::uint64_t>::max();
-    for (std::size_t begin = first; begin <= last; ++begin) {
-      const Unit unit = layout.WindowAt(begin, window);
-      shortest = std::min(shortest, layout.LengthOf(unit.begin, unit.end));
+    const Unit first_unit = layout.WindowAt(first, window);  // the others: [begin, begin + window)
+    std::uint64_t shortest = layout.LengthOf(first_unit.begin, first_unit.end);
+    for (std::size_t begin = first + 1; begin <= last; ++begin) {
+      shortest = std::min(shortest, layout.LengthOf(begin, begin + window));
     }
     bound.window = std::max(
         bound.window, term.scale * window_weight.Score(run_tf, static_cast<std::uint32_t>(shortest)));

@@ -427,65 +427,79 @@ GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t tot
   return scores;
 }
 
-GroupingScores TermMatrix::ScoreTurns(const Bm25Config& config, TermSet set) const {
-  // Each turn is its own unit: one merge of the terms' postings (by turn) gives every scored
-  // turn at once, its contributions added in term order as ScoreSparse adds them, without
-  // merging the scores so far once per term.
+template <typename UnitOfTurn>
+GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t total_length,
+                                          const UnitOfTurn& unit_of_turn,
+                                          const Bm25Config& config, TermSet set) const {
+  // One merge of the terms' postings, unit by unit: each unit's contributions are added in term
+  // order as ScoreSparse adds them, without merging the scores so far once per term.
   GroupingScores scores;
   scores.matrix_ = this;
   scores.weights_.resize(terms_.size());
-  const std::size_t turn_count = layout_->turns().size();
-  if (turn_count == 0 || terms_.empty()) return scores;
-  const double average_length = static_cast<double>(layout_->LengthOf(0, turn_count)) /
-                                static_cast<double>(turn_count);
+  if (unit_count == 0 || terms_.empty()) return scores;
+  const double average_length =
+      static_cast<double>(total_length) / static_cast<double>(unit_count);
   const std::span<const Term> set_terms = terms(set);
+  const std::size_t turn_count = layout_->turns().size();
   std::vector<std::size_t> at(set_terms.size(), 0);  // each term's next posting
-  std::size_t next = turn_count;                     // the smallest turn at a cursor
-  std::size_t postings = 0;
+  std::size_t next = turn_count;  // the first turn of the next unit holding a posting
+  std::size_t most_postings = 0;
   for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
-    const std::vector<Posting>& term_postings = set_terms[term_idx].postings;
-    std::uint64_t turns_holding = 0;  // distinct turns (a turn's postings are summed)
-    for (std::size_t p = 0; p < term_postings.size(); ++p) {
-      if (p == 0 || term_postings[p].turn != term_postings[p - 1].turn) ++turns_holding;
+    const std::vector<Posting>& postings = set_terms[term_idx].postings;
+    std::uint64_t frequency = 0;  // units holding the term
+    std::size_t counted_end = 0;  // the units before it are counted
+    for (const Posting& posting : postings) {
+      if (posting.turn < counted_end) continue;
+      ++frequency;
+      counted_end = unit_of_turn(posting.turn).end;
     }
-    if (turns_holding == 0) continue;
+    if (frequency == 0) continue;
     scores.weights_[term_idx] =
-        index::Bm25TermWeight(index::Bm25Idf(turn_count, turns_holding),
+        index::Bm25TermWeight(index::Bm25Idf(unit_count, frequency),
                               set_terms[term_idx].query_count, average_length, config);
-    next = std::min(next, term_postings.front().turn);
-    postings = std::max(postings, term_postings.size());
+    next = std::min(next, unit_of_turn(postings.front().turn).begin);
+    most_postings = std::max(most_postings, postings.size());
   }
   std::vector<ScoredUnit>& result = scores.units_;
-  result.reserve(postings);
+  result.reserve(most_postings);
   while (next < turn_count) {
-    const auto length = static_cast<std::uint32_t>(layout_->LengthOf(next, next + 1));
+    const Unit unit = unit_of_turn(next);
+    const auto length = static_cast<std::uint32_t>(layout_->LengthOf(unit.begin, unit.end));
     double score = 0;
     std::size_t following = turn_count;
     for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
-      const std::vector<Posting>& term_postings = set_terms[term_idx].postings;
+      const std::vector<Posting>& postings = set_terms[term_idx].postings;
       std::size_t& cursor = at[term_idx];
       std::uint32_t tf = 0;
-      while (cursor < term_postings.size() && term_postings[cursor].turn == next) {
-        tf += term_postings[cursor++].term_frequency;
+      while (cursor < postings.size() && postings[cursor].turn < unit.end) {
+        tf += postings[cursor++].term_frequency;
       }
-      if (cursor < term_postings.size()) following = std::min(following, term_postings[cursor].turn);
+      if (cursor < postings.size()) following = std::min(following, postings[cursor].turn);
       if (tf == 0) continue;
-      const double contribution = set_terms[term_idx].scale * scores.weights_[term_idx]->Score(tf, length);
+      const double contribution =
+          set_terms[term_idx].scale * scores.weights_[term_idx]->Score(tf, length);
       score += contribution;
     }
-    result.push_back({Unit{next, next + 1}, score});
-    next = following;
+    result.push_back({unit, score});
+    next = following == turn_count ? turn_count : unit_of_turn(following).begin;
   }
   return scores;
 }
 
+GroupingScores TermMatrix::ScoreTurns(const Bm25Config& config, TermSet set) const {
+  const std::size_t turn_count = layout_->turns().size();
+  return ScorePartition(
+      turn_count, layout_->LengthOf(0, turn_count),
+      [](std::size_t turn) { return Unit{turn, turn + 1}; }, config, set);
+}
+
 GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config, TermSet set) const {
   const TurnLayout& layout = *layout_;
-  return ScoreSparse(
+  return ScorePartition(
       layout.sessions().size(), layout.LengthOf(0, layout.turns().size()),
-      [&layout](std::size_t turn, const auto& visit) {
+      [&layout](std::size_t turn) {
         const LayoutSession& session = layout.sessions()[layout.SessionOf(turn)];
-        visit(Unit{session.begin, session.end});
+        return Unit{session.begin, session.end};
       },
       config, set);
 }

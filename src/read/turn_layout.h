@@ -339,6 +339,13 @@ class TermMatrix {
                              const UnitsOfTurn& units_of_turn, const Bm25Config& config,
                              TermSet set) const;
 
+  // The same for a grouping whose units partition the turns (each turn, each session):
+  // `unit_of_turn(turn)` is the unit holding the turn. One merge of the postings.
+  template <typename UnitOfTurn>
+  GroupingScores ScorePartition(std::size_t unit_count, std::uint64_t total_length,
+                                const UnitOfTurn& unit_of_turn, const Bm25Config& config,
+                                TermSet set) const;
+
   // The summed term frequency of `term` over the turns of `unit`. O(log postings).
   static std::uint32_t FrequencyIn(const Term& term, const Unit& unit);
   friend class GroupingScores;  // Explain reads the terms, their postings and the layout
