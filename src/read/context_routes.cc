@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "read/fragment_top.h"
 #include "read/word_neighbours.h"
 #include "text/temporal.h"
 
@@ -50,63 +51,20 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
   // Without soft matching the matrix may hold another route's soft matches: skip them.
   const TermSet set = soft_match != nullptr ? TermSet::kAll : TermSet::kExact;
   if (matrix.empty(set)) return candidates;
-  const std::size_t window = std::max<std::size_t>(1, context.config->recall.fragment_window);
-  // The windows holding a query term (the others score 0), by begin: the order of the windows.
-  const GroupingScores windows = matrix.ScoreWindows(window, context.config->bm25, set);
   const GroupingScores& own = terms.Turns(soft_match);
-  const std::vector<ScoredUnit>& unit_scores = windows.units();
-  struct Pick {
-    std::size_t turn = 0;
-    std::size_t unit = 0;  // index into unit_scores
-    double own = 0;
-    double score = 0;
-  };
-  const double own_weight = context.config->recall.fragment_own_weight;
+  FragmentOptions options;
+  options.window = std::max<std::size_t>(1, context.config->recall.fragment_window);
+  options.limit = context.limit;
+  options.own_weight = context.config->recall.fragment_own_weight;
+  const FragmentTop top = TopFragments(matrix, set, own, options, context.config->bm25);
   const auto& turns = layout.turns();
-  // Each turn's best window (the first among equals); turns in no scoring window are left out.
-  // The windows come by begin, and so by end (same-length windows inside a session, sessions
-  // one after another): the turns a window shares with the windows before it are the last picks,
-  // the others are new ones after them, so the picks come out by turn.
-  std::vector<Pick> picks;
-  const std::vector<ScoredUnit>& own_units = own.units();
-  std::size_t own_at = 0;  // own is sorted by turn, as are the picks
-  for (std::size_t u = 0; u < unit_scores.size(); ++u) {
-    const Unit& unit = unit_scores[u].unit;
-    if (unit_scores[u].score <= 0) continue;
-    const std::size_t seen_end = picks.empty() ? 0 : picks.back().turn + 1;
-    for (std::size_t t = unit.begin; t < std::min(unit.end, seen_end); ++t) {
-      Pick& pick = picks[picks.size() - (seen_end - t)];
-      if (unit_scores[u].score > unit_scores[pick.unit].score) pick.unit = u;
-    }
-    for (std::size_t t = std::max(unit.begin, seen_end); t < unit.end; ++t) {
-      while (own_at < own_units.size() && own_units[own_at].unit.begin < t) ++own_at;
-      const double own_score = own_at < own_units.size() && own_units[own_at].unit.begin == t
-                                   ? own_units[own_at].score
-                                   : 0.0;
-      picks.push_back({t, u, own_score, 0});
-    }
-  }
-  for (Pick& pick : picks) {
-    pick.score = unit_scores[pick.unit].score + own_weight * pick.own;
-  }
-  // Only the best `limit` are kept: a partial sort under a total order gives the same head.
-  const auto better = [&turns](const Pick& a, const Pick& b) {
-    if (a.score != b.score) return a.score > b.score;
-    if (a.own != b.own) return a.own > b.own;
-    return turns[a.turn].row < turns[b.turn].row;
-  };
-  const std::size_t kept = std::min(picks.size(), context.limit);
-  std::partial_sort(picks.begin(), picks.begin() + static_cast<std::ptrdiff_t>(kept), picks.end(),
-                    better);
-  picks.resize(kept);
-  for (const Pick& pick : picks) {
-    const ScoredUnit& unit = unit_scores[pick.unit];
+  for (const FragmentPick& pick : top.picks) {
     char own_text[64];
-    std::snprintf(own_text, sizeof own_text, "; + %g x own %.2f", own_weight, pick.own);
+    std::snprintf(own_text, sizeof own_text, "; + %g x own %.2f", options.own_weight, pick.own);
     candidates.push_back({turns[pick.turn].row, pick.score,
                           "window " + SessionName(layout, turns[pick.turn].session) + " " +
-                              SeqRange(layout, unit.unit.begin, unit.unit.end) + ": " +
-                              ExplainUnit(windows.Explain(unit.unit)) + own_text});
+                              SeqRange(layout, pick.window.begin, pick.window.end) + ": " +
+                              ExplainUnit(top.windows.Explain(pick.window)) + own_text});
   }
   return candidates;
 }
@@ -129,12 +87,18 @@ StatusOr<std::vector<RouteCandidate>> SessionRoute::Run(const RouteContext& cont
   for (std::size_t s = 0; s < session_scores.size(); ++s) {
     if (session_scores[s].score > 0) session_order.push_back(s);
   }
-  std::sort(session_order.begin(), session_order.end(), [&](std::size_t a, std::size_t b) {
-    if (session_scores[a].score != session_scores[b].score) {
-      return session_scores[a].score > session_scores[b].score;
-    }
-    return a < b;
-  });
+  // Each session listed adds at least one candidate, so only the best `limit` can be listed: a
+  // partial sort under a total order gives the head a full sort gives.
+  const std::size_t listed = std::min(session_order.size(), context.limit);
+  std::partial_sort(session_order.begin(),
+                    session_order.begin() + static_cast<std::ptrdiff_t>(listed),
+                    session_order.end(), [&](std::size_t a, std::size_t b) {
+                      if (session_scores[a].score != session_scores[b].score) {
+                        return session_scores[a].score > session_scores[b].score;
+                      }
+                      return a < b;
+                    });
+  session_order.resize(listed);
   const auto& turns = layout.turns();
   const std::size_t per_session = context.config->recall.session_turns;
   for (std::size_t position = 0; position < session_order.size(); ++position) {

@@ -4,7 +4,8 @@
 //             consecutive turns of a session is scored as one BM25 document (turn_layout.h); a
 //             turn scores its best window's score + fragment_own_weight × its own BM25, so a
 //             window that matches as a whole brings in its turns that match nothing alone, after
-//             the ones that do. Ties: own BM25, then row.
+//             the ones that do. Ties: own BM25, then row. Only the best `limit` turns are
+//             looked for, by MaxScore skipping (fragment_top.h).
 //   session   EverMemOS-style scene selection with sessions as scenes: sessions scored as BM25
 //             documents; their turns follow in session order (best session first), within a
 //             session by the turn's own BM25, then sequence. At most `session_turns` turns per

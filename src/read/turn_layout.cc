@@ -114,6 +114,7 @@ void TurnLayout::Append(LayoutTurn turn) {
   if (!continues) sessions_.push_back({turn_idx, turn_idx, turn.session_id});
   sessions_.back().end = turn_idx + 1;
   turn.session = sessions_.size() - 1;
+  session_of_.push_back(static_cast<std::uint32_t>(turn.session));
   index_of_row_.emplace(turn.row, turn_idx);
   rows_ascending_ = rows_ascending_ && (rows_.empty() || rows_.back() < turn.row);
   rows_.push_back(turn.row);
@@ -189,6 +190,7 @@ void TurnLayout::Group() {
   sessions_.clear();
   index_of_row_.clear();
   rows_.clear();
+  session_of_.clear();
   rows_ascending_ = true;
   speakers_.clear();
   prefix_length_ = {0};
@@ -198,6 +200,7 @@ void TurnLayout::Group() {
   turns_.reserve(turns.size());
   index_of_row_.reserve(turns.size());
   rows_.reserve(turns.size());
+  session_of_.reserve(turns.size());
   for (LayoutTurn& turn : turns) Append(std::move(turn));
 }
 
@@ -424,21 +427,79 @@ GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t tot
   return scores;
 }
 
+template <typename UnitOfTurn>
+GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t total_length,
+                                          const UnitOfTurn& unit_of_turn,
+                                          const Bm25Config& config, TermSet set) const {
+  // One merge of the terms' postings, unit by unit: each unit's contributions are added in term
+  // order as ScoreSparse adds them, without merging the scores so far once per term.
+  GroupingScores scores;
+  scores.matrix_ = this;
+  scores.weights_.resize(terms_.size());
+  if (unit_count == 0 || terms_.empty()) return scores;
+  const double average_length =
+      static_cast<double>(total_length) / static_cast<double>(unit_count);
+  const std::span<const Term> set_terms = terms(set);
+  const std::size_t turn_count = layout_->turns().size();
+  std::vector<std::size_t> at(set_terms.size(), 0);  // each term's next posting
+  std::size_t next = turn_count;  // the first turn of the next unit holding a posting
+  std::size_t most_postings = 0;
+  for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
+    const std::vector<Posting>& postings = set_terms[term_idx].postings;
+    std::uint64_t frequency = 0;  // units holding the term
+    std::size_t counted_end = 0;  // the units before it are counted
+    for (const Posting& posting : postings) {
+      if (posting.turn < counted_end) continue;
+      ++frequency;
+      counted_end = unit_of_turn(posting.turn).end;
+    }
+    if (frequency == 0) continue;
+    scores.weights_[term_idx] =
+        index::Bm25TermWeight(index::Bm25Idf(unit_count, frequency),
+                              set_terms[term_idx].query_count, average_length, config);
+    next = std::min(next, unit_of_turn(postings.front().turn).begin);
+    most_postings = std::max(most_postings, postings.size());
+  }
+  std::vector<ScoredUnit>& result = scores.units_;
+  result.reserve(most_postings);
+  while (next < turn_count) {
+    const Unit unit = unit_of_turn(next);
+    const auto length = static_cast<std::uint32_t>(layout_->LengthOf(unit.begin, unit.end));
+    double score = 0;
+    std::size_t following = turn_count;
+    for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
+      const std::vector<Posting>& postings = set_terms[term_idx].postings;
+      std::size_t& cursor = at[term_idx];
+      std::uint32_t tf = 0;
+      while (cursor < postings.size() && postings[cursor].turn < unit.end) {
+        tf += postings[cursor++].term_frequency;
+      }
+      if (cursor < postings.size()) following = std::min(following, postings[cursor].turn);
+      if (tf == 0) continue;
+      const double contribution =
+          set_terms[term_idx].scale * scores.weights_[term_idx]->Score(tf, length);
+      score += contribution;
+    }
+    result.push_back({unit, score});
+    next = following == turn_count ? turn_count : unit_of_turn(following).begin;
+  }
+  return scores;
+}
+
 GroupingScores TermMatrix::ScoreTurns(const Bm25Config& config, TermSet set) const {
   const std::size_t turn_count = layout_->turns().size();
-  return ScoreSparse(
+  return ScorePartition(
       turn_count, layout_->LengthOf(0, turn_count),
-      [](std::size_t turn, const auto& visit) { visit(Unit{turn, turn + 1}); }, config,
-      set);
+      [](std::size_t turn) { return Unit{turn, turn + 1}; }, config, set);
 }
 
 GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config, TermSet set) const {
   const TurnLayout& layout = *layout_;
-  return ScoreSparse(
+  return ScorePartition(
       layout.sessions().size(), layout.LengthOf(0, layout.turns().size()),
-      [&layout](std::size_t turn, const auto& visit) {
-        const LayoutSession& session = layout.sessions()[layout.turns()[turn].session];
-        visit(Unit{session.begin, session.end});
+      [&layout](std::size_t turn) {
+        const LayoutSession& session = layout.sessions()[layout.SessionOf(turn)];
+        return Unit{session.begin, session.end};
       },
       config, set);
 }
@@ -450,18 +511,43 @@ GroupingScores TermMatrix::ScoreWindows(std::size_t window, const Bm25Config& co
   return ScoreSparse(
       layout.WindowCount(window), layout.WindowLengthSum(window),
       [&layout, window](std::size_t turn, const auto& visit) {
-        const LayoutSession& session = layout.sessions()[layout.turns()[turn].session];
-        if (session.end - session.begin <= window) {
-          visit(Unit{session.begin, session.end});
-          return;
+        const auto [first, last] = layout.WindowBeginsOf(turn, window);
+        for (std::size_t begin = first; begin <= last; ++begin) {
+          visit(layout.WindowAt(begin, window));
         }
-        // The windows [b, b + window) inside the session that hold `turn`.
-        const std::size_t first = turn + 1 >= session.begin + window ? turn + 1 - window
-                                                                      : session.begin;
-        const std::size_t last = std::min(turn, session.end - window);
-        for (std::size_t begin = first; begin <= last; ++begin) visit(Unit{begin, begin + window});
       },
       config, set);
+}
+
+GroupingScores TermMatrix::WindowWeights(std::size_t window, const Bm25Config& config,
+                                         TermSet set) const {
+  const TurnLayout& layout = *layout_;
+  window = std::max<std::size_t>(1, window);
+  GroupingScores scores;
+  scores.matrix_ = this;
+  scores.weights_.resize(terms_.size());
+  const std::size_t unit_count = layout.WindowCount(window);
+  if (unit_count == 0 || terms_.empty()) return scores;
+  const double average_length = static_cast<double>(layout.WindowLengthSum(window)) /
+                                static_cast<double>(unit_count);
+  const std::span<const Term> set_terms = terms(set);
+  for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
+    const Term& term = set_terms[term_idx];
+    // A posting's windows are a run of begins [first, last] (a short session: its one unit);
+    // the runs of postings by turn ascend at both ends, so their union is counted run by run.
+    std::uint64_t frequency = 0;   // windows holding the term
+    std::size_t counted_end = 0;   // the begins below it are counted
+    for (const Posting& posting : term.postings) {
+      auto [first, last] = layout.WindowBeginsOf(posting.turn, window);
+      first = std::max(first, counted_end);
+      if (first > last) continue;
+      frequency += last - first + 1;
+      counted_end = last + 1;
+    }
+    scores.weights_[term_idx] = index::Bm25TermWeight(
+        index::Bm25Idf(unit_count, frequency), term.query_count, average_length, config);
+  }
+  return scores;
 }
 
 RecallTerms::RecallTerms(const TurnLayout& layout,

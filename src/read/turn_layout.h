@@ -29,6 +29,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "engram/config.h"
@@ -77,6 +78,12 @@ std::string AskingSentences(std::string_view text);
 std::vector<std::string> DocumentTerms(const text::Tokenizer& tokenizer,
                                        const store::NodeRecord& node);
 
+// A unit: the consecutive turns [begin, end) of a layout scored as one document.
+struct Unit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
 class TurnLayout {
  public:
   // Turns of `scope_ids` (every status: the visibility filter decides later), ordered by scope id
@@ -98,6 +105,8 @@ class TurnLayout {
 
   const std::vector<LayoutTurn>& turns() const { return turns_; }
   const std::vector<LayoutSession>& sessions() const { return sessions_; }
+  // turns()[turn].session, from a compact array.
+  std::size_t SessionOf(std::size_t turn) const { return session_of_[turn]; }
   // Index of the turn with this store row, or nullopt when it is no turn of the layout.
   std::optional<std::size_t> IndexOf(std::int64_t row) const;
   // Calls visit(index, posting) for each posting of `postings` (sorted by doc, as the BM25
@@ -121,6 +130,21 @@ class TurnLayout {
   std::uint64_t WindowLengthSum(std::size_t window) const;
   // Number of those windows. O(sessions).
   std::size_t WindowCount(std::size_t window) const;
+  // The begins [first, last] of those windows that hold turn `turn` (a session of at most
+  // `window` turns: its one unit, beginning at its first turn). For turns in ascending order both
+  // ends ascend.
+  std::pair<std::size_t, std::size_t> WindowBeginsOf(std::size_t turn, std::size_t window) const {
+    const LayoutSession& session = sessions_[session_of_[turn]];
+    if (session.end - session.begin <= window) return {session.begin, session.begin};
+    return {turn + 1 >= session.begin + window ? turn + 1 - window : session.begin,
+            std::min(turn, session.end - window)};
+  }
+  // The window beginning at `begin`, a begin WindowBeginsOf gives.
+  Unit WindowAt(std::size_t begin, std::size_t window) const {
+    const LayoutSession& session = sessions_[session_of_[begin]];
+    if (session.end - session.begin <= window) return {session.begin, session.end};
+    return {begin, begin + window};
+  }
 
   // Indexes of the turns whose event time lies in [from, to), ascending. Cost: the turns
   // returned, plus a logarithm.
@@ -133,6 +157,7 @@ class TurnLayout {
   std::vector<LayoutSession> sessions_;
   std::unordered_map<std::int64_t, std::size_t> index_of_row_;  // lookups only, never iterated
   std::vector<std::int64_t> rows_;  // the store row of each turn, by index
+  std::vector<std::uint32_t> session_of_;  // each turn's LayoutTurn::session, compactly
   bool rows_ascending_ = true;      // rows_ strictly ascending
   std::vector<std::string> speakers_;                           // distinct, sorted
   // prefix_length_[i] = sum of the lengths of turns [0, i); prefix_prefix_[i] = sum of
@@ -167,12 +192,6 @@ void TurnLayout::ForEachTurnOf(std::span<const index::Bm25Posting> postings,
     if (rows_[at] == row) visit(at, posting);
   }
 }
-
-// A unit: the consecutive turns [begin, end) of a layout scored as one document.
-struct Unit {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-};
 
 struct UnitTermScore {
   std::string term;
@@ -243,6 +262,11 @@ class GroupingScores {
   // contributions, added in the same order, as the score in units(). Cost: terms x
   // log(postings).
   UnitScore Explain(const Unit& unit) const;
+  // The grouping's BM25 weight of the matrix's term `term_idx` (TermMatrix::terms order);
+  // nullopt when no unit of the grouping holds it, or the grouping left its term set out.
+  const std::optional<index::Bm25TermWeight>& weight(std::size_t term_idx) const {
+    return weights_[term_idx];
+  }
 
  private:
   friend class TermMatrix;
@@ -254,6 +278,18 @@ class GroupingScores {
 
 class TermMatrix {
  public:
+  // A turn holding the term, with its term frequency there.
+  struct Posting {
+    std::size_t turn = 0;  // layout index
+    std::uint32_t term_frequency = 0;
+  };
+  struct Term {
+    std::string term;  // as explained: the index term, or "query~index" for a soft match
+    std::uint32_t query_count = 0;
+    double scale = 1.0;             // a soft match's similarity
+    std::vector<Posting> postings;  // by turn, ascending; never empty
+  };
+
   // `soft`: add soft matches (nullptr: exact terms only).
   TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
              std::span<const std::string> query_terms, const SoftMatch* soft = nullptr);
@@ -282,18 +318,19 @@ class TermMatrix {
   }
   // Some soft match occurs in the layout (the two term sets differ).
   bool has_soft_terms() const { return exact_terms_ < terms_.size(); }
+  // The terms of `set` that occur in the layout: the query's own terms in query order, then (for
+  // TermSet::kAll) the soft matches. A unit adds its terms' contributions in this order.
+  std::span<const Term> terms(TermSet set = TermSet::kAll) const {
+    return {terms_.data(), set == TermSet::kAll ? terms_.size() : exact_terms_};
+  }
+  const TurnLayout& layout() const { return *layout_; }
+  // The weights ScoreWindows(window, config, set) scores with, without scoring any window: its
+  // units() are empty, Explain works. Each term's document frequency (the windows holding it) is
+  // counted over its postings in O(1) each, with no visit of a window.
+  GroupingScores WindowWeights(std::size_t window, const Bm25Config& config,
+                               TermSet set = TermSet::kAll) const;
 
  private:
-  struct Posting {
-    std::size_t turn = 0;  // layout index
-    std::uint32_t term_frequency = 0;
-  };
-  struct Term {
-    std::string term;  // as explained: the index term, or "query~index" for a soft match
-    std::uint32_t query_count = 0;
-    double scale = 1.0;             // a soft match's similarity
-    std::vector<Posting> postings;  // by turn, ascending
-  };
   // BM25 of the units holding a posting, over a grouping of `unit_count` units of
   // `total_length` terms in all; `units_of_turn(turn, visit)` calls visit(unit) for each unit of
   // the grouping that holds the turn (defined in turn_layout.cc, its only user).
@@ -301,6 +338,13 @@ class TermMatrix {
   GroupingScores ScoreSparse(std::size_t unit_count, std::uint64_t total_length,
                              const UnitsOfTurn& units_of_turn, const Bm25Config& config,
                              TermSet set) const;
+
+  // The same for a grouping whose units partition the turns (each turn, each session):
+  // `unit_of_turn(turn)` is the unit holding the turn. One merge of the postings.
+  template <typename UnitOfTurn>
+  GroupingScores ScorePartition(std::size_t unit_count, std::uint64_t total_length,
+                                const UnitOfTurn& unit_of_turn, const Bm25Config& config,
+                                TermSet set) const;
 
   // The summed term frequency of `term` over the turns of `unit`. O(log postings).
   static std::uint32_t FrequencyIn(const Term& term, const Unit& unit);
