@@ -19,7 +19,8 @@ inline void PutU32(std::string& out, std::uint32_t value) {
 
 // The bytes of a word-vector file (word_vectors.h) of `words` with their vectors, quantised as
 // scripts/convert-word-vectors.js does.
-inline std::string VectorFile(const std::vector<std::pair<std::string, std::vector<double>>>& words) {
+inline std::string VectorFile(
+    const std::vector<std::pair<std::string, std::vector<double>>>& words) {
   const std::uint32_t dimensions = static_cast<std::uint32_t>(words.front().second.size());
   std::string out = "ENGRAMWV";
   PutU32(out, 1);
