@@ -69,6 +69,16 @@ struct RecallConfig {
   // (word vectors).
   double word_vector_match = 0;
   std::size_t word_vector_neighbours = 3;
+  // A word-vector neighbour counts as its query term scaled by its cosine × this (1 = by the
+  // cosine alone). In (0, 1]. With word_vector_match 0.6, weight 0.3 gained on LoCoMo dev
+  // (evidence any 0.922 -> 0.926, multi-hop all 0.408 -> 0.430, R@30 0.890 -> 0.895) and lost
+  // nothing on LongMemEval dev; weights 0.5 and 1 cost its session all@5 (0.959 -> 0.939)
+  // (docs/BENCHMARKS.md, issue 22's ablation).
+  double word_vector_weight = 1.0;
+  // true: word-vector neighbours only for the query terms the searched scopes' vocabulary lacks
+  // (a word the memory holds is matched as itself). false = for every query term. Measured no
+  // gain on LoCoMo dev (the questions' words are mostly in their conversation).
+  bool word_vector_absent_only = false;
   // scene route (read/scene_route.h, EverMemOS §3.5): over a consolidated scope, the best
   // scene_select scenes by the maximum relevance of their episodes (the paper's N = 10), then
   // the best scene_episodes of their episodes (the paper's K = 10), each scored its own
@@ -129,6 +139,12 @@ struct RecallConfig {
   double pack_floor = 0.30;
   std::size_t pack_min_tokens = 48;
   double pack_adjacent_share = 0.0;
+  // Value packing: an item's value (score relative to the best item's, after the session
+  // discount) is raised to this power before it is divided by its tokens, so above 1 a strong
+  // item's score counts for more than a short line's length. 1 = value per token as it is.
+  // 2: LoCoMo dev evidence all / any 0.853 / 0.922 -> 0.855 / 0.925 (multi-hop all 0.408 ->
+  // 0.415) at +5 tokens; LongMemEval dev unchanged (docs/BENCHMARKS.md, issue 22's ablation).
+  double pack_score_power = 2.0;
   // Answer type (DMF §9.3 answerability): when the question asks for a time, number, place or
   // person ("when", "how many", "where", "who"), the turns among the best answer_type_depth
   // candidates that hold one are multiplied by answer_type_boost (1 = off). 1.3: LoCoMo dev

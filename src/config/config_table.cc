@@ -74,6 +74,15 @@ const KeySpec kKeys[] = {
      "measured on the dev files (docs/BENCHMARKS.md, word vectors)"},
     {"recall", "word_vector_neighbours", ENGRAM_FIELD(recall.word_vector_neighbours),
      Closed(1, 50), {}, "fragment route: word-vector soft matches kept per query term", kChosen},
+    {"recall", "word_vector_weight", ENGRAM_FIELD(recall.word_vector_weight),
+     Range{.min = 0, .max = 1, .min_open = true}, {},
+     "fragment route: a word-vector soft match counts as its query term scaled by its cosine x "
+     "this",
+     "measured on the dev files (docs/BENCHMARKS.md, word vectors, issue 22 ablation)"},
+    {"recall", "word_vector_absent_only", ENGRAM_FIELD(recall.word_vector_absent_only), {}, {},
+     "fragment route: word-vector soft matches only for query terms no index term of the "
+     "searched scopes equals; false = for every query term",
+     "measured on the dev files (docs/BENCHMARKS.md, word vectors, issue 22 ablation)"},
     {"recall", "scene_select", ENGRAM_FIELD(recall.scene_select), Closed(1, 1'000), {},
      "scene route: scenes kept, by the maximum relevance of their episodes (\"N\")",
      "EverMemOS §3.5 (N = 10)"},
@@ -134,6 +143,10 @@ const KeySpec kKeys[] = {
      "value packing: a turn next to a packed turn of its session gains this x that turn's "
      "score; 0 = off",
      "measured on the dev files (docs/BENCHMARKS.md, evidence in the context)"},
+    {"recall", "pack_score_power", ENGRAM_FIELD(recall.pack_score_power), Closed(0.25, 8), {},
+     "value packing: an item's value relative to the best item's is raised to this power before "
+     "it is divided by its tokens; 1 = value per token as it is",
+     "measured on the dev files (docs/BENCHMARKS.md, issue 22 ablation)"},
     {"recall", "answer_type_boost", ENGRAM_FIELD(recall.answer_type_boost), Closed(1, 10), {},
      "x on turns holding the date / number / place / person a when / how many / where / who "
      "question asks for; 1 = off",

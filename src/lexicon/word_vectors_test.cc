@@ -16,6 +16,7 @@
 #include "core/paths.h"
 #include "engram/testing/status_matchers.h"
 #include "engram/testing/temp_dir.h"
+#include "lexicon/word_vectors_test_util.h"
 
 namespace engram::lexicon {
 namespace {
@@ -24,42 +25,6 @@ using ::engram::testing::IsOk;
 using ::engram::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-void PutU32(std::string& out, std::uint32_t value) {
-  for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<char>(value >> shift));
-}
-
-// The bytes of a word-vector file (word_vectors.h) of `words` with their vectors, quantised as
-// scripts/convert-word-vectors.js does.
-std::string VectorFile(const std::vector<std::pair<std::string, std::vector<double>>>& words) {
-  const std::uint32_t dimensions = static_cast<std::uint32_t>(words.front().second.size());
-  std::string out = "ENGRAMWV";
-  PutU32(out, 1);
-  PutU32(out, dimensions);
-  PutU32(out, static_cast<std::uint32_t>(words.size()));
-  PutU32(out, 0);
-  std::string codes;
-  for (const auto& [word, vector] : words) {
-    double norm = 0;
-    for (const double x : vector) norm += x * x;
-    norm = std::sqrt(norm);
-    double largest = 0;
-    for (const double x : vector) largest = std::max(largest, std::abs(x / norm));
-    const float scale = static_cast<float>(largest / 127);
-    std::uint32_t bits;
-    std::memcpy(&bits, &scale, 4);
-    PutU32(out, bits);
-    for (const double x : vector) {
-      codes.push_back(static_cast<char>(std::lround(x / norm / scale)));
-    }
-  }
-  out += codes;
-  for (const auto& [word, vector] : words) {
-    out.push_back(static_cast<char>(word.size()));
-    out += word;
-  }
-  return out;
-}
 
 // Four directions: "guitar" and "piano" close, "painting" and "paint" one stem, "the" a
 // stopword, "violin" and "cello" the same vector (a tie).

@@ -40,9 +40,12 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
   const TurnLayout& layout = *context.layout;
   SoftMatch soft;
   soft.threshold = context.config->recall.fragment_soft_match;
-  soft.neighbours = WordNeighbours(
-      context.word_vectors, context.text_indexes, context.frame->terms,
-      context.config->recall.word_vector_match, context.config->recall.word_vector_neighbours);
+  const RecallConfig& recall = context.config->recall;
+  soft.neighbours = WordNeighbours(context.word_vectors, context.text_indexes, context.frame->terms,
+                                   {.threshold = recall.word_vector_match,
+                                    .per_term = recall.word_vector_neighbours,
+                                    .weight = recall.word_vector_weight,
+                                    .absent_only = recall.word_vector_absent_only});
   const SoftMatch* const soft_match =
       soft.threshold > 0 || !soft.neighbours.empty() ? &soft : nullptr;
   std::optional<RecallTerms> own_terms;

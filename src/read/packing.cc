@@ -2,6 +2,7 @@
 #include "read/packing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -222,7 +223,11 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
         value /= 1.0 + options.session_discount * packed;
       }
     }
-    return value + candidate.gain;
+    value += candidate.gain;
+    if (options.score_power != 1.0 && best > 0) {
+      value = best * std::pow(std::max(0.0, value) / best, options.score_power);
+    }
+    return value;
   };
   const double min_tokens = static_cast<double>(std::max<std::size_t>(1, options.min_tokens));
   while (packer.packed_count() < max_items) {

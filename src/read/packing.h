@@ -55,6 +55,11 @@ struct PackOptions {
   double adjacent_share = 0;
   // Value per token divides by max(the item's tokens, this). At least 1.
   std::size_t min_tokens = 1;
+  // The value, relative to the best item's score, is raised to this power before it is divided
+  // by the tokens: value per token = best × (value / best)^score_power / max(tokens,
+  // min_tokens). Above 1 a strong item's score weighs more against a short line's length.
+  // 1 (default) = value per token as it is.
+  double score_power = 1.0;
 };
 
 // The window [begin, end) of at most `max_bytes` bytes of `text` that holds the most of `spans`
@@ -72,7 +77,8 @@ std::pair<std::size_t, std::size_t> ExcerptWindow(
 // rest are left out as "floor").
 // Repeatedly, the candidate of most value per token is taken — value = score / (1 +
 // session_discount × packed items of its session) + adjacent_share × the best score of a packed
-// turn next to it, per token = value / max(its tokens, min_tokens); ties go to the better rank —
+// turn next to it, per token = value / max(its tokens, min_tokens), the value first taken to
+// `score_power` relative to the best score (see PackOptions); ties go to the better rank —
 // and packed if it fits (or its excerpt fits), else left out ("budget"), until max_items are
 // packed or no candidate is left (those not taken are left out as "k"). Deterministic: the
 // order of `ranked` (score, then id) decides every tie. The packed items are returned in rank

@@ -258,6 +258,32 @@ TEST(PackByValueTest, MostValuePerTokenFirstUnderATightBudget) {
   EXPECT_THAT(Ids(by_rank), ::testing::ElementsAre("a"));
 }
 
+TEST(PackByValueTest, AScorePowerLetsAStrongLongItemBeatAWeakShortOne) {
+  // a is the best item and 3 to 5 times as long as b, which scores 0.4 of it. The budget
+  // holds one of them. By value per token b wins (0.4 / ~45 > 1.0 / ~155); with the value
+  // squared relative to the best (0.16 / ~45 < 1.0 / ~155), a does.
+  const std::vector<RecallItem> ranked = {Scored("a", "s1", 1, 1.0, std::string(560, 'x')),
+                                          Scored("b", "s2", 5, 0.4, std::string(120, 'y'))};
+  PackOptions options = ByValue();
+  options.min_tokens = 1;
+  const std::size_t header = CountTokens("Memories (evidence from earlier conversations):");
+  const std::size_t long_line = CountTokens(RenderItemLine(ranked[0]));
+  const std::size_t short_line = CountTokens(RenderItemLine(ranked[1]));
+  ASSERT_GT(long_line, 3 * short_line);
+  ASSERT_LT(long_line, 5 * short_line);
+  const std::size_t budget = header + long_line + short_line / 2;  // one of the two fits
+  const PackResult per_token = Pack(ranked, budget, 10, options);
+  EXPECT_THAT(Ids(per_token), ::testing::ElementsAre("b"));
+  EXPECT_THAT(Reasons(per_token), ::testing::ElementsAre("a:budget"));
+  options.score_power = 2;
+  const PackResult squared = Pack(ranked, budget, 10, options);
+  EXPECT_THAT(Ids(squared), ::testing::ElementsAre("a"));
+  EXPECT_THAT(Reasons(squared), ::testing::ElementsAre("b:budget"));
+  // Power 1 is value per token itself.
+  options.score_power = 1;
+  EXPECT_THAT(Ids(Pack(ranked, budget, 10, options)), ::testing::ElementsAre("b"));
+}
+
 TEST(PackByValueTest, SessionDiscountSpreadsTheContextOverSessions) {
   // Two strong turns of session s1, a weaker one of s2; room for two items.
   const std::vector<RecallItem> ranked = {Scored("a1", "s1", 1, 1.0), Scored("a2", "s1", 7, 0.9),

@@ -364,6 +364,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     pack_options.session_discount = plan.session_discount;
     pack_options.adjacent_share = config.recall.pack_adjacent_share;
     pack_options.min_tokens = config.recall.pack_min_tokens;
+    pack_options.score_power = config.recall.pack_score_power;
   }
   PackResult packed = Pack(std::move(items), evidence_budget, request.options.k, pack_options);
   result.items = std::move(packed.items);

@@ -19,14 +19,28 @@
 
 namespace engram::read {
 
-// For each distinct query term (in order), the at most `per_term` terms of `indexes`' vocabulary
-// with cosine similarity at least `threshold` (best first, ties by the smaller term); none when
-// `threshold` is 0 or `vectors` is null. Cost: one pass over the vocabulary plus a 100-d dot
-// product per vocabulary term and query term.
+// Which neighbours WordNeighbours returns and how much each weighs ([recall] word_vector_*).
+struct WordNeighbourSettings {
+  double threshold = 0;       // least cosine similarity; 0 = no neighbours
+  std::size_t per_term = 3;   // neighbours kept per query term
+  // A neighbour's SoftNeighbour::similarity is its cosine × this, so it counts for less than
+  // the query term itself (the bench README's expansion used 0.5). In (0, 1].
+  double weight = 1.0;
+  // Neighbours only for the query terms that no index term of the searched scopes equals: a
+  // word the memory already holds is matched as itself, the expansion fills only what is
+  // missing ("pet" in a conversation that only ever says "dog").
+  bool absent_only = false;
+};
+
+// For each distinct query term (in order; with `absent_only`, only those absent from the
+// vocabulary), the at most `per_term` terms of `indexes`' vocabulary with cosine similarity at
+// least `threshold` (best first, ties by the smaller term), each with similarity = cosine ×
+// `weight`; none when `threshold` is 0 or `vectors` is null. Cost: one pass over the vocabulary
+// plus a 100-d dot product per vocabulary term and searched query term.
 std::vector<SoftNeighbour> WordNeighbours(const lexicon::WordVectors* vectors,
                                           std::span<const index::Bm25Index* const> indexes,
                                           std::span<const std::string> query_terms,
-                                          double threshold, std::size_t per_term);
+                                          const WordNeighbourSettings& settings);
 
 }  // namespace engram::read
 
