@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "io/scope_records.h"
+
 namespace engram::server {
 namespace {
 
@@ -144,8 +146,7 @@ StatusOr<io::Json> ForesightView(Engine& engine, const Scope& scope, Timestamp a
 }
 
 StatusOr<io::Json> TimelineView(Engine& engine, const Scope& scope, const TimelineFilter& filter) {
-  // Reads in chunks; a chunk that comes back full may end inside a sequence number, so its last
-  // sequence number is read again with the next chunk (unless the chunk holds nothing else).
+  // Reads in chunks of whole sequence numbers (io::ListPage).
   constexpr std::size_t kChunk = 500;
   const std::size_t limit = filter.limit == 0 ? 1 : filter.limit;
   io::Json list = io::Json::array();
@@ -157,12 +158,9 @@ StatusOr<io::Json> TimelineView(Engine& engine, const Scope& scope, const Timeli
     options.limit = kChunk;
     options.after_sequence = after;
     options.kind = filter.kind;
-    ASSIGN_OR_RETURN(std::vector<Memory> chunk, engine.List(scope, options));
-    more = chunk.size() == kChunk;
-    if (more && chunk.front().sequence != chunk.back().sequence) {
-      const std::int64_t cut = chunk.back().sequence;
-      while (chunk.back().sequence == cut) chunk.pop_back();
-    }
+    ASSIGN_OR_RETURN(io::MemoryPage page, io::ListPage(engine, scope, options));
+    more = page.next_after.has_value();
+    const std::vector<Memory>& chunk = page.memories;
     // Whole sequence numbers only: stop between two of them once the page or the scan is full.
     std::size_t at = 0;
     while (at < chunk.size()) {
