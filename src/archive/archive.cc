@@ -56,7 +56,7 @@ StatusOr<Archive> ReadStore(store::Store& store, const store::ScopeRecord& top) 
       ArchivedNode& node = archived.nodes[by_row.at(analysis.turn_row)];
       // The archive carries the JSON form: a compact row goes out as the JSON it stands for.
       if (analysis.format == store::kTurnAnalysisCompactFormat) {
-        ASSIGN_OR_RETURN(analysis.json, store::TurnAnalysisJson(analysis, node.record.text));
+        ASSIGN_OR_RETURN(analysis.bytes, store::TurnAnalysisJson(analysis, node.record.text));
         analysis.format = store::kTurnAnalysisJsonFormat;
       }
       node.analysis = std::move(analysis);
@@ -308,7 +308,7 @@ Status Write(store::Transaction& txn, const write::EdgeRegistry& registry, const
         store::TurnAnalysisRecord analysis = *node.analysis;
         analysis.turn_row = *inserted;
         if (analysis.format == store::kTurnAnalysisJsonFormat) {
-          analysis = store::TurnAnalysisRow(*inserted, std::move(analysis.json), r.text);
+          analysis = store::TurnAnalysisRow(*inserted, std::move(analysis.bytes), r.text);
         }
         const Status put = txn.PutTurnAnalysis(analysis);
         if (!put.ok()) return put.WithContext(At(source, node.line) + "field \"analysis\"");

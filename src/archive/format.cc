@@ -216,7 +216,7 @@ std::string EncodeArchive(const Archive& archive) {
                    {"leaf", node.leaf}};
       if (node.vector.has_value()) line["vector"] = EncodeVector(*node.vector);
       if (node.analysis.has_value()) {
-        line["analysis"] = node.analysis->json;
+        line["analysis"] = node.analysis->bytes;
         line["analysis_format"] = node.analysis->format;
       }
       out += line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
@@ -435,7 +435,7 @@ class Decoder {
       if (format <= 0 || format > 1'000'000) {
         return fields.Error("analysis_format", "expected a format number of 1 or more");
       }
-      node.analysis = store::TurnAnalysisRecord{.format = static_cast<int>(format), .json = text};
+      node.analysis = store::TurnAnalysisRecord{.format = static_cast<int>(format), .bytes = text};
     }
     RETURN_IF_ERROR(fields.NoOthers());
     if (!ids_.insert(r.id).second) return fields.Error("id", "a second node with this id");

@@ -54,7 +54,7 @@ Status CheckTurnAnalysis(const TurnAnalysisRecord& record) {
     return Status::InvalidArgument(where + ": format " + std::to_string(record.format) +
                                    " (formats start at 1)");
   }
-  return CheckTurnAnalysisBytes(record.format, record.json).WithContext(where);
+  return CheckTurnAnalysisBytes(record.format, record.bytes).WithContext(where);
 }
 
 Status CheckEngineMetaKey(std::string_view key) {

@@ -153,16 +153,17 @@ struct VectorRecord {
   std::vector<float> values;
 };
 
-// A turn's analysis (schema v5): its Tier-0 signals and DMF content signals, derived
-// deterministically from the turn's text by the write path's analysis stage and stored as one row
-// per turn instead of a node, edge and journal row per signal. It is a projection of the turn, not
-// evidence: it is not journalled (the turn's kNodeInserted entry, in the same transaction, tells
-// readers it exists) and not covered by the Merkle logs; erasing the turn's scope erases it. The
-// write path owns the format (write/analysis.h); the store keeps the bytes as they are given.
+// A turn's analysis (schema 5; compact rows since schema 7): its Tier-0 signals and DMF content
+// signals, derived deterministically from the turn's text by the write path's analysis stage and
+// stored as one row per turn instead of a node, edge and journal row per signal. It is a
+// projection of the turn, not evidence: it is not journalled (the turn's kNodeInserted entry, in
+// the same transaction, tells readers it exists) and not covered by the Merkle logs; erasing the
+// turn's scope erases it. The write path owns the format (store/turn_analysis.h: canonical JSON,
+// or its compact binary form); the store keeps the bytes as they are given.
 struct TurnAnalysisRecord {
   std::int64_t turn_row = 0;  // the turn's node row
-  int format = 0;             // the version of `json`'s layout, > 0
-  std::string json;           // canonical JSON
+  int format = 0;             // the layout of `bytes`, > 0 (store/turn_analysis.h)
+  std::string bytes;          // format 1: canonical JSON; format 2: the compact binary row
 };
 
 // The Merkle audit (merkle.h, docs/AUDIT.md). Every backend keeps, per scope, an append-only log
@@ -255,7 +256,8 @@ class Transaction {
                            std::span<const float> values) = 0;
 
   // Stores (or replaces) the analysis of the turn at record.turn_row. NotFound when that row is
-  // not a turn; InvalidArgument for a format <= 0 or a `json` that is not a JSON object.
+  // not a turn; InvalidArgument for a format <= 0 or `bytes` that are not what the format says
+  // (CheckTurnAnalysisBytes: a complete compact row under format 2, a JSON object otherwise).
   virtual Status PutTurnAnalysis(const TurnAnalysisRecord& record) = 0;
   // The analyses of these turn rows (seeing this transaction's writes), in the order given;
   // rows without one are skipped.

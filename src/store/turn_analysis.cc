@@ -428,7 +428,7 @@ Status Corrupt(const TurnAnalysisRecord& record, std::string_view what) {
 
 StatusOr<DecodedRow> DecodeRecord(const TurnAnalysisRecord& record, std::string_view turn_text) {
   DecodedRow row;
-  Reader in(record.json);
+  Reader in(record.bytes);
   if (!Decode(&turn_text, &row, in)) return Corrupt(record, in.error());
   return row;
 }
@@ -474,7 +474,7 @@ void SplitInterval(AnalysedSignal& signal) {
 }
 
 StatusOr<TurnAnalysis> ParseJsonRow(const TurnAnalysisRecord& record) {
-  const json row = json::parse(record.json, nullptr, /*allow_exceptions=*/false);
+  const json row = json::parse(record.bytes, nullptr, /*allow_exceptions=*/false);
   if (!row.is_object()) return Corrupt(record, "not a JSON object");
   TurnAnalysis analysis;
   const auto number = [](const json& object, const char* key) {
@@ -593,17 +593,17 @@ TurnAnalysisRecord TurnAnalysisRow(std::int64_t turn_row, std::string json_row,
   const json parsed = json::parse(json_row, nullptr, /*allow_exceptions=*/false);
   if (std::optional<std::string> bytes = Encode(parsed, turn_text); bytes.has_value()) {
     const TurnAnalysisRecord compact{
-        .turn_row = turn_row, .format = kTurnAnalysisCompactFormat, .json = std::move(*bytes)};
+        .turn_row = turn_row, .format = kTurnAnalysisCompactFormat, .bytes = std::move(*bytes)};
     const StatusOr<std::string> back = TurnAnalysisJson(compact, turn_text);
     if (back.ok() && *back == json_row) return compact;
   }
-  record.json = std::move(json_row);
+  record.bytes = std::move(json_row);
   return record;
 }
 
 StatusOr<std::string> TurnAnalysisJson(const TurnAnalysisRecord& record,
                                        std::string_view turn_text) {
-  if (record.format == kTurnAnalysisJsonFormat) return record.json;
+  if (record.format == kTurnAnalysisJsonFormat) return record.bytes;
   if (record.format != kTurnAnalysisCompactFormat) return UnknownFormat(record);
   ASSIGN_OR_RETURN(const DecodedRow row, DecodeRecord(record, turn_text));
   return ToJson(record, row);

@@ -106,8 +106,8 @@ TEST(TurnAnalysisFormatTest, CompactRowsGiveBackTheJsonByteForByte) {
     const TurnAnalysisRecord compact = TurnAnalysisRow(7, json_row, test_case.text);
     EXPECT_EQ(compact.turn_row, 7);
     EXPECT_EQ(compact.format, kTurnAnalysisCompactFormat) << test_case.name;
-    EXPECT_LT(compact.json.size(), json_row.size()) << test_case.name;
-    EXPECT_THAT(CheckTurnAnalysisBytes(compact.format, compact.json), IsOk()) << test_case.name;
+    EXPECT_LT(compact.bytes.size(), json_row.size()) << test_case.name;
+    EXPECT_THAT(CheckTurnAnalysisBytes(compact.format, compact.bytes), IsOk()) << test_case.name;
     EXPECT_THAT(TurnAnalysisJson(compact, test_case.text), IsOkAndHolds(json_row))
         << test_case.name;
   }
@@ -146,7 +146,7 @@ TEST(TurnAnalysisFormatTest, CompactRowsParseToTheRecordsOfTheJson) {
   for (const Case& test_case : Cases()) {
     const std::string json_row = test_case.row.dump();
     const TurnAnalysisRecord json_record{
-        .turn_row = 7, .format = kTurnAnalysisJsonFormat, .json = json_row};
+        .turn_row = 7, .format = kTurnAnalysisJsonFormat, .bytes = json_row};
     const TurnAnalysisRecord compact = TurnAnalysisRow(7, json_row, test_case.text);
     StatusOr<TurnAnalysis> from_json = ParseTurnAnalysis(json_record, test_case.text);
     StatusOr<TurnAnalysis> from_bytes = ParseTurnAnalysis(compact, test_case.text);
@@ -168,7 +168,7 @@ TEST(TurnAnalysisFormatTest, ASpanValueIsStoredAsTheSpanAndAnIntervalSplits) {
                        {"confidence", 0.9}}}}};
   const TurnAnalysisRecord compact = TurnAnalysisRow(1, row.dump(), text);
   ASSERT_EQ(compact.format, kTurnAnalysisCompactFormat);
-  EXPECT_EQ(compact.json.find("Melanie"), std::string::npos);  // the span, not the bytes
+  EXPECT_EQ(compact.bytes.find("Melanie"), std::string::npos);  // the span, not the bytes
   StatusOr<TurnAnalysis> parsed = ParseTurnAnalysis(compact, text);
   ASSERT_THAT(parsed, IsOk());
   ASSERT_EQ(parsed->signals.size(), 2u);
@@ -195,7 +195,7 @@ TEST(TurnAnalysisFormatTest, RowsFormatTwoHasNoPlaceForStayJson) {
   for (const std::string& row : rows) {
     const TurnAnalysisRecord record = TurnAnalysisRow(3, row, "some text");
     EXPECT_EQ(record.format, kTurnAnalysisJsonFormat) << row;
-    EXPECT_EQ(record.json, row);
+    EXPECT_EQ(record.bytes, row);
   }
 }
 
@@ -203,31 +203,32 @@ TEST(TurnAnalysisFormatTest, JsonRowsStillParse) {
   const TurnAnalysisRecord record{
       .turn_row = 4,
       .format = kTurnAnalysisJsonFormat,
-      .json = R"({"signals":[{"begin":0,"end":2,"kind":"person","value":"Al"}]})"};
+      .bytes = R"({"signals":[{"begin":0,"end":2,"kind":"person","value":"Al"}]})"};
   StatusOr<TurnAnalysis> parsed = ParseTurnAnalysis(record, "");
   ASSERT_THAT(parsed, IsOk());
   ASSERT_EQ(parsed->signals.size(), 1u);
   EXPECT_EQ(parsed->signals[0].value, "Al");
-  EXPECT_THAT(TurnAnalysisJson(record, ""), IsOkAndHolds(record.json));
+  EXPECT_THAT(TurnAnalysisJson(record, ""), IsOkAndHolds(record.bytes));
 }
 
 TEST(TurnAnalysisFormatTest, EveryTruncationOfACompactRowIsACorruptionError) {
   const Case test_case = Cases()[2];
   const TurnAnalysisRecord compact = TurnAnalysisRow(9, test_case.row.dump(), test_case.text);
   ASSERT_EQ(compact.format, kTurnAnalysisCompactFormat);
-  for (std::size_t size = 0; size < compact.json.size(); ++size) {
-    const TurnAnalysisRecord cut{
-        .turn_row = 9, .format = kTurnAnalysisCompactFormat, .json = compact.json.substr(0, size)};
+  for (std::size_t size = 0; size < compact.bytes.size(); ++size) {
+    const TurnAnalysisRecord cut{.turn_row = 9,
+                                 .format = kTurnAnalysisCompactFormat,
+                                 .bytes = compact.bytes.substr(0, size)};
     EXPECT_THAT(ParseTurnAnalysis(cut, test_case.text),
                 StatusIs(StatusCode::kCorruption, HasSubstr("node row 9")))
         << size;
     EXPECT_THAT(TurnAnalysisJson(cut, test_case.text), StatusIs(StatusCode::kCorruption)) << size;
-    EXPECT_THAT(CheckTurnAnalysisBytes(kTurnAnalysisCompactFormat, cut.json),
+    EXPECT_THAT(CheckTurnAnalysisBytes(kTurnAnalysisCompactFormat, cut.bytes),
                 StatusIs(StatusCode::kInvalidArgument))
         << size;
   }
   TurnAnalysisRecord longer = compact;
-  longer.json += '\x01';
+  longer.bytes += '\x01';
   EXPECT_THAT(ParseTurnAnalysis(longer, test_case.text),
               StatusIs(StatusCode::kCorruption, HasSubstr("after the last signal")));
 }
@@ -235,7 +236,7 @@ TEST(TurnAnalysisFormatTest, EveryTruncationOfACompactRowIsACorruptionError) {
 TEST(TurnAnalysisFormatTest, BadBytesAreNamedNotCrashedOn) {
   const auto parse = [](std::string bytes, std::string_view text = "hello world") {
     return ParseTurnAnalysis(
-        {.turn_row = 5, .format = kTurnAnalysisCompactFormat, .json = std::move(bytes)}, text);
+        {.turn_row = 5, .format = kTurnAnalysisCompactFormat, .bytes = std::move(bytes)}, text);
   };
   // A varint that never ends, and one over 64 bits.
   EXPECT_THAT(parse(std::string("\x00\xff\xff\xff", 4)),
@@ -259,7 +260,7 @@ TEST(TurnAnalysisFormatTest, BadBytesAreNamedNotCrashedOn) {
                                 7)),
               StatusIs(StatusCode::kCorruption, HasSubstr("runs past the end")));
   // A format nobody wrote.
-  EXPECT_THAT(ParseTurnAnalysis({.turn_row = 5, .format = 3, .json = "{}"}, ""),
+  EXPECT_THAT(ParseTurnAnalysis({.turn_row = 5, .format = 3, .bytes = "{}"}, ""),
               StatusIs(StatusCode::kCorruption, HasSubstr("format 3")));
 }
 

@@ -43,7 +43,7 @@ std::string Hex(std::string_view text) {
 }
 
 TurnAnalysisRecord Row(std::int64_t turn_row, std::string json) {
-  return {.turn_row = turn_row, .format = kTurnAnalysisJsonFormat, .json = std::move(json)};
+  return {.turn_row = turn_row, .format = kTurnAnalysisJsonFormat, .bytes = std::move(json)};
 }
 
 }  // namespace
@@ -71,10 +71,10 @@ TEST_P(StoreContractTest, TurnAnalysisRowsRoundTripAndAreReplaced) {
   ASSERT_THAT(got, IsOk());
   ASSERT_THAT(*got, SizeIs(2));
   EXPECT_EQ((*got)[0].turn_row, second.row);
-  EXPECT_EQ((*got)[0].json, R"({"signals":[{"kind":"x"}]})");
+  EXPECT_EQ((*got)[0].bytes, R"({"signals":[{"kind":"x"}]})");
   EXPECT_EQ((*got)[0].format, kTurnAnalysisJsonFormat);
   EXPECT_EQ((*got)[1].turn_row, first.row);
-  EXPECT_EQ((*got)[1].json, R"({"signals":[{"kind":"y"}]})");
+  EXPECT_EQ((*got)[1].bytes, R"({"signals":[{"kind":"y"}]})");
   // Not journalled: the turns' insertions are the scope's only node entries.
   EXPECT_THAT(store_->JournalFor(first.id), IsOkAndHolds(SizeIs(1)));
   Reopen();
@@ -94,7 +94,7 @@ TEST_P(StoreContractTest, TurnAnalysisIsRefusedForANonTurnABadFormatOrNonObjectJ
               StatusIs(StatusCode::kNotFound, HasSubstr("is not a turn")));
   EXPECT_THAT((*txn)->PutTurnAnalysis(Row(turn.row + 1000, "{}")),
               StatusIs(StatusCode::kNotFound));
-  EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = turn.row, .format = 0, .json = "{}"}),
+  EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = turn.row, .format = 0, .bytes = "{}"}),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("format 0")));
   for (const char* bad : {"[]", "", "{\"a\":", "3"}) {
     EXPECT_THAT((*txn)->PutTurnAnalysis(Row(turn.row, bad)),
@@ -147,19 +147,19 @@ TEST_P(StoreContractTest, ACompactTurnAnalysisRowKeepsItsBytesAndABrokenOneIsRef
       R"({"begin":18,"end":28,"kind":"date","topic":"day","value":"2023-05-08/2023-05-09"}]})";
   const TurnAnalysisRecord compact = TurnAnalysisRow(turn.row, json_row, text);
   ASSERT_EQ(compact.format, kTurnAnalysisCompactFormat);
-  ASSERT_NE(compact.json.find('\0'), std::string::npos);  // bytes a text column could not hold
+  ASSERT_NE(compact.bytes.find('\0'), std::string::npos);  // bytes a text column could not hold
   {
     StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
     ASSERT_THAT(txn, IsOk());
     ASSERT_THAT((*txn)->PutTurnAnalysis(compact), IsOk());
-    const std::string truncated = compact.json.substr(0, compact.json.size() - 3);
+    const std::string truncated = compact.bytes.substr(0, compact.bytes.size() - 3);
     EXPECT_THAT(
         (*txn)->PutTurnAnalysis(
-            {.turn_row = other.row, .format = kTurnAnalysisCompactFormat, .json = truncated}),
+            {.turn_row = other.row, .format = kTurnAnalysisCompactFormat, .bytes = truncated}),
         StatusIs(StatusCode::kInvalidArgument, HasSubstr("not a format-2 row")));
     EXPECT_THAT(
         (*txn)->PutTurnAnalysis(
-            {.turn_row = other.row, .format = kTurnAnalysisCompactFormat, .json = json_row}),
+            {.turn_row = other.row, .format = kTurnAnalysisCompactFormat, .bytes = json_row}),
         StatusIs(StatusCode::kInvalidArgument, HasSubstr("not a format-2 row")));
     ASSERT_THAT((*txn)->Commit(), IsOk());
   }
@@ -169,7 +169,7 @@ TEST_P(StoreContractTest, ACompactTurnAnalysisRowKeepsItsBytesAndABrokenOneIsRef
   ASSERT_THAT(got, IsOk());
   ASSERT_THAT(*got, SizeIs(1));
   EXPECT_EQ((*got)[0].format, kTurnAnalysisCompactFormat);
-  EXPECT_EQ((*got)[0].json, compact.json);
+  EXPECT_EQ((*got)[0].bytes, compact.bytes);
   EXPECT_THAT(TurnAnalysisJson((*got)[0], text), IsOkAndHolds(json_row));
 }
 
@@ -325,11 +325,11 @@ Version6Analyses WriteVersion6Analyses(Store& store) {
   written.kept_json = R"({"marker":"not a layout format 2 holds","signals":[]})";
   EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = written.compact_row,
                                        .format = kTurnAnalysisJsonFormat,
-                                       .json = written.compact_json}),
+                                       .bytes = written.compact_json}),
               IsOk());
   EXPECT_THAT((*txn)->PutTurnAnalysis({.turn_row = written.kept_row,
                                        .format = kTurnAnalysisJsonFormat,
-                                       .json = written.kept_json}),
+                                       .bytes = written.kept_json}),
               IsOk());
   EXPECT_THAT((*txn)->Commit(), IsOk());
   written.merkle = store.GetMerkleState(scope->scope_id).value_or(MerkleState{});
@@ -343,11 +343,11 @@ void ExpectMigratedToVersion7(Store& store, const Version6Analyses& written) {
   ASSERT_THAT(*got, SizeIs(2));
   // The first row is format 2 now and gives back its JSON byte for byte; the second stays JSON.
   EXPECT_EQ((*got)[0].format, kTurnAnalysisCompactFormat);
-  EXPECT_LT((*got)[0].json.size(), written.compact_json.size() / 3);
+  EXPECT_LT((*got)[0].bytes.size(), written.compact_json.size() / 3);
   EXPECT_THAT(TurnAnalysisJson((*got)[0], written.compact_text),
               IsOkAndHolds(written.compact_json));
   EXPECT_EQ((*got)[1].format, kTurnAnalysisJsonFormat);
-  EXPECT_EQ((*got)[1].json, written.kept_json);
+  EXPECT_EQ((*got)[1].bytes, written.kept_json);
   StatusOr<TurnAnalysis> parsed = ParseTurnAnalysis((*got)[0], written.compact_text);
   ASSERT_THAT(parsed, IsOk());
   ASSERT_THAT(parsed->signals, SizeIs(4));

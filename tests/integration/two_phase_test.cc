@@ -138,7 +138,7 @@ std::string ContentDump(const std::string& location) {
     if (analyses.ok()) {
       for (const store::TurnAnalysisRecord& analysis : *analyses) {
         lines.push_back("analysis " + id_of_row[analysis.turn_row] + " " +
-                        std::to_string(analysis.format) + " " + analysis.json);
+                        std::to_string(analysis.format) + " " + analysis.bytes);
       }
     }
     EXPECT_THAT(store.ScanVectors(scope.scope_id,

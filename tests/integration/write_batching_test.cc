@@ -89,7 +89,7 @@ Snapshot Take(const TempDir& dir, const std::string& scope_path) {
   EXPECT_EQ(analyses->size(), turn_rows.size());
   for (const store::TurnAnalysisRecord& analysis : *analyses) {
     snapshot.nodes.push_back("analysis " + turn_ids[analysis.turn_row] + " " +
-                             std::to_string(analysis.format) + " " + analysis.json);
+                             std::to_string(analysis.format) + " " + analysis.bytes);
   }
   auto edges = (*store)->EdgesInScope((*scope)->scope_id, "");
   EXPECT_THAT(edges, IsOk());

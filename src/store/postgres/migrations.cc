@@ -358,7 +358,7 @@ Status ConvertToSchema7(Connection& connection) {
           connection
               .Query("UPDATE turn_analysis SET format = $2, analysis = $3 "
                      "WHERE turn_row = $1",
-                     Params().Int(compact.turn_row).Int(compact.format).Bytes(compact.json),
+                     Params().Int(compact.turn_row).Int(compact.format).Bytes(compact.bytes),
                      "migrate to schema 7: write a compact row")
               .status());
     }

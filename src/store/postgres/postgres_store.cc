@@ -284,7 +284,7 @@ StatusOr<std::vector<TurnAnalysisRecord>> QueryTurnAnalyses(Connection& conn,
     if (it == by_row.end()) continue;
     records.push_back({.turn_row = turn_row,
                        .format = static_cast<int>(found.Int(it->second, 1)),
-                       .json = found.Bytes(it->second, 2)});
+                       .bytes = found.Bytes(it->second, 2)});
   }
   return records;
 }
@@ -736,7 +736,7 @@ class PostgresTransaction final : public Transaction {
                     Params()
                         .Int(record.turn_row)
                         .Int(record.format)
-                        .Bytes(record.json)
+                        .Bytes(record.bytes)
                         .Text(NodeKindName(NodeKind::kTurn)),
                     "put turn analysis"));
     if (stored.size() == 0) {

@@ -424,7 +424,7 @@ Status ConvertToSchema7(Connection& connection) {
                                           "migrate to schema 7: write a compact row"));
       update.BindInt(1, row.turn_row);
       update.BindInt(2, row.format);
-      update.BindBlob(3, std::as_bytes(std::span<const char>(row.json)));
+      update.BindBlob(3, std::as_bytes(std::span<const char>(row.bytes)));
       RETURN_IF_ERROR(update.Run());
     }
   }

@@ -267,7 +267,7 @@ StatusOr<std::vector<TurnAnalysisRecord>> QueryTurnAnalyses(Connection& conn,
     if (!has_row) continue;
     records.push_back({.turn_row = row,
                        .format = static_cast<int>(stmt.ColumnInt(0)),
-                       .json = stmt.ColumnText(1)});
+                       .bytes = stmt.ColumnText(1)});
   }
   return records;
 }
@@ -686,9 +686,9 @@ class SqliteTransaction final : public Transaction {
     stmt.BindInt(1, record.turn_row);
     stmt.BindInt(2, record.format);
     if (record.format == kTurnAnalysisCompactFormat) {
-      stmt.BindBlob(3, std::as_bytes(std::span<const char>(record.json)));  // bytes, not text
+      stmt.BindBlob(3, std::as_bytes(std::span<const char>(record.bytes)));  // bytes, not text
     } else {
-      stmt.BindText(3, record.json);
+      stmt.BindText(3, record.bytes);
     }
     return stmt.Run();
   }
