@@ -35,17 +35,6 @@ struct ForesightArgs {
   bool all = false;
 };
 
-io::Json Fields(const Memory& memory) {
-  io::Json fields = io::Json::parse(memory.metadata_json, nullptr, /*allow_exceptions=*/false);
-  return fields.is_object() ? fields : io::Json::object();
-}
-
-std::string Field(const io::Json& fields, const char* name) {
-  const auto found = fields.find(name);
-  if (found == fields.end() || !found->is_string()) return "";
-  return found->get<std::string>();
-}
-
 std::size_t Count(const io::Json& fields, const char* name) {
   const auto found = fields.find(name);
   return found != fields.end() && found->is_array() ? found->size() : 0;
@@ -119,20 +108,22 @@ int RunListing(std::string_view command, const ListArgs& args, NodeKind kind,
     }
     console.out() << "\n";
   }
-  for (const Memory& memory : *memories) print(memory, Fields(memory), console.out());
+  for (const Memory& memory : *memories)
+    print(memory, io::ParseObject(memory.metadata_json), console.out());
   return ToInt(ExitCode::kOk);
 }
 
 int RunEpisodes(const ListArgs& args, Console& console) {
-  return RunListing(
-      "episodes", args, NodeKind::kEpisode, "episodes", console,
-      [](const Memory& memory, const io::Json& fields, std::ostream& out) {
-        out << memory.id << "  " << NodeStatusName(memory.status) << "  "
-            << Printable(Field(fields, "start")) << " .. " << Printable(Field(fields, "end"))
-            << "  " << Count(fields, "turns") << " turns  (" << Printable(Field(fields, "boundary"))
-            << ")  facts " << Count(fields, "facts") << "  foresight "
-            << Count(fields, "foresight") << "\n    " << Printable(memory.text) << "\n";
-      });
+  return RunListing("episodes", args, NodeKind::kEpisode, "episodes", console,
+                    [](const Memory& memory, const io::Json& fields, std::ostream& out) {
+                      out << memory.id << "  " << NodeStatusName(memory.status) << "  "
+                          << Printable(io::StringField(fields, "start")) << " .. "
+                          << Printable(io::StringField(fields, "end")) << "  "
+                          << Count(fields, "turns") << " turns  ("
+                          << Printable(io::StringField(fields, "boundary")) << ")  facts "
+                          << Count(fields, "facts") << "  foresight " << Count(fields, "foresight")
+                          << "\n    " << Printable(memory.text) << "\n";
+                    });
 }
 
 int RunScenes(const ListArgs& args, Console& console) {
@@ -146,14 +137,16 @@ int RunScenes(const ListArgs& args, Console& console) {
           }
         }
         out << memory.id << "  " << NodeStatusName(memory.status) << "  "
-            << Printable(Field(fields, "start")) << " .. " << Printable(Field(fields, "end"))
-            << "  " << Count(fields, "episodes") << " episodes\n    keywords: "
-            << Printable(keywords) << "\n    " << Printable(memory.text) << "\n";
+            << Printable(io::StringField(fields, "start")) << " .. "
+            << Printable(io::StringField(fields, "end")) << "  " << Count(fields, "episodes")
+            << " episodes\n    keywords: " << Printable(keywords) << "\n    "
+            << Printable(memory.text) << "\n";
       });
 }
 
 void PrintValue(const io::Json& value, std::ostream& out) {
-  out << Printable(Field(value, "object")) << " [" << Printable(Field(value, "status")) << ", "
+  out << Printable(io::StringField(value, "object")) << " ["
+      << Printable(io::StringField(value, "status")) << ", "
       << (value.contains("valid_from") && value["valid_from"].is_string()
               ? Printable(value["valid_from"].get<std::string>())
               : std::string("-"))
@@ -171,39 +164,40 @@ void PrintValue(const io::Json& value, std::ostream& out) {
 }
 
 int RunProfile(const ListArgs& args, Console& console) {
-  return RunListing(
-      "profile", args, NodeKind::kProfile, "people", console,
-      [](const Memory& memory, const io::Json& fields, std::ostream& out) {
-        out << Printable(Field(fields, "name")) << "  " << memory.id << "  "
-            << NodeStatusName(memory.status)
-            << (fields.value("scope_user", false) ? "  (the scope's user)" : "") << "\n";
-        if (fields.contains("explicit") && fields["explicit"].is_array()) {
-          for (const io::Json& slot : fields["explicit"]) {
-            out << "    " << Printable(Field(slot, "predicate")) << ": ";
-            if (slot.contains("current") && slot["current"].is_object()) {
-              PrintValue(slot["current"], out);
-            } else {
-              out << "(no current value)";
-            }
-            out << "\n";
-            if (slot.contains("history") && slot["history"].is_array()) {
-              for (const io::Json& value : slot["history"]) {
-                out << "      before: ";
-                PrintValue(value, out);
-                out << "\n";
-              }
-            }
-          }
-        }
-        if (fields.contains("traits") && fields["traits"].is_array()) {
-          for (const io::Json& trait : fields["traits"]) {
-            out << "    trait " << Printable(Field(trait, "kind")) << ": "
-                << (Field(trait, "polarity") == "-" ? "not " : "")
-                << Printable(Field(trait, "predicate")) << " " << Printable(Field(trait, "object"))
-                << " (x" << trait.value("count", 0) << ")\n";
-          }
-        }
-      });
+  return RunListing("profile", args, NodeKind::kProfile, "people", console,
+                    [](const Memory& memory, const io::Json& fields, std::ostream& out) {
+                      out << Printable(io::StringField(fields, "name")) << "  " << memory.id << "  "
+                          << NodeStatusName(memory.status)
+                          << (fields.value("scope_user", false) ? "  (the scope's user)" : "")
+                          << "\n";
+                      if (fields.contains("explicit") && fields["explicit"].is_array()) {
+                        for (const io::Json& slot : fields["explicit"]) {
+                          out << "    " << Printable(io::StringField(slot, "predicate")) << ": ";
+                          if (slot.contains("current") && slot["current"].is_object()) {
+                            PrintValue(slot["current"], out);
+                          } else {
+                            out << "(no current value)";
+                          }
+                          out << "\n";
+                          if (slot.contains("history") && slot["history"].is_array()) {
+                            for (const io::Json& value : slot["history"]) {
+                              out << "      before: ";
+                              PrintValue(value, out);
+                              out << "\n";
+                            }
+                          }
+                        }
+                      }
+                      if (fields.contains("traits") && fields["traits"].is_array()) {
+                        for (const io::Json& trait : fields["traits"]) {
+                          out << "    trait " << Printable(io::StringField(trait, "kind")) << ": "
+                              << (io::StringField(trait, "polarity") == "-" ? "not " : "")
+                              << Printable(io::StringField(trait, "predicate")) << " "
+                              << Printable(io::StringField(trait, "object")) << " (x"
+                              << trait.value("count", 0) << ")\n";
+                        }
+                      }
+                    });
 }
 
 int RunForesight(const ForesightArgs& args, Console& console) {
@@ -232,10 +226,10 @@ int RunForesight(const ForesightArgs& args, Console& console) {
     return item[name].is_string() ? Printable(item[name].get<std::string>()) : std::string(none);
   };
   for (const io::Json& item : kept) {
-    console.out() << Field(item, "id") << "  " << Field(item, "validity") << "  "
-                  << time_or(item, "valid_from", "-") << " .. "
+    console.out() << io::StringField(item, "id") << "  " << io::StringField(item, "validity")
+                  << "  " << time_or(item, "valid_from", "-") << " .. "
                   << time_or(item, "valid_to", "(open)") << "\n    "
-                  << Printable(Field(item, "text")) << "\n";
+                  << Printable(io::StringField(item, "text")) << "\n";
   }
   return ToInt(ExitCode::kOk);
 }

@@ -24,12 +24,6 @@ struct FactsArgs {
   AsOfFlags as_of;
 };
 
-std::string Field(const io::Json& fields, const char* name) {
-  const auto found = fields.find(name);
-  if (found == fields.end() || !found->is_string()) return "";
-  return found->get<std::string>();
-}
-
 std::string Join(const std::vector<std::string>& ids) {
   std::string out;
   for (const std::string& id : ids) out += (out.empty() ? "" : ",") + id;
@@ -40,10 +34,11 @@ void Print(const io::FactRecord& line, Console& console) {
   const Memory& memory = line.memory;
   std::ostream& out = console.out();
   out << memory.id << "  " << NodeStatusName(memory.status) << "  "
-      << Printable(Field(line.fields, "kind")) << "  " << Printable(Field(line.fields, "subject"))
-      << " | " << Printable(Field(line.fields, "predicate"))
-      << (Field(line.fields, "polarity") == "-" ? " (not)" : "") << " | "
-      << Printable(Field(line.fields, "object"));
+      << Printable(io::StringField(line.fields, "kind")) << "  "
+      << Printable(io::StringField(line.fields, "subject")) << " | "
+      << Printable(io::StringField(line.fields, "predicate"))
+      << (io::StringField(line.fields, "polarity") == "-" ? " (not)" : "") << " | "
+      << Printable(io::StringField(line.fields, "object"));
   const auto uncertain = line.fields.find("uncertain");
   if (uncertain != line.fields.end() && uncertain->is_boolean() && uncertain->get<bool>()) {
     out << "  (uncertain)";
@@ -51,12 +46,12 @@ void Print(const io::FactRecord& line, Console& console) {
   out << "\n    valid " << TimeOrDash(memory.valid_from) << " .. "
       << (memory.valid_to ? FormatTimestamp(*memory.valid_to) : std::string("(open)"));
   if (line.fields.contains("time") && line.fields["time"].is_object()) {
-    out << "  time \"" << Printable(Field(line.fields["time"], "text")) << "\"";
+    out << "  time \"" << Printable(io::StringField(line.fields["time"], "text")) << "\"";
   }
   out << "  turns " << Join(memory.provenance) << "\n";
   if (line.fields.contains("rejected") && line.fields["rejected"].is_object()) {
-    out << "    rejected (" << Printable(Field(line.fields["rejected"], "check"))
-        << "): " << Printable(Field(line.fields["rejected"], "reason")) << "\n";
+    out << "    rejected (" << Printable(io::StringField(line.fields["rejected"], "check"))
+        << "): " << Printable(io::StringField(line.fields["rejected"], "reason")) << "\n";
   }
   const std::pair<const char*, const std::vector<std::string>*> chains[] = {
       {"supersedes", &line.supersedes},   {"superseded by", &line.superseded_by},

@@ -67,11 +67,6 @@ void PrintMemory(const Memory& memory, Console& console) {
   for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
 }
 
-io::Json ParseObject(std::string_view text) {
-  io::Json json = io::Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return json.is_object() ? json : io::Json::object();
-}
-
 std::string Field(const io::Json& fields, const char* name) {
   const auto found = fields.find(name);
   if (found == fields.end()) return "";
@@ -108,7 +103,7 @@ StatusOr<io::Json> ScenesOf(Engine& engine, const std::string& episode_id) {
     if (link.type != "derived_from" || link.dst != episode_id) continue;
     ASSIGN_OR_RETURN(const Memory scene, engine.Get(link.src));
     if (scene.kind != NodeKind::kScene || scene.status != NodeStatus::kActive) continue;
-    const io::Json fields = ParseObject(scene.metadata_json);
+    const io::Json fields = io::ParseObject(scene.metadata_json);
     io::Json entry = io::Json::object();
     entry["id"] = scene.id;
     entry["keywords"] = fields.contains("keywords") ? fields["keywords"] : io::Json::array();
@@ -125,7 +120,7 @@ StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
   // Signals and content signals: the turn's analysis row (spans into its text).
   ASSIGN_OR_RETURN(const std::string analysis, engine.Analysis(turn.id));
   if (!analysis.empty()) {
-    const io::Json row = ParseObject(analysis);
+    const io::Json row = io::ParseObject(analysis);
     if (row.contains("content") && row["content"].is_object()) detail.content = row["content"];
     if (row.contains("signals") && row["signals"].is_array()) {
       for (const io::Json& fields : row["signals"]) {
@@ -150,7 +145,7 @@ StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
     const std::string& other_id = outgoing ? link.dst : link.src;
     if (link.type == "derived_from" && !outgoing) {
       ASSIGN_OR_RETURN(const Memory derived, engine.Get(other_id));
-      const io::Json fields = ParseObject(derived.metadata_json);
+      const io::Json fields = io::ParseObject(derived.metadata_json);
       if (derived.kind == NodeKind::kFact) {
         io::Json fact = io::Json::object();
         fact["id"] = derived.id;
@@ -179,8 +174,8 @@ StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
       }
     } else if (link.type == "at_time" && outgoing) {
       ASSIGN_OR_RETURN(const Memory time, engine.Get(other_id));
-      const io::Json fields = ParseObject(time.metadata_json);
-      const io::Json attrs = ParseObject(link.attrs_json);
+      const io::Json fields = io::ParseObject(time.metadata_json);
+      const io::Json attrs = io::ParseObject(link.attrs_json);
       io::Json entry = io::Json::object();
       entry["id"] = time.id;
       entry["text"] = Field(fields, "surface");
@@ -191,8 +186,8 @@ StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
       detail.times.push_back(std::move(entry));
     } else if (link.type == "mentions" && outgoing) {
       ASSIGN_OR_RETURN(const Memory entity, engine.Get(other_id));
-      const io::Json fields = ParseObject(entity.metadata_json);
-      const io::Json attrs = ParseObject(link.attrs_json);
+      const io::Json fields = io::ParseObject(entity.metadata_json);
+      const io::Json attrs = io::ParseObject(link.attrs_json);
       io::Json entry = io::Json::object();
       entry["id"] = entity.id;
       entry["name"] = fields.contains("name") ? Field(fields, "name") : entity.text;
@@ -203,7 +198,7 @@ StatusOr<TurnDetail> LoadTurnDetail(Engine& engine, const Memory& turn) {
       detail.entities.push_back(std::move(entry));
     } else if (link.type == "refers_to" && outgoing) {
       ASSIGN_OR_RETURN(const Memory target, engine.Get(other_id));
-      const io::Json attrs = ParseObject(link.attrs_json);
+      const io::Json attrs = io::ParseObject(link.attrs_json);
       if (!attrs.contains("references") || !attrs["references"].is_array()) continue;
       for (const io::Json& reference : attrs["references"]) {
         if (!reference.is_object()) continue;

@@ -53,6 +53,17 @@ Json MetadataToJson(std::string_view metadata_json) {
   return std::string(metadata_json);
 }
 
+Json ParseObject(std::string_view text) {
+  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return json.is_object() ? json : Json::object();
+}
+
+std::string StringField(const Json& object, std::string_view name) {
+  const auto found = object.find(name);
+  if (found == object.end() || !found->is_string()) return "";
+  return found->get<std::string>();
+}
+
 Json ToJson(const Turn& turn) {
   Json json = Json::object();
   json["role"] = RoleName(turn.role);

@@ -32,6 +32,11 @@ Json TimestampToJson(const std::optional<Timestamp>& time);
 // The stored metadata as an object; text that is not a JSON object (or is nested deeper than
 // 64 levels) is kept as a string.
 Json MetadataToJson(std::string_view metadata_json);
+// Stored JSON (a derived node's metadata, an edge's attributes) read as an object: {} when it is
+// not one. For reading fields; MetadataToJson is for showing the metadata.
+Json ParseObject(std::string_view text);
+// A string field of `object`, or "" when it is absent or not a string.
+std::string StringField(const Json& object, std::string_view name);
 
 Json ToJson(const Turn& turn);
 Json ToJson(const Memory& memory);

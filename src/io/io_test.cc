@@ -643,6 +643,18 @@ TEST(ApiJsonTest, MetadataThatIsNotAnObjectStaysAString) {
   EXPECT_EQ(MetadataToJson(deep), Json(deep));
 }
 
+TEST(ApiJsonTest, StoredJsonReadForFieldsIsAnObjectWithStringFields) {
+  const Json fields = ParseObject(R"({"name":"Maya","mentions":3,"kind":null})");
+  EXPECT_EQ(StringField(fields, "name"), "Maya");
+  EXPECT_EQ(StringField(fields, "mentions"), "");  // not a string
+  EXPECT_EQ(StringField(fields, "kind"), "");
+  EXPECT_EQ(StringField(fields, "absent"), "");
+  EXPECT_EQ(ParseObject("[1,2]"), Json::object());
+  EXPECT_EQ(ParseObject("not json"), Json::object());
+  EXPECT_EQ(ParseObject(""), Json::object());
+  EXPECT_EQ(StringField(ParseObject("\"text\""), "text"), "");
+}
+
 TEST(ApiJsonTest, InvalidUtf8AndNonFiniteNumbersNeverThrow) {
   ReadResult result;
   result.query = "caf\xC3";

@@ -6,18 +6,6 @@
 namespace engram::io {
 namespace {
 
-std::string StringField(const Json& fields, const char* name) {
-  const auto found = fields.find(name);
-  if (found == fields.end() || !found->is_string()) return "";
-  return found->get<std::string>();
-}
-
-Json MetadataObject(const Memory& memory) {
-  Json fields = Json::parse(memory.metadata_json, nullptr, /*allow_exceptions=*/false);
-  if (!fields.is_object()) fields = Json::object();
-  return fields;
-}
-
 // Whether a fact of this status is a current one: active, or with valid_at anything valid then
 // that the validator did not reject and no contradiction left pending.
 bool Current(NodeStatus status, const FactsFilter& filter) {
@@ -64,7 +52,7 @@ StatusOr<std::vector<FactRecord>> LoadFacts(Engine& engine, const Scope& scope,
     if (filter.rejected && memory.status != NodeStatus::kRejected) continue;
     if (!filter.all && !filter.rejected && !Current(memory.status, filter)) continue;
     FactRecord fact;
-    fact.fields = MetadataObject(memory);
+    fact.fields = ParseObject(memory.metadata_json);
     ASSIGN_OR_RETURN(const std::vector<HistoryEvent> history, engine.History(memory.id));
     for (const HistoryEvent& event : history) {
       if (event.related_id.empty()) continue;
@@ -90,7 +78,7 @@ StatusOr<std::vector<EntityRecord>> LoadEntities(Engine& engine, const Scope& sc
   std::vector<EntityRecord> entities;
   for (Memory& memory : memories) {
     EntityRecord entity;
-    const Json fields = MetadataObject(memory);
+    const Json fields = ParseObject(memory.metadata_json);
     entity.name = StringField(fields, "name");
     if (entity.name.empty()) entity.name = memory.text;
     entity.kind = StringField(fields, "kind");

@@ -9,21 +9,6 @@
 #include "io/scope_records.h"
 
 namespace engram::server {
-namespace {
-
-std::string Field(const io::Json& fields, const char* name) {
-  const auto found = fields.find(name);
-  if (found == fields.end() || !found->is_string()) return "";
-  return found->get<std::string>();
-}
-
-io::Json MetadataObject(const Memory& memory) {
-  io::Json fields = io::Json::parse(memory.metadata_json, nullptr, /*allow_exceptions=*/false);
-  if (!fields.is_object()) fields = io::Json::object();
-  return fields;
-}
-
-}  // namespace
 
 io::Json ConsolidateResultView(const Scope& scope, const ConsolidateResult& result) {
   io::Json json = io::Json::object();
@@ -91,7 +76,7 @@ StatusOr<io::Json> ConsolidatedView(Engine& engine, const Scope& scope, NodeKind
   ASSIGN_OR_RETURN(const std::vector<Memory> memories, ListKind(engine, scope, kind, all, known_at));
   io::Json list = io::Json::array();
   for (const Memory& memory : memories) {
-    io::Json item = MetadataObject(memory);
+    io::Json item = io::ParseObject(memory.metadata_json);
     item.erase("key");
     if (kind == NodeKind::kScene) {
       const auto centroid = item.find("centroid");
@@ -122,15 +107,17 @@ StatusOr<io::Json> ForesightView(Engine& engine, const Scope& scope, Timestamp a
                    ListKind(engine, scope, NodeKind::kFact, all, std::nullopt));
   io::Json list = io::Json::array();
   for (const Memory& memory : facts) {
-    const io::Json fields = MetadataObject(memory);
-    if (Field(fields, "kind") != "foresight" || memory.status == NodeStatus::kRejected) continue;
+    const io::Json fields = io::ParseObject(memory.metadata_json);
+    if (io::StringField(fields, "kind") != "foresight" || memory.status == NodeStatus::kRejected)
+      continue;
     if (!all && ValidityAt(memory, at) != "valid") continue;
     io::Json item = io::Json::object();
     item["id"] = memory.id;
     item["status"] = NodeStatusName(memory.status);
     item["validity"] = ValidityAt(memory, at);
     item["text"] = memory.text;
-    for (const char* name : {"subject", "predicate", "object"}) item[name] = Field(fields, name);
+    for (const char* name : {"subject", "predicate", "object"})
+      item[name] = io::StringField(fields, name);
     item["valid_from"] = io::TimestampToJson(memory.valid_from);
     item["valid_to"] = io::TimestampToJson(memory.valid_to);
     item["turns"] = memory.provenance;
