@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
+#include <unordered_set>
 
 #include "text/normalize.h"
 #include "text/tokenizer.h"
@@ -167,13 +168,6 @@ StatusOr<ScopeGraph> ScopeGraph::Load(store::Store& store, std::int64_t scope_id
   ScopeGraph graph;
   graph.scope_id = scope_id;
 
-  RETURN_IF_ERROR(store.ScanNodes(scope_id, NodeKind::kTurn, [&](const store::NodeRecord& node) {
-    graph.turn_of_id[node.id] = {node.row, node.sequence};
-    AddSpeaker(graph.speaker_keys, node.speaker);
-    return true;
-  }));
-  graph.turn_count = graph.turn_of_id.size();
-
   RETURN_IF_ERROR(store.ScanNodes(scope_id, NodeKind::kEntity, [&](const store::NodeRecord& node) {
     graph.entity_of_id[node.id] = graph.entities.size();
     graph.entities.push_back(EntityOf(node));
@@ -186,6 +180,21 @@ StatusOr<ScopeGraph> ScopeGraph::Load(store::Store& store, std::int64_t scope_id
     graph.facts.push_back(FactOf(node, tokenizer));
     return true;
   }));
+
+  // The turns: counted, their speakers' keys made once per distinct speaker, and mapped by id
+  // only when links or supports may name them.
+  graph.turns_mapped = !graph.entities.empty() || !graph.facts.empty();
+  std::unordered_set<std::string> speakers_seen;  // lookups only, never iterated
+  RETURN_IF_ERROR(store.ScanNodes(scope_id, NodeKind::kTurn, [&](const store::NodeRecord& node) {
+    graph.turn_rows.push_back(node.row);  // row order: ascending
+    if (graph.turns_mapped) graph.turn_of_id[node.id] = {node.row, node.sequence};
+    if (!speakers_seen.contains(node.speaker)) {
+      speakers_seen.insert(node.speaker);
+      AddSpeaker(graph.speaker_keys, node.speaker);
+    }
+    return true;
+  }));
+  graph.turn_count = graph.turn_rows.size();
 
   // The edges below link an entity (same_as, mentions, refers_to) or a fact (derived_from) of
   // the scope; a scope without entities or facts has none to read (reading a scope's edges of
@@ -302,12 +311,15 @@ StatusOr<bool> ScopeGraph::Apply(store::Store& store, std::span<const store::Jou
         const store::NodeRecord& node = *found->second;
         if (node.scope_id != scope_id) continue;
         if (node.kind == NodeKind::kTurn) {
-          if (turn_of_id.contains(node.id)) continue;
-          turn_of_id[node.id] = {node.row, node.sequence};
+          const auto at = std::lower_bound(turn_rows.begin(), turn_rows.end(), node.row);
+          if (at != turn_rows.end() && *at == node.row) continue;  // counted already
+          turn_rows.insert(at, node.row);
+          if (turns_mapped) turn_of_id[node.id] = {node.row, node.sequence};
           ++turn_count;
           AddSpeaker(speaker_keys, node.speaker);
         } else if (node.kind == NodeKind::kEntity) {
           if (entity_of_id.contains(node.id)) continue;
+          if (!turns_mapped) return false;  // reloaded with the turn map
           if (!entities.empty() && node.row < entities.back().row) return false;
           GraphEntity entity = EntityOf(node);
           entity.class_index = classes.size();
@@ -321,6 +333,7 @@ StatusOr<bool> ScopeGraph::Apply(store::Store& store, std::span<const store::Jou
             continue;
           }
           if (!facts.empty() && node.row < facts.back().row) return false;
+          if (!turns_mapped) return false;  // reloaded with the turn map
           fact_of_id[node.id] = facts.size();
           facts.push_back(FactOf(node, tokenizer));
         }

@@ -92,19 +92,29 @@ struct ScopeGraph {
   std::vector<EntityClass> classes;   // by smallest member row
   std::vector<GraphFact> facts;       // by row
 
-  // What Apply needs to place new rows (lookups only, never iterated).
+  // The rows of the scope's turns, ascending: each turn is counted once however often the
+  // journal shows it.
+  std::vector<std::int64_t> turn_rows;
+  // What Apply needs to place new rows (lookups only, never iterated). The links and supports
+  // name their turns by id, so turn_of_id holds every turn of the scope only while the scope has
+  // entities or facts (`turns_mapped`); a scope without them (the write path derived none) is
+  // loaded without building a map of all its turn ids, and its first entity or fact makes Apply
+  // decline, so the scope is reloaded with the map.
   struct TurnRef {
     std::int64_t row = 0;
     std::int64_t sequence = 0;
     friend bool operator==(const TurnRef&, const TurnRef&) = default;
   };
+  bool turns_mapped = false;
   std::unordered_map<std::string, TurnRef> turn_of_id;
   std::unordered_map<std::string, std::size_t> entity_of_id;  // index into entities
   std::unordered_map<std::string, std::size_t> fact_of_id;    // index into facts
   // Pending same_as proposals between two entities of the graph (entity indexes), by edge row.
   std::vector<std::pair<std::size_t, std::size_t>> pending_same_as;
 
-  // Reads the scope's graph from the store. `stem` must be the BM25 tokenizer's setting, so fact
+  // Reads the scope's graph from the store: its entity and fact nodes, then its turns once (in
+  // row order; only their ids, sequences and speakers are used), then the edges of the types
+  // above when it has entities or facts. `stem` must be the BM25 tokenizer's setting, so fact
   // terms equal query terms.
   static StatusOr<ScopeGraph> Load(store::Store& store, std::int64_t scope_id, bool stem);
 
@@ -112,7 +122,8 @@ struct ScopeGraph {
   // first (JournalCache's contract): turns, entities and facts inserted, facts whose state
   // changed, and mentions / refers_to / derived_from / pending same_as edges inserted. Returns
   // false, leaving the graph unusable, for a row it cannot apply (an accepted same_as edge: a
-  // merge; a state change of a link or a proposal); the caller then reloads the scope.
+  // merge; a state change of a link or a proposal; the first entity or fact of a graph loaded
+  // without its turn map); the caller then reloads the scope.
   StatusOr<bool> Apply(store::Store& store, std::span<const store::JournalEntry> entries,
                        bool stem);
 

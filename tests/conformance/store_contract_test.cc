@@ -669,6 +669,56 @@ TEST_P(StoreContractTest, ScanNodesVisitsInRowOrderAndStopsWhenAsked) {
   EXPECT_THAT(store_->CountNodes(scope.scope_id + 100), IsOkAndHolds(0));
 }
 
+TEST_P(StoreContractTest, ScanNodesKeepsRowOrderWhateverTheSequencesAndOtherScopes) {
+  // Rows whose sequence order is not their row order, another scope's nodes between them, and
+  // every status: the scan still visits the scope's nodes of the kind asked, by row, with all
+  // their columns.
+  const ScopeRecord scope = MakeScope("user:alice");
+  const ScopeRecord other = MakeScope("user:bob");
+  StatusOr<std::unique_ptr<Transaction>> txn = store_->BeginWrite();
+  ASSERT_THAT(txn, IsOk());
+  auto insert = [&](std::string_view id, NodeKind kind, std::int64_t sequence,
+                    std::int64_t scope_id) {
+    NodeRecord node;
+    node.id = std::string(id);
+    node.kind = kind;
+    node.scope_id = scope_id;
+    node.content_json = "{}";
+    node.text = "text of " + std::string(id);
+    node.speaker = "speaker of " + std::string(id);
+    node.sequence = sequence;
+    EXPECT_THAT((*txn)->InsertNode(node), IsOk());
+  };
+  insert("n3", NodeKind::kTurn, 3, scope.scope_id);
+  insert("x1", NodeKind::kTurn, 1, other.scope_id);
+  insert("n1", NodeKind::kTurn, 1, scope.scope_id);
+  insert("e1", NodeKind::kEntity, 0, scope.scope_id);
+  insert("x2", NodeKind::kTurn, 2, other.scope_id);
+  insert("n2", NodeKind::kTurn, 2, scope.scope_id);
+  insert("f1", NodeKind::kFact, 1, scope.scope_id);
+  ASSERT_THAT((*txn)->UpdateNodeState("n1", NodeStatus::kRetired, At(1), At(1), ""), IsOk());
+  ASSERT_THAT((*txn)->Commit(), IsOk());
+
+  const auto scan = [&](std::int64_t scope_id, std::optional<NodeKind> kind) {
+    std::vector<std::string> seen;
+    EXPECT_THAT(store_->ScanNodes(scope_id, kind,
+                                  [&](const NodeRecord& node) {
+                                    EXPECT_EQ(node.text, "text of " + node.id);
+                                    EXPECT_EQ(node.speaker, "speaker of " + node.id);
+                                    seen.push_back(node.id);
+                                    return true;
+                                  }),
+                IsOk());
+    return seen;
+  };
+  EXPECT_THAT(scan(scope.scope_id, NodeKind::kTurn), ElementsAre("n3", "n1", "n2"));
+  EXPECT_THAT(scan(scope.scope_id, NodeKind::kEntity), ElementsAre("e1"));
+  EXPECT_THAT(scan(scope.scope_id, NodeKind::kFact), ElementsAre("f1"));
+  EXPECT_THAT(scan(other.scope_id, NodeKind::kTurn), ElementsAre("x1", "x2"));
+  EXPECT_THAT(scan(other.scope_id, NodeKind::kFact), IsEmpty());
+  EXPECT_THAT(scan(scope.scope_id + other.scope_id + 100, std::nullopt), IsEmpty());
+}
+
 TEST_P(StoreContractTest, GetNodesByRowKeepsTheGivenOrderAndSkipsUnknownRows) {
   const ScopeRecord scope = MakeScope("user:alice");
   const NodeRecord n1 = AddTurn(scope.scope_id, "one", At(1));
