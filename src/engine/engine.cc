@@ -42,6 +42,7 @@
 #include "read/query_frame.h"
 #include "read/recall.h"
 #include "read/visibility.h"
+#include "read/word_neighbours.h"
 #include "store/audit.h"
 #include "store/store.h"
 #include "store/turn_analysis.h"
@@ -110,6 +111,8 @@ struct Engine::Impl {
   // GloVe word vectors for the fragment route's soft matches; null when [recall]
   // word_vector_match is 0 (Open fails when it is on and they are not installed).
   std::shared_ptr<const lexicon::WordVectors> word_vectors;
+  // The scopes' vocabularies for word_vectors, kept between recalls (thread-safe).
+  read::WordNeighbourCache word_neighbour_cache;
   read::Routes routes = read::Routes::Default();
 
   // The configured embedder's record, and the embedder itself, loaded on first use (loading
@@ -578,6 +581,7 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   request.scope_ids = scope_ids;
   request.tokenizer = &impl_->tokenizer;
   request.word_vectors = impl_->word_vectors.get();
+  request.word_neighbour_cache = &impl_->word_neighbour_cache;
   request.load_nodes = [this](std::span<const std::int64_t> rows) {
     return impl_->store->GetNodesByRow(rows);
   };

@@ -189,6 +189,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   visibility.KeepExpiredForesight(frame.tense == Tense::kPast);
   context.visibility = &visibility;
   context.word_vectors = request.word_vectors;
+  context.word_neighbour_cache = request.word_neighbour_cache;
   for (const std::string& name : route_names) {
     const Route* route = routes.Find(name);
     if (route == nullptr) {

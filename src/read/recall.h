@@ -48,6 +48,8 @@ struct RecallRequest {
   const text::Tokenizer* tokenizer = nullptr;
   // Word vectors for the fragment route's soft matches; null when [recall] word_vector_match is 0.
   const lexicon::WordVectors* word_vectors = nullptr;
+  // Their cache of the scopes' vocabularies (read/word_neighbours.h); may be null.
+  WordNeighbourCache* word_neighbour_cache = nullptr;
 };
 
 // Route registry of the read path: every route engram knows, by name.

@@ -41,13 +41,14 @@ class WordNeighboursTest : public ::testing::Test {
 
   std::vector<SoftNeighbour> Neighbours(std::vector<std::string> query,
                                         const WordNeighbourSettings& settings) const {
-    return WordNeighbours(vectors_.get(), indexes_, query, settings);
+    return WordNeighbours(vectors_.get(), &cache_, indexes_, query, settings);
   }
 
   engram::testing::TempDir dir_{"engram_word_neighbours_test"};
   std::shared_ptr<const lexicon::WordVectors> vectors_;
   index::Bm25Index index_;
   std::vector<const index::Bm25Index*> indexes_;
+  mutable WordNeighbourCache cache_;
 };
 
 auto Is(const std::string& query_term, const std::string& term, double similarity) {
