@@ -78,7 +78,8 @@ TEST(WordVectorRecallTest, DamagedVectorsAreAnErrorAtRecall) {
   options.data_dir = data.path();
   auto engine = Engine::Open(options);
   ASSERT_THAT(engine, IsOk());
-  ASSERT_THAT((*engine)->Remember(S("user:alice"), {MakeTurn("Alice", "My dog Rex")}), IsOk());
+  const std::vector<Turn> turns = {MakeTurn("Alice", "My dog Rex")};
+  ASSERT_THAT((*engine)->Remember(S("user:alice"), turns), IsOk());
   auto recalled = (*engine)->Recall(S("user:alice"), {.text = "Which pets?"}, {});
   EXPECT_THAT(recalled, StatusIs(StatusCode::kCorruption));
   EXPECT_THAT(recalled.status().message(), HasSubstr("scripts/fetch-models"));
