@@ -69,8 +69,8 @@ struct RecallConfig {
   // so (installed but damaged vectors are an error). On by default since the neighbour search
   // became cheap (int8 codes per scope vocabulary): LoCoMo dev evidence all / any 0.855 / 0.925
   // -> 0.858 / 0.928, multi-hop all 0.415 -> 0.437, 18 fewer tokens; LongMemEval dev turn
-  // all@10 0.837 -> 0.857, nothing lost; recall CPU p95 +5% (docs/BENCHMARKS.md, issue 22's
-  // word vectors made cheap).
+  // all@10 0.837 -> 0.857, nothing lost; recall CPU p95 +5% (LoCoMo) and +7% (LongMemEval)
+  // over off (docs/BENCHMARKS.md, issue 22's word vectors made cheap).
   double word_vector_match = 0.6;
   std::size_t word_vector_neighbours = 3;
   // A word-vector neighbour counts as its query term scaled by its cosine × this (1 = by the
