@@ -18,6 +18,12 @@
 //   BM_EncodeUseLitePrecision/P/W  the same on 1 thread, CPU time, per precision and int8 code path
 //                          (P: 0 float32, 1 int8 on the CPU's best path, 2 int8 AVX2, 3 int8
 //                          scalar), with the achieved GFLOP/s of the forward pass
+//   BM_WordNeighbours/P/V  word-vector neighbours (cosine >= 0.6, 3 per term) of one synthetic
+//                          question's terms in a V-term vocabulary of GloVe stems, by search
+//                          (P: 0 exhaustive over the terms as strings, the reference; 1 the
+//                          gathered vocabulary's int8 codes on the CPU's best path, 2 on AVX2,
+//                          3 scalar), with the pairs searched per second (skipped when the word
+//                          vectors are not installed)
 //   BM_VectorSearchExact/N one k=10 query over N unit 512-d vectors, exact scan
 //   BM_VectorSearchHnsw/N  the same through HNSW with the engine's [vector] defaults
 //
@@ -49,6 +55,7 @@
 #include "index/bm25/bm25_index.h"
 #include "index/vector/exact_index.h"
 #include "index/vector/hnsw_index.h"
+#include "lexicon/word_vectors.h"
 #include "read/scope_graph.h"
 #include "read/scope_structure.h"
 #include "store/store.h"
@@ -466,6 +473,60 @@ BENCHMARK(BM_EncodeUseLite)
     ->ArgNames({"words", "threads"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+void BM_WordNeighbours(benchmark::State& state) {
+  StatusOr<std::shared_ptr<const lexicon::WordVectors>> loaded =
+      lexicon::WordVectors::Load(core::ResolveDataDir(""));
+  if (!loaded.ok()) {
+    state.SkipWithError(loaded.status().ToString().c_str());
+    return;
+  }
+  const lexicon::WordVectors& vectors = **loaded;
+  // Every fourth stem from the most frequent on: common and rarer words, as a scope holds.
+  const auto size = static_cast<std::size_t>(state.range(1));
+  std::vector<std::string> terms;
+  for (std::size_t row = 0; row < vectors.size() && terms.size() < size; row += 4) {
+    terms.push_back(vectors.term(row));
+  }
+  const std::vector<std::string_view> vocabulary(terms.begin(), terms.end());
+  lexicon::VocabularyVectors gathered(vectors);
+  for (const std::string& term : terms) gathered.Add(term);
+  const lexicon::VocabularyVectors* const gathered_list[] = {&gathered};
+  const text::Tokenizer tokenizer;
+  const std::vector<std::string> questions = Questions(kQueries);
+  std::size_t question_idx = 0;
+  std::size_t pairs = 0;
+  for (auto _ : state) {
+    const std::vector<std::string> query =
+        tokenizer.Terms(questions[question_idx++ % questions.size()]);
+    pairs += query.size() * terms.size();
+    switch (state.range(0)) {
+      case 0:
+        benchmark::DoNotOptimize(vectors.Neighbours(query, vocabulary, 0.6, 3));
+        break;
+      case 1:
+        benchmark::DoNotOptimize(vectors.Neighbours(query, gathered_list, 0.6, 3));
+        break;
+      default: {
+        const lexicon::internal::CodeDotPath path = state.range(0) == 2
+                                                        ? lexicon::internal::CodeDotPath::kAvx2
+                                                        : lexicon::internal::CodeDotPath::kScalar;
+        if (!lexicon::internal::CodeDotPathSupported(path)) {
+          state.SkipWithError("code path not supported on this CPU");
+          return;
+        }
+        benchmark::DoNotOptimize(vectors.Neighbours(query, gathered_list, 0.6, 3, {}, path));
+        break;
+      }
+    }
+  }
+  state.counters["pairs/s"] =
+      benchmark::Counter(static_cast<double>(pairs), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_WordNeighbours)
+    ->ArgsProduct({{0, 1, 2, 3}, {5'000, 50'000}})
+    ->ArgNames({"search", "vocabulary"})
+    ->Unit(benchmark::kMicrosecond);
 
 // Floating-point operations (a multiply-add counts 2) of one USE-lite forward pass over n tokens:
 // the dense layers (4,653,056 multiply-adds per token: layer 0 256·512 + 256·768 + 256·512 +

@@ -64,17 +64,21 @@ struct RecallConfig {
   // fragment route: word-vector soft matches (read/word_neighbours.h): the word_vector_neighbours
   // index terms closest to a query term by GloVe word vectors (scripts/fetch-models), when their
   // cosine similarity is at least this, count as that term, scaled by the similarity ("dog"
-  // for "pet"). 0 = off. With it on, Engine::Open fails (kFailedPrecondition naming the file
-  // and scripts/fetch-models) when the vectors are not installed. Measured in docs/BENCHMARKS.md
-  // (word vectors).
-  double word_vector_match = 0;
+  // for "pet"). 0 = off. The vectors load on the first recall that needs them (~0.3 s); when
+  // they are not installed, recall runs without these matches and the plan's description says
+  // so (installed but damaged vectors are an error). On by default since the neighbour search
+  // became cheap (int8 codes per scope vocabulary): LoCoMo dev evidence all / any 0.855 / 0.925
+  // -> 0.858 / 0.928, multi-hop all 0.415 -> 0.437, 18 fewer tokens; LongMemEval dev turn
+  // all@10 0.837 -> 0.857, nothing lost; recall CPU p95 +5% (LoCoMo) and +7% (LongMemEval)
+  // over off (docs/BENCHMARKS.md, issue 22's word vectors made cheap).
+  double word_vector_match = 0.6;
   std::size_t word_vector_neighbours = 3;
   // A word-vector neighbour counts as its query term scaled by its cosine × this (1 = by the
   // cosine alone). In (0, 1]. With word_vector_match 0.6, weight 0.3 gained on LoCoMo dev
   // (evidence any 0.922 -> 0.926, multi-hop all 0.408 -> 0.430, R@30 0.890 -> 0.895) and lost
   // nothing on LongMemEval dev; weights 0.5 and 1 cost its session all@5 (0.959 -> 0.939)
   // (docs/BENCHMARKS.md, issue 22's ablation).
-  double word_vector_weight = 1.0;
+  double word_vector_weight = 0.3;
   // true: word-vector neighbours only for the query terms the searched scopes' vocabulary lacks
   // (a word the memory holds is matched as itself). false = for every query term. Measured no
   // gain on LoCoMo dev (the questions' words are mostly in their conversation).

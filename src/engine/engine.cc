@@ -42,6 +42,7 @@
 #include "read/query_frame.h"
 #include "read/recall.h"
 #include "read/visibility.h"
+#include "read/word_neighbours.h"
 #include "store/audit.h"
 #include "store/store.h"
 #include "store/turn_analysis.h"
@@ -107,9 +108,15 @@ struct Engine::Impl {
   // WordNet synonyms for the query frame's keywords; null when the lexicons are not installed
   // (recall then runs without synonyms).
   std::shared_ptr<const lexicon::Lexicons> lexicons;
-  // GloVe word vectors for the fragment route's soft matches; null when [recall]
-  // word_vector_match is 0 (Open fails when it is on and they are not installed).
-  std::shared_ptr<const lexicon::WordVectors> word_vectors;
+  // GloVe word vectors for the fragment route's soft matches ([recall] word_vector_match),
+  // loaded on the first recall that asks for them (about 0.3 s that remember, list and get need
+  // not pay). Not installed: null, and word_vectors_missing says why.
+  std::mutex word_vectors_mutex;
+  bool word_vectors_tried = false;                           // guarded by word_vectors_mutex
+  std::shared_ptr<const lexicon::WordVectors> word_vectors;  // guarded by word_vectors_mutex
+  std::string word_vectors_missing;                          // guarded by word_vectors_mutex
+  // The scopes' vocabularies for word_vectors, kept between recalls (thread-safe).
+  read::WordNeighbourCache word_neighbour_cache;
   read::Routes routes = read::Routes::Default();
 
   // The configured embedder's record, and the embedder itself, loaded on first use (loading
@@ -189,6 +196,26 @@ struct Engine::Impl {
   }
 
   bool HasEmbedder() const { return embedder_record.model_id != "none"; }
+
+  // The word vectors, loading them on first use; null when they are not installed (`missing`
+  // then gets the loader's message and the recall runs without them). Installed vectors that
+  // cannot be read are an error, not a silent change of recall (tried again on the next call).
+  StatusOr<const lexicon::WordVectors*> GetWordVectors(std::string* missing) {
+    std::lock_guard lock(word_vectors_mutex);
+    if (!word_vectors_tried) {
+      auto loaded = lexicon::WordVectors::Load(core::ResolveDataDir(options.data_dir));
+      if (loaded.ok()) {
+        word_vectors = *std::move(loaded);
+      } else if (loaded.status().code() == StatusCode::kFailedPrecondition) {
+        word_vectors_missing = loaded.status().message();
+      } else {
+        return loaded.status();
+      }
+      word_vectors_tried = true;
+    }
+    *missing = word_vectors_missing;
+    return word_vectors.get();
+  }
 
   // The embedder, loading it on first use. Embed may be called on it without any lock held.
   StatusOr<embed::Embedder*> GetEmbedder() {
@@ -386,10 +413,6 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   } else if (lexicons.status().code() != StatusCode::kFailedPrecondition) {
     return lexicons.status();
   }
-  if (impl->config.recall.word_vector_match > 0) {
-    ASSIGN_OR_RETURN(impl->word_vectors,
-                     lexicon::WordVectors::Load(core::ResolveDataDir(options.data_dir)));
-  }
   impl->embedder_record = ConfiguredEmbedder(impl->config.embedder);
   ASSIGN_OR_RETURN(const std::optional<store::EmbedderRecord> recorded,
                    impl->store->GetEmbedder());
@@ -577,7 +600,11 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
   request.store = impl_->store.get();
   request.scope_ids = scope_ids;
   request.tokenizer = &impl_->tokenizer;
-  request.word_vectors = impl_->word_vectors.get();
+  if (config.recall.word_vector_match > 0) {
+    ASSIGN_OR_RETURN(request.word_vectors,
+                     impl_->GetWordVectors(&request.word_vectors_missing));
+    request.word_neighbour_cache = &impl_->word_neighbour_cache;
+  }
   request.load_nodes = [this](std::span<const std::int64_t> rows) {
     return impl_->store->GetNodesByRow(rows);
   };

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -42,7 +44,56 @@ float Dot(const float* a, const float* b, std::size_t n) {
   return (sums[0] + sums[1]) + (sums[2] + sums[3]);
 }
 
+// Dot's rounding error is below d · 2⁻²⁴ for unit vectors (6.2e-5 at the largest d, 1024), and
+// the bounds' float arithmetic (a few roundings of values below 1.1, each within 2⁻²⁴ of them)
+// is off by less than 1e-6: a pair whose bound falls short of the threshold by more than this
+// cannot reach it in Dot.
+constexpr double kBoundMargin = 1e-3;
+
+// The better of two (similarity, row) candidates: the higher similarity, then the smaller term.
+struct Better {
+  const std::vector<std::string>* terms;
+  bool operator()(const std::pair<float, std::uint32_t>& a,
+                  const std::pair<float, std::uint32_t>& b) const {
+    return a.first != b.first ? a.first > b.first : (*terms)[a.second] < (*terms)[b.second];
+  }
+};
+
+// A pair the integer pass could not rule out: bounds on its float similarity.
+struct Candidate {
+  float lower = 0;
+  float upper = 0;
+  std::uint32_t row = 0;
+};
+
 }  // namespace
+
+VocabularyVectors::VocabularyVectors(const WordVectors& vectors) : vectors_(&vectors) {}
+
+bool VocabularyVectors::Add(std::string_view term) {
+  const auto found = vectors_->rows_.find(term);
+  if (found == vectors_->rows_.end()) return false;
+  const std::uint32_t row = found->second;
+  const std::size_t width = vectors_->code_width_;
+  const std::size_t at = rows_.size() % internal::kPanelRows;  // in its panel
+  if (at == 0) {  // a new panel, all zeros
+    panels_.resize(panels_.size() + width * internal::kPanelRows, 0);
+    sums_.resize(sums_.size() + internal::kPanelRows, 0);
+    scales_.resize(scales_.size() + internal::kPanelRows, 0);
+    errors_.resize(errors_.size() + internal::kPanelRows, 0);
+  }
+  std::int8_t* panel = panels_.data() + panels_.size() - width * internal::kPanelRows;
+  const std::int8_t* codes = vectors_->Codes(row);
+  for (std::size_t group = 0; group < width / internal::kGroup; ++group) {
+    std::memcpy(panel + internal::PanelOffset(at, group * internal::kGroup),
+                codes + group * internal::kGroup, internal::kGroup);
+  }
+  sums_[rows_.size()] = vectors_->code_sums_[row];
+  scales_[rows_.size()] = static_cast<float>(vectors_->code_scales_[row]);
+  errors_[rows_.size()] = static_cast<float>(vectors_->code_errors_[row]);
+  rows_.push_back(row);
+  return true;
+}
 
 StatusOr<std::shared_ptr<const WordVectors>> WordVectors::Open(const std::string& path) {
   std::error_code error;
@@ -129,7 +180,45 @@ StatusOr<std::shared_ptr<const WordVectors>> WordVectors::Open(const std::string
       out[i] = norm > 0 ? static_cast<float>(sum[i] / norm) : 0.0f;
     }
   }
+  vectors->Quantise();
   return std::shared_ptr<const WordVectors>(std::move(vectors));
+}
+
+void WordVectors::Quantise() {
+  code_width_ = (dimensions_ + internal::kGroup - 1) / internal::kGroup * internal::kGroup;
+  const std::size_t count = terms_.size();
+  codes_.assign(count * code_width_, 0);
+  code_sums_.assign(count, 0);
+  code_scales_.assign(count, 0);
+  code_errors_.assign(count, 0);
+  code_norms_.assign(count, 0);
+  // Rounding the error and norm up by far more than their double arithmetic can be off.
+  constexpr double kUp = 1 + 1e-9;
+  for (std::size_t row = 0; row < count; ++row) {
+    const float* vector = Row(row);
+    double largest = 0;
+    for (std::size_t i = 0; i < dimensions_; ++i) {
+      largest = std::max(largest, std::abs(static_cast<double>(vector[i])));
+    }
+    if (largest == 0) continue;  // a zero row: codes 0, no error
+    const double scale = largest / 127;
+    std::int8_t* codes = codes_.data() + row * code_width_;
+    std::int32_t code_sum = 0;
+    double error = 0;
+    double norm = 0;
+    for (std::size_t i = 0; i < dimensions_; ++i) {
+      const double code = std::clamp(std::round(vector[i] / scale), -127.0, 127.0);
+      codes[i] = static_cast<std::int8_t>(code);
+      code_sum += static_cast<std::int32_t>(code);
+      const double rest = static_cast<double>(vector[i]) - scale * code;
+      error += rest * rest;
+      norm += scale * code * scale * code;
+    }
+    code_sums_[row] = code_sum;
+    code_scales_[row] = scale;
+    code_errors_[row] = std::sqrt(error) * kUp;
+    code_norms_[row] = std::sqrt(norm) * kUp;
+  }
 }
 
 StatusOr<std::shared_ptr<const WordVectors>> WordVectors::Load(std::string_view data_dir) {
@@ -187,14 +276,153 @@ std::vector<std::vector<WordNeighbour>> WordVectors::Neighbours(
       const float similarity = Dot(query.data(), Row(row), dimensions_);
       if (similarity >= threshold) close.emplace_back(similarity, row);
     }
-    const auto better = [this](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : terms_[a.second] < terms_[b.second];
-    };
+    const Better better{&terms_};
     const std::size_t kept = std::min(per_term, close.size());
     std::partial_sort(close.begin(), close.begin() + static_cast<std::ptrdiff_t>(kept),
                       close.end(), better);
     for (std::size_t i = 0; i < kept; ++i) {
       result[q].push_back({terms_[close[i].second], static_cast<double>(close[i].first)});
+    }
+  }
+  return result;
+}
+
+std::vector<std::vector<WordNeighbour>> WordVectors::Neighbours(
+    std::span<const std::string> query_terms,
+    std::span<const VocabularyVectors* const> vocabularies, double threshold,
+    std::size_t per_term, std::span<const std::string> excluded,
+    internal::CodeDotPath path) const {
+  std::vector<std::vector<WordNeighbour>> result(query_terms.size());
+  if (per_term == 0 || query_terms.empty()) return result;
+  // The searched rows: each distinct query term with a vector, at its first position.
+  std::vector<std::uint32_t> query_rows;
+  std::vector<std::size_t> positions;  // in query_terms, by searched term
+  for (std::size_t q = 0; q < query_terms.size(); ++q) {
+    if (std::find(query_terms.begin(), query_terms.begin() + q, query_terms[q]) !=
+        query_terms.begin() + q) {
+      continue;
+    }
+    const auto found = rows_.find(query_terms[q]);
+    if (found == rows_.end()) continue;
+    query_rows.push_back(found->second);
+    positions.push_back(q);
+  }
+  const std::size_t searched = query_rows.size();
+  if (searched == 0) return result;
+  // The rows that are never neighbours: the query terms' and the excluded terms'.
+  std::vector<std::uint32_t> excluded_rows = query_rows;
+  for (const std::string& term : excluded) {
+    if (const auto found = rows_.find(term); found != rows_.end()) {
+      excluded_rows.push_back(found->second);
+    }
+  }
+  std::vector<std::int8_t> query_codes(searched * code_width_);
+  // Per searched term: its scale, its norm, and its part of every pair's bound: error_q ·
+  // max ||w|| and the margin.
+  std::vector<float> query_scale(searched);
+  std::vector<float> query_norm(searched);
+  std::vector<float> query_slack(searched);
+  for (std::size_t j = 0; j < searched; ++j) {
+    std::copy_n(Codes(query_rows[j]), code_width_, query_codes.begin() + j * code_width_);
+    query_scale[j] = static_cast<float>(code_scales_[query_rows[j]]);
+    query_norm[j] = static_cast<float>(code_norms_[query_rows[j]]);
+    query_slack[j] = static_cast<float>(code_errors_[query_rows[j]] * (1 + 1e-5) + kBoundMargin);
+  }
+
+  // First pass: every pair's integer estimate, in blocks of panels (so the sums stay in cache);
+  // the pairs whose upper bound reaches the threshold are candidates.
+  constexpr std::size_t kRows = internal::kPanelRows;
+  constexpr std::size_t kBlockPanels = 16;
+  std::vector<std::int32_t> dots(kBlockPanels * searched * kRows);
+  std::vector<std::vector<Candidate>> candidates(searched);
+  for (const VocabularyVectors* vocabulary : vocabularies) {
+    if (vocabulary == nullptr || vocabulary->vectors_ != this) continue;
+    const std::size_t panel_count = (vocabulary->size() + kRows - 1) / kRows;
+    for (std::size_t begin = 0; begin < panel_count; begin += kBlockPanels) {
+      const std::size_t count = std::min(kBlockPanels, panel_count - begin);
+      internal::PanelDots(path, query_codes.data(), searched,
+                          vocabulary->panels_.data() + begin * code_width_ * kRows,
+                          vocabulary->sums_.data() + begin * kRows, count, code_width_,
+                          dots.data());
+      for (std::size_t panel = 0; panel < count; ++panel) {
+        const std::size_t first_row = (begin + panel) * kRows;
+        const float* scales = vocabulary->scales_.data() + first_row;
+        const float* errors = vocabulary->errors_.data() + first_row;
+        for (std::size_t j = 0; j < searched; ++j) {
+          const std::int32_t* sums = dots.data() + (panel * searched + j) * kRows;
+          const float scale = query_scale[j];
+          const float norm = query_norm[j];
+          const auto least = static_cast<float>(threshold) - query_slack[j];
+          // The panel's 16 estimates and upper bounds at once (vectorised); most panels have
+          // no candidate.
+          float estimates[kRows];
+          float radii[kRows];
+          int reached = 0;
+          for (std::size_t k = 0; k < kRows; ++k) {
+            estimates[k] = static_cast<float>(sums[k]) * (scale * scales[k]);
+            radii[k] = norm * errors[k];
+            reached |= estimates[k] + radii[k] >= least ? 1 : 0;
+          }
+          if (reached == 0) continue;
+          for (std::size_t k = 0; k < kRows; ++k) {
+            if (estimates[k] + radii[k] < least || first_row + k >= vocabulary->size()) continue;
+            const std::uint32_t row = vocabulary->rows_[first_row + k];
+            if (std::find(excluded_rows.begin(), excluded_rows.end(), row) !=
+                excluded_rows.end()) {
+              continue;
+            }
+            const float radius = radii[k] + query_slack[j];
+            candidates[j].push_back({estimates[k] - radius, estimates[k] + radius, row});
+          }
+        }
+      }
+    }
+  }
+
+  // Second pass, per searched term: the float similarity of the candidates that can be among
+  // its best `per_term`.
+  const Better better{&terms_};
+  std::vector<std::pair<float, std::uint32_t>> close;  // similarity, row
+  for (std::size_t j = 0; j < searched; ++j) {
+    std::vector<Candidate>& found = candidates[j];
+    // A row in several vocabularies is one candidate.
+    std::sort(found.begin(), found.end(),
+              [](const Candidate& a, const Candidate& b) { return a.row < b.row; });
+    found.erase(std::unique(found.begin(), found.end(),
+                            [](const Candidate& a, const Candidate& b) { return a.row == b.row; }),
+                found.end());
+    // `per_term` candidates certain to be neighbours (lower bound at the threshold) whose lower
+    // bounds are all at least `floor` leave out every candidate whose upper bound is below it:
+    // its similarity is lower than theirs.
+    float floor = -std::numeric_limits<float>::infinity();
+    std::vector<float> certain;
+    for (const Candidate& candidate : found) {
+      if (candidate.lower >= threshold) certain.push_back(candidate.lower);
+    }
+    if (certain.size() >= per_term) {
+      std::nth_element(certain.begin(), certain.begin() + static_cast<std::ptrdiff_t>(per_term - 1),
+                       certain.end(), std::greater<>());
+      floor = certain[per_term - 1];
+    }
+    close.clear();
+    for (const Candidate& candidate : found) {
+      if (candidate.upper < floor) continue;
+      const float similarity = Dot(Row(query_rows[j]), Row(candidate.row), dimensions_);
+      if (similarity >= threshold) close.emplace_back(similarity, candidate.row);
+    }
+    const std::size_t kept = std::min(per_term, close.size());
+    std::partial_sort(close.begin(), close.begin() + static_cast<std::ptrdiff_t>(kept),
+                      close.end(), better);
+    std::vector<WordNeighbour>& neighbours = result[positions[j]];
+    for (std::size_t i = 0; i < kept; ++i) {
+      neighbours.push_back({terms_[close[i].second], static_cast<double>(close[i].first)});
+    }
+  }
+  // A repeated query term gets its first occurrence's list.
+  for (std::size_t q = 0; q < query_terms.size(); ++q) {
+    const auto first = std::find(query_terms.begin(), query_terms.begin() + q, query_terms[q]);
+    if (first != query_terms.begin() + q) {
+      result[q] = result[static_cast<std::size_t>(first - query_terms.begin())];
     }
   }
   return result;

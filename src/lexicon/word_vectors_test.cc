@@ -1,20 +1,25 @@
 // Tests for WordVectors: the file layout (a tiny synthetic file written here), stem vectors,
-// neighbours with thresholds, caps and ties, the errors for missing, truncated and damaged files,
-// and the installed GloVe vectors (scripts/setup installs them; fails, never skips, without them,
+// neighbours with thresholds, caps and ties, the search over gathered vocabularies against the
+// exhaustive one on generated vocabularies (every code path), the int8 code paths against each
+// other, the errors for missing, truncated and damaged files, and the installed GloVe vectors (scripts/setup installs them; fails, never skips, without them,
 // as the sentence encoder's tests do).
 #include "lexicon/word_vectors.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/paths.h"
 #include "engram/testing/status_matchers.h"
+#include "lexicon/code_dot.h"
 #include "engram/testing/temp_dir.h"
 #include "lexicon/word_vectors_test_util.h"
 
@@ -105,6 +110,201 @@ TEST_F(WordVectorsTest, SameFileSameNeighbours) {
   const std::vector<std::string_view> vocabulary = {"violin", "cello", "piano"};
   EXPECT_EQ((*again)->Neighbours(query, vocabulary, 0.5, 3),
             vectors_->Neighbours(query, vocabulary, 0.5, 3));
+}
+
+// The code paths this CPU runs (the scalar one everywhere).
+std::vector<internal::CodeDotPath> SupportedPaths() {
+  std::vector<internal::CodeDotPath> paths;
+  for (const internal::CodeDotPath path :
+       {internal::CodeDotPath::kScalar, internal::CodeDotPath::kAvx2,
+        internal::CodeDotPath::kAvx512Vnni}) {
+    if (internal::CodeDotPathSupported(path)) paths.push_back(path);
+  }
+  return paths;
+}
+
+TEST(CodeDotTest, EveryPathGivesTheScalarSums) {
+  std::mt19937 random(7);
+  std::uniform_int_distribution<int> code(-127, 127);
+  for (const std::size_t width : {4u, 100u, 128u, 300u}) {
+    for (const std::size_t query_count : {1u, 3u, 4u, 6u, 9u}) {
+      const std::size_t panel_count = 3;
+      std::vector<std::int8_t> queries(query_count * width);
+      std::vector<std::int8_t> panels(panel_count * internal::kPanelRows * width);
+      // The extremes (where a saturating instruction would fail) and random codes.
+      for (std::size_t i = 0; i < queries.size(); ++i) {
+        queries[i] = static_cast<std::int8_t>(i % 5 == 0 ? -127 : i % 5 == 1 ? 127 : code(random));
+      }
+      for (std::size_t i = 0; i < panels.size(); ++i) {
+        panels[i] = static_cast<std::int8_t>(i % 7 == 0 ? -127 : i % 7 == 1 ? 127 : code(random));
+      }
+      std::vector<std::int32_t> row_sums(panel_count * internal::kPanelRows, 0);
+      std::vector<std::int32_t> expected(panel_count * query_count * internal::kPanelRows);
+      for (std::size_t panel = 0; panel < panel_count; ++panel) {
+        for (std::size_t k = 0; k < internal::kPanelRows; ++k) {
+          const std::int8_t* codes = panels.data() + panel * internal::kPanelRows * width;
+          for (std::size_t i = 0; i < width; ++i) {
+            row_sums[panel * internal::kPanelRows + k] += codes[internal::PanelOffset(k, i)];
+          }
+          for (std::size_t q = 0; q < query_count; ++q) {
+            std::int32_t sum = 0;
+            for (std::size_t i = 0; i < width; ++i) {
+              sum += queries[q * width + i] * codes[internal::PanelOffset(k, i)];
+            }
+            expected[(panel * query_count + q) * internal::kPanelRows + k] = sum;
+          }
+        }
+      }
+      for (const internal::CodeDotPath path : SupportedPaths()) {
+        std::vector<std::int32_t> out(expected.size(), -1);
+        internal::PanelDots(path, queries.data(), query_count, panels.data(), row_sums.data(),
+                            panel_count, width, out.data());
+        EXPECT_EQ(out, expected) << internal::CodeDotPathName(path) << " width " << width
+                                 << " queries " << query_count;
+      }
+    }
+  }
+}
+
+// A generated vocabulary: random words, clustered vectors (so that many pairs pass a
+// threshold), some words sharing a vector (ties).
+struct GeneratedVectors {
+  std::shared_ptr<const WordVectors> vectors;
+  std::vector<std::string> stems;  // every stem with a vector
+};
+
+GeneratedVectors Generate(engram::testing::TempDir& dir, std::uint32_t seed) {
+  std::mt19937 random(seed);
+  const std::size_t dimensions = std::vector<std::size_t>{3, 8, 50, 100}[seed % 4];
+  const std::size_t word_count = 40 + seed % 200;
+  std::normal_distribution<double> noise(0, 0.35);
+  std::uniform_int_distribution<int> letter('a', 'z');
+  std::vector<std::vector<double>> centres(1 + seed % 6, std::vector<double>(dimensions));
+  for (auto& centre : centres) {
+    for (double& x : centre) x = noise(random) / 0.35;
+  }
+  std::set<std::string> used;
+  std::vector<std::pair<std::string, std::vector<double>>> words;
+  while (words.size() < word_count) {
+    std::string word;
+    const std::size_t length = 5 + random() % 5;
+    for (std::size_t i = 0; i < length; ++i) word.push_back(static_cast<char>(letter(random)));
+    if (!used.insert(word).second) continue;
+    std::vector<double> vector;
+    if (!words.empty() && random() % 8 == 0) {
+      vector = words[random() % words.size()].second;  // a tie
+    } else {
+      vector = centres[random() % centres.size()];
+      for (double& x : vector) x += noise(random);
+    }
+    words.emplace_back(word, vector);
+  }
+  auto opened = WordVectors::Open(
+      dir.File("generated" + std::to_string(seed) + ".bin", VectorFile(words)));
+  EXPECT_THAT(opened, IsOk());
+  GeneratedVectors generated;
+  if (!opened.ok()) return generated;
+  generated.vectors = *std::move(opened);
+  for (std::size_t row = 0; row < generated.vectors->size(); ++row) {
+    generated.stems.push_back(generated.vectors->term(row));
+  }
+  return generated;
+}
+
+TEST(VocabularySearchTest, SameNeighboursAsTheExhaustiveSearchOnGeneratedVocabularies) {
+  engram::testing::TempDir dir("engram_vocabulary_search_test");
+  std::size_t compared = 0;
+  std::size_t found = 0;
+  std::size_t at_threshold = 0;
+  for (std::uint32_t seed = 1; seed <= 120; ++seed) {
+    const GeneratedVectors generated = Generate(dir, seed);
+    ASSERT_NE(generated.vectors, nullptr);
+    const WordVectors& vectors = *generated.vectors;
+    std::mt19937 random(seed * 31);
+    const auto pick = [&]() -> const std::string& {
+      return generated.stems[random() % generated.stems.size()];
+    };
+    // Two or three vocabularies drawn from the stems (overlapping), with terms that have no
+    // vector and a term listed twice.
+    std::vector<std::vector<std::string>> parts(2 + seed % 2);
+    for (auto& part : parts) {
+      const std::size_t size = seed % 10 == 0 ? 0 : random() % (generated.stems.size() + 1);
+      for (std::size_t i = 0; i < size; ++i) part.push_back(pick());
+      part.push_back("zzznovector");
+    }
+    std::vector<std::string> query;
+    for (std::size_t i = 0; i < 1 + random() % 6; ++i) query.push_back(pick());
+    query.push_back("qqnovector");
+    query.push_back(query.front());  // a repeated query term
+    const std::vector<std::string> excluded = {pick(), "nosuchterm"};
+    // A threshold an existing pair's similarity equals exactly, or a drawn one.
+    double threshold = std::uniform_real_distribution<double>(0.3, 0.95)(random);
+    if (seed % 3 == 0) {
+      const double similarity = vectors.Similarity(query.front(), pick());
+      if (similarity > 0.05) {
+        threshold = similarity;
+        ++at_threshold;
+      }
+    }
+    const std::size_t per_term = 1 + seed % 5;
+
+    std::vector<VocabularyVectors> gathered;
+    std::vector<std::string_view> union_terms;
+    for (const auto& part : parts) {
+      gathered.emplace_back(vectors);
+      for (const std::string& term : part) {
+        gathered.back().Add(term);
+        if (std::find(excluded.begin(), excluded.end(), term) == excluded.end()) {
+          union_terms.push_back(term);
+        }
+      }
+    }
+    std::vector<const VocabularyVectors*> searched;
+    for (const VocabularyVectors& vocabulary : gathered) searched.push_back(&vocabulary);
+    const auto expected = vectors.Neighbours(query, union_terms, threshold, per_term);
+    for (const internal::CodeDotPath path : SupportedPaths()) {
+      EXPECT_EQ(vectors.Neighbours(query, searched, threshold, per_term, excluded, path), expected)
+          << "seed " << seed << " path " << internal::CodeDotPathName(path);
+    }
+    ++compared;
+    for (const auto& list : expected) found += list.size();
+  }
+  // The generated cases do exercise neighbours and thresholds met exactly.
+  EXPECT_EQ(compared, 120u);
+  EXPECT_GT(found, 500u);
+  EXPECT_GT(at_threshold, 20u);
+}
+
+TEST_F(WordVectorsTest, GatheredVocabularyFindsTiesAndTheThresholdItself) {
+  VocabularyVectors vocabulary(*vectors_);
+  for (const char* term : {"piano", "violin", "cello", "paint", "tax", "nosuchword", "piano"}) {
+    vocabulary.Add(term);
+  }
+  EXPECT_EQ(vocabulary.size(), 6u);  // "nosuchword" has no vector; "piano" is listed twice
+  const std::vector<std::string> query = {"guitar"};
+  const VocabularyVectors* const vocabularies[] = {&vocabulary};
+  // cello and violin tie (the smaller term first), and a threshold equal to their similarity
+  // keeps both.
+  const double cello = vectors_->Similarity("guitar", "cello");
+  const auto neighbours = vectors_->Neighbours(query, vocabularies, cello, 5);
+  ASSERT_EQ(neighbours.size(), 1u);
+  ASSERT_EQ(neighbours[0].size(), 3u);
+  EXPECT_EQ(neighbours[0][0].term, "piano");
+  EXPECT_EQ(neighbours[0][1].term, "cello");
+  EXPECT_EQ(neighbours[0][1].similarity, cello);
+  EXPECT_EQ(neighbours[0][2].term, "violin");
+  EXPECT_EQ(neighbours[0][2].similarity, cello);
+  // Above their similarity by the least float step: only piano is left.
+  const auto strict = vectors_->Neighbours(
+      query, vocabularies, std::nextafter(static_cast<float>(cello), 2.0f), 5);
+  ASSERT_EQ(strict[0].size(), 1u);
+  EXPECT_EQ(strict[0][0].term, "piano");
+  // An empty vocabulary, or none: no neighbours.
+  const VocabularyVectors empty(*vectors_);
+  const VocabularyVectors* const none[] = {&empty};
+  EXPECT_THAT(vectors_->Neighbours(query, none, 0.3, 5)[0], ::testing::IsEmpty());
+  EXPECT_THAT(vectors_->Neighbours(query, std::span<const VocabularyVectors* const>(), 0.3, 5)[0],
+              ::testing::IsEmpty());
 }
 
 TEST(WordVectorsFileTest, MissingFileNamesItAndFetchModels) {

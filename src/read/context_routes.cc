@@ -41,7 +41,8 @@ StatusOr<std::vector<RouteCandidate>> FragmentRoute::Run(const RouteContext& con
   SoftMatch soft;
   soft.threshold = context.config->recall.fragment_soft_match;
   const RecallConfig& recall = context.config->recall;
-  soft.neighbours = WordNeighbours(context.word_vectors, context.text_indexes, context.frame->terms,
+  soft.neighbours = WordNeighbours(context.word_vectors, context.word_neighbour_cache,
+                                   context.text_indexes, context.frame->terms,
                                    {.threshold = recall.word_vector_match,
                                     .per_term = recall.word_vector_neighbours,
                                     .weight = recall.word_vector_weight,

@@ -160,6 +160,9 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   // Plan: route weights and budget from the frame.
   const Plan plan = MakePlan(frame, config, request.options);
   diagnostics.plan = plan.Describe();
+  if (!request.word_vectors_missing.empty()) {
+    diagnostics.plan += "; without word-vector matches: " + request.word_vectors_missing;
+  }
   const std::size_t token_budget = std::max<std::size_t>(
       1, static_cast<std::size_t>(static_cast<double>(request.options.token_budget) *
                                   plan.budget_scale));
@@ -189,6 +192,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   visibility.KeepExpiredForesight(frame.tense == Tense::kPast);
   context.visibility = &visibility;
   context.word_vectors = request.word_vectors;
+  context.word_neighbour_cache = request.word_neighbour_cache;
   for (const std::string& name : route_names) {
     const Route* route = routes.Find(name);
     if (route == nullptr) {

@@ -24,6 +24,7 @@ class WordVectors;
 namespace engram::read {
 
 class Visibility;
+class WordNeighbourCache;
 
 // A candidate proposed by one route. `row` is the node's store row (the index document key).
 struct RouteCandidate {
@@ -60,6 +61,9 @@ struct RouteContext {
   // GloVe word vectors for the lexical routes' soft matches ([recall] word_vector_match); null
   // when off.
   const lexicon::WordVectors* word_vectors = nullptr;
+  // The scopes' vocabularies gathered for word_vectors, kept between recalls; null: each
+  // recall gathers its own.
+  WordNeighbourCache* word_neighbour_cache = nullptr;
 };
 
 // Thread-safety: Run is const and may be called concurrently.

@@ -5,10 +5,21 @@
 // "guitar", "hike" answers "camp": words a question and its evidence do not share. Related is
 // not synonymous ("hobbi" and "paint" are only 0.3 apart), hence the threshold.
 //
-// Thread-safety: a pure function of its arguments.
+// The search runs over each scope's vocabulary gathered once (lexicon::VocabularyVectors: the
+// index terms' int8 codes, contiguous) and kept by a WordNeighbourCache between recalls, so a
+// recall neither looks its scopes' terms up in the word vectors again nor computes a float dot
+// product for every term: it gives the exhaustive search's neighbours (WordVectors::Neighbours
+// over the terms as strings), with the same similarities, at a fraction of its cost.
+//
+// Thread-safety: WordNeighbours is a pure function of its arguments but for the cache, which
+// is thread-safe.
 #ifndef ENGRAM_READ_WORD_NEIGHBOURS_H_
 #define ENGRAM_READ_WORD_NEIGHBOURS_H_
 
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,12 +43,77 @@ struct WordNeighbourSettings {
   bool absent_only = false;
 };
 
+// The vocabularies of BM25 indexes (their terms that have a word vector), gathered on first use
+// and kept for the next recalls. Each use checks the index's terms against those gathered, in
+// one pass comparing strings (Bm25Index::ForEachTerm's order): the same terms → the kept
+// vocabulary; the same terms followed by new ones (terms only added since) → a copy extended by
+// the new terms; anything else (a term gone, an id reused) → gathered anew. Entries are keyed by
+// the index's address, which that check makes safe to reuse. At most `max_terms` index terms
+// are kept over all entries, the least recently used entry dropped first (the one in use is
+// always kept).
+//
+// Thread-safety: every method may run concurrently; a vocabulary handed out is immutable and
+// stays valid while held.
+class WordNeighbourCache {
+ public:
+  // About 150 bytes a term (its int8 codes, bounds and text): 2M terms, ~300 MB.
+  static constexpr std::size_t kDefaultMaxTerms = std::size_t{1} << 21;
+
+  // What the cache did, for tests and explanations.
+  struct Stats {
+    std::uint64_t reused = 0;    // the kept vocabulary, unchanged
+    std::uint64_t extended = 0;  // the kept vocabulary and the terms added since
+    std::uint64_t gathered = 0;  // gathered from scratch (first use, or terms gone)
+    std::uint64_t evicted = 0;   // entries dropped to stay under max_terms
+  };
+
+  explicit WordNeighbourCache(std::size_t max_terms = kDefaultMaxTerms)
+      : max_terms_(max_terms) {}
+
+  // `index`'s vocabulary for `vectors` as of now. Cost: one pass over the index's terms, plus a
+  // word-vector lookup per term added since the last use (every term when gathered anew). The
+  // index must not change during the call.
+  std::shared_ptr<const lexicon::VocabularyVectors> VocabularyOf(
+      const index::Bm25Index& index, const lexicon::WordVectors& vectors);
+
+  Stats stats() const;
+
+ private:
+  // One index's terms as gathered; immutable once in the map.
+  struct Vocabulary {
+    explicit Vocabulary(const lexicon::WordVectors& vectors) : rows(vectors) {}
+    std::string_view TermAt(std::size_t at) const {
+      const std::size_t begin = at == 0 ? 0 : ends[at - 1];
+      return std::string_view(text).substr(begin, ends[at] - begin);
+    }
+    void Add(std::string_view term);
+
+    std::string text;                 // every index term, in ForEachTerm order, concatenated
+    std::vector<std::uint32_t> ends;  // where each term ends in `text`
+    lexicon::VocabularyVectors rows;  // the terms that have a vector
+  };
+  struct Entry {
+    std::shared_ptr<const Vocabulary> vocabulary;
+    std::uint64_t last_use = 0;
+  };
+
+  const std::size_t max_terms_;
+  mutable std::mutex mutex_;
+  std::map<const index::Bm25Index*, Entry> entries_;  // guarded by mutex_
+  std::size_t kept_terms_ = 0;                        // guarded by mutex_
+  std::uint64_t uses_ = 0;                            // guarded by mutex_
+  Stats stats_;                                       // guarded by mutex_
+};
+
 // For each distinct query term (in order; with `absent_only`, only those absent from the
 // vocabulary), the at most `per_term` terms of `indexes`' vocabulary with cosine similarity at
 // least `threshold` (best first, ties by the smaller term), each with similarity = cosine ×
-// `weight`; none when `threshold` is 0 or `vectors` is null. Cost: one pass over the vocabulary
-// plus a 100-d dot product per vocabulary term and searched query term.
+// `weight`; none when `threshold` is 0 or `vectors` is null. A query term is never a
+// neighbour. The vocabularies come from `cache` when given (gathered for this call otherwise).
+// Cost with a cache that holds the indexes: a pass over the vocabulary comparing terms, and an
+// int8 dot product per vocabulary term with a vector and searched query term.
 std::vector<SoftNeighbour> WordNeighbours(const lexicon::WordVectors* vectors,
+                                          WordNeighbourCache* cache,
                                           std::span<const index::Bm25Index* const> indexes,
                                           std::span<const std::string> query_terms,
                                           const WordNeighbourSettings& settings);

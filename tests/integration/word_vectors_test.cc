@@ -1,9 +1,14 @@
-// Word-vector soft matches through the engine ([recall] word_vector_match): a missing vectors
-// file is a clear error at Open when the key is on (and nothing is needed when it is off), and
-// with the installed vectors (scripts/setup) the fragment route finds a turn that shares no word
-// with the question, only a related one.
+// Word-vector soft matches through the engine ([recall] word_vector_match, on by default): a
+// missing vectors file leaves recall without them and its plan says so, a damaged one is an
+// error at recall, and with the installed vectors (scripts/setup) the fragment route finds a
+// turn that shares no word with the question, only a related one.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
@@ -34,19 +39,50 @@ EngineOptions Lean(const TempDir& dir, double word_vector_match) {
   return options;
 }
 
-TEST(WordVectorRecallTest, MissingVectorsAreAClearErrorAtOpenWhenOn) {
+TEST(WordVectorRecallTest, MissingVectorsLeaveRecallWithoutThemAndThePlanSaysSo) {
+  const std::vector<Turn> turns = {MakeTurn("Alice", "My dog Rex chewed the sofa again")};
+  const RecallQuery question{.text = "Did her dog chew the sofa?"};
+  std::vector<std::string> plans;
+  std::vector<std::vector<std::string>> rankings;
+  for (const double threshold : {0.6, 0.0}) {
+    TempDir dir;
+    TempDir empty_data;
+    EngineOptions options = Lean(dir, threshold);
+    options.data_dir = empty_data.path();
+    auto engine = Engine::Open(options);  // the vectors load on the first recall, not here
+    ASSERT_THAT(engine, IsOk());
+    ASSERT_THAT((*engine)->Remember(S("user:alice"), turns), IsOk());
+    auto recalled = (*engine)->Recall(S("user:alice"), question, {});
+    ASSERT_THAT(recalled, IsOk());
+    plans.push_back(recalled->diagnostics.plan);
+    std::vector<std::string> texts;
+    for (const RecallItem& item : recalled->items) texts.push_back(item.text);
+    rankings.push_back(texts);
+  }
+  // On without the vectors: the plan names the missing file and how to install it...
+  EXPECT_THAT(plans[0], HasSubstr("without word-vector matches"));
+  EXPECT_THAT(plans[0], HasSubstr("models/glove/glove-100d.bin"));
+  EXPECT_THAT(plans[0], HasSubstr("scripts/fetch-models"));
+  // ...and recall finds what it finds with them off; off, the plan does not mention them.
+  EXPECT_THAT(plans[1], ::testing::Not(HasSubstr("word-vector")));
+  EXPECT_EQ(rankings[0], rankings[1]);
+  ASSERT_FALSE(rankings[0].empty());
+}
+
+TEST(WordVectorRecallTest, DamagedVectorsAreAnErrorAtRecall) {
   TempDir dir;
-  TempDir empty_data;
+  TempDir data;
+  ASSERT_TRUE(std::filesystem::create_directories(data.path() + "/models/glove"));
+  std::ofstream(data.path() + "/models/glove/glove-100d.bin") << "ENGRAMWV but not much else";
   EngineOptions options = Lean(dir, 0.6);
-  options.data_dir = empty_data.path();
+  options.data_dir = data.path();
   auto engine = Engine::Open(options);
-  EXPECT_THAT(engine, StatusIs(StatusCode::kFailedPrecondition));
-  EXPECT_THAT(engine.status().message(), HasSubstr("models/glove/glove-100d.bin"));
-  EXPECT_THAT(engine.status().message(), HasSubstr("scripts/fetch-models"));
-  // Off, the vectors are not needed.
-  options = Lean(dir, 0);
-  options.data_dir = empty_data.path();
-  EXPECT_THAT(Engine::Open(options), IsOk());
+  ASSERT_THAT(engine, IsOk());
+  const std::vector<Turn> turns = {MakeTurn("Alice", "My dog Rex")};
+  ASSERT_THAT((*engine)->Remember(S("user:alice"), turns), IsOk());
+  auto recalled = (*engine)->Recall(S("user:alice"), {.text = "Which pets?"}, {});
+  EXPECT_THAT(recalled, StatusIs(StatusCode::kCorruption));
+  EXPECT_THAT(recalled.status().message(), HasSubstr("scripts/fetch-models"));
 }
 
 TEST(WordVectorRecallTest, FragmentRouteFindsARelatedWordOnlyWhenOn) {
