@@ -308,8 +308,9 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
       if (frequency[term_idx] == 0) continue;
       bound += terms[term_idx].scale * weights[term_idx]->Score(frequency[term_idx], length);
     }
-    if (threshold > -std::numeric_limits<double>::infinity()) {
-      double best_own = 0;
+    double best_own = 0;
+    const bool bounded = threshold > -std::numeric_limits<double>::infinity();
+    if (bounded) {
       for (std::size_t t = unit.begin; t < unit.end; ++t) best_own = std::max(best_own, own_of(t));
       if (below(bound + own_weight * best_own, threshold)) continue;
     }
@@ -326,6 +327,9 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
     }
     ++top.windows_scored;
     if (score <= 0) continue;
+    // The same bound with the exact score: a window whose turns cannot reach θ from it opens no
+    // pick and lifts none (a turn whose best window it is stays below θ either way).
+    if (bounded && below(score + own_weight * best_own, threshold)) continue;
     std::size_t finished = 0;
     while (finished < open.size() && open[finished].turn < unit.begin) finish(open[finished++]);
     open.erase(open.begin(), open.begin() + static_cast<std::ptrdiff_t>(finished));
