@@ -146,10 +146,11 @@ void MaxScore(std::span<const QueryTerm> terms, std::span<const Bm25TermWeight> 
   std::vector<double> bounds(term_count, 0.0);
   for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
     postings[term_idx] = terms[term_idx].postings[owner];
+    Bm25ScoreMax max(weights[term_idx]);
     for (const Bm25Posting& posting : postings[term_idx]) {
-      bounds[term_idx] = std::max(
-          bounds[term_idx], weights[term_idx].Score(posting.term_frequency, posting.doc_length));
+      max.Offer(posting.term_frequency, posting.doc_length);
     }
+    bounds[term_idx] = max.Max();
   }
   std::vector<std::size_t> by_bound(term_count);
   for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) by_bound[term_idx] = term_idx;

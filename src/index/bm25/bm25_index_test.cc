@@ -377,6 +377,26 @@ TEST(Bm25IndexTest, WorksWithTheTokenizer) {
   EXPECT_THAT(hits[0].Explain(), HasSubstr("move(tf 1, df 2"));
 }
 
+TEST(Bm25ScoreMaxTest, EqualsTheLargestScoreBitForBit) {
+  const Bm25Config config;
+  for (std::uint32_t seed = 0; seed < 200; ++seed) {
+    std::mt19937 random(seed);
+    const Bm25TermWeight weight(0.1 + (random() % 50) / 10.0, 1 + random() % 3,
+                                1.0 + (random() % 400) / 10.0, config);
+    Bm25ScoreMax max(weight);
+    double expected = 0;
+    for (std::size_t pair = 1 + random() % 40; pair > 0; --pair) {
+      // Mostly small term frequencies, some beyond the tracked ones.
+      const std::uint32_t tf = random() % 5 == 0 ? 1 + random() % 60 : 1 + random() % 4;
+      const std::uint32_t dl = tf + random() % 80;
+      max.Offer(tf, dl);
+      expected = std::max(expected, weight.Score(tf, dl));
+    }
+    EXPECT_EQ(max.Max(), expected) << "seed " << seed;
+  }
+  EXPECT_EQ(Bm25ScoreMax(Bm25TermWeight(1.0, 1, 4.0, config)).Max(), 0.0);
+}
+
 // The search over one index skips docs by MaxScore; over two indexes (one of them empty, which
 // changes no statistic) it scores every posting. Both must give the same hits, scores to the
 // last bit and explanations, on generated collections whose skewed term frequencies and repeated
