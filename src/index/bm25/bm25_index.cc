@@ -129,19 +129,15 @@ std::size_t Gallop(std::span<const Bm25Posting> postings, std::size_t at, std::u
 }
 
 // Document at a time over the postings of one index (`owner` its position), MaxScore (Turtle and
-// Flood 1995): each term's bound is its largest contribution over its postings.
-//   Pass 1 scores the docs of the term with the largest bound (the rarest, as a rule: its docs
-//   are the likeliest to rank), so the threshold θ, the worst kept score once `limit` docs are
-//   kept, starts high.
-//   Pass 2 visits the docs holding another term but not that one. The other terms sorted by
-//   bound, ascending, the first `skippable` of them have bounds that sum below θ: a doc holding
-//   none of the rest cannot enter, so only the docs of the rest (the essential terms) are
-//   visited; when all are skippable, pass 2 ends.
-// In both, a doc is bounded by the contributions known plus the other terms' bounds, each bound
-// replaced by the exact contribution in turn (largest first), and dropped as soon as its bound
-// falls below θ (strictly, with slack: a doc that could tie θ is scored and the top's order
-// decides). Every doc that can enter is scored once, its contributions added in query order as
-// the term-at-a-time search adds them.
+// Flood 1995): each term's bound is its largest contribution over its postings. The terms sorted
+// by bound, ascending, the first `skippable` of them have bounds that sum below the worst kept
+// score θ once `limit` docs are kept: a doc holding none of the others cannot enter, so only the
+// docs of the other (essential) terms are visited. A visited doc is bounded by its essential
+// terms' contributions plus the others' bounds, then each other term's bound is replaced by its
+// exact contribution (largest bound first), and the doc is dropped as soon as its bound falls
+// below θ. Docs come in increasing order, so a later doc scoring exactly θ loses the tie anyway:
+// every doc that can enter is scored, with its contributions added in query order as the
+// term-at-a-time search adds them.
 template <typename Offer>
 void MaxScore(std::span<const QueryTerm> terms, std::span<const Bm25TermWeight> weights,
               std::uint32_t owner, const TopK& top, const Offer& offer, Bm25SearchStats& stats) {
@@ -160,75 +156,29 @@ void MaxScore(std::span<const QueryTerm> terms, std::span<const Bm25TermWeight> 
   for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) by_bound[term_idx] = term_idx;
   std::stable_sort(by_bound.begin(), by_bound.end(),
                    [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
-  const std::size_t lead = by_bound.back();
-  const std::size_t rest = term_count - 1;  // by_bound[0, rest): the other terms
   std::vector<double> prefix(term_count + 1, 0.0);  // bound sums of by_bound's prefixes
   for (std::size_t rank = 0; rank < term_count; ++rank) {
     prefix[rank + 1] = prefix[rank] + bounds[by_bound[rank]];
   }
+  std::size_t skippable = 0;
   double threshold = -std::numeric_limits<double>::infinity();
 
   std::vector<std::size_t> cursors(term_count, 0);
   std::vector<double> contributions(term_count, 0.0);
   std::vector<char> present(term_count, 0);
-  // Replaces term `term_idx`'s bound in `bound` by its contribution to `doc`; false once the
-  // doc's bound is below θ.
-  const auto probe = [&](std::size_t term_idx, std::uint64_t doc, double& bound) {
-    std::size_t& at = cursors[term_idx];
-    at = Gallop(postings[term_idx], at, doc);
-    present[term_idx] = at < postings[term_idx].size() && postings[term_idx][at].doc == doc;
-    bound -= bounds[term_idx];
-    if (present[term_idx]) {
-      const Bm25Posting& posting = postings[term_idx][at];
-      contributions[term_idx] = weights[term_idx].Score(posting.term_frequency, posting.doc_length);
-      bound += contributions[term_idx];
-    }
-    return !(top.full() && Below(bound, threshold));
-  };
-  const auto score = [&](std::uint64_t doc) {
-    ++stats.docs_scored;
-    double sum = 0;
-    for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
-      if (present[term_idx]) sum += contributions[term_idx];
-    }
-    offer(doc, sum, owner);
-    if (top.full()) threshold = top.worst().score;
-  };
-
-  // Pass 1: the lead term's docs.
-  present[lead] = 1;
-  for (const Bm25Posting& posting : postings[lead]) {
-    ++stats.docs_visited;
-    contributions[lead] = weights[lead].Score(posting.term_frequency, posting.doc_length);
-    double bound = contributions[lead] + prefix[rest];
-    bool open = !(top.full() && Below(bound, threshold));
-    for (std::size_t rank = rest; rank-- > 0 && open;) {
-      open = probe(by_bound[rank], posting.doc, bound);
-    }
-    if (open) score(posting.doc);
-  }
-
-  // Pass 2: the docs without the lead term, from the start of the other terms' postings.
-  present[lead] = 0;
-  for (std::size_t rank = 0; rank < rest; ++rank) cursors[by_bound[rank]] = 0;
-  std::size_t lead_at = 0;
-  std::size_t skippable = 0;
-  const auto raise = [&] {
-    while (skippable < rest && Below(prefix[skippable + 1], threshold)) ++skippable;
-  };
-  raise();
   constexpr std::uint64_t kNoDoc = std::numeric_limits<std::uint64_t>::max();
-  while (skippable < rest) {
+  while (skippable < term_count) {
     std::uint64_t doc = kNoDoc;
-    for (std::size_t rank = skippable; rank < rest; ++rank) {
+    for (std::size_t rank = skippable; rank < term_count; ++rank) {
       const std::size_t term_idx = by_bound[rank];
       if (cursors[term_idx] < postings[term_idx].size()) {
         doc = std::min(doc, postings[term_idx][cursors[term_idx]].doc);
       }
     }
     if (doc == kNoDoc) break;
+    ++stats.docs_visited;
     double bound = prefix[skippable];
-    for (std::size_t rank = skippable; rank < rest; ++rank) {
+    for (std::size_t rank = skippable; rank < term_count; ++rank) {
       const std::size_t term_idx = by_bound[rank];
       std::size_t& at = cursors[term_idx];
       present[term_idx] = at < postings[term_idx].size() && postings[term_idx][at].doc == doc;
@@ -237,16 +187,32 @@ void MaxScore(std::span<const QueryTerm> terms, std::span<const Bm25TermWeight> 
       contributions[term_idx] = weights[term_idx].Score(posting.term_frequency, posting.doc_length);
       bound += contributions[term_idx];
     }
-    lead_at = Gallop(postings[lead], lead_at, doc);
-    if (lead_at < postings[lead].size() && postings[lead][lead_at].doc == doc) continue;
-    ++stats.docs_visited;
-    bool open = !(top.full() && Below(bound, threshold));
-    for (std::size_t rank = skippable; rank-- > 0 && open;) {
-      open = probe(by_bound[rank], doc, bound);
+    bool dropped = top.full() && Below(bound, threshold);
+    for (std::size_t rank = skippable; rank-- > 0 && !dropped;) {
+      const std::size_t term_idx = by_bound[rank];
+      std::size_t& at = cursors[term_idx];
+      at = Gallop(postings[term_idx], at, doc);
+      present[term_idx] = at < postings[term_idx].size() && postings[term_idx][at].doc == doc;
+      bound -= bounds[term_idx];
+      if (present[term_idx]) {
+        const Bm25Posting& posting = postings[term_idx][at];
+        contributions[term_idx] =
+            weights[term_idx].Score(posting.term_frequency, posting.doc_length);
+        bound += contributions[term_idx];
+      }
+      dropped = top.full() && Below(bound, threshold);
     }
-    if (!open) continue;
-    score(doc);
-    raise();
+    if (dropped) continue;
+    ++stats.docs_scored;
+    double score = 0;
+    for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
+      if (present[term_idx]) score += contributions[term_idx];
+    }
+    offer(doc, score, owner);
+    if (top.full()) {
+      threshold = top.worst().score;
+      while (skippable < term_count && Below(prefix[skippable + 1], threshold)) ++skippable;
+    }
   }
 }
 

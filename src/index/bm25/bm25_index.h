@@ -29,11 +29,10 @@
 //     docs are never returned and never displace accepted ones. It is called at most once per
 //     matching doc, in unspecified order, so its answers must not depend on that order.
 //   - Over one index (the other entries of `indexes` null), the top `limit` come from MaxScore
-//     (Turtle and Flood 1995): each term's largest contribution bounds what it can add; the docs
-//     of the term with the largest bound are scored first, and once `limit` docs are kept, a doc
-//     holding only terms whose bounds sum below the worst kept score is never visited; the
-//     results, scores and explanations are those of scoring every matching doc, to the last bit
-//     (each score adds its terms' contributions in query order either way).
+//     (Turtle and Flood 1995): each term's largest contribution bounds what it can add, and once
+//     `limit` docs are kept, a doc holding only terms whose bounds sum below the worst kept score
+//     is never visited; the results, scores and explanations are those of scoring every matching
+//     doc, to the last bit (each score adds its terms' contributions in query order either way).
 //     Over several indexes every posting is scored.
 //   - Indexes searched together should hold disjoint docs. If a doc is in several, it is scored
 //     from one of them only (the first in `indexes` that holds a posting of its earliest-matching
