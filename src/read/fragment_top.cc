@@ -118,7 +118,8 @@ struct TermBound {
 TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::size_t window,
                   const index::Bm25TermWeight& window_weight,
                   const index::Bm25TermWeight& turn_weight) {
-  TermBound bound;
+  index::Bm25ScoreMax window_max(window_weight);
+  index::Bm25ScoreMax turn_max(turn_weight);
   std::size_t run_begin = 0;    // the first posting sharing a window with the current one
   std::uint32_t run_tf = 0;     // the term frequencies of postings [run_begin, current]
   for (const TermMatrix::Posting& posting : term.postings) {
@@ -132,14 +133,12 @@ TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::s
     for (std::size_t begin = first + 1; begin <= last; ++begin) {
       shortest = std::min(shortest, layout.LengthOf(begin, begin + window));
     }
-    bound.window = std::max(
-        bound.window, term.scale * window_weight.Score(run_tf, static_cast<std::uint32_t>(shortest)));
-    const auto turn_length =
-        static_cast<std::uint32_t>(layout.LengthOf(posting.turn, posting.turn + 1));
-    bound.turn = std::max(bound.turn,
-                          term.scale * turn_weight.Score(posting.term_frequency, turn_length));
+    window_max.Offer(run_tf, static_cast<std::uint32_t>(shortest));
+    turn_max.Offer(posting.term_frequency,
+                   static_cast<std::uint32_t>(layout.LengthOf(posting.turn, posting.turn + 1)));
   }
-  return bound;
+  // The scale is ≥ 0, so the largest scaled contribution is the scaled largest one.
+  return {term.scale * window_max.Max(), term.scale * turn_max.Max()};
 }
 
 FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores& own,
@@ -308,8 +307,9 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
       if (frequency[term_idx] == 0) continue;
       bound += terms[term_idx].scale * weights[term_idx]->Score(frequency[term_idx], length);
     }
-    if (threshold > -std::numeric_limits<double>::infinity()) {
-      double best_own = 0;
+    double best_own = 0;
+    const bool bounded = threshold > -std::numeric_limits<double>::infinity();
+    if (bounded) {
       for (std::size_t t = unit.begin; t < unit.end; ++t) best_own = std::max(best_own, own_of(t));
       if (below(bound + own_weight * best_own, threshold)) continue;
     }
@@ -326,6 +326,9 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
     }
     ++top.windows_scored;
     if (score <= 0) continue;
+    // The same bound with the exact score: a window whose turns cannot reach θ from it opens no
+    // pick and lifts none (a turn whose best window it is stays below θ either way).
+    if (bounded && below(score + own_weight * best_own, threshold)) continue;
     std::size_t finished = 0;
     while (finished < open.size() && open[finished].turn < unit.begin) finish(open[finished++]);
     open.erase(open.begin(), open.begin() + static_cast<std::ptrdiff_t>(finished));

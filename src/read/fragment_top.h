@@ -16,8 +16,10 @@
 //                lift no window's turn into the head on their own, so only the windows holding one
 //                of the other terms (the essential ones) are visited, and a visited window whose
 //                essential terms' exact contributions plus the others' bounds plus own_weight × the
-//                best own score among its turns stay below θ is not scored either. A turn is
-//                picked only from the windows scored, and only the best `limit` picks are kept.
+//                best own score among its turns stay below θ is not scored either; a scored window
+//                whose exact score plus that own part stays below θ opens and lifts no pick. A
+//                turn is picked only from the windows that reach θ so, and only the best `limit`
+//                picks are kept. A term's bounds cost a compare per posting (index::Bm25ScoreMax).
 // Why it is exact: a turn whose best window was skipped scores below θ, which is at most the k-th
 // best score; every turn of the true head has its best window scored, so its pick is exact and
 // beats, strictly, whatever a skipped window would have given it.

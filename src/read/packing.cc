@@ -208,6 +208,8 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
     const std::size_t tokens = CountTokens(line);
     candidates.push_back({item_idx + 1, std::move(line), tokens});
   }
+  // The floor's entries so far are in rank order; the picks' (duplicate, budget) come next.
+  const std::size_t floor_end = result.unpacked.size();
   const auto session_of = [&](const RecallItem& item) {
     return item.session_id.empty() ? std::string() : item.scope + '\x1f' + item.session_id;
   };
@@ -276,13 +278,20 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
     }
   }
   packer.DropCoveredItems(result);
-  std::vector<UnpackedItem> not_taken;
+  // By rank (each item is listed once, so ranks are distinct): the floor's entries and the
+  // candidates left open are in rank order already; only the picks left out, at most k plus the
+  // duplicates met, are sorted, then the three runs are merged.
+  const auto by_rank = [](const UnpackedItem& a, const UnpackedItem& b) { return a.rank < b.rank; };
+  std::vector<UnpackedItem>& unpacked = result.unpacked;
+  const auto picks_begin = unpacked.begin() + static_cast<std::ptrdiff_t>(floor_end);
+  std::sort(picks_begin, unpacked.end(), by_rank);
+  std::inplace_merge(unpacked.begin(), picks_begin, unpacked.end(), by_rank);
+  const std::size_t taken_end = unpacked.size();
   for (const Candidate& candidate : candidates) {
-    if (candidate.open) not_taken.push_back({ranked[candidate.rank - 1].id, candidate.rank, "k"});
+    if (candidate.open) unpacked.push_back({ranked[candidate.rank - 1].id, candidate.rank, "k"});
   }
-  result.unpacked.insert(result.unpacked.end(), not_taken.begin(), not_taken.end());
-  std::sort(result.unpacked.begin(), result.unpacked.end(),
-            [](const UnpackedItem& a, const UnpackedItem& b) { return a.rank < b.rank; });
+  std::inplace_merge(unpacked.begin(), unpacked.begin() + static_cast<std::ptrdiff_t>(taken_end),
+                     unpacked.end(), by_rank);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -326,6 +328,36 @@ TEST(PackByValueTest, DuplicatesAndTiesAreDecidedByRank) {
   EXPECT_THAT(Reasons(three), ::testing::ElementsAre("c:duplicate"));
   EXPECT_EQ(three.deduplicated, 1u);
   EXPECT_EQ(three.context_tokens, CountTokens(three.context));
+}
+
+// Generated rankings with every reason to leave an item out (floor, duplicate, budget, k): the
+// list of what was left out holds each such item once, in rank order.
+TEST(PackByValueTest, WhatIsLeftOutIsListedOnceInRankOrder) {
+  for (std::uint32_t seed = 0; seed < 40; ++seed) {
+    std::mt19937 random(seed);
+    std::vector<RecallItem> ranked;
+    double score = 1.0;
+    const std::size_t count = 5 + random() % 60;
+    for (std::size_t item_idx = 0; item_idx < count; ++item_idx) {
+      RecallItem item = Scored("i" + std::to_string(item_idx), "s" + std::to_string(random() % 5),
+                               static_cast<std::int64_t>(random() % 200), score,
+                               std::string(1 + random() % 300, 'w'));
+      if (item_idx > 0 && random() % 6 == 0) {  // the same speaker and text as an earlier turn
+        item.text = ranked[random() % ranked.size()].text;
+      }
+      ranked.push_back(std::move(item));
+      score *= 0.8 + (random() % 20) / 100.0;
+    }
+    PackOptions options = ByValue();
+    options.floor = 0.05;
+    const std::size_t k = 1 + random() % 12;
+    const PackResult packed = Pack(ranked, 200 + random() % 800, k, options);
+    std::vector<std::size_t> ranks;
+    for (const UnpackedItem& item : packed.unpacked) ranks.push_back(item.rank);
+    EXPECT_TRUE(std::is_sorted(ranks.begin(), ranks.end())) << "seed " << seed;
+    EXPECT_EQ(std::adjacent_find(ranks.begin(), ranks.end()), ranks.end()) << "seed " << seed;
+    EXPECT_EQ(packed.items.size() + packed.unpacked.size(), ranked.size()) << "seed " << seed;
+  }
 }
 
 TEST(PackTest, ExcerptWindowCentresOnTheDensestMatchesOnCharacterBoundaries) {

@@ -62,6 +62,46 @@ class Bm25TermWeight {
   double norm_slope_;  // k1 * b / avgdl, or 0 when avgdl <= 0
 };
 
+// The largest Score(tf, dl) over the pairs offered, for MaxScore bounds, at the cost of a compare
+// per pair instead of a division: Score grows with tf and falls with dl (and so do its rounded
+// operations), so the largest is Score(tf, shortest dl offered with that tf) for some tf. Equal,
+// bit for bit, to the maximum of Score over the pairs.
+class Bm25ScoreMax {
+ public:
+  explicit Bm25ScoreMax(const Bm25TermWeight& weight) : weight_(weight) {
+    for (std::uint32_t& length : shortest_) length = kNone;
+  }
+
+  void Offer(std::uint32_t term_frequency, std::uint32_t doc_length) {
+    if (term_frequency < kTracked) {
+      shortest_[term_frequency] = doc_length < shortest_[term_frequency]
+                                      ? doc_length
+                                      : shortest_[term_frequency];
+    } else {
+      const double score = weight_.Score(term_frequency, doc_length);
+      if (score > rare_max_) rare_max_ = score;
+    }
+  }
+
+  // 0 when nothing was offered.
+  double Max() const {
+    double max = rare_max_;
+    for (std::uint32_t tf = 0; tf < kTracked; ++tf) {
+      if (shortest_[tf] == kNone) continue;
+      const double score = weight_.Score(tf, shortest_[tf]);
+      if (score > max) max = score;
+    }
+    return max;
+  }
+
+ private:
+  static constexpr std::uint32_t kTracked = 16;  // term frequencies kept by shortest dl
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  const Bm25TermWeight& weight_;
+  std::uint32_t shortest_[kTracked];
+  double rare_max_ = 0;
+};
+
 }  // namespace engram::index
 
 #endif  // ENGRAM_INDEX_BM25_BM25_H_

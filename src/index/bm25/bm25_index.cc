@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -81,6 +82,10 @@ class TopK {
     }
   }
 
+  bool full() const { return heap_.size() >= limit_; }
+  // The worst kept candidate; only when full().
+  const Candidate& worst() const { return heap_.front(); }
+
   // Best first.
   std::vector<Candidate> Take() && {
     std::sort_heap(heap_.begin(), heap_.end(), Better);
@@ -98,6 +103,117 @@ std::span<const Bm25Posting>::iterator FindPosting(std::span<const Bm25Posting> 
       postings.begin(), postings.end(), doc,
       [](const Bm25Posting& posting, std::uint64_t value) { return posting.doc < value; });
   return it != postings.end() && it->doc == doc ? it : postings.end();
+}
+
+// Bounds are sums of the same non-negative contributions as the scores they bound, added in
+// another order: a bound counts as below a threshold only when it stays below after this relative
+// slack, far above the rounding of a few additions.
+constexpr double kBoundSlack = 1e-9;
+
+bool Below(double bound, double threshold) { return bound * (1 + kBoundSlack) < threshold; }
+
+// The first index at or after `at` in `postings` whose doc is at least `doc`.
+std::size_t Gallop(std::span<const Bm25Posting> postings, std::size_t at, std::uint64_t doc) {
+  if (at >= postings.size() || postings[at].doc >= doc) return at;
+  std::size_t step = 1;  // postings[at] is before `doc`; so is postings[at + step / 2] below
+  while (at + step < postings.size() && postings[at + step].doc < doc) step *= 2;
+  const auto first = postings.begin() + static_cast<std::ptrdiff_t>(at + step / 2);
+  const auto last =
+      postings.begin() + static_cast<std::ptrdiff_t>(std::min(at + step + 1, postings.size()));
+  return static_cast<std::size_t>(
+      std::lower_bound(first, last, doc,
+                       [](const Bm25Posting& posting, std::uint64_t value) {
+                         return posting.doc < value;
+                       }) -
+      postings.begin());
+}
+
+// Document at a time over the postings of one index (`owner` its position), MaxScore (Turtle and
+// Flood 1995): each term's bound is its largest contribution over its postings. The terms sorted
+// by bound, ascending, the first `skippable` of them have bounds that sum below the worst kept
+// score θ once `limit` docs are kept: a doc holding none of the others cannot enter, so only the
+// docs of the other (essential) terms are visited. A visited doc is bounded by its essential
+// terms' contributions plus the others' bounds, then each other term's bound is replaced by its
+// exact contribution (largest bound first), and the doc is dropped as soon as its bound falls
+// below θ. Docs come in increasing order, so a later doc scoring exactly θ loses the tie anyway:
+// every doc that can enter is scored, with its contributions added in query order as the
+// term-at-a-time search adds them.
+template <typename Offer>
+void MaxScore(std::span<const QueryTerm> terms, std::span<const Bm25TermWeight> weights,
+              std::uint32_t owner, const TopK& top, const Offer& offer, Bm25SearchStats& stats) {
+  const std::size_t term_count = terms.size();
+  std::vector<std::span<const Bm25Posting>> postings(term_count);
+  std::vector<double> bounds(term_count, 0.0);
+  for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
+    postings[term_idx] = terms[term_idx].postings[owner];
+    Bm25ScoreMax max(weights[term_idx]);
+    for (const Bm25Posting& posting : postings[term_idx]) {
+      max.Offer(posting.term_frequency, posting.doc_length);
+    }
+    bounds[term_idx] = max.Max();
+  }
+  std::vector<std::size_t> by_bound(term_count);
+  for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) by_bound[term_idx] = term_idx;
+  std::stable_sort(by_bound.begin(), by_bound.end(),
+                   [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
+  std::vector<double> prefix(term_count + 1, 0.0);  // bound sums of by_bound's prefixes
+  for (std::size_t rank = 0; rank < term_count; ++rank) {
+    prefix[rank + 1] = prefix[rank] + bounds[by_bound[rank]];
+  }
+  std::size_t skippable = 0;
+  double threshold = -std::numeric_limits<double>::infinity();
+
+  std::vector<std::size_t> cursors(term_count, 0);
+  std::vector<double> contributions(term_count, 0.0);
+  std::vector<char> present(term_count, 0);
+  constexpr std::uint64_t kNoDoc = std::numeric_limits<std::uint64_t>::max();
+  while (skippable < term_count) {
+    std::uint64_t doc = kNoDoc;
+    for (std::size_t rank = skippable; rank < term_count; ++rank) {
+      const std::size_t term_idx = by_bound[rank];
+      if (cursors[term_idx] < postings[term_idx].size()) {
+        doc = std::min(doc, postings[term_idx][cursors[term_idx]].doc);
+      }
+    }
+    if (doc == kNoDoc) break;
+    ++stats.docs_visited;
+    double bound = prefix[skippable];
+    for (std::size_t rank = skippable; rank < term_count; ++rank) {
+      const std::size_t term_idx = by_bound[rank];
+      std::size_t& at = cursors[term_idx];
+      present[term_idx] = at < postings[term_idx].size() && postings[term_idx][at].doc == doc;
+      if (!present[term_idx]) continue;
+      const Bm25Posting& posting = postings[term_idx][at++];
+      contributions[term_idx] = weights[term_idx].Score(posting.term_frequency, posting.doc_length);
+      bound += contributions[term_idx];
+    }
+    bool dropped = top.full() && Below(bound, threshold);
+    for (std::size_t rank = skippable; rank-- > 0 && !dropped;) {
+      const std::size_t term_idx = by_bound[rank];
+      std::size_t& at = cursors[term_idx];
+      at = Gallop(postings[term_idx], at, doc);
+      present[term_idx] = at < postings[term_idx].size() && postings[term_idx][at].doc == doc;
+      bound -= bounds[term_idx];
+      if (present[term_idx]) {
+        const Bm25Posting& posting = postings[term_idx][at];
+        contributions[term_idx] =
+            weights[term_idx].Score(posting.term_frequency, posting.doc_length);
+        bound += contributions[term_idx];
+      }
+      dropped = top.full() && Below(bound, threshold);
+    }
+    if (dropped) continue;
+    ++stats.docs_scored;
+    double score = 0;
+    for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
+      if (present[term_idx]) score += contributions[term_idx];
+    }
+    offer(doc, score, owner);
+    if (top.full()) {
+      threshold = top.worst().score;
+      while (skippable < term_count && Below(prefix[skippable + 1], threshold)) ++skippable;
+    }
+  }
 }
 
 }  // namespace
@@ -290,7 +406,11 @@ std::vector<Bm25Hit> Bm25Index::Search(std::span<const std::string> query_terms,
 std::vector<Bm25Hit> Bm25Index::Search(std::span<const Bm25Index* const> indexes,
                                        std::span<const std::string> query_terms,
                                        const Bm25Config& config, std::size_t limit,
-                                       const std::function<bool(std::uint64_t)>& accept) {
+                                       const std::function<bool(std::uint64_t)>& accept,
+                                       Bm25SearchStats* stats) {
+  Bm25SearchStats local_stats;
+  Bm25SearchStats& counts = stats != nullptr ? *stats : local_stats;
+  counts = Bm25SearchStats{};
   if (limit == 0 || query_terms.empty()) return {};
 
   // Collection statistics, summed over the indexes.
@@ -341,15 +461,25 @@ std::vector<Bm25Hit> Bm25Index::Search(std::span<const Bm25Index* const> indexes
     }
   }
 
-  // Term-at-a-time accumulation, terms in query order, so each doc's score is the sum of its
-  // contributions in exactly the order the explanation lists them.
   TopK top(limit);
   const auto offer = [&](std::uint64_t doc, double score, std::uint32_t owner) {
     if (accept && !accept(doc)) return;
     top.Offer(Candidate{doc, score, owner});
   };
+  // One index holds every posting: document at a time, skipping what cannot reach the top.
+  std::uint32_t owner = kNoOwner;
+  std::size_t non_null = 0;
+  for (std::uint32_t index_pos = 0; index_pos < indexes.size(); ++index_pos) {
+    if (indexes[index_pos] == nullptr) continue;
+    ++non_null;
+    owner = index_pos;
+  }
+  // Otherwise term-at-a-time accumulation, terms in query order, so each doc's score is the sum
+  // of its contributions in exactly the order the explanation lists them.
   const std::uint64_t range = max_doc - min_doc;  // slots - 1; cannot overflow
-  if (range < kMaxDenseSlots && range < kDenseRangePerPosting * posting_total + kDenseRangeSlack) {
+  if (non_null == 1) {
+    MaxScore(terms, weights, owner, top, offer, counts);
+  } else if (range < kMaxDenseSlots && range < kDenseRangePerPosting * posting_total + kDenseRangeSlack) {
     const std::size_t slots = static_cast<std::size_t>(range) + 1;
     thread_local DenseScratch retained;
     DenseScratch temporary;
@@ -379,7 +509,10 @@ std::vector<Bm25Hit> Bm25Index::Search(std::span<const Bm25Index* const> indexes
       }
     }
     for (std::size_t slot = 0; slot < slots; ++slot) {
-      if (owners[slot] != kNoOwner) offer(min_doc + slot, scores[slot], owners[slot]);
+      if (owners[slot] == kNoOwner) continue;
+      ++counts.docs_visited;
+      ++counts.docs_scored;
+      offer(min_doc + slot, scores[slot], owners[slot]);
     }
   } else {
     std::unordered_map<std::uint64_t, Candidate> accumulators;
@@ -400,6 +533,7 @@ std::vector<Bm25Hit> Bm25Index::Search(std::span<const Bm25Index* const> indexes
         }
       }
     }
+    counts.docs_visited = counts.docs_scored = accumulators.size();
     for (const auto& [doc, accumulator] : accumulators) {
       offer(doc, accumulator.score, accumulator.owner);  // TopK's total order makes this
     }                                                    // iteration order irrelevant

@@ -28,6 +28,12 @@
 //   - `accept` (optional) is asked about every matching doc before the top-`limit` cut; rejected
 //     docs are never returned and never displace accepted ones. It is called at most once per
 //     matching doc, in unspecified order, so its answers must not depend on that order.
+//   - Over one index (the other entries of `indexes` null), the top `limit` come from MaxScore
+//     (Turtle and Flood 1995): each term's largest contribution bounds what it can add, and once
+//     `limit` docs are kept, a doc holding only terms whose bounds sum below the worst kept score
+//     is never visited; the results, scores and explanations are those of scoring every matching
+//     doc, to the last bit (each score adds its terms' contributions in query order either way).
+//     Over several indexes every posting is scored.
 //   - Indexes searched together should hold disjoint docs. If a doc is in several, it is scored
 //     from one of them only (the first in `indexes` that holds a posting of its earliest-matching
 //     query term) but counted in the statistics of each.
@@ -81,6 +87,12 @@ struct Bm25Hit {
   std::string Explain() const;
 };
 
+// What one Search did, for tests and benchmarks.
+struct Bm25SearchStats {
+  std::size_t docs_visited = 0;  // docs reached through the postings the search walked
+  std::size_t docs_scored = 0;   // docs whose full score was computed
+};
+
 // Not internally synchronised: const methods (including Search) may run concurrently with each
 // other; Add, Remove and Clear need exclusive access. Spans returned by Postings() are invalidated
 // by the next mutation.
@@ -131,11 +143,14 @@ class Bm25Index {
 
   // The best `limit` docs for `query_terms` across `indexes` (null entries are skipped); see the
   // file comment for the contract. Empty if the query has no indexed term or limit is 0.
-  // Cost: O(postings of the query terms + k log limit), k = matching docs.
+  // Cost: O(postings of the query terms + k log limit), k = matching docs; over one index, one
+  // pass over those postings for the bounds and a visit only of the docs the bounds cannot rule
+  // out. `stats`, when given, receives what the search did.
   static std::vector<Bm25Hit> Search(std::span<const Bm25Index* const> indexes,
                                      std::span<const std::string> query_terms,
                                      const Bm25Config& config, std::size_t limit,
-                                     const std::function<bool(std::uint64_t)>& accept = nullptr);
+                                     const std::function<bool(std::uint64_t)>& accept = nullptr,
+                                     Bm25SearchStats* stats = nullptr);
 
   // Search over this index alone.
   std::vector<Bm25Hit> Search(std::span<const std::string> query_terms, const Bm25Config& config,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -374,6 +375,141 @@ TEST(Bm25IndexTest, WorksWithTheTokenizer) {
   EXPECT_THAT(Docs(hits), ElementsAre(1u, 3u));
   EXPECT_THAT(hits[0].Explain(), HasSubstr("carolin(tf 1, df 2"));
   EXPECT_THAT(hits[0].Explain(), HasSubstr("move(tf 1, df 2"));
+}
+
+TEST(Bm25ScoreMaxTest, EqualsTheLargestScoreBitForBit) {
+  const Bm25Config config;
+  for (std::uint32_t seed = 0; seed < 200; ++seed) {
+    std::mt19937 random(seed);
+    const Bm25TermWeight weight(0.1 + (random() % 50) / 10.0, 1 + random() % 3,
+                                1.0 + (random() % 400) / 10.0, config);
+    Bm25ScoreMax max(weight);
+    double expected = 0;
+    for (std::size_t pair = 1 + random() % 40; pair > 0; --pair) {
+      // Mostly small term frequencies, some beyond the tracked ones.
+      const std::uint32_t tf = random() % 5 == 0 ? 1 + random() % 60 : 1 + random() % 4;
+      const std::uint32_t dl = tf + random() % 80;
+      max.Offer(tf, dl);
+      expected = std::max(expected, weight.Score(tf, dl));
+    }
+    EXPECT_EQ(max.Max(), expected) << "seed " << seed;
+  }
+  EXPECT_EQ(Bm25ScoreMax(Bm25TermWeight(1.0, 1, 4.0, config)).Max(), 0.0);
+}
+
+// The search over one index skips docs by MaxScore; over two indexes (one of them empty, which
+// changes no statistic) it scores every posting. Both must give the same hits, scores to the
+// last bit and explanations, on generated collections whose skewed term frequencies and repeated
+// documents make ties, for every limit, with and without a filter.
+TEST(Bm25MaxScoreTest, SkippingEqualsScoringEveryPosting) {
+  const Bm25Config config;
+  const Bm25Index empty;
+  std::size_t skipped_somewhere = 0;
+  for (std::uint32_t seed = 0; seed < 60; ++seed) {
+    std::mt19937 random(seed);
+    const std::size_t vocabulary = 4 + seed % 9;
+    std::vector<double> term_weights;  // Zipf-like: term t drawn ∝ 1 / (t + 1)
+    for (std::size_t term = 0; term < vocabulary; ++term) term_weights.push_back(1.0 / (term + 1.0));
+    std::discrete_distribution<std::size_t> draw_term(term_weights.begin(), term_weights.end());
+    std::uniform_int_distribution<std::size_t> draw_length(1, 1 + seed % 8);
+    const std::size_t doc_total = 1 + (seed * 37) % 240;
+    Bm25Index index;
+    std::vector<Terms> contents;
+    std::uint64_t doc = 0;
+    for (std::size_t doc_idx = 0; doc_idx < doc_total; ++doc_idx) {
+      doc += 1 + random() % 3;  // gaps between doc numbers
+      Terms terms;
+      if (!contents.empty() && random() % 4 == 0) {
+        terms = contents[random() % contents.size()];  // a repeated document: a tie
+      } else {
+        for (std::size_t length = draw_length(random); length > 0; --length) {
+          terms.push_back("t" + std::to_string(draw_term(random)));
+        }
+      }
+      contents.push_back(terms);
+      index.Add(doc, terms);
+    }
+    for (std::size_t query_idx = 0; query_idx < 6; ++query_idx) {
+      Terms query;
+      for (std::size_t length = 1 + random() % 5; length > 0; --length) {
+        query.push_back("t" + std::to_string(draw_term(random)));
+      }
+      if (query_idx == 5) query.push_back("absent");
+      const std::array<const Bm25Index*, 1> one = {&index};
+      const std::array<const Bm25Index*, 2> two = {&index, &empty};
+      for (const bool filtered : {false, true}) {
+        std::function<bool(std::uint64_t)> accept;
+        if (filtered) accept = [](std::uint64_t candidate) { return candidate % 3 != 0; };
+        Bm25SearchStats every;
+        const std::vector<Bm25Hit> all =
+            Bm25Index::Search(two, query, config, doc_total + 1, accept, &every);
+        for (std::size_t limit = 1; limit <= all.size() + 1; ++limit) {
+          Bm25SearchStats stats;
+          const std::vector<Bm25Hit> fast = Bm25Index::Search(one, query, config, limit, accept, &stats);
+          const std::vector<Bm25Hit> slow = Bm25Index::Search(two, query, config, limit, accept);
+          ASSERT_EQ(fast.size(), slow.size()) << "seed " << seed << " limit " << limit;
+          for (std::size_t hit_idx = 0; hit_idx < fast.size(); ++hit_idx) {
+            ASSERT_EQ(fast[hit_idx].doc, slow[hit_idx].doc) << "seed " << seed << " limit " << limit;
+            ASSERT_EQ(fast[hit_idx].score, slow[hit_idx].score);
+            ASSERT_EQ(fast[hit_idx].Explain(), slow[hit_idx].Explain());
+          }
+          EXPECT_LE(stats.docs_scored, every.docs_scored);
+          if (stats.docs_visited < every.docs_visited) ++skipped_somewhere;
+        }
+      }
+    }
+  }
+  EXPECT_GT(skipped_somewhere, 0u);  // the comparison covered searches that skipped docs
+}
+
+// One rare term and one common term, top 1: once the doc holding both is kept, the common term's
+// bound lies below its score, so the docs holding only the common term are never visited. The
+// collection is chosen so that bound is within 10 % of that score: a bound looser by more than
+// that visits the 200 docs of the common term.
+TEST(Bm25MaxScoreTest, DocsOfTermsBelowTheThresholdAreNotVisited) {
+  const Bm25Config config;
+  constexpr std::size_t kCommonOnly = 200;
+  std::size_t chosen_rare = 0, chosen_filler = 0;
+  for (std::size_t rare = 2; rare < 150 && chosen_rare == 0; ++rare) {
+    for (std::size_t filler = 0; filler < 30; ++filler) {
+      // doc 1: rare common + filler; kCommonOnly docs "common x"; rare - 1 docs "rare".
+      const double doc_count = static_cast<double>(1 + kCommonOnly + rare - 1);
+      const double total = static_cast<double>(2 + filler + 2 * kCommonOnly + rare - 1);
+      const double average = total / doc_count;
+      const Bm25TermWeight rare_weight(Bm25Idf(static_cast<std::uint64_t>(doc_count), rare), 1,
+                                       average, config);
+      const Bm25TermWeight common_weight(
+          Bm25Idf(static_cast<std::uint64_t>(doc_count), kCommonOnly + 1), 1, average, config);
+      const auto first_length = static_cast<std::uint32_t>(2 + filler);
+      const double first_score =
+          rare_weight.Score(1, first_length) + common_weight.Score(1, first_length);
+      const double common_bound = common_weight.Score(1, 2);
+      if (common_bound < first_score && first_score < 1.1 * common_bound &&
+          common_bound < rare_weight.Score(1, 1)) {
+        chosen_rare = rare;
+        chosen_filler = filler;
+        break;
+      }
+    }
+  }
+  ASSERT_GT(chosen_rare, 0u) << "no collection puts the bound within 10 % of the score";
+  Bm25Index index;
+  Terms first = {"rare", "common"};
+  first.insert(first.end(), chosen_filler, "x");
+  index.Add(1, first);
+  for (std::uint64_t doc = 2; doc < 2 + kCommonOnly; ++doc) index.Add(doc, Terms{"common", "x"});
+  for (std::uint64_t doc = 2 + kCommonOnly; doc < 1 + kCommonOnly + chosen_rare; ++doc) {
+    index.Add(doc, Terms{"rare"});
+  }
+  Bm25SearchStats stats;
+  const std::vector<Bm25Hit> hits =
+      index.Search(Terms{"rare", "common"}, config, /*limit=*/1, nullptr);
+  const std::array<const Bm25Index*, 1> one = {&index};
+  const std::vector<Bm25Hit> counted =
+      Bm25Index::Search(one, Terms{"rare", "common"}, config, /*limit=*/1, nullptr, &stats);
+  ASSERT_EQ(counted.size(), 1u);
+  EXPECT_EQ(counted.front().doc, hits.front().doc);
+  EXPECT_EQ(stats.docs_visited, chosen_rare);  // doc 1 and the docs holding only "rare"
 }
 
 }  // namespace
