@@ -1,4 +1,4 @@
-// Word-vector soft matches through the engine ([recall] word_vector_match, on by default): a
+// Word-vector soft matches through the engine ([recall] word_vector_match, off by default): a
 // missing vectors file leaves recall without them and its plan says so, a damaged one is an
 // error at recall, and with the installed vectors (scripts/setup) the fragment route finds a
 // turn that shares no word with the question, only a related one.
