@@ -508,10 +508,8 @@ void BM_WordNeighbours(benchmark::State& state) {
         benchmark::DoNotOptimize(vectors.Neighbours(query, gathered_list, 0.6, 3));
         break;
       default: {
-        const lexicon::internal::CodeDotPath path = state.range(0) == 2
-                                                        ? lexicon::internal::CodeDotPath::kAvx2
-                                                        : lexicon::internal::CodeDotPath::kScalar;
-        if (!lexicon::internal::CodeDotPathSupported(path)) {
+        const SimdPath path = state.range(0) == 2 ? SimdPath::kAvx2 : SimdPath::kScalar;
+        if (!SimdPathSupported(path)) {
           state.SkipWithError("code path not supported on this CPU");
           return;
         }
@@ -548,10 +546,10 @@ void BM_EncodeUseLitePrecision(benchmark::State& state) {
     case 1:
       break;
     case 2:
-      options.kernel_path = embed::internal::KernelPath::kAvx2;
+      options.kernel_path = SimdPath::kAvx2;
       break;
     default:
-      options.kernel_path = embed::internal::KernelPath::kScalar;
+      options.kernel_path = SimdPath::kScalar;
       break;
   }
   StatusOr<std::unique_ptr<embed::UseLiteEmbedder>> embedder = embed::UseLiteEmbedder::Open(
@@ -580,9 +578,8 @@ void BM_EncodeUseLitePrecision(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * sentences.size()));
   state.SetLabel(options.precision == embed::UseLitePrecision::kFloat32
                      ? "float32"
-                     : "int8 " + std::string(embed::internal::KernelPathName(
-                                     options.kernel_path.value_or(
-                                         embed::internal::BestKernelPath()))));
+                     : "int8 " +
+                           std::string(SimdPathName(options.kernel_path.value_or(BestSimdPath()))));
   state.counters["tokens_per_sentence"] =
       static_cast<double>(tokens) / static_cast<double>(sentences.size());
   state.counters["GFLOPs"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);

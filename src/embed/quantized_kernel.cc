@@ -290,48 +290,6 @@ ENGRAM_AVX2_TARGET void KernelAvx2(const QuantizedRows& input, const QuantizedWe
 
 }  // namespace
 
-std::string_view KernelPathName(KernelPath path) {
-  switch (path) {
-    case KernelPath::kScalar:
-      return "scalar";
-    case KernelPath::kAvx2:
-      return "avx2";
-    case KernelPath::kAvx512Vnni:
-      return "avx512-vnni";
-  }
-  return "unknown";
-}
-
-bool KernelPathSupported(KernelPath path) {
-  switch (path) {
-    case KernelPath::kScalar:
-      return true;
-#if defined(ENGRAM_EMBED_X86)
-    case KernelPath::kAvx2:
-      __builtin_cpu_init();
-      return __builtin_cpu_supports("avx2");
-    case KernelPath::kAvx512Vnni:
-      __builtin_cpu_init();
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vnni");
-#else
-    case KernelPath::kAvx2:
-    case KernelPath::kAvx512Vnni:
-      return false;
-#endif
-  }
-  return false;
-}
-
-KernelPath BestKernelPath() {
-  static const KernelPath best = [] {
-    if (KernelPathSupported(KernelPath::kAvx512Vnni)) return KernelPath::kAvx512Vnni;
-    if (KernelPathSupported(KernelPath::kAvx2)) return KernelPath::kAvx2;
-    return KernelPath::kScalar;
-  }();
-  return best;
-}
-
 void QuantizedWeights::Quantize(const float* row_major, std::size_t input_width,
                                 std::size_t output_width) {
   assert(input_width % kGroup == 0 && output_width % kPanel == 0);
@@ -359,10 +317,10 @@ void QuantizedWeights::Quantize(const float* row_major, std::size_t input_width,
   }
 }
 
-void QuantizeRows(KernelPath path, const float* input, std::size_t stride, std::size_t rows,
+void QuantizeRows(SimdPath path, const float* input, std::size_t stride, std::size_t rows,
                   std::size_t depth, QuantizedRows& out) {
 #if defined(ENGRAM_EMBED_X86)
-  const bool vector = path == KernelPath::kAvx512Vnni;
+  const bool vector = path == SimdPath::kAvx512Vnni;
 #else
   const bool vector = false;
   (void)path;
@@ -406,22 +364,22 @@ void QuantizeRows(KernelPath path, const float* input, std::size_t stride, std::
   }
 }
 
-void DenseForwardInt8(KernelPath path, const QuantizedRows& input, const QuantizedWeights& weights,
+void DenseForwardInt8(SimdPath path, const QuantizedRows& input, const QuantizedWeights& weights,
                       const float* bias, bool relu, float* output, std::size_t output_stride) {
   assert(input.depth == weights.input_width());
   switch (path) {
 #if defined(ENGRAM_EMBED_X86)
-    case KernelPath::kAvx512Vnni:
+    case SimdPath::kAvx512Vnni:
       KernelAvx512(input, weights, bias, relu, output, output_stride);
       return;
-    case KernelPath::kAvx2:
+    case SimdPath::kAvx2:
       KernelAvx2(input, weights, bias, relu, output, output_stride);
       return;
 #else
-    case KernelPath::kAvx512Vnni:
-    case KernelPath::kAvx2:
+    case SimdPath::kAvx512Vnni:
+    case SimdPath::kAvx2:
 #endif
-    case KernelPath::kScalar:
+    case SimdPath::kScalar:
       KernelScalar(input, weights, bias, relu, output, output_stride);
       return;
   }

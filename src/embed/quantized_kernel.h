@@ -23,18 +23,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/simd_path.h"
+
 namespace engram::embed::internal {
-
-enum class KernelPath {
-  kScalar,      // portable C++
-  kAvx2,        // x86-64 with AVX2
-  kAvx512Vnni,  // x86-64 with AVX-512 F/BW and VNNI
-};
-
-std::string_view KernelPathName(KernelPath path);
-bool KernelPathSupported(KernelPath path);
-// The fastest path this CPU supports (decided once, thread-safe).
-KernelPath BestKernelPath();
 
 // A [input_width × output_width] row-major float matrix (TF's x·W layout) quantised per column
 // and repacked as output_width/16 panels of 16 columns; within a panel, each group of 4
@@ -78,12 +69,12 @@ struct QuantizedRows {
 // Quantises `rows` rows of `depth` floats (rows `stride` floats apart): the row's range
 // [min(x, 0), max(x, 0)] is mapped onto [0, 255] (0 exactly representable), codes rounded to
 // nearest, ties to even. Every path gives the same codes.
-void QuantizeRows(KernelPath path, const float* input, std::size_t stride, std::size_t rows,
+void QuantizeRows(SimdPath path, const float* input, std::size_t stride, std::size_t rows,
                   std::size_t depth, QuantizedRows& out);
 
 // output[r][j] as in the file comment, for every row of `input` (input.depth must equal
 // weights.input_width()); `output` rows are `output_stride` floats apart.
-void DenseForwardInt8(KernelPath path, const QuantizedRows& input, const QuantizedWeights& weights,
+void DenseForwardInt8(SimdPath path, const QuantizedRows& input, const QuantizedWeights& weights,
                       const float* bias, bool relu, float* output, std::size_t output_stride);
 
 }  // namespace engram::embed::internal

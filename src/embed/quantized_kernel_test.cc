@@ -22,7 +22,7 @@ std::vector<float> RandomMatrix(std::size_t rows, std::size_t columns, float spr
   return values;
 }
 
-std::vector<float> RunKernel(KernelPath path, const std::vector<float>& input, std::size_t rows,
+std::vector<float> RunKernel(SimdPath path, const std::vector<float>& input, std::size_t rows,
                              const QuantizedWeights& weights, const std::vector<float>& bias,
                              bool relu) {
   QuantizedRows quantized;
@@ -53,12 +53,12 @@ TEST(QuantizedKernelTest, EverySupportedPathGivesTheScalarPathsBytes) {
         if (depth > 1) input[1] = -0.0f;
         for (const bool relu : {false, true}) {
           const std::vector<float> expected =
-              RunKernel(KernelPath::kScalar, input, rows, weights, bias, relu);
-          for (const KernelPath path : {KernelPath::kAvx2, KernelPath::kAvx512Vnni}) {
-            if (!KernelPathSupported(path)) continue;
+              RunKernel(SimdPath::kScalar, input, rows, weights, bias, relu);
+          for (const SimdPath path : {SimdPath::kAvx2, SimdPath::kAvx512Vnni}) {
+            if (!SimdPathSupported(path)) continue;
             EXPECT_TRUE(SameBytes(RunKernel(path, input, rows, weights, bias, relu), expected))
-                << KernelPathName(path) << " depth " << depth << " columns " << columns
-                << " rows " << rows << " relu " << relu;
+                << SimdPathName(path) << " depth " << depth << " columns " << columns << " rows "
+                << rows << " relu " << relu;
           }
         }
       }
@@ -78,17 +78,16 @@ TEST(QuantizedKernelTest, ExtremeCodesDoNotSaturate) {
   weights.Quantize(kernel.data(), depth, columns);
   const std::vector<float> input(2 * depth, 1.0f);  // all at the top of the range: code 255
   const std::vector<float> bias(columns, 0.0f);
-  const std::vector<float> expected =
-      RunKernel(KernelPath::kScalar, input, 2, weights, bias, false);
+  const std::vector<float> expected = RunKernel(SimdPath::kScalar, input, 2, weights, bias, false);
   for (std::size_t column = 0; column < columns; ++column) {
     float exact = 0.0f;
     for (std::size_t row = 0; row < depth; ++row) exact += kernel[row * columns + column];
     EXPECT_NEAR(expected[column], exact, 1e-3f * depth) << column;
   }
-  for (const KernelPath path : {KernelPath::kAvx2, KernelPath::kAvx512Vnni}) {
-    if (!KernelPathSupported(path)) continue;
+  for (const SimdPath path : {SimdPath::kAvx2, SimdPath::kAvx512Vnni}) {
+    if (!SimdPathSupported(path)) continue;
     EXPECT_TRUE(SameBytes(RunKernel(path, input, 2, weights, bias, false), expected))
-        << KernelPathName(path);
+        << SimdPathName(path);
   }
 }
 
@@ -102,8 +101,7 @@ TEST(QuantizedKernelTest, StaysCloseToTheFloatProduct) {
   const std::vector<float> input = RandomMatrix(rows, depth, 1.0f, random);
   QuantizedWeights weights;
   weights.Quantize(kernel.data(), depth, columns);
-  const std::vector<float> output =
-      RunKernel(BestKernelPath(), input, rows, weights, bias, false);
+  const std::vector<float> output = RunKernel(BestSimdPath(), input, rows, weights, bias, false);
   for (std::size_t row = 0; row < rows; ++row) {
     double dot = 0.0;
     double norm_exact = 0.0;
@@ -129,8 +127,8 @@ TEST(QuantizedKernelTest, ReluClampsNegativeOutputs) {
   const std::vector<float> input = RandomMatrix(3, 64, 1.0f, random);
   QuantizedWeights weights;
   weights.Quantize(kernel.data(), 64, 16);
-  const std::vector<float> plain = RunKernel(KernelPath::kScalar, input, 3, weights, bias, false);
-  const std::vector<float> clamped = RunKernel(KernelPath::kScalar, input, 3, weights, bias, true);
+  const std::vector<float> plain = RunKernel(SimdPath::kScalar, input, 3, weights, bias, false);
+  const std::vector<float> clamped = RunKernel(SimdPath::kScalar, input, 3, weights, bias, true);
   ASSERT_TRUE(std::any_of(plain.begin(), plain.end(), [](float value) { return value < 0.0f; }));
   for (std::size_t index = 0; index < plain.size(); ++index) {
     EXPECT_EQ(clamped[index], std::max(plain[index], 0.0f));
@@ -140,7 +138,7 @@ TEST(QuantizedKernelTest, ReluClampsNegativeOutputs) {
 TEST(QuantizedKernelTest, RowQuantisationMapsTheRangeOntoAllCodes) {
   const std::vector<float> row = {-2.0f, 0.0f, 0.5f, 3.1f, -0.01f, 1.0f, 2.0f, 0.0f};
   QuantizedRows quantized;
-  QuantizeRows(KernelPath::kScalar, row.data(), row.size(), 1, row.size(), quantized);
+  QuantizeRows(SimdPath::kScalar, row.data(), row.size(), 1, row.size(), quantized);
   const float scale = quantized.scales[0];
   const std::int32_t zero_point = quantized.zero_points[0];
   EXPECT_FLOAT_EQ(scale, 5.1f / 255.0f);
@@ -153,15 +151,15 @@ TEST(QuantizedKernelTest, RowQuantisationMapsTheRangeOntoAllCodes) {
   }
 
   const std::vector<float> zeros(8, 0.0f);  // an empty range: every code is the zero point
-  QuantizeRows(KernelPath::kScalar, zeros.data(), zeros.size(), 1, zeros.size(), quantized);
+  QuantizeRows(SimdPath::kScalar, zeros.data(), zeros.size(), 1, zeros.size(), quantized);
   for (std::size_t index = 0; index < zeros.size(); ++index) {
     EXPECT_EQ(quantized.codes[index], quantized.zero_points[0]);
   }
 }
 
 TEST(QuantizedKernelTest, ScalarPathIsAlwaysSupportedAndBestIsSupported) {
-  EXPECT_TRUE(KernelPathSupported(KernelPath::kScalar));
-  EXPECT_TRUE(KernelPathSupported(BestKernelPath()));
+  EXPECT_TRUE(SimdPathSupported(SimdPath::kScalar));
+  EXPECT_TRUE(SimdPathSupported(BestSimdPath()));
 }
 
 }  // namespace

@@ -31,7 +31,6 @@ namespace {
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 using internal::PackedWeights;
-using internal::KernelPath;
 using internal::QuantizedRows;
 using internal::QuantizedWeights;
 
@@ -244,12 +243,12 @@ struct UseLiteModel {
   };
 
   UseLiteModel(SentencePieceTokenizer tokenizer_in, UseLitePrecision precision_in,
-               KernelPath kernel_path_in)
+               SimdPath kernel_path_in)
       : tokenizer(std::move(tokenizer_in)), precision(precision_in), kernel_path(kernel_path_in) {}
 
   SentencePieceTokenizer tokenizer;
   UseLitePrecision precision;
-  KernelPath kernel_path;  // the int8 path
+  SimdPath kernel_path;        // the int8 path
   RowMatrix token_embeddings;  // E: [8002 × 256]
   RowMatrix timing_signal;     // [kMaxTokens × 256]: sin(t·ω) then cos(t·ω)
   std::array<Layer, kLayerCount> layers;
@@ -801,11 +800,10 @@ StatusOr<std::unique_ptr<UseLiteEmbedder>> UseLiteEmbedder::Open(std::string_vie
     if (!tokenizer.ok()) {
       return FileCorruption(vocab_json_path, tokenizer.status().message());
     }
-    const KernelPath kernel_path = options.kernel_path.value_or(internal::BestKernelPath());
-    if (!internal::KernelPathSupported(kernel_path)) {
+    const SimdPath kernel_path = options.kernel_path.value_or(BestSimdPath());
+    if (!SimdPathSupported(kernel_path)) {
       return Status::InvalidArgument("this CPU cannot run the " +
-                                     std::string(internal::KernelPathName(kernel_path)) +
-                                     " int8 kernel path");
+                                     std::string(SimdPathName(kernel_path)) + " int8 kernel path");
     }
     auto model = std::make_unique<internal::UseLiteModel>(std::move(tokenizer).value(),
                                                           options.precision, kernel_path);

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/simd_path.h"
 #include "embed/embedder.h"
 #include "embed/quantized_kernel.h"
 #include "embed/sentencepiece.h"
@@ -66,7 +67,7 @@ struct UseLiteOptions {
   // The int8 code path; empty (the default) picks the fastest one the CPU supports. Every path
   // gives the same bytes; tests and benchmarks set it to compare them. Open fails with
   // InvalidArgument when the CPU lacks the path.
-  std::optional<internal::KernelPath> kernel_path;
+  std::optional<SimdPath> kernel_path;
 };
 
 // "<data_dir>/models/use-lite", where scripts/fetch-models installs the model.

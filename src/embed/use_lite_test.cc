@@ -46,7 +46,7 @@ std::vector<std::vector<float>> EmbedGolden(UseLiteEmbedder& embedder,
 }
 
 StatusOr<std::unique_ptr<UseLiteEmbedder>> OpenWith(UseLitePrecision precision,
-                                                    std::optional<internal::KernelPath> path) {
+                                                    std::optional<SimdPath> path) {
   UseLiteOptions options;
   options.verify_checksums = false;
   options.precision = precision;
@@ -152,17 +152,16 @@ TEST_F(UseLiteTest, EveryInt8KernelPathGivesTheSameBytes) {
   std::vector<testing::GoldenCase> cases;  // every third sentence: the scalar path is slow
   for (std::size_t index = 0; index < all_cases.size(); index += 3) cases.push_back(all_cases[index]);
   StatusOr<std::unique_ptr<UseLiteEmbedder>> scalar =
-      OpenWith(UseLitePrecision::kInt8, internal::KernelPath::kScalar);
+      OpenWith(UseLitePrecision::kInt8, SimdPath::kScalar);
   ASSERT_THAT(scalar, IsOk());
   const std::vector<std::vector<float>> expected = EmbedGolden(**scalar, cases);
   ASSERT_EQ(expected.size(), cases.size());
   EXPECT_EQ(EmbedGolden(*embedder_, cases), expected) << "default path";
-  for (const internal::KernelPath path :
-       {internal::KernelPath::kAvx2, internal::KernelPath::kAvx512Vnni}) {
-    if (!internal::KernelPathSupported(path)) continue;
+  for (const SimdPath path : {SimdPath::kAvx2, SimdPath::kAvx512Vnni}) {
+    if (!SimdPathSupported(path)) continue;
     StatusOr<std::unique_ptr<UseLiteEmbedder>> opened = OpenWith(UseLitePrecision::kInt8, path);
     ASSERT_THAT(opened, IsOk());
-    EXPECT_EQ(EmbedGolden(**opened, cases), expected) << internal::KernelPathName(path);
+    EXPECT_EQ(EmbedGolden(**opened, cases), expected) << SimdPathName(path);
   }
 }
 

@@ -131,52 +131,12 @@ ENGRAM_AVX512_TARGET void PanelDotsAvx512(const std::uint8_t* offset_queries,
 
 }  // namespace
 
-std::string_view CodeDotPathName(CodeDotPath path) {
-  switch (path) {
-    case CodeDotPath::kScalar:
-      return "scalar";
-    case CodeDotPath::kAvx2:
-      return "avx2";
-    case CodeDotPath::kAvx512Vnni:
-      return "avx512-vnni";
-  }
-  return "unknown";
-}
-
-bool CodeDotPathSupported(CodeDotPath path) {
-  switch (path) {
-    case CodeDotPath::kScalar:
-      return true;
-#if defined(ENGRAM_LEXICON_X86)
-    case CodeDotPath::kAvx2:
-      return __builtin_cpu_supports("avx2");
-    case CodeDotPath::kAvx512Vnni:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vnni");
-#else
-    case CodeDotPath::kAvx2:
-    case CodeDotPath::kAvx512Vnni:
-      return false;
-#endif
-  }
-  return false;
-}
-
-CodeDotPath BestCodeDotPath() {
-  static const CodeDotPath best = [] {
-    if (CodeDotPathSupported(CodeDotPath::kAvx512Vnni)) return CodeDotPath::kAvx512Vnni;
-    if (CodeDotPathSupported(CodeDotPath::kAvx2)) return CodeDotPath::kAvx2;
-    return CodeDotPath::kScalar;
-  }();
-  return best;
-}
-
-void PanelDots(CodeDotPath path, const std::int8_t* queries, std::size_t query_count,
+void PanelDots(SimdPath path, const std::int8_t* queries, std::size_t query_count,
                const std::int8_t* panels, const std::int32_t* row_sums, std::size_t panel_count,
                std::size_t width, std::int32_t* out) {
   switch (path) {
 #if defined(ENGRAM_LEXICON_X86)
-    case CodeDotPath::kAvx512Vnni: {
+    case SimdPath::kAvx512Vnni: {
       std::vector<std::uint8_t> offset_queries(query_count * width);
       for (std::size_t i = 0; i < offset_queries.size(); ++i) {
         offset_queries[i] = static_cast<std::uint8_t>(queries[i] + 128);
@@ -185,14 +145,14 @@ void PanelDots(CodeDotPath path, const std::int8_t* queries, std::size_t query_c
                       out);
       return;
     }
-    case CodeDotPath::kAvx2:
+    case SimdPath::kAvx2:
       PanelDotsAvx2(queries, query_count, panels, panel_count, width, out);
       return;
 #else
-    case CodeDotPath::kAvx512Vnni:
-    case CodeDotPath::kAvx2:
+    case SimdPath::kAvx512Vnni:
+    case SimdPath::kAvx2:
 #endif
-    case CodeDotPath::kScalar:
+    case SimdPath::kScalar:
       break;
   }
   PanelDotsScalar(queries, query_count, panels, panel_count, width, out);

@@ -19,21 +19,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/simd_path.h"
+
 namespace engram::lexicon::internal {
 
 inline constexpr std::size_t kPanelRows = 16;
 inline constexpr std::size_t kGroup = 4;  // dimensions per interleaved group; widths are multiples
-
-enum class CodeDotPath {
-  kScalar,      // portable C++
-  kAvx2,        // x86-64 with AVX2
-  kAvx512Vnni,  // x86-64 with AVX-512 F/BW and VNNI
-};
-
-std::string_view CodeDotPathName(CodeDotPath path);
-bool CodeDotPathSupported(CodeDotPath path);
-// The fastest path this CPU supports (decided once, thread-safe).
-CodeDotPath BestCodeDotPath();
 
 // The byte of row `k` of a panel, dimension `i`, from the panel's start (`width` codes a row).
 inline std::size_t PanelOffset(std::size_t k, std::size_t i) {
@@ -45,7 +36,7 @@ inline std::size_t PanelOffset(std::size_t k, std::size_t i) {
 // `width` is a multiple of kGroup; a panel is width · kPanelRows bytes; codes in [-127, 127]
 // (rows past the vocabulary's end all zeros); `row_sums[p · kPanelRows + k]` = Σ_i of that row's
 // codes (the VNNI path's offset). `path` must be supported.
-void PanelDots(CodeDotPath path, const std::int8_t* queries, std::size_t query_count,
+void PanelDots(SimdPath path, const std::int8_t* queries, std::size_t query_count,
                const std::int8_t* panels, const std::int32_t* row_sums, std::size_t panel_count,
                std::size_t width, std::int32_t* out);
 

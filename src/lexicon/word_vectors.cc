@@ -289,9 +289,8 @@ std::vector<std::vector<WordNeighbour>> WordVectors::Neighbours(
 
 std::vector<std::vector<WordNeighbour>> WordVectors::Neighbours(
     std::span<const std::string> query_terms,
-    std::span<const VocabularyVectors* const> vocabularies, double threshold,
-    std::size_t per_term, std::span<const std::string> excluded,
-    internal::CodeDotPath path) const {
+    std::span<const VocabularyVectors* const> vocabularies, double threshold, std::size_t per_term,
+    std::span<const std::string> excluded, SimdPath path) const {
   std::vector<std::vector<WordNeighbour>> result(query_terms.size());
   if (per_term == 0 || query_terms.empty()) return result;
   // The searched rows: each distinct query term with a vector, at its first position.

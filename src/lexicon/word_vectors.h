@@ -129,7 +129,7 @@ class WordVectors {
       std::span<const std::string> query_terms,
       std::span<const VocabularyVectors* const> vocabularies, double threshold,
       std::size_t per_term, std::span<const std::string> excluded = {},
-      internal::CodeDotPath path = internal::BestCodeDotPath()) const;
+      SimdPath path = BestSimdPath()) const;
 
  private:
   struct Hash {

@@ -113,12 +113,10 @@ TEST_F(WordVectorsTest, SameFileSameNeighbours) {
 }
 
 // The code paths this CPU runs (the scalar one everywhere).
-std::vector<internal::CodeDotPath> SupportedPaths() {
-  std::vector<internal::CodeDotPath> paths;
-  for (const internal::CodeDotPath path :
-       {internal::CodeDotPath::kScalar, internal::CodeDotPath::kAvx2,
-        internal::CodeDotPath::kAvx512Vnni}) {
-    if (internal::CodeDotPathSupported(path)) paths.push_back(path);
+std::vector<SimdPath> SupportedPaths() {
+  std::vector<SimdPath> paths;
+  for (const SimdPath path : {SimdPath::kScalar, SimdPath::kAvx2, SimdPath::kAvx512Vnni}) {
+    if (SimdPathSupported(path)) paths.push_back(path);
   }
   return paths;
 }
@@ -155,12 +153,12 @@ TEST(CodeDotTest, EveryPathGivesTheScalarSums) {
           }
         }
       }
-      for (const internal::CodeDotPath path : SupportedPaths()) {
+      for (const SimdPath path : SupportedPaths()) {
         std::vector<std::int32_t> out(expected.size(), -1);
         internal::PanelDots(path, queries.data(), query_count, panels.data(), row_sums.data(),
                             panel_count, width, out.data());
-        EXPECT_EQ(out, expected) << internal::CodeDotPathName(path) << " width " << width
-                                 << " queries " << query_count;
+        EXPECT_EQ(out, expected) << SimdPathName(path) << " width " << width << " queries "
+                                 << query_count;
       }
     }
   }
@@ -262,9 +260,9 @@ TEST(VocabularySearchTest, SameNeighboursAsTheExhaustiveSearchOnGeneratedVocabul
     std::vector<const VocabularyVectors*> searched;
     for (const VocabularyVectors& vocabulary : gathered) searched.push_back(&vocabulary);
     const auto expected = vectors.Neighbours(query, union_terms, threshold, per_term);
-    for (const internal::CodeDotPath path : SupportedPaths()) {
+    for (const SimdPath path : SupportedPaths()) {
       EXPECT_EQ(vectors.Neighbours(query, searched, threshold, per_term, excluded, path), expected)
-          << "seed " << seed << " path " << internal::CodeDotPathName(path);
+          << "seed " << seed << " path " << SimdPathName(path);
     }
     ++compared;
     for (const auto& list : expected) found += list.size();

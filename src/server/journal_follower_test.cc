@@ -100,6 +100,10 @@ TEST_F(JournalFollowerTest, CatchesUpAnotherEnginesWritesWithoutAWriteHere) {
   ASSERT_NE(server, nullptr);
   JournalFollower follower(*server, {.poll_interval = 50ms});
   follower.Start();
+  // The other engine writes only once the follower has caught up and waits on the journal: a
+  // write before its first catch-up would be applied by that catch-up, with no wakeup.
+  ASSERT_TRUE(Eventually([&] { return follower.stats().catch_ups >= 1; }))
+      << "the follower never caught up at start";
   const std::int64_t applied_before = follower.stats().applied_seq;
   {
     std::unique_ptr<Engine> other = Open(/*background_derivation=*/true);
