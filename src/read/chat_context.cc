@@ -9,6 +9,8 @@
 #include <string_view>
 #include <utility>
 
+#include "text/normalize.h"
+
 namespace engram::read {
 namespace {
 
@@ -16,8 +18,6 @@ struct Person {
   const StructureProfile* profile = nullptr;
   const ScopeGraph* graph = nullptr;  // the graph of the profile's scope
 };
-
-std::string_view FirstWord(std::string_view key) { return key.substr(0, key.find(' ')); }
 
 // "lives_in" -> "lives in".
 std::string Words(std::string text) {
@@ -103,7 +103,8 @@ StatusOr<ChatContext> BuildChatContext(
   for (std::size_t scope_idx = 0; scope_idx < structures.size(); ++scope_idx) {
     for (const StructureProfile& profile : structures[scope_idx]->profiles) {
       const std::string key = NameKey(profile.name);
-      if (!key.empty() && (asked.contains(key) || asked.contains(std::string(FirstWord(key))))) {
+      if (!key.empty() &&
+          (asked.contains(key) || asked.contains(std::string(text::FirstKeyWord(key))))) {
         people.push_back({&profile, graphs[scope_idx].get()});
       }
     }

@@ -9,6 +9,7 @@
 
 #include "index/bm25/bm25.h"
 #include "read/visibility.h"
+#include "text/normalize.h"
 
 namespace engram::read {
 namespace {
@@ -47,8 +48,6 @@ bool AsksHistory(const QueryFrame& frame) {
   }
   return false;
 }
-
-std::string_view FirstWord(std::string_view key) { return key.substr(0, key.find(' ')); }
 
 }  // namespace
 
@@ -90,7 +89,7 @@ StatusOr<std::vector<RouteCandidate>> FactRoute::Run(const RouteContext& context
   for (const std::string& speaker : frame.asked_speakers) {
     const std::string key = NameKey(speaker);
     asked.push_back(key);
-    asked.emplace_back(FirstWord(key));
+    asked.emplace_back(text::FirstKeyWord(key));
   }
   if (frame.first_person) asked.emplace_back("user");
   const bool names_someone = !frame.names.empty() || !frame.asked_speakers.empty();
@@ -152,7 +151,8 @@ StatusOr<std::vector<RouteCandidate>> FactRoute::Run(const RouteContext& context
       std::string subject_note;
       const bool subject_asked =
           std::find(asked.begin(), asked.end(), fact.subject_key) != asked.end() ||
-          std::find(asked.begin(), asked.end(), FirstWord(fact.subject_key)) != asked.end();
+          std::find(asked.begin(), asked.end(), text::FirstKeyWord(fact.subject_key)) !=
+              asked.end();
       if (subject_asked) {
         subject = context.config->recall.facts_asked_subject;
         subject_note = "; subject asked";

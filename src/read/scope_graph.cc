@@ -29,7 +29,6 @@ std::string StringField(const json& object, const char* key) {
 }
 
 // The first word of a normalised key ("sara bareilles" -> "sara").
-std::string_view FirstWord(std::string_view key) { return key.substr(0, key.find(' ')); }
 
 bool Has(std::span<const std::string> sorted, std::string_view value) {
   return std::binary_search(sorted.begin(), sorted.end(), value,
@@ -48,7 +47,7 @@ std::size_t Find(std::vector<std::size_t>& parent, std::size_t x) {
 void AddSpeaker(std::vector<std::string>& speaker_keys, std::string_view speaker) {
   if (speaker.empty()) return;
   const std::string key = NameKey(speaker);
-  for (const std::string_view value : {FirstWord(key), std::string_view(key)}) {
+  for (const std::string_view value : {text::FirstKeyWord(key), std::string_view(key)}) {
     const auto at = std::lower_bound(speaker_keys.begin(), speaker_keys.end(), value);
     if (at == speaker_keys.end() || *at != value) speaker_keys.emplace(at, value);
   }

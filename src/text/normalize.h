@@ -44,6 +44,9 @@ std::string SanitizeUtf8(std::string_view text);
 // empty words; views into `key`.
 std::vector<std::string_view> KeyWords(std::string_view key);
 
+// The first word of a normalised key ("new york city" -> "new"; a one-word key is itself).
+inline std::string_view FirstKeyWord(std::string_view key) { return key.substr(0, key.find(' ')); }
+
 }  // namespace engram::text
 
 #endif  // ENGRAM_TEXT_NORMALIZE_H_

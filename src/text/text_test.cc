@@ -51,6 +51,9 @@ TEST(NormalizeTest, CaseFoldsIncludingSharpS) {
   EXPECT_EQ(NormalizeForIndex("HeLLo World"), "hello world");
   EXPECT_EQ(KeyWords("new  york city"), (std::vector<std::string_view>{"new", "york", "city"}));
   EXPECT_TRUE(KeyWords("").empty());
+  EXPECT_EQ(FirstKeyWord("new york city"), "new");
+  EXPECT_EQ(FirstKeyWord("lisbon"), "lisbon");
+  EXPECT_EQ(FirstKeyWord(""), "");
   EXPECT_EQ(NormalizeForIndex("ΣΊΣΥΦΟΣ"), "σισυφοσ");
 }
 

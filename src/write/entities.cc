@@ -12,8 +12,6 @@
 namespace engram::write {
 namespace {
 
-std::string_view FirstWord(std::string_view key) { return key.substr(0, key.find(' ')); }
-
 bool IsMultiWord(std::string_view key) { return key.find(' ') != std::string_view::npos; }
 
 // The first code point's bytes.
@@ -80,7 +78,7 @@ std::string_view ResolveTierName(ResolveTier tier) {
 
 void EntityRoster::Add(RosterEntry entry) {
   entry.phonetic = text::PhoneticKey(entry.key);
-  entry.first_phonetic = text::PhoneticKey(FirstWord(entry.key));
+  entry.first_phonetic = text::PhoneticKey(text::FirstKeyWord(entry.key));
   exact_.emplace(std::make_pair(static_cast<int>(entry.kind), entry.key), entries_.size());
   entries_.push_back(std::move(entry));
 }
@@ -104,13 +102,13 @@ Resolution EntityRoster::Resolve(text::EntityKind kind, std::string_view key,
     for (std::size_t index = 0; index < entries_.size(); ++index) {
       const RosterEntry& entry = entries_[index];
       if (entry.kind != kind) continue;
-      if (!IsMultiWord(key) && IsMultiWord(entry.key) && FirstWord(entry.key) == key) {
+      if (!IsMultiWord(key) && IsMultiWord(entry.key) && text::FirstKeyWord(entry.key) == key) {
         if (alias < 0 || entry.id < entries_[static_cast<std::size_t>(alias)].id) {
           alias = static_cast<std::ptrdiff_t>(index);
         }
         ++alias_count;
       }
-      if (IsMultiWord(key) && !IsMultiWord(entry.key) && FirstWord(key) == entry.key &&
+      if (IsMultiWord(key) && !IsMultiWord(entry.key) && text::FirstKeyWord(key) == entry.key &&
           (alias_proposal < 0 ||
            entry.id < entries_[static_cast<std::size_t>(alias_proposal)].id)) {
         alias_proposal = static_cast<std::ptrdiff_t>(index);
@@ -127,7 +125,7 @@ Resolution EntityRoster::Resolve(text::EntityKind kind, std::string_view key,
   // Fuzzy and phonetic over the block.
   const std::string_view letter = FirstLetter(key);
   const std::string phonetic = text::PhoneticKey(key);
-  const std::string first_phonetic = text::PhoneticKey(FirstWord(key));
+  const std::string first_phonetic = text::PhoneticKey(text::FirstKeyWord(key));
   std::ptrdiff_t fuzzy = -1;
   double fuzzy_score = 0.0;
   std::ptrdiff_t sounds = -1;
