@@ -273,7 +273,9 @@ TEST_F(SqliteStoreTest, MigratingAVersion6StoreCompactsItsAnalysisRows) {
     ASSERT_EQ(raw.QueryText("SELECT group_concat(kind) FROM (SELECT typeof(analysis) AS kind "
                             "FROM turn_analysis ORDER BY turn_row)"),
               "text,text");
-    ASSERT_EQ(raw.Exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'"), SQLITE_OK);
+    ASSERT_EQ(raw.Exec("DROP TABLE projection_snapshots; "
+                       "UPDATE meta SET value = '6' WHERE key = 'schema_version'"),
+              SQLITE_OK);
   }
   std::unique_ptr<Store> store = OpenStore();
   ASSERT_NE(store, nullptr);

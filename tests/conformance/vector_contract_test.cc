@@ -290,7 +290,7 @@ std::string SnapshotBytes(std::size_t size) {
 TEST_P(StoreContractTest, ProjectionSnapshotsRoundTripAndAreReplaced) {
   const ScopeRecord scope = MakeScope("user:alice");
   EXPECT_THAT(store_->GetProjectionSnapshot(scope.scope_id, "vector.hnsw"),
-              IsOkAndHolds(std::optional<ProjectionSnapshot>()));
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
   const ProjectionSnapshot first = Snapshot(scope.scope_id, SnapshotBytes(70'000));
   ASSERT_THAT(PutSnapshot(*store_, first), IsOk());
   StatusOr<std::optional<ProjectionSnapshot>> got =
@@ -302,7 +302,7 @@ TEST_P(StoreContractTest, ProjectionSnapshotsRoundTripAndAreReplaced) {
   EXPECT_EQ((*got)->item_count, 2);
   EXPECT_EQ((*got)->data, first.data);
   EXPECT_THAT(store_->GetProjectionSnapshot(scope.scope_id, "other"),
-              IsOkAndHolds(std::optional<ProjectionSnapshot>()));
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
 
   ProjectionSnapshot second = Snapshot(scope.scope_id, "short");
   second.journal_seq = 9;
@@ -359,9 +359,9 @@ TEST_P(StoreContractTest, ErasingAScopeOrChangingTheEmbedderDropsSnapshots) {
   const std::vector<std::int64_t> erase = {alice.scope_id};
   ASSERT_THAT(store_->EraseScopes(erase), IsOk());
   EXPECT_THAT(store_->GetProjectionSnapshot(alice.scope_id, "vector.hnsw"),
-              IsOkAndHolds(std::optional<ProjectionSnapshot>()));
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
   EXPECT_THAT(store_->GetProjectionSnapshot(child.scope_id, "vector.hnsw"),
-              IsOkAndHolds(std::optional<ProjectionSnapshot>()));
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
   StatusOr<std::optional<ProjectionSnapshot>> kept =
       store_->GetProjectionSnapshot(bob.scope_id, "vector.hnsw");
   ASSERT_THAT(kept, IsOk());
@@ -370,11 +370,11 @@ TEST_P(StoreContractTest, ErasingAScopeOrChangingTheEmbedderDropsSnapshots) {
   // graph over the old vectors.
   ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
   EXPECT_THAT(store_->GetProjectionSnapshot(bob.scope_id, "vector.hnsw"),
-              IsOkAndHolds(std::optional<ProjectionSnapshot>()));
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
   ASSERT_THAT(PutSnapshot(*store_, Snapshot(bob.scope_id, "g")), IsOk());
   ASSERT_THAT(SetEmbedder(*store_, kModelB), IsOk());
   EXPECT_THAT(store_->GetProjectionSnapshot(bob.scope_id, "vector.hnsw"),
-              IsOkAndHolds(std::optional<ProjectionSnapshot>()));
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
 }
 
 }  // namespace
