@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -371,6 +372,19 @@ Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() {
   // Joins the worker between two chunks; what is still pending stays recorded in the store.
   impl_->worker.reset();
+  // The HNSW graphs this process built (or grew) are kept for the next one. Written here, when
+  // the engine closes, because no call waits for it then: a recall built the graph and a later
+  // process's first recall loads it instead of building it again (VectorProjection). A process
+  // that dies without closing leaves the older snapshot, which a load still uses (it inserts the
+  // vectors stored since). A store that cannot be written keeps none.
+  if (impl_->vectors != nullptr) {
+    std::lock_guard write_lock(impl_->write_mutex);
+    std::unique_lock lock(impl_->projection_mutex);
+    const Status saved = impl_->vectors->SaveSnapshots();
+    if (!saved.ok() && saved.code() != StatusCode::kFailedPrecondition) {
+      std::cerr << "engram: warning: " << saved.ToString() << "\n";
+    }
+  }
 }
 
 std::string Engine::DisplayStoreLocation(std::string_view location) {

@@ -1,8 +1,10 @@
 // The embedder factory and the vector projection (see vector_projection.h).
 #include "engine/vector_projection.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <utility>
 
 #include "embed/hashing_embedder.h"
@@ -82,18 +84,45 @@ Status VectorProjection::ReadRecordedEmbedder() {
   return Status::Ok();
 }
 
-StatusOr<VectorProjection::Loaded> VectorProjection::Build(std::int64_t scope_id) {
+index::HnswOptions VectorProjection::GraphOptions(std::size_t capacity) const {
+  index::HnswOptions options;
+  options.dimension = expected_.dimension;
+  options.max_neighbors = config_.hnsw_max_neighbors;
+  options.construction_expansion = config_.hnsw_construction_expansion;
+  options.search_expansion = config_.hnsw_search_expansion;
+  options.initial_capacity = capacity;
+  return options;
+}
+
+std::string VectorProjection::SnapshotKey() const {
+  const index::HnswOptions options = GraphOptions(1);
+  return expected_.model_id + " dimension=" + std::to_string(expected_.dimension) +
+         " M=" + std::to_string(options.max_neighbors) +
+         " efConstruction=" + std::to_string(options.construction_expansion) +
+         " seed=" + std::to_string(options.seed);
+}
+
+void VectorProjection::Warn(std::string message) {
+  std::cerr << "engram: warning: " << message << "\n";
+  snapshot_stats_.warnings.push_back(std::move(message));
+}
+
+StatusOr<VectorProjection::Loaded> VectorProjection::Build(std::int64_t scope_id,
+                                                           bool use_snapshot) {
   ASSIGN_OR_RETURN(const std::int64_t count, store_->CountVectors(scope_id));
   Loaded loaded;
   loaded.hnsw = static_cast<std::size_t>(count) > config_.exact_threshold;
+  if (loaded.hnsw && use_snapshot && snapshot_policy_.enabled) {
+    ASSIGN_OR_RETURN(std::optional<Loaded> restored, LoadSnapshot(scope_id, count));
+    if (restored.has_value()) {
+      ++snapshot_stats_.loaded;
+      return std::move(*restored);
+    }
+  }
   if (loaded.hnsw) {
-    index::HnswOptions options;
-    options.dimension = expected_.dimension;
-    options.max_neighbors = config_.hnsw_max_neighbors;
-    options.construction_expansion = config_.hnsw_construction_expansion;
-    options.search_expansion = config_.hnsw_search_expansion;
-    options.initial_capacity = static_cast<std::size_t>(count) + 1024;
-    ASSIGN_OR_RETURN(loaded.index, index::HnswIndex::Create(options));
+    ++snapshot_stats_.built;
+    ASSIGN_OR_RETURN(loaded.index, index::HnswIndex::Create(
+                                       GraphOptions(static_cast<std::size_t>(count) + 1024)));
   } else {
     ASSIGN_OR_RETURN(loaded.index, index::ExactIndex::Create(expected_.dimension));
   }
@@ -104,6 +133,116 @@ StatusOr<VectorProjection::Loaded> VectorProjection::Build(std::int64_t scope_id
   }));
   RETURN_IF_ERROR(added.WithContext("vector projection of scope " + std::to_string(scope_id)));
   return loaded;
+}
+
+StatusOr<std::optional<VectorProjection::Loaded>> VectorProjection::LoadSnapshot(
+    std::int64_t scope_id, std::int64_t count) {
+  ASSIGN_OR_RETURN(std::optional<store::ProjectionSnapshot> snapshot,
+                   store_->GetProjectionSnapshot(scope_id, kHnswSnapshotProjection));
+  if (!snapshot.has_value()) return std::optional<Loaded>();
+  const std::string where = "the stored HNSW graph of scope " + std::to_string(scope_id);
+  // Another embedder's or configuration's graph, or one over more vectors than are stored now:
+  // not this projection's, and no damage either.
+  if (snapshot->key != SnapshotKey() || snapshot->item_count > count) {
+    ++snapshot_stats_.ignored;
+    return std::optional<Loaded>();
+  }
+  StatusOr<std::unique_ptr<index::HnswIndex>> graph = index::HnswIndex::LoadGraph(
+      GraphOptions(static_cast<std::size_t>(count) + 1024), snapshot->data);
+  if (!graph.ok()) {
+    ++snapshot_stats_.ignored;
+    Warn(where + " is ignored and rebuilt: " + graph.status().ToString());
+    return std::optional<Loaded>();
+  }
+  index::HnswIndex& hnsw = **graph;
+  const std::vector<std::uint64_t> ids = hnsw.IdsInInsertionOrder();
+  const bool ascending =
+      std::adjacent_find(ids.begin(), ids.end(),
+                         [](std::uint64_t a, std::uint64_t b) { return a >= b; }) == ids.end();
+  if (!ascending || static_cast<std::int64_t>(ids.size()) != snapshot->item_count) {
+    ++snapshot_stats_.ignored;
+    Warn(where + " is ignored and rebuilt: its ids are not the ascending rows it claims (" +
+         std::to_string(ids.size()) + " ids, " + std::to_string(snapshot->item_count) +
+         " recorded)");
+    return std::optional<Loaded>();
+  }
+  // The graph's own vectors first, then every vector stored after its last row, in row order:
+  // the insertions a build over all of them makes after its first ids.size().
+  const std::uint64_t last_id = ids.empty() ? 0 : ids.back();
+  std::string mismatch;
+  Status failed = Status::Ok();
+  RETURN_IF_ERROR(store_->ScanVectors(scope_id, [&](std::int64_t row, std::span<const float> v) {
+    const auto id = static_cast<std::uint64_t>(row);
+    if (!ids.empty() && id <= last_id) {
+      const Status restored = hnsw.RestoreVector(id, v);
+      if (restored.code() == StatusCode::kNotFound) {
+        mismatch = "row " + std::to_string(row) + " is stored but not in the graph";
+        return false;
+      }
+      failed = restored;
+      return failed.ok();
+    }
+    if (hnsw.missing_vectors() > 0) {
+      mismatch = std::to_string(hnsw.missing_vectors()) + " of its rows have no stored vector";
+      return false;
+    }
+    failed = hnsw.Add(id, v);
+    return failed.ok();
+  }));
+  RETURN_IF_ERROR(failed.WithContext("vector projection of scope " + std::to_string(scope_id)));
+  if (mismatch.empty() && hnsw.missing_vectors() > 0) {
+    mismatch = std::to_string(hnsw.missing_vectors()) + " of its rows have no stored vector";
+  }
+  if (!mismatch.empty()) {
+    // Not damage: the scope's vectors changed under an old snapshot. Rebuilt, and saved again.
+    ++snapshot_stats_.ignored;
+    return std::optional<Loaded>();
+  }
+  Loaded loaded;
+  loaded.hnsw = true;
+  loaded.snapshot_items = snapshot->item_count;
+  loaded.index = std::move(*graph);
+  return std::optional<Loaded>(std::move(loaded));
+}
+
+Status VectorProjection::SaveSnapshots() {
+  if (!snapshot_policy_.enabled || !usable_) return Status::Ok();
+  Status first_error = Status::Ok();
+  for (auto& [scope_id, loaded] : indexes_) {
+    if (!loaded.hnsw) continue;
+    const auto* graph = static_cast<const index::HnswIndex*>(loaded.index.get());
+    const std::vector<std::uint64_t> ids = graph->IdsInInsertionOrder();
+    const auto items = static_cast<std::int64_t>(ids.size());
+    if (loaded.snapshot_items >= 0 &&
+        items <
+            loaded.snapshot_items + static_cast<std::int64_t>(snapshot_policy_.min_new_vectors)) {
+      continue;
+    }
+    const bool ascending =
+        std::adjacent_find(ids.begin(), ids.end(),
+                           [](std::uint64_t a, std::uint64_t b) { return a >= b; }) == ids.end();
+    if (!ascending) continue;
+    const Status saved = [&]() -> Status {
+      ASSIGN_OR_RETURN(std::string data, graph->SaveGraph());
+      store::ProjectionSnapshot snapshot;
+      snapshot.scope_id = scope_id;
+      snapshot.projection = std::string(kHnswSnapshotProjection);
+      snapshot.key = SnapshotKey();
+      snapshot.journal_seq = std::max<std::int64_t>(0, applied_journal_seq_);
+      snapshot.item_count = items;
+      snapshot.data = std::move(data);
+      ASSIGN_OR_RETURN(std::unique_ptr<store::Transaction> txn, store_->BeginWrite());
+      RETURN_IF_ERROR(txn->PutProjectionSnapshot(snapshot));
+      return txn->Commit();
+    }();
+    if (saved.ok()) {
+      loaded.snapshot_items = items;
+      ++snapshot_stats_.saved;
+    } else if (first_error.ok()) {
+      first_error = saved.WithContext("saving the HNSW graph of scope " + std::to_string(scope_id));
+    }
+  }
+  return first_error;
 }
 
 Status VectorProjection::CatchUp() {
@@ -170,7 +309,7 @@ StatusOr<std::vector<const index::VectorIndex*>> VectorProjection::IndexesFor(
   for (const std::int64_t scope_id : scope_ids) {
     auto found = indexes_.find(scope_id);
     if (found == indexes_.end()) {
-      ASSIGN_OR_RETURN(Loaded built, Build(scope_id));
+      ASSIGN_OR_RETURN(Loaded built, Build(scope_id, /*use_snapshot=*/true));
       found = indexes_.emplace(scope_id, std::move(built)).first;
     }
     result.push_back(found->second.index.get());
@@ -196,7 +335,8 @@ StatusOr<VectorRebuildReport> VectorProjection::RebuildAll() {
   VectorRebuildReport report;
   std::map<std::int64_t, Loaded> rebuilt;
   for (auto& [scope_id, live] : indexes_) {
-    ASSIGN_OR_RETURN(Loaded index, Build(scope_id));
+    // From the vectors alone: this is the check of the loaded graphs, snapshots included.
+    ASSIGN_OR_RETURN(Loaded index, Build(scope_id, /*use_snapshot=*/false));
     ++report.scopes;
     report.vectors += index.index->size();
     bool same = index.index->size() == live.index->size();

@@ -57,6 +57,20 @@ Status CheckTurnAnalysis(const TurnAnalysisRecord& record) {
   return CheckTurnAnalysisBytes(record.format, record.bytes).WithContext(where);
 }
 
+Status CheckProjectionSnapshot(const ProjectionSnapshot& snapshot) {
+  const std::string where = "put projection snapshot of scope " + std::to_string(snapshot.scope_id);
+  if (snapshot.projection.empty() || snapshot.projection.size() > 64) {
+    return Status::InvalidArgument(where + ": the projection name must be 1 to 64 bytes");
+  }
+  if (snapshot.key.size() > 1024) {
+    return Status::InvalidArgument(where + ": the key is longer than 1024 bytes");
+  }
+  if (snapshot.item_count < 0 || snapshot.journal_seq < 0) {
+    return Status::InvalidArgument(where + ": negative item count or journal seq");
+  }
+  return Status::Ok();
+}
+
 Status CheckEngineMetaKey(std::string_view key) {
   constexpr std::size_t kMaxMetaKeyBytes = 256;
   if (!key.starts_with("engine.") || key.size() > kMaxMetaKeyBytes) {

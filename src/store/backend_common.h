@@ -32,6 +32,10 @@ Status CheckVector(const std::optional<EmbedderRecord>& recorded, std::string_vi
 // that format (store/turn_analysis.h CheckTurnAnalysisBytes).
 Status CheckTurnAnalysis(const TurnAnalysisRecord& record);
 
+// Transaction::PutProjectionSnapshot's argument checks (kInvalidArgument): a projection name of
+// 1 to 64 bytes, a key of at most 1024 bytes, no negative count or journal seq.
+Status CheckProjectionSnapshot(const ProjectionSnapshot& snapshot);
+
 // The meta keys the engine may read and write (Transaction::GetMeta / SetMeta, Store::ListMeta):
 // kInvalidArgument unless `key` starts with "engine." and is at most 256 bytes.
 Status CheckEngineMetaKey(std::string_view key);

@@ -166,6 +166,21 @@ struct TurnAnalysisRecord {
   std::string bytes;          // format 1: canonical JSON; format 2: the compact binary row
 };
 
+// A projection's saved state (schema 8), so that a new process loads it instead of rebuilding
+// the projection from the rows: today the vector projection's HNSW graph of a scope (links and
+// levels, not the vectors, which stay in `vectors`). A projection, not evidence: not journalled,
+// not in the Merkle logs, the canonical dump or exports; erasing its scope deletes it, and
+// recording an embedder (Transaction::SetEmbedder, also the same one again) deletes every one. The projection owns
+// the bytes and checks them when it reads them back; the store keeps them as given.
+struct ProjectionSnapshot {
+  std::int64_t scope_id = 0;
+  std::string projection;        // which projection, e.g. "vector.hnsw"; one snapshot per scope
+  std::string key;               // what it was built for (embedder, parameters); others ignore it
+  std::int64_t journal_seq = 0;  // the store's journal the projection had applied when saved
+  std::int64_t item_count = 0;   // items it covers (the vectors of a graph)
+  std::string data;
+};
+
 // The Merkle audit (merkle.h, docs/AUDIT.md). Every backend keeps, per scope, an append-only log
 // over its nodes and one over its edges (each in row order) and the scope root over both logs and
 // the nested scopes' roots, updated in the transaction of every write and of EraseScopes. Hashes
@@ -263,6 +278,10 @@ class Transaction {
   // rows without one are skipped.
   virtual StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
       std::span<const std::int64_t> turn_rows) = 0;
+
+  // Stores (or replaces) the scope's snapshot of `snapshot.projection`. NotFound for an unknown
+  // scope; InvalidArgument for an empty projection name or a negative count or seq.
+  virtual Status PutProjectionSnapshot(const ProjectionSnapshot& snapshot) = 0;
 
   // The Merkle state of a scope as this transaction's writes leave it (its logs and roots are
   // brought up to date first). kNotFound for an unknown scope.
@@ -373,8 +392,12 @@ class Store {
   virtual StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
       std::span<const std::int64_t> turn_rows) = 0;
 
-  // Hard-deletes the scopes and every scope nested in them, their nodes, their vectors and turn
-  // analyses, every edge touching those nodes or lying in those scopes, and the journal rows
+  // The scope's committed snapshot of `projection` (ProjectionSnapshot), if one is stored.
+  virtual StatusOr<std::optional<ProjectionSnapshot>> GetProjectionSnapshot(
+      std::int64_t scope_id, std::string_view projection) = 0;
+
+  // Hard-deletes the scopes and every scope nested in them, their nodes, their vectors, turn
+  // analyses and projection snapshots, every edge touching those nodes or lying in those scopes, and the journal rows
   // about any of these;
   // leaves one kScopeErased tombstone per erased scope (at = the store's latest journal time, so
   // erasing reads no clock; detail has counts only); then wipes freed space so the store's files

@@ -152,7 +152,7 @@ TEST_F(PostgresStoreTest, TriggerRefusesRawContentUpdatesButAllowsStateChanges) 
 TEST_F(PostgresStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(Open(), nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("7")));
+              ::engram::testing::IsOkAndHolds(std::string("8")));
 }
 
 TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersions) {
@@ -160,7 +160,7 @@ TEST_F(PostgresStoreTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersio
   ASSERT_THAT(RunSql(url_, "UPDATE meta SET value = '99' WHERE key = 'schema_version'"), IsOk());
   EXPECT_THAT(OpenPostgresStore(url_),
               StatusIs(StatusCode::kFailedPrecondition,
-                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 7"),
+                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 8"),
                              HasSubstr("newer engram"))));
 }
 
@@ -482,6 +482,7 @@ TEST_F(PostgresStoreTest, MigratingAVersion4StoreMovesSignalNodesIntoAnalysisRow
     written = WriteVersion4Signals(*store);
   }
   ASSERT_THAT(RunSql(url_,
+                     "DROP TABLE projection_snapshots; "
                      "ALTER TABLE merkle_leaves ALTER COLUMN hash TYPE TEXT "
                      "USING encode(hash, 'hex'); DROP TABLE turn_analysis; "
                      "UPDATE meta SET value = '4' WHERE key = 'schema_version'"),
@@ -489,7 +490,7 @@ TEST_F(PostgresStoreTest, MigratingAVersion4StoreMovesSignalNodesIntoAnalysisRow
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("7")));
+              ::engram::testing::IsOkAndHolds(std::string("8")));
   ExpectMigratedToVersion5(*store, written);
 }
 
@@ -503,6 +504,7 @@ TEST_F(PostgresStoreTest, MigratingAVersion6StoreCompactsItsAnalysisRows) {
     written = WriteVersion6Analyses(*store);
   }
   ASSERT_THAT(RunSql(url_,
+                     "DROP TABLE projection_snapshots; "
                      "ALTER TABLE turn_analysis ALTER COLUMN analysis TYPE TEXT "
                      "USING convert_from(analysis, 'UTF8'); "
                      "UPDATE meta SET value = '6' WHERE key = 'schema_version'"),
@@ -510,7 +512,7 @@ TEST_F(PostgresStoreTest, MigratingAVersion6StoreCompactsItsAnalysisRows) {
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("7")));
+              ::engram::testing::IsOkAndHolds(std::string("8")));
   ExpectMigratedToVersion7(*store, written);
 }
 
@@ -556,6 +558,7 @@ TEST_F(PostgresStoreTest, MigratingAVersion5StoreStoresTurnTextOnceKeepingLeaves
         store->GetMerkleLeaves(scope_id, MerkleLog::kNodes).value_or(std::vector<MerkleLeaf>{});
   }
   ASSERT_THAT(RunSql(url_,
+                     "DROP TABLE projection_snapshots; "
                      "ALTER TABLE merkle_leaves ALTER COLUMN hash TYPE TEXT "
                      "USING encode(hash, 'hex'); "
                      "ALTER TABLE nodes DISABLE TRIGGER nodes_content_immutable; "
@@ -571,7 +574,7 @@ TEST_F(PostgresStoreTest, MigratingAVersion5StoreStoresTurnTextOnceKeepingLeaves
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("7")));
+              ::engram::testing::IsOkAndHolds(std::string("8")));
   for (const NodeRecord& node : {turn, empty}) {
     StatusOr<NodeRecord> got = store->GetNode(node.id);
     ASSERT_THAT(got, IsOk());
@@ -643,13 +646,14 @@ TEST_F(PostgresStoreTest, MigratingAVersion3StoreBuildsTheMerkleLogsItWouldHaveK
     EXPECT_EQ(kept[1].state.edge_count, 1);
   }
   ASSERT_THAT(RunSql(url_,
+                     "DROP TABLE projection_snapshots; "
                      "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
                      "UPDATE meta SET value = '3' WHERE key = 'schema_version'"),
               IsOk());
   std::unique_ptr<Store> store = Open();
   ASSERT_NE(store, nullptr);
   EXPECT_THAT(RunSql(url_, "SELECT value FROM meta WHERE key = 'schema_version'"),
-              ::engram::testing::IsOkAndHolds(std::string("7")));
+              ::engram::testing::IsOkAndHolds(std::string("8")));
   for (const Kept& scope : kept) {
     StatusOr<MerkleState> state = store->GetMerkleState(scope.scope_id);
     ASSERT_THAT(state, IsOk());

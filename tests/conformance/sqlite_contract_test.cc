@@ -81,26 +81,30 @@ class RawDb {
   sqlite3* db_ = nullptr;
 };
 
-// Takes a store's schema back from version 7 to 5: leaf hashes and target ids as hex text. (The
+// Takes a store's schema back from version 8 to 5: leaf hashes and target ids as hex text. (The
 // turns these tests write keep their content, which is not the write path's layout.)
 constexpr std::string_view kUndoSchema6 =
+    "DROP TABLE projection_snapshots; "
     "UPDATE merkle_leaves SET hash = lower(hex(hash)); "
     "UPDATE merkle_leaves SET target_id = lower(hex(target_id)) WHERE typeof(target_id) = 'blob'; ";
 
-// Takes a store's schema back from version 7 to 4: hex leaf hashes and target ids, no analysis
+// Takes a store's schema back from version 8 to 4: hex leaf hashes and target ids, no analysis
 // rows.
 constexpr std::string_view kUndoSchema5 =
+    "DROP TABLE projection_snapshots; "
     "UPDATE merkle_leaves SET hash = lower(hex(hash)); "
     "UPDATE merkle_leaves SET target_id = lower(hex(target_id)) WHERE typeof(target_id) = 'blob'; "
     "DROP TABLE turn_analysis; ";
 
-// Takes a store's schema back from version 7 to 3: no analysis rows, no Merkle tables.
+// Takes a store's schema back from version 8 to 3: no analysis rows, no Merkle tables.
 constexpr std::string_view kUndoSchema4 =
+    "DROP TABLE projection_snapshots; "
     "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; ";
 
-// Takes a store's schema back from version 7 to 2: what kUndoSchema4 drops, and no idempotency
+// Takes a store's schema back from version 8 to 2: what kUndoSchema4 drops, and no idempotency
 // key column, no index, a content trigger of the earlier kind.
 constexpr std::string_view kUndoSchema3 =
+    "DROP TABLE projection_snapshots; "
     "DROP TABLE turn_analysis; DROP TABLE merkle_leaves; DROP TABLE merkle_roots; "
     "DROP INDEX nodes_by_idempotency_key; DROP TRIGGER nodes_content_immutable; "
     "ALTER TABLE nodes DROP COLUMN idempotency_key; "
@@ -230,7 +234,7 @@ TEST_F(SqliteStoreTest, FreshStoreIsAtTheLatestSchemaVersion) {
   ASSERT_NE(reopened, nullptr);
   StatusOr<std::string> dump = reopened->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"8\""));
 }
 
 // Schema 5 moves a turn's signal nodes into its analysis row (turn_analysis_contract_test.cc).
@@ -251,7 +255,7 @@ TEST_F(SqliteStoreTest, MigratingAVersion4StoreMovesSignalNodesIntoAnalysisRows)
   ASSERT_NE(store, nullptr);
   StatusOr<std::string> dump = store->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"8\""));
   ExpectMigratedToVersion5(*store, written);
 }
 
@@ -269,13 +273,15 @@ TEST_F(SqliteStoreTest, MigratingAVersion6StoreCompactsItsAnalysisRows) {
     ASSERT_EQ(raw.QueryText("SELECT group_concat(kind) FROM (SELECT typeof(analysis) AS kind "
                             "FROM turn_analysis ORDER BY turn_row)"),
               "text,text");
-    ASSERT_EQ(raw.Exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'"), SQLITE_OK);
+    ASSERT_EQ(raw.Exec("DROP TABLE projection_snapshots; "
+                       "UPDATE meta SET value = '6' WHERE key = 'schema_version'"),
+              SQLITE_OK);
   }
   std::unique_ptr<Store> store = OpenStore();
   ASSERT_NE(store, nullptr);
   StatusOr<std::string> dump = store->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"8\""));
   ExpectMigratedToVersion7(*store, written);
   RawDb raw(path_);
   EXPECT_EQ(raw.QueryText("SELECT group_concat(kind) FROM (SELECT typeof(analysis) AS kind "
@@ -380,7 +386,7 @@ TEST_F(SqliteStoreTest, MigratingAVersion5StoreStoresTurnTextOnceKeepingLeavesAn
   ASSERT_NE(store, nullptr);
   StatusOr<std::string> dump = store->DumpCanonical();
   ASSERT_THAT(dump, IsOk());
-  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"8\""));
   for (const NodeRecord& node : {turn, empty}) {
     StatusOr<NodeRecord> got = store->GetNode(node.id);
     ASSERT_THAT(got, IsOk());
@@ -501,7 +507,7 @@ TEST_F(SqliteStoreTest, MigratingAVersion1StoreRecordsWhetherItHasTurnsWithoutVe
     }
     StatusOr<std::string> dump = store->DumpCanonical();
     ASSERT_THAT(dump, IsOk());
-    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"7\""));
+    EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"8\""));
   }
 }
 

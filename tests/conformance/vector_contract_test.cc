@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <functional>
-#include <memory>
 #include <limits>
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/ids.h"
@@ -261,6 +263,118 @@ TEST_P(StoreContractTest, ScanVectorsStopsWhenAsked) {
                                   }),
               IsOk());
   EXPECT_EQ(visited, 2);
+}
+
+Status PutSnapshot(Store& store, const ProjectionSnapshot& snapshot) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, store.BeginWrite());
+  RETURN_IF_ERROR(txn->PutProjectionSnapshot(snapshot));
+  return txn->Commit();
+}
+
+ProjectionSnapshot Snapshot(std::int64_t scope_id, std::string data) {
+  return {.scope_id = scope_id,
+          .projection = "vector.hnsw",
+          .key = "model-a/3",
+          .journal_seq = 7,
+          .item_count = 2,
+          .data = std::move(data)};
+}
+
+// Snapshot bytes the way a projection writes them: any byte, NULs and high bytes included.
+std::string SnapshotBytes(std::size_t size) {
+  std::string bytes(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>((i * 131 + 7) % 256);
+  return bytes;
+}
+
+TEST_P(StoreContractTest, ProjectionSnapshotsRoundTripAndAreReplaced) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  EXPECT_THAT(store_->GetProjectionSnapshot(scope.scope_id, "vector.hnsw"),
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
+  const ProjectionSnapshot first = Snapshot(scope.scope_id, SnapshotBytes(70'000));
+  ASSERT_THAT(PutSnapshot(*store_, first), IsOk());
+  StatusOr<std::optional<ProjectionSnapshot>> got =
+      store_->GetProjectionSnapshot(scope.scope_id, "vector.hnsw");
+  ASSERT_THAT(got, IsOk());
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->key, "model-a/3");
+  EXPECT_EQ((*got)->journal_seq, 7);
+  EXPECT_EQ((*got)->item_count, 2);
+  EXPECT_EQ((*got)->data, first.data);
+  EXPECT_THAT(store_->GetProjectionSnapshot(scope.scope_id, "other"),
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
+
+  ProjectionSnapshot second = Snapshot(scope.scope_id, "short");
+  second.journal_seq = 9;
+  second.item_count = 3;
+  ASSERT_THAT(PutSnapshot(*store_, second), IsOk());
+  got = store_->GetProjectionSnapshot(scope.scope_id, "vector.hnsw");
+  ASSERT_THAT(got, IsOk());
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->data, "short");
+  EXPECT_EQ((*got)->journal_seq, 9);
+  EXPECT_EQ((*got)->item_count, 3);
+}
+
+TEST_P(StoreContractTest, ProjectionSnapshotsAreCheckedAndNotEvidence) {
+  const ScopeRecord scope = MakeScope("user:alice");
+  StatusOr<std::string> before = store_->DumpCanonical();
+  ASSERT_THAT(before, IsOk());
+  StatusOr<std::int64_t> journal = store_->LastJournalSeq();
+  ASSERT_THAT(journal, IsOk());
+  StatusOr<MerkleState> merkle = store_->GetMerkleState(scope.scope_id);
+  ASSERT_THAT(merkle, IsOk());
+  ASSERT_THAT(PutSnapshot(*store_, Snapshot(scope.scope_id, "graph bytes SNAPSHOT-MARKER")),
+              IsOk());
+  // Not in the canonical dump, not journalled, not in the Merkle logs.
+  EXPECT_THAT(store_->DumpCanonical(), IsOkAndHolds(*before));
+  EXPECT_THAT(store_->LastJournalSeq(), IsOkAndHolds(*journal));
+  StatusOr<MerkleState> after = store_->GetMerkleState(scope.scope_id);
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->root, merkle->root);
+
+  EXPECT_THAT(PutSnapshot(*store_, Snapshot(scope.scope_id + 1000, "x")),
+              StatusIs(StatusCode::kNotFound, HasSubstr("scope")));
+  ProjectionSnapshot unnamed = Snapshot(scope.scope_id, "x");
+  unnamed.projection = "";
+  EXPECT_THAT(PutSnapshot(*store_, unnamed), StatusIs(StatusCode::kInvalidArgument));
+  ProjectionSnapshot negative = Snapshot(scope.scope_id, "x");
+  negative.item_count = -1;
+  EXPECT_THAT(PutSnapshot(*store_, negative), StatusIs(StatusCode::kInvalidArgument));
+  StatusOr<std::optional<ProjectionSnapshot>> kept =
+      store_->GetProjectionSnapshot(scope.scope_id, "vector.hnsw");
+  ASSERT_THAT(kept, IsOk());
+  ASSERT_TRUE(kept->has_value());
+  EXPECT_EQ((*kept)->data, "graph bytes SNAPSHOT-MARKER");
+}
+
+TEST_P(StoreContractTest, ErasingAScopeOrChangingTheEmbedderDropsSnapshots) {
+  const ScopeRecord alice = MakeScope("user:alice");
+  const ScopeRecord child = MakeScope("user:alice/work", alice.scope_id);
+  const ScopeRecord bob = MakeScope("user:bob");
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  for (const ScopeRecord* scope : {&alice, &child, &bob}) {
+    ASSERT_THAT(PutSnapshot(*store_, Snapshot(scope->scope_id, "g" + scope->path)), IsOk());
+  }
+  const std::vector<std::int64_t> erase = {alice.scope_id};
+  ASSERT_THAT(store_->EraseScopes(erase), IsOk());
+  EXPECT_THAT(store_->GetProjectionSnapshot(alice.scope_id, "vector.hnsw"),
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
+  EXPECT_THAT(store_->GetProjectionSnapshot(child.scope_id, "vector.hnsw"),
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
+  StatusOr<std::optional<ProjectionSnapshot>> kept =
+      store_->GetProjectionSnapshot(bob.scope_id, "vector.hnsw");
+  ASSERT_THAT(kept, IsOk());
+  EXPECT_TRUE(kept->has_value());
+  // Recording an embedder, even the same one again (reembed replaces every vector), drops every
+  // graph over the old vectors.
+  ASSERT_THAT(SetEmbedder(*store_, kModelA), IsOk());
+  EXPECT_THAT(store_->GetProjectionSnapshot(bob.scope_id, "vector.hnsw"),
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
+  ASSERT_THAT(PutSnapshot(*store_, Snapshot(bob.scope_id, "g")), IsOk());
+  ASSERT_THAT(SetEmbedder(*store_, kModelB), IsOk());
+  EXPECT_THAT(store_->GetProjectionSnapshot(bob.scope_id, "vector.hnsw"),
+              IsOkAndHolds(::testing::Eq(std::nullopt)));
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/paths.h"
@@ -299,6 +301,94 @@ TEST(VectorTest, ScopesPastTheExactThresholdAreSearchedThroughHnswWithTheSameAns
   EXPECT_THAT(exact, ElementsAre(texts[3], texts[17], texts[31], texts[39]));
   EXPECT_EQ(top_ids(25), exact);  // crosses the threshold after loading
   EXPECT_EQ(top_ids(5), exact);   // HNSW from the first load
+}
+
+// The HNSW graph a closing engine keeps (vector_projection.h): the next process loads it, adds the
+// turns stored since, and recalls exactly what a process that built the graph itself recalls.
+TEST(VectorTest, AClosedEnginesGraphIsLoadedByTheNextAndRecallsTheSame) {
+  std::vector<std::string> texts;
+  for (int i = 0; i < 150; ++i) {
+    texts.push_back("entry " + std::to_string(i) + " about subject" + std::to_string(i * 13 % 97) +
+                    " and item" + std::to_string(i % 11));
+  }
+  Config config = WithEmbedder("hashing", 64);
+  config.vector.exact_threshold = 20;
+  config.vector.hnsw_max_neighbors = 8;
+  config.vector.hnsw_construction_expansion = 40;
+  // Snapshot item count of user:ana's graph in the closed store at `path` (-1: none).
+  const auto stored_items = [](const std::string& path) -> std::int64_t {
+    StatusOr<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(path);
+    EXPECT_THAT(store, IsOk());
+    if (!store.ok()) return -2;
+    StatusOr<std::optional<store::ScopeRecord>> scope = (*store)->FindScope("user:ana");
+    if (!scope.ok() || !scope->has_value()) return -2;
+    StatusOr<std::optional<store::ProjectionSnapshot>> snapshot =
+        (*store)->GetProjectionSnapshot((*scope)->scope_id, kHnswSnapshotProjection);
+    EXPECT_THAT(snapshot, IsOk());
+    return snapshot.ok() && snapshot->has_value() ? (*snapshot)->item_count : -1;
+  };
+  // Two processes: 120 turns and a recall (the graph is built and kept), then 30 more turns and
+  // the recalls compared. `discard` makes the second process build its own graph.
+  const auto run = [&](const testing::TempDir& dir, bool discard) {
+    {
+      std::unique_ptr<Engine> engine = testing::OpenOrDie(Options(dir, config));
+      EXPECT_THAT(engine->Remember(testing::S("user:ana"),
+                                   Turns({texts.begin(), texts.begin() + 120})),
+                  IsOk());
+      EXPECT_THAT(engine->Recall(testing::S("user:ana"), {.text = "subject5"}, VectorOnly()),
+                  IsOk());
+    }
+    EXPECT_EQ(stored_items(dir.File("engram.db")), 120);
+    if (discard) {
+      // Recorded for another embedder: not this projection's, so the next process builds.
+      StatusOr<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(dir.File("engram.db"));
+      EXPECT_THAT(store, IsOk());
+      StatusOr<std::optional<store::ScopeRecord>> scope = (*store)->FindScope("user:ana");
+      EXPECT_THAT(scope, IsOk());
+      StatusOr<std::optional<store::ProjectionSnapshot>> snapshot =
+          (*store)->GetProjectionSnapshot((*scope)->scope_id, kHnswSnapshotProjection);
+      EXPECT_THAT(snapshot, IsOk());
+      store::ProjectionSnapshot foreign = **snapshot;
+      foreign.key = "another embedder";
+      StatusOr<std::unique_ptr<store::Transaction>> txn = (*store)->BeginWrite();
+      EXPECT_THAT(txn, IsOk());
+      EXPECT_THAT((*txn)->PutProjectionSnapshot(foreign), IsOk());
+      EXPECT_THAT((*txn)->Commit(), IsOk());
+    }
+    std::vector<std::pair<std::string, double>> recalled;
+    {
+      std::unique_ptr<Engine> engine = testing::OpenOrDie(Options(dir, config));
+      EXPECT_THAT(engine->Remember(testing::S("user:ana"), Turns({texts.begin() + 120, texts.end()})),
+                  IsOk());
+      for (const int probe : {3, 40, 77, 121, 149}) {
+        StatusOr<ReadResult> result = engine->Recall(
+            testing::S("user:ana"), {.text = texts[probe]}, VectorOnly(10));
+        EXPECT_THAT(result, IsOk());
+        if (!result.ok()) continue;
+        for (const RecallItem& item : result->items) recalled.emplace_back(item.id, item.score);
+      }
+    }
+    return recalled;
+  };
+  testing::TempDir kept_dir;
+  testing::TempDir built_dir;
+  const auto from_snapshot = run(kept_dir, /*discard=*/false);
+  const auto built = run(built_dir, /*discard=*/true);
+  EXPECT_EQ(from_snapshot.size(), 50u);
+  EXPECT_EQ(from_snapshot, built);
+  // The loaded graph grew by 30 turns, under the 1,000 that make a new snapshot worth writing;
+  // the process that built its own wrote one over all 150.
+  EXPECT_EQ(stored_items(kept_dir.File("engram.db")), 120);
+  EXPECT_EQ(stored_items(built_dir.File("engram.db")), 150);
+  // Not evidence: the two stores' canonical dumps are equal.
+  StatusOr<std::unique_ptr<store::Store>> kept = store::OpenSqliteStore(kept_dir.File("engram.db"));
+  StatusOr<std::unique_ptr<store::Store>> rebuilt =
+      store::OpenSqliteStore(built_dir.File("engram.db"));
+  ASSERT_THAT(kept, IsOk());
+  ASSERT_THAT(rebuilt, IsOk());
+  StatusOr<std::string> kept_dump = (*kept)->DumpCanonical();
+  ASSERT_THAT(kept_dump, IsOk());
+  EXPECT_THAT((*rebuilt)->DumpCanonical(), ::engram::testing::IsOkAndHolds(*kept_dump));
 }
 
 TEST(VectorTest, MissingModelIsAClearErrorNamingTheFileAndSetup) {

@@ -10,6 +10,11 @@
 // hnswlib's mark-delete, the graph grows by doubling its capacity, and the level generator is
 // seeded from the options, so the same sequence of Add calls builds the same graph.
 //
+// The graph can be saved without its vectors (SaveGraph: links, levels, entry point and the
+// state of the level generator, ~0.1-0.3 KB a node at M = 32) and loaded back (LoadGraph, then
+// RestoreVector for every id from wherever the vectors live): the loaded index searches like the
+// saved one and later Add calls build the same graph as they would have in the saved index.
+//
 //   HnswOptions options;
 //   options.dimension = 512;
 //   ASSIGN_OR_RETURN(auto index, HnswIndex::Create(options));
@@ -21,6 +26,8 @@
 #include <memory>
 #include <shared_mutex>
 #include <span>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -74,6 +81,29 @@ class HnswIndex final : public VectorIndex {
 
   const HnswOptions& options() const { return options_; }
 
+  // The graph without its vectors, in the format LoadGraph reads (hnsw_index.cc documents the
+  // bytes; a SHA-256 of the rest closes it). The same graph gives the same bytes.
+  // FailedPrecondition while vectors are missing (a loaded graph not yet restored).
+  StatusOr<std::string> SaveGraph() const;
+
+  // Every id ever added (removed ones included), in the order they were first added.
+  std::vector<std::uint64_t> IdsInInsertionOrder() const;
+
+  // An index with the graph SaveGraph wrote and no vectors yet: call RestoreVector for every id
+  // (IdsInInsertionOrder) before anything else; until then Add and Search are
+  // FailedPrecondition. Corruption for bytes that are not a complete graph (size, checksum, a link
+  // or level out of range); FailedPrecondition when the graph was built with another dimension,
+  // max_neighbors, construction_expansion or seed than `options`.
+  static StatusOr<std::unique_ptr<HnswIndex>> LoadGraph(const HnswOptions& options,
+                                                        std::string_view graph);
+
+  // Gives a loaded node its vector (normalised, as Add stores it). NotFound for an id the graph
+  // does not hold, AlreadyExists when it has its vector already, InvalidArgument as Add.
+  Status RestoreVector(std::uint64_t id, std::span<const float> vector);
+
+  // Nodes of a loaded graph still waiting for RestoreVector (0 for an index built by Add).
+  std::size_t missing_vectors() const;
+
  private:
   struct Graph;  // hnswlib types, kept out of this header (hnswlib.h defines non-inline functions)
 
@@ -84,6 +114,9 @@ class HnswIndex final : public VectorIndex {
   std::unique_ptr<Graph> graph_;                 // GUARDED_BY(mutex_)
   std::unordered_map<std::uint64_t, bool> ids_;  // GUARDED_BY(mutex_); id → live; lookups only
   std::size_t live_count_ = 0;                   // GUARDED_BY(mutex_)
+  // Loaded by LoadGraph: which internal nodes still wait for their vector (empty otherwise).
+  std::vector<bool> restored_;       // GUARDED_BY(mutex_)
+  std::size_t missing_vectors_ = 0;  // GUARDED_BY(mutex_)
 };
 
 }  // namespace engram::index

@@ -273,6 +273,117 @@ TEST(HnswIndexTest, SameInsertionsGiveSameResults) {
   EXPECT_EQ(runs[0], runs[1]);
 }
 
+// A saved graph, loaded and given its vectors back, is the saved index: it searches the same and
+// later additions build the graph one uninterrupted build makes (the level generator's state
+// travels with the graph).
+TEST(HnswGraphTest, SavedLoadedAndExtendedEqualsOneBuild) {
+  constexpr std::size_t kDimension = 16;
+  HnswOptions options;
+  options.dimension = kDimension;
+  options.max_neighbors = 8;
+  options.construction_expansion = 40;
+  std::mt19937_64 random(11);
+  std::vector<std::vector<float>> vectors;
+  for (int i = 0; i < 1500; ++i) vectors.push_back(RandomUnitVector(random, kDimension));
+  const auto id_of = [](std::size_t i) { return static_cast<std::uint64_t>(3 * i + 5); };
+
+  StatusOr<std::unique_ptr<HnswIndex>> whole = HnswIndex::Create(options);
+  ASSERT_THAT(whole, IsOk());
+  for (std::size_t i = 0; i < vectors.size(); ++i) {
+    ASSERT_THAT((*whole)->Add(id_of(i), vectors[i]), IsOk());
+  }
+
+  StatusOr<std::unique_ptr<HnswIndex>> first = HnswIndex::Create(options);
+  ASSERT_THAT(first, IsOk());
+  for (std::size_t i = 0; i < 1000; ++i) ASSERT_THAT((*first)->Add(id_of(i), vectors[i]), IsOk());
+  StatusOr<std::string> saved = (*first)->SaveGraph();
+  ASSERT_THAT(saved, IsOk());
+  StatusOr<std::unique_ptr<HnswIndex>> loaded = HnswIndex::LoadGraph(options, *saved);
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ((*loaded)->missing_vectors(), 1000u);
+  EXPECT_EQ((*loaded)->IdsInInsertionOrder(), (*first)->IdsInInsertionOrder());
+  for (std::size_t i = 0; i < 1000; ++i) {
+    ASSERT_THAT((*loaded)->RestoreVector(id_of(i), vectors[i]), IsOk());
+  }
+  EXPECT_EQ((*loaded)->missing_vectors(), 0u);
+  EXPECT_EQ((*loaded)->size(), 1000u);
+  EXPECT_THAT((*loaded)->SaveGraph(), IsOkAndHolds(*saved));
+  const std::vector<float> query = RandomUnitVector(random, kDimension);
+  StatusOr<std::vector<VectorHit>> before = (*first)->Search(query, 20);
+  ASSERT_THAT(before, IsOk());
+  EXPECT_THAT((*loaded)->Search(query, 20), IsOkAndHolds(*before));
+
+  for (std::size_t i = 1000; i < vectors.size(); ++i) {
+    ASSERT_THAT((*loaded)->Add(id_of(i), vectors[i]), IsOk());
+  }
+  StatusOr<std::string> extended = (*loaded)->SaveGraph();
+  ASSERT_THAT(extended, IsOk());
+  EXPECT_THAT((*whole)->SaveGraph(), IsOkAndHolds(*extended));
+  StatusOr<std::vector<VectorHit>> expected = (*whole)->Search(query, 20);
+  ASSERT_THAT(expected, IsOk());
+  EXPECT_THAT((*loaded)->Search(query, 20), IsOkAndHolds(*expected));
+}
+
+TEST(HnswGraphTest, LoadedGraphRefusesWorkUntilEveryVectorIsBack) {
+  HnswOptions options;
+  options.dimension = 8;
+  std::mt19937_64 random(5);
+  StatusOr<std::unique_ptr<HnswIndex>> index = HnswIndex::Create(options);
+  ASSERT_THAT(index, IsOk());
+  const std::vector<float> a = RandomUnitVector(random, 8);
+  const std::vector<float> b = RandomUnitVector(random, 8);
+  ASSERT_THAT((*index)->Add(1, a), IsOk());
+  ASSERT_THAT((*index)->Add(2, b), IsOk());
+  ASSERT_THAT((*index)->Remove(2), IsOk());
+  StatusOr<std::string> saved = (*index)->SaveGraph();
+  ASSERT_THAT(saved, IsOk());
+  StatusOr<std::unique_ptr<HnswIndex>> loaded = HnswIndex::LoadGraph(options, *saved);
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_THAT((*loaded)->Search(a, 1), StatusIs(StatusCode::kFailedPrecondition));
+  EXPECT_THAT((*loaded)->Add(3, a), StatusIs(StatusCode::kFailedPrecondition));
+  EXPECT_THAT((*loaded)->SaveGraph(), StatusIs(StatusCode::kFailedPrecondition));
+  EXPECT_THAT((*loaded)->RestoreVector(7, a), StatusIs(StatusCode::kNotFound));
+  ASSERT_THAT((*loaded)->RestoreVector(1, a), IsOk());
+  EXPECT_THAT((*loaded)->RestoreVector(1, a), StatusIs(StatusCode::kAlreadyExists));
+  ASSERT_THAT((*loaded)->RestoreVector(2, b), IsOk());
+  // The removal travelled with the graph.
+  EXPECT_EQ((*loaded)->size(), 1u);
+  EXPECT_FALSE((*loaded)->Contains(2));
+  StatusOr<std::vector<VectorHit>> hits = (*loaded)->Search(b, 5);
+  ASSERT_THAT(hits, IsOk());
+  EXPECT_THAT(Ids(*hits), ElementsAre(1u));
+}
+
+TEST(HnswGraphTest, DamagedOrForeignGraphsAreRefused) {
+  HnswOptions options;
+  options.dimension = 8;
+  std::mt19937_64 random(9);
+  StatusOr<std::unique_ptr<HnswIndex>> index = HnswIndex::Create(options);
+  ASSERT_THAT(index, IsOk());
+  for (std::uint64_t id = 0; id < 50; ++id) {
+    ASSERT_THAT((*index)->Add(id, RandomUnitVector(random, 8)), IsOk());
+  }
+  StatusOr<std::string> saved = (*index)->SaveGraph();
+  ASSERT_THAT(saved, IsOk());
+
+  std::string flipped = *saved;
+  flipped[flipped.size() / 2] ^= 0x20;
+  EXPECT_THAT(HnswIndex::LoadGraph(options, flipped),
+              StatusIs(StatusCode::kCorruption, HasSubstr("checksum")));
+  EXPECT_THAT(HnswIndex::LoadGraph(options, saved->substr(0, saved->size() - 1)),
+              StatusIs(StatusCode::kCorruption));
+  EXPECT_THAT(HnswIndex::LoadGraph(options, "EHNSW"), StatusIs(StatusCode::kCorruption));
+  EXPECT_THAT(HnswIndex::LoadGraph(options, ""), StatusIs(StatusCode::kCorruption));
+
+  HnswOptions other = options;
+  other.max_neighbors = 16;
+  EXPECT_THAT(HnswIndex::LoadGraph(other, *saved),
+              StatusIs(StatusCode::kFailedPrecondition, HasSubstr("M 32")));
+  other = options;
+  other.dimension = 9;
+  EXPECT_THAT(HnswIndex::LoadGraph(other, *saved), StatusIs(StatusCode::kFailedPrecondition));
+}
+
 TEST(HnswIndexTest, ValidatesOptions) {
   HnswOptions options;
   EXPECT_THAT(HnswIndex::Create(options), StatusIs(StatusCode::kInvalidArgument));

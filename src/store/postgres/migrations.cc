@@ -229,13 +229,30 @@ constexpr std::string_view kSchemaV7 = R"sql(
 ALTER TABLE turn_analysis ALTER COLUMN analysis TYPE BYTEA USING convert_to(analysis, 'UTF8');
 )sql";
 
+// Projection snapshots, as SQLite's schema 8 (see sqlite/migrations.cc): a projection's saved
+// state per scope (the vector projection's HNSW graph). Not evidence: no journal rows, no Merkle
+// leaves, not in the canonical dump or exports; bytea stored uncompressed (varints and a
+// checksum do not compress).
+constexpr std::string_view kSchemaV8 = R"sql(
+CREATE TABLE projection_snapshots (
+  scope_id    BIGINT NOT NULL REFERENCES scopes(scope_id),
+  projection  TEXT NOT NULL,
+  key         TEXT NOT NULL,
+  journal_seq BIGINT NOT NULL,
+  item_count  BIGINT NOT NULL,
+  data        BYTEA NOT NULL,
+  PRIMARY KEY (scope_id, projection)
+);
+ALTER TABLE projection_snapshots ALTER COLUMN data SET STORAGE EXTERNAL;
+)sql";
+
 struct Migration {
   std::int64_t version = 0;  // the schema version after this migration
   std::string_view description;
   std::string_view sql;
 };
 
-constexpr std::array<Migration, 7> kMigrations = {{
+constexpr std::array<Migration, 8> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
@@ -243,6 +260,7 @@ constexpr std::array<Migration, 7> kMigrations = {{
     {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
     {6, "turn text stored once, merkle leaf hashes as bytes", kSchemaV6},
     {7, "compact turn analysis rows", kSchemaV7},
+    {8, "projection snapshots", kSchemaV8},
 }};
 static_assert(kMigrations.back().version == kLatestSchemaVersion);
 

@@ -16,7 +16,7 @@
 
 namespace engram::store::postgres {
 
-inline constexpr std::int64_t kLatestSchemaVersion = 7;
+inline constexpr std::int64_t kLatestSchemaVersion = 8;
 
 // The schema version in the connection's current schema: 0 when it holds no table.
 // kFailedPrecondition for a schema with tables but no engram `meta` table (not an engram store).

@@ -645,6 +645,10 @@ class PostgresTransaction final : public Transaction {
       if (previous.has_value() && *previous != embedder) {
         RETURN_IF_ERROR(conn_.Exec("DELETE FROM vectors", "set embedder: drop old vectors"));
       }
+      // Recording an embedder (again: reembed) precedes new vectors: graphs over the old ones
+      // would describe vectors that are gone or replaced.
+      RETURN_IF_ERROR(conn_.Exec("DELETE FROM projection_snapshots",
+                                 "set embedder: drop projection snapshots"));
       embedder_.reset();  // read again by the next PutVector
       RETURN_IF_ERROR(Run(conn_,
                           "INSERT INTO meta(key, value) VALUES('embedder_model_id', $1), "
@@ -750,6 +754,32 @@ class PostgresTransaction final : public Transaction {
       std::span<const std::int64_t> turn_rows) override {
     RETURN_IF_ERROR(CheckOpen());
     return QueryTurnAnalyses(conn_, turn_rows);
+  }
+
+  Status PutProjectionSnapshot(const ProjectionSnapshot& snapshot) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckProjectionSnapshot(snapshot));
+    // One statement: written only when the scope exists; no row back means it does not.
+    ASSIGN_OR_RETURN(
+        Result stored,
+        conn_.Query("INSERT INTO projection_snapshots(scope_id, projection, key, journal_seq, "
+                    "item_count, data) SELECT scope_id, $2, $3, $4, $5, $6 FROM scopes "
+                    "WHERE scope_id = $1 ON CONFLICT(scope_id, projection) DO UPDATE SET "
+                    "key = excluded.key, journal_seq = excluded.journal_seq, "
+                    "item_count = excluded.item_count, data = excluded.data RETURNING scope_id",
+                    Params()
+                        .Int(snapshot.scope_id)
+                        .Text(snapshot.projection)
+                        .Text(snapshot.key)
+                        .Int(snapshot.journal_seq)
+                        .Int(snapshot.item_count)
+                        .Bytes(snapshot.data),
+                    "put projection snapshot"));
+    if (stored.size() == 0) {
+      return Status::NotFound("put projection snapshot: scope " +
+                              std::to_string(snapshot.scope_id) + " does not exist");
+    }
+    return Status::Ok();
   }
 
   StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
@@ -1185,6 +1215,26 @@ class PostgresStore final : public Store {
     return WithReader([&](Connection& conn) { return QueryTurnAnalyses(conn, turn_rows); });
   }
 
+  StatusOr<std::optional<ProjectionSnapshot>> GetProjectionSnapshot(
+      std::int64_t scope_id, std::string_view projection) override {
+    ASSIGN_OR_RETURN(const Result rows, WithReader([&](Connection& conn) {
+                       return conn.Query("SELECT key, journal_seq, item_count, data FROM "
+                                         "projection_snapshots WHERE scope_id = $1 AND "
+                                         "projection = $2",
+                                         Params().Int(scope_id).Text(projection),
+                                         "get projection snapshot");
+                     }));
+    if (rows.size() == 0) return std::optional<ProjectionSnapshot>();
+    ProjectionSnapshot snapshot;
+    snapshot.scope_id = scope_id;
+    snapshot.projection = std::string(projection);
+    snapshot.key = rows.Text(0, 0);
+    snapshot.journal_seq = rows.Int(0, 1);
+    snapshot.item_count = rows.Int(0, 2);
+    snapshot.data = std::string(rows.Bytes(0, 3));
+    return std::optional<ProjectionSnapshot>(std::move(snapshot));
+  }
+
   StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) override;
 
   StatusOr<std::string> DumpCanonical() override;
@@ -1333,6 +1383,7 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
     // Order matters: the journal, edge and vector deletions find their rows through the nodes.
     std::size_t erased_vectors = 0;
     std::size_t erased_analyses = 0;
+    std::size_t erased_snapshots = 0;
     struct Step {
       std::string_view sql;
       std::size_t* count;
@@ -1354,6 +1405,8 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
         {"DELETE FROM turn_analysis WHERE turn_row IN (SELECT row_id FROM nodes WHERE "
          "scope_id = ANY($1::bigint[]))",
          &erased_analyses},
+        {"DELETE FROM projection_snapshots WHERE scope_id = ANY($1::bigint[])",
+         &erased_snapshots},
         {"DELETE FROM nodes WHERE scope_id = ANY($1::bigint[])", &counts.nodes},
         {"DELETE FROM scopes WHERE scope_id = ANY($1::bigint[])", &counts.scopes},
     };
@@ -1382,8 +1435,8 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
   const Status wiped = [&]() -> Status {
     RETURN_IF_ERROR(conn.Exec("SET statement_timeout = 0", "erase scopes: lift the timeout"));
     const Status vacuumed = conn.Exec(
-        "VACUUM (FULL) journal, edges, vectors, turn_analysis, nodes, scopes, merkle_leaves, "
-        "merkle_roots",
+        "VACUUM (FULL) journal, edges, vectors, turn_analysis, projection_snapshots, nodes, "
+        "scopes, merkle_leaves, merkle_roots",
         "erase scopes: rewrite the tables (VACUUM FULL)");
     const Status checkpointed =
         vacuumed.ok() ? conn.Exec("CHECKPOINT", "erase scopes: CHECKPOINT (needs superuser or "

@@ -270,7 +270,23 @@ END;
 // declared types: SQLite stores the bytes as BLOBs in them. Ids, leaves and roots do not change.
 constexpr std::string_view kSchemaV7 = "";
 
-constexpr std::array<Migration, 7> kMigrations = {{
+// Projection snapshots (store.h ProjectionSnapshot): a projection's saved state per scope (the
+// vector projection's HNSW graph), so a new process loads it instead of rebuilding. Not
+// evidence: no journal rows, no Merkle leaves, not in the canonical dump or exports. A rowid
+// table: its rows are megabytes, which SQLite keeps better in overflow pages of a rowid table.
+constexpr std::string_view kSchemaV8 = R"sql(
+CREATE TABLE projection_snapshots (
+  scope_id    INTEGER NOT NULL REFERENCES scopes(scope_id),
+  projection  TEXT NOT NULL,     -- e.g. 'vector.hnsw'
+  key         TEXT NOT NULL,     -- what it was built for; a reader ignores another key
+  journal_seq INTEGER NOT NULL,  -- the journal position the projection had applied
+  item_count  INTEGER NOT NULL,  -- items covered (vectors of a graph)
+  data        BLOB NOT NULL,
+  PRIMARY KEY (scope_id, projection)
+);
+)sql";
+
+constexpr std::array<Migration, 8> kMigrations = {{
     {1, "scopes, nodes, edges, journal", kSchemaV1},
     {2, "vectors and the recorded embedder", kSchemaV2},
     {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
@@ -278,6 +294,7 @@ constexpr std::array<Migration, 7> kMigrations = {{
     {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
     {6, "turn text stored once, merkle leaf hashes as bytes", kSchemaV6},
     {7, "compact turn analysis rows", kSchemaV7},
+    {8, "projection snapshots", kSchemaV8},
 }};
 
 // Schema 5: the analysis rows of the turns a version 4 store holds, from their signal nodes

@@ -25,7 +25,7 @@ struct Migration {
   std::string_view sql;  // one or more statements
 };
 
-inline constexpr std::int64_t kLatestSchemaVersion = 7;
+inline constexpr std::int64_t kLatestSchemaVersion = 8;
 
 // Every migration, ordered by version (1..kLatestSchemaVersion, no gaps).
 std::span<const Migration> Migrations();

@@ -589,6 +589,10 @@ class SqliteTransaction final : public Transaction {
       if (previous.has_value() && *previous != embedder) {
         RETURN_IF_ERROR(conn_.Exec("DELETE FROM vectors", "set embedder: drop old vectors"));
       }
+      // Recording an embedder (again: reembed) precedes new vectors: graphs over the old ones
+      // would describe vectors that are gone or replaced.
+      RETURN_IF_ERROR(conn_.Exec("DELETE FROM projection_snapshots",
+                                 "set embedder: drop projection snapshots"));
       ASSIGN_OR_RETURN(Statement stmt,
                        conn_.Prepare("INSERT INTO meta(key, value) VALUES(?1, ?2) "
                                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -697,6 +701,32 @@ class SqliteTransaction final : public Transaction {
       std::span<const std::int64_t> turn_rows) override {
     RETURN_IF_ERROR(CheckOpen());
     return QueryTurnAnalyses(conn_, turn_rows);
+  }
+
+  Status PutProjectionSnapshot(const ProjectionSnapshot& snapshot) override {
+    RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(CheckProjectionSnapshot(snapshot));
+    ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
+                     QueryScopeById(conn_, snapshot.scope_id));
+    if (!scope.has_value()) {
+      return Status::NotFound("put projection snapshot: scope " +
+                              std::to_string(snapshot.scope_id) + " does not exist");
+    }
+    ASSIGN_OR_RETURN(
+        Statement stmt,
+        conn_.Prepare("INSERT INTO projection_snapshots(scope_id, projection, key, journal_seq, "
+                      "item_count, data) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
+                      "ON CONFLICT(scope_id, projection) DO UPDATE SET key = excluded.key, "
+                      "journal_seq = excluded.journal_seq, item_count = excluded.item_count, "
+                      "data = excluded.data",
+                      "put projection snapshot"));
+    stmt.BindInt(1, snapshot.scope_id);
+    stmt.BindText(2, snapshot.projection);
+    stmt.BindText(3, snapshot.key);
+    stmt.BindInt(4, snapshot.journal_seq);
+    stmt.BindInt(5, snapshot.item_count);
+    stmt.BindBlob(6, std::as_bytes(std::span<const char>(snapshot.data)));
+    return stmt.Run();
   }
 
   StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
@@ -1090,6 +1120,28 @@ class SqliteStore final : public Store {
     return WithReader([&](Connection& conn) { return QueryTurnAnalyses(conn, turn_rows); });
   }
 
+  StatusOr<std::optional<ProjectionSnapshot>> GetProjectionSnapshot(
+      std::int64_t scope_id, std::string_view projection) override {
+    return WithReader([&](Connection& conn) -> StatusOr<std::optional<ProjectionSnapshot>> {
+      ASSIGN_OR_RETURN(Statement stmt,
+                       conn.Prepare("SELECT key, journal_seq, item_count, data FROM "
+                                    "projection_snapshots WHERE scope_id = ?1 AND projection = ?2",
+                                    "get projection snapshot"));
+      stmt.BindInt(1, scope_id);
+      stmt.BindText(2, projection);
+      ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+      if (!has_row) return std::optional<ProjectionSnapshot>();
+      ProjectionSnapshot snapshot;
+      snapshot.scope_id = scope_id;
+      snapshot.projection = std::string(projection);
+      snapshot.key = stmt.ColumnText(0);
+      snapshot.journal_seq = stmt.ColumnInt(1);
+      snapshot.item_count = stmt.ColumnInt(2);
+      snapshot.data = std::string(BlobText(stmt.ColumnBlob(3)));
+      return std::optional<ProjectionSnapshot>(std::move(snapshot));
+    });
+  }
+
   StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) override;
 
   StatusOr<std::string> DumpCanonical() override;
@@ -1231,6 +1283,7 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
     // Order matters: the journal, edge and vector deletions find their rows through the nodes.
     std::size_t erased_vectors = 0;
     std::size_t erased_analyses = 0;
+    std::size_t erased_snapshots = 0;
     struct Step {
       std::string_view sql;
       std::size_t* count;
@@ -1252,6 +1305,8 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
         {"DELETE FROM turn_analysis WHERE turn_row IN (SELECT row_id FROM nodes WHERE scope_id "
          "IN temp.erase_scope_ids)",
          &erased_analyses},
+        {"DELETE FROM projection_snapshots WHERE scope_id IN temp.erase_scope_ids",
+         &erased_snapshots},
         {"DELETE FROM nodes WHERE scope_id IN temp.erase_scope_ids", &counts.nodes},
         {"DELETE FROM scopes WHERE scope_id IN temp.erase_scope_ids", &counts.scopes},
     };
