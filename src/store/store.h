@@ -170,8 +170,8 @@ struct TurnAnalysisRecord {
 // the projection from the rows: today the vector projection's HNSW graph of a scope (links and
 // levels, not the vectors, which stay in `vectors`). A projection, not evidence: not journalled,
 // not in the Merkle logs, the canonical dump or exports; erasing its scope deletes it, and
-// recording an embedder (Transaction::SetEmbedder, also the same one again) deletes every one. The projection owns
-// the bytes and checks them when it reads them back; the store keeps them as given.
+// recording an embedder (Transaction::SetEmbedder, also the same one again) deletes every one. The
+// projection owns the bytes and checks them when it reads them back; the store keeps them as given.
 struct ProjectionSnapshot {
   std::int64_t scope_id = 0;
   std::string projection;        // which projection, e.g. "vector.hnsw"; one snapshot per scope
@@ -397,13 +397,13 @@ class Store {
       std::int64_t scope_id, std::string_view projection) = 0;
 
   // Hard-deletes the scopes and every scope nested in them, their nodes, their vectors, turn
-  // analyses and projection snapshots, every edge touching those nodes or lying in those scopes, and the journal rows
-  // about any of these;
-  // leaves one kScopeErased tombstone per erased scope (at = the store's latest journal time, so
-  // erasing reads no clock; detail has counts only); then wipes freed space so the store's files
-  // no longer contain the erased content. kNotFound for an unknown scope id (nothing is erased).
-  // An error means nothing was erased; when only the final wipe fails, the counts are returned
-  // with wipe_status set. Takes the write lock: do not call it while holding a Transaction.
+  // analyses and projection snapshots, every edge touching those nodes or lying in those scopes,
+  // and the journal rows about any of these; leaves one kScopeErased tombstone per erased scope (at
+  // = the store's latest journal time, so erasing reads no clock; detail has counts only); then
+  // wipes freed space so the store's files no longer contain the erased content. kNotFound for an
+  // unknown scope id (nothing is erased). An error means nothing was erased; when only the final
+  // wipe fails, the counts are returned with wipe_status set. Takes the write lock: do not call it
+  // while holding a Transaction.
   virtual StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) = 0;
 
   // A canonical text dump of every table (for determinism tests and debugging).

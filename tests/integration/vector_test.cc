@@ -332,9 +332,9 @@ TEST(VectorTest, AClosedEnginesGraphIsLoadedByTheNextAndRecallsTheSame) {
   const auto run = [&](const testing::TempDir& dir, bool discard) {
     {
       std::unique_ptr<Engine> engine = testing::OpenOrDie(Options(dir, config));
-      EXPECT_THAT(engine->Remember(testing::S("user:ana"),
-                                   Turns({texts.begin(), texts.begin() + 120})),
-                  IsOk());
+      EXPECT_THAT(
+          engine->Remember(testing::S("user:ana"), Turns({texts.begin(), texts.begin() + 120})),
+          IsOk());
       EXPECT_THAT(engine->Recall(testing::S("user:ana"), {.text = "subject5"}, VectorOnly()),
                   IsOk());
     }
@@ -358,11 +358,12 @@ TEST(VectorTest, AClosedEnginesGraphIsLoadedByTheNextAndRecallsTheSame) {
     std::vector<std::pair<std::string, double>> recalled;
     {
       std::unique_ptr<Engine> engine = testing::OpenOrDie(Options(dir, config));
-      EXPECT_THAT(engine->Remember(testing::S("user:ana"), Turns({texts.begin() + 120, texts.end()})),
-                  IsOk());
+      EXPECT_THAT(
+          engine->Remember(testing::S("user:ana"), Turns({texts.begin() + 120, texts.end()})),
+          IsOk());
       for (const int probe : {3, 40, 77, 121, 149}) {
-        StatusOr<ReadResult> result = engine->Recall(
-            testing::S("user:ana"), {.text = texts[probe]}, VectorOnly(10));
+        StatusOr<ReadResult> result =
+            engine->Recall(testing::S("user:ana"), {.text = texts[probe]}, VectorOnly(10));
         EXPECT_THAT(result, IsOk());
         if (!result.ok()) continue;
         for (const RecallItem& item : result->items) recalled.emplace_back(item.id, item.score);

@@ -1218,11 +1218,11 @@ class PostgresStore final : public Store {
   StatusOr<std::optional<ProjectionSnapshot>> GetProjectionSnapshot(
       std::int64_t scope_id, std::string_view projection) override {
     ASSIGN_OR_RETURN(const Result rows, WithReader([&](Connection& conn) {
-                       return conn.Query("SELECT key, journal_seq, item_count, data FROM "
-                                         "projection_snapshots WHERE scope_id = $1 AND "
-                                         "projection = $2",
-                                         Params().Int(scope_id).Text(projection),
-                                         "get projection snapshot");
+                       return conn.Query(
+                           "SELECT key, journal_seq, item_count, data FROM "
+                           "projection_snapshots WHERE scope_id = $1 AND "
+                           "projection = $2",
+                           Params().Int(scope_id).Text(projection), "get projection snapshot");
                      }));
     if (rows.size() == 0) return std::optional<ProjectionSnapshot>();
     ProjectionSnapshot snapshot;
@@ -1405,8 +1405,7 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
         {"DELETE FROM turn_analysis WHERE turn_row IN (SELECT row_id FROM nodes WHERE "
          "scope_id = ANY($1::bigint[]))",
          &erased_analyses},
-        {"DELETE FROM projection_snapshots WHERE scope_id = ANY($1::bigint[])",
-         &erased_snapshots},
+        {"DELETE FROM projection_snapshots WHERE scope_id = ANY($1::bigint[])", &erased_snapshots},
         {"DELETE FROM nodes WHERE scope_id = ANY($1::bigint[])", &counts.nodes},
         {"DELETE FROM scopes WHERE scope_id = ANY($1::bigint[])", &counts.scopes},
     };
