@@ -107,21 +107,30 @@ double WindowScore(const TurnLayout& layout, std::span<const TermMatrix::Term> t
 }
 
 // What one term can add to a pick: its largest contribution to a window's score and to a turn's
-// own score. For each posting, the postings in the `window` turns up to it (inside its session)
-// are all a window whose last posting it is can sum, and no window holding its turn is shorter
-// than the shortest of those that hold it; a session of at most `window` turns is its one unit.
+// own score, and its largest contribution to a window beginning in each block of `block` window
+// begins. For each posting, the postings in the `window` turns up to it (inside its session) are
+// all a window whose last posting it is can sum, and no window holding its turn is shorter than
+// the shortest of those that hold it; a session of at most `window` turns is its one unit.
 struct TermBound {
   double window = 0;
   double turn = 0;
 };
 
+// `block_window` (one entry per block, zero on entry) receives the term's block bounds, scaled as
+// its contributions are; with `block` 0 (no blocks) it is left alone.
 TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::size_t window,
                   const index::Bm25TermWeight& window_weight,
-                  const index::Bm25TermWeight& turn_weight) {
+                  const index::Bm25TermWeight& turn_weight, std::size_t block,
+                  std::span<double> block_window) {
   index::Bm25ScoreMax window_max(window_weight);
   index::Bm25ScoreMax turn_max(turn_weight);
   std::size_t run_begin = 0;    // the first posting sharing a window with the current one
   std::uint32_t run_tf = 0;     // the term frequencies of postings [run_begin, current]
+  // The last (term frequency, length) pair scored for the blocks, and its score: runs of postings
+  // often repeat it.
+  std::uint32_t scored_tf = 0;
+  std::uint64_t scored_length = 0;
+  double scored = 0;
   for (const TermMatrix::Posting& posting : term.postings) {
     const auto [first, last] = layout.WindowBeginsOf(posting.turn, window);
     while (term.postings[run_begin].turn < first) {
@@ -136,6 +145,15 @@ TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::s
     window_max.Offer(run_tf, static_cast<std::uint32_t>(shortest));
     turn_max.Offer(posting.term_frequency,
                    static_cast<std::uint32_t>(layout.LengthOf(posting.turn, posting.turn + 1)));
+    if (block == 0) continue;
+    if (run_tf != scored_tf || shortest != scored_length) {
+      scored_tf = run_tf;
+      scored_length = shortest;
+      scored = term.scale * window_weight.Score(run_tf, static_cast<std::uint32_t>(shortest));
+    }
+    for (std::size_t b = first / block; b <= last / block; ++b) {
+      block_window[b] = std::max(block_window[b], scored);
+    }
   }
   // The scale is ≥ 0, so the largest scaled contribution is the scaled largest one.
   return {term.scale * window_max.Max(), term.scale * turn_max.Max()};
@@ -154,12 +172,21 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   std::vector<const index::Bm25TermWeight*> weights(term_count);
   std::vector<double> pick_bounds(term_count);    // window + own_weight × turn
   std::vector<double> window_bounds(term_count);
+  // Block bounds: per term, its largest contribution to a window beginning in each block of
+  // `block` begins (term by term, block by block); per block, the sum of the terms' plus
+  // own_weight × the best own score of a turn such a window holds.
+  const std::size_t turn_count = layout.turns().size();
+  const std::size_t block = options.block;
+  const std::size_t block_count = block == 0 ? 0 : (turn_count + block - 1) / block;
+  std::vector<double> block_window(term_count * block_count, 0.0);
   for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
     const auto& window_weight = top.windows.weight(term_idx);
     const auto& turn_weight = own.weight(term_idx);
     if (!window_weight || !turn_weight) return Exhaustive(matrix, set, own, options, config);
     weights[term_idx] = &*window_weight;
-    const TermBound bound = BoundOf(layout, terms[term_idx], window, *window_weight, *turn_weight);
+    const TermBound bound =
+        BoundOf(layout, terms[term_idx], window, *window_weight, *turn_weight, block,
+                std::span<double>(block_window).subspan(term_idx * block_count, block_count));
     window_bounds[term_idx] = bound.window;
     pick_bounds[term_idx] = bound.window + own_weight * bound.turn;
   }
@@ -175,6 +202,27 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   for (std::size_t rank = 0; rank < term_count; ++rank) {
     pick_prefix[rank + 1] = pick_prefix[rank] + pick_bounds[by_bound[rank]];
     window_prefix[rank + 1] = window_prefix[rank] + window_bounds[by_bound[rank]];
+  }
+  const std::vector<ScoredUnit>& own_units = own.units();
+  std::vector<double> block_pick(block_count, 0.0);
+  if (block_count > 0) {
+    // A window beginning at b holds turns of [b, b + window): turn t is in windows beginning in
+    // [t + 1 - window, t].
+    std::vector<double> block_own(block_count, 0.0);
+    for (const ScoredUnit& scored : own_units) {
+      const std::size_t t = scored.unit.begin;
+      const std::size_t first = t + 1 >= window ? t + 1 - window : 0;
+      for (std::size_t b = first / block; b <= t / block; ++b) {
+        block_own[b] = std::max(block_own[b], scored.score);
+      }
+    }
+    for (std::size_t b = 0; b < block_count; ++b) {
+      double bound = 0;
+      for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
+        bound += block_window[term_idx * block_count + b];
+      }
+      block_pick[b] = bound + own_weight * block_own[b];
+    }
   }
   std::size_t skippable = 0;
   const auto below = [](double bound, double threshold) {
@@ -209,7 +257,6 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   // first posting at or after the window being scored; the own scores by turn.
   std::vector<std::size_t> enumerated(term_count, 0);
   std::vector<std::size_t> scored_at(term_count, 0);
-  const std::vector<ScoredUnit>& own_units = own.units();
   std::size_t own_at = 0;
   // The first begin at or after `from` of a window holding term `term_idx`, or npos.
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
@@ -289,6 +336,12 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   std::vector<FragmentPick> open;
   std::size_t from = 0;
   while (true) {
+    // Blocks whose windows cannot reach θ are passed over whole.
+    if (block_count > 0 && threshold > -std::numeric_limits<double>::infinity()) {
+      while (from < turn_count && below(block_pick[from / block], threshold)) {
+        from = (from / block + 1) * block;
+      }
+    }
     std::size_t begin = kNone;
     for (std::size_t rank = skippable; rank < term_count; ++rank) {
       begin = std::min(begin, next_window(by_bound[rank], from));
@@ -299,8 +352,15 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
     const auto length = static_cast<std::uint32_t>(layout.LengthOf(unit.begin, unit.end));
     ++top.windows_visited;
     while (own_at < own_units.size() && own_units[own_at].unit.begin < unit.begin) ++own_at;
-    // Bound: the essential terms' contributions, the others' bounds, the best own score.
+    // Bound: the essential terms' contributions, the others' bounds (in the window's block when
+    // there are blocks), the best own score.
     double bound = window_prefix[skippable];
+    if (block_count > 0) {
+      bound = 0;
+      for (std::size_t rank = 0; rank < skippable; ++rank) {
+        bound += block_window[by_bound[rank] * block_count + begin / block];
+      }
+    }
     for (std::size_t rank = skippable; rank < term_count; ++rank) {
       const std::size_t term_idx = by_bound[rank];
       frequency[term_idx] = frequency_in(term_idx, unit);
