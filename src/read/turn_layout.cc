@@ -246,8 +246,15 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
                        std::span<const std::string> query_terms, const SoftMatch* soft)
     : layout_(&layout) {
   // The layout turns holding `term` in `indexes`, by turn; empty when none does.
+  std::size_t index_count = 0;
+  for (const index::Bm25Index* index : indexes) index_count += index != nullptr ? 1 : 0;
   const auto postings = [&](std::string_view term) {
     std::vector<Posting> found;
+    std::size_t most = 0;  // the postings there can be: sized once
+    for (const index::Bm25Index* index : indexes) {
+      if (index != nullptr) most += index->Postings(term).size();
+    }
+    found.reserve(std::min(most, layout.turns().size()));
     for (const index::Bm25Index* index : indexes) {
       if (index == nullptr) continue;
       layout.ForEachTurnOf(index->Postings(term),
@@ -255,10 +262,13 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
                              found.push_back({turn, posting.term_frequency});
                            });
     }
-    // Postings come by store row; the layout's turns mostly are in row order too.
-    const auto by_turn = [](const Posting& a, const Posting& b) { return a.turn < b.turn; };
-    if (!std::is_sorted(found.begin(), found.end(), by_turn)) {
-      std::sort(found.begin(), found.end(), by_turn);
+    // Postings come by store row: with one index over a layout whose rows ascend they come by
+    // turn; otherwise the layout's turns mostly are in row order too.
+    if (index_count > 1 || !layout.rows_ascending()) {
+      const auto by_turn = [](const Posting& a, const Posting& b) { return a.turn < b.turn; };
+      if (!std::is_sorted(found.begin(), found.end(), by_turn)) {
+        std::sort(found.begin(), found.end(), by_turn);
+      }
     }
     return found;
   };
@@ -430,12 +440,18 @@ GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t tot
 template <typename UnitOfTurn>
 GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t total_length,
                                           const UnitOfTurn& unit_of_turn,
-                                          const Bm25Config& config, TermSet set) const {
+                                          const Bm25Config& config, TermSet set,
+                                          GroupingScores* exact) const {
   // One merge of the terms' postings, unit by unit: each unit's contributions are added in term
   // order as ScoreSparse adds them, without merging the scores so far once per term.
   GroupingScores scores;
   scores.matrix_ = this;
   scores.weights_.resize(terms_.size());
+  if (exact != nullptr) {
+    exact->matrix_ = this;
+    exact->weights_.assign(terms_.size(), std::nullopt);
+    exact->units_.clear();
+  }
   if (unit_count == 0 || terms_.empty()) return scores;
   const double average_length =
       static_cast<double>(total_length) / static_cast<double>(unit_count);
@@ -462,12 +478,27 @@ GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t 
   }
   std::vector<ScoredUnit>& result = scores.units_;
   result.reserve(most_postings);
+  // The query's own terms come first: a unit's score after them is its TermSet::kExact score,
+  // the same additions in the same order.
+  const std::size_t exact_count = exact == nullptr ? 0 : std::min(exact_terms_, set_terms.size());
+  if (exact != nullptr) {
+    std::copy(scores.weights_.begin(),
+              scores.weights_.begin() + static_cast<std::ptrdiff_t>(exact_count),
+              exact->weights_.begin());
+    std::size_t most_exact = 0;
+    for (std::size_t term_idx = 0; term_idx < exact_count; ++term_idx) {
+      most_exact = std::max(most_exact, set_terms[term_idx].postings.size());
+    }
+    exact->units_.reserve(most_exact);
+  }
   while (next < turn_count) {
     const Unit unit = unit_of_turn(next);
     const auto length = static_cast<std::uint32_t>(layout_->LengthOf(unit.begin, unit.end));
     double score = 0;
+    bool exact_hit = false;  // some query term of its own is in the unit
     std::size_t following = turn_count;
     for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
+      if (term_idx == exact_count && exact_hit) exact->units_.push_back({unit, score});
       const std::vector<Posting>& postings = set_terms[term_idx].postings;
       std::size_t& cursor = at[term_idx];
       std::uint32_t tf = 0;
@@ -476,10 +507,12 @@ GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t 
       }
       if (cursor < postings.size()) following = std::min(following, postings[cursor].turn);
       if (tf == 0) continue;
+      exact_hit = exact_hit || term_idx < exact_count;
       const double contribution =
           set_terms[term_idx].scale * scores.weights_[term_idx]->Score(tf, length);
       score += contribution;
     }
+    if (exact_count == set_terms.size() && exact_hit) exact->units_.push_back({unit, score});
     result.push_back({unit, score});
     next = following == turn_count ? turn_count : unit_of_turn(following).begin;
   }
@@ -491,6 +524,16 @@ GroupingScores TermMatrix::ScoreTurns(const Bm25Config& config, TermSet set) con
   return ScorePartition(
       turn_count, layout_->LengthOf(0, turn_count),
       [](std::size_t turn) { return Unit{turn, turn + 1}; }, config, set);
+}
+
+std::pair<GroupingScores, GroupingScores> TermMatrix::ScoreTurnsOfBothSets(
+    const Bm25Config& config) const {
+  const std::size_t turn_count = layout_->turns().size();
+  GroupingScores exact;
+  GroupingScores all = ScorePartition(
+      turn_count, layout_->LengthOf(0, turn_count),
+      [](std::size_t turn) { return Unit{turn, turn + 1}; }, config, TermSet::kAll, &exact);
+  return {std::move(all), std::move(exact)};
 }
 
 GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config, TermSet set) const {
@@ -578,7 +621,16 @@ const GroupingScores& RecallTerms::Turns(const SoftMatch* soft) {
   const TermSet set =
       soft != nullptr && entry.matrix.has_soft_terms() ? TermSet::kAll : TermSet::kExact;
   std::optional<GroupingScores>& turns = entry.turns[static_cast<std::size_t>(set)];
-  if (!turns) turns = entry.matrix.ScoreTurns(config_, set);
+  if (turns) return *turns;
+  if (entry.matrix.has_soft_terms()) {
+    // The routes ask for both sets (the fragment route with its soft matches, the others
+    // without): one pass gives both.
+    auto [all, exact] = entry.matrix.ScoreTurnsOfBothSets(config_);
+    entry.turns[static_cast<std::size_t>(TermSet::kAll)] = std::move(all);
+    entry.turns[static_cast<std::size_t>(TermSet::kExact)] = std::move(exact);
+  } else {
+    turns = entry.matrix.ScoreTurns(config_, set);
+  }
   return *turns;
 }
 

@@ -115,6 +115,8 @@ class TurnLayout {
   // that gallops over the rows, O(postings x log(turns / postings)); otherwise one IndexOf each.
   template <typename Visit>
   void ForEachTurnOf(std::span<const index::Bm25Posting> postings, const Visit& visit) const;
+  // The turns' store rows ascend strictly (ForEachTurnOf then visits turns in ascending order).
+  bool rows_ascending() const { return rows_ascending_; }
   // Distinct speakers, sorted.
   const std::vector<std::string>& Speakers() const { return speakers_; }
   // Whether some turn has role `role`.
@@ -306,6 +308,9 @@ class TermMatrix {
   // sort and no allocation per unit.
   // Each turn as its own unit.
   GroupingScores ScoreTurns(const Bm25Config& config, TermSet set = TermSet::kAll) const;
+  // ScoreTurns over TermSet::kAll and over TermSet::kExact, the same scores to the last bit, in
+  // one pass: {all, exact}.
+  std::pair<GroupingScores, GroupingScores> ScoreTurnsOfBothSets(const Bm25Config& config) const;
   // Each session as one unit.
   GroupingScores ScoreSessions(const Bm25Config& config, TermSet set = TermSet::kAll) const;
   // The windows of `window` consecutive turns inside each session (a session of at most `window`
@@ -340,11 +345,12 @@ class TermMatrix {
                              TermSet set) const;
 
   // The same for a grouping whose units partition the turns (each turn, each session):
-  // `unit_of_turn(turn)` is the unit holding the turn. One merge of the postings.
+  // `unit_of_turn(turn)` is the unit holding the turn. One merge of the postings. With `exact`,
+  // the same grouping over TermSet::kExact goes there too (`set` is then kAll).
   template <typename UnitOfTurn>
   GroupingScores ScorePartition(std::size_t unit_count, std::uint64_t total_length,
                                 const UnitOfTurn& unit_of_turn, const Bm25Config& config,
-                                TermSet set) const;
+                                TermSet set, GroupingScores* exact = nullptr) const;
 
   // The summed term frequency of `term` over the turns of `unit`. O(log postings).
   static std::uint32_t FrequencyIn(const Term& term, const Unit& unit);

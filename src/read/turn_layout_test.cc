@@ -357,6 +357,46 @@ TEST(TurnLayoutTest, ExactTermsOfASoftMatrixScoreLikeAMatrixWithoutSoftMatches) 
   EXPECT_THAT(matrix.ScoreSessions(config, TermSet::kExact).units(), IsEmpty());
 }
 
+// One pass over both term sets gives each set's own scoring, to the last bit, with random
+// queries (repeated words, words in no turn) and random soft matches (a word's neighbours, a
+// neighbour that is itself a query word, neighbours of words in no turn).
+TEST(TurnLayoutTest, TurnsOfBothSetsInOnePassScoreLikeEachSetAlone) {
+  const Bm25Config config;
+  const std::vector<std::string> words = {"alpha", "bravo",  "charlie", "delta", "echo",
+                                          "fox",   "golf",   "hotel",   "india", "juliet",
+                                          "kilo",  "lima"};  // the last two are in no turn
+  std::size_t with_soft_terms = 0;
+  for (std::uint32_t seed = 1; seed <= 60; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const RandomConversation conversation(seed);
+    const std::vector<const index::Bm25Index*> indexes = {&conversation.index};
+    std::mt19937 random(seed * 31);
+    const auto pick = [&random](std::uint32_t n) {
+      return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(random);
+    };
+    for (int query_idx = 0; query_idx < 8; ++query_idx) {
+      std::vector<std::string> query;
+      for (std::uint32_t word = 1 + pick(4); word > 0; --word) query.push_back(words[pick(12)]);
+      SoftMatch soft;
+      soft.threshold = 0;
+      for (std::uint32_t neighbour = pick(4); neighbour > 0; --neighbour) {
+        soft.neighbours.push_back({query[pick(static_cast<std::uint32_t>(query.size()))],
+                                   words[pick(12)], 0.4 + 0.1 * pick(6)});
+      }
+      const TermMatrix matrix(conversation.layout, indexes, query, &soft);
+      const auto [all, exact] = matrix.ScoreTurnsOfBothSets(config);
+      ExpectSameScores(all, matrix.ScoreTurns(config, TermSet::kAll));
+      ExpectSameScores(exact, matrix.ScoreTurns(config, TermSet::kExact));
+      for (std::size_t term_idx = 0; term_idx < matrix.terms().size(); ++term_idx) {
+        EXPECT_EQ(exact.weight(term_idx).has_value(), term_idx < matrix.terms(TermSet::kExact).size());
+      }
+      if (matrix.has_soft_terms()) ++with_soft_terms;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  EXPECT_GT(with_soft_terms, 100u);
+}
+
 TEST(TurnLayoutTest, RecallTermsBuildsOneMatrixAndOneTurnScoringPerTermSet) {
   const Bm25Config config;
   const RandomConversation conversation(3);
