@@ -259,7 +259,8 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
       if (index == nullptr) continue;
       layout.ForEachTurnOf(index->Postings(term),
                            [&found](std::size_t turn, const index::Bm25Posting& posting) {
-                             found.push_back({turn, posting.term_frequency});
+                             found.push_back(
+                                 {static_cast<std::uint32_t>(turn), posting.term_frequency});
                            });
     }
     // Postings come by store row: with one index over a layout whose rows ascend they come by
@@ -459,7 +460,7 @@ GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t 
   const std::size_t turn_count = layout_->turns().size();
   std::vector<std::size_t> at(set_terms.size(), 0);  // each term's next posting
   std::size_t next = turn_count;  // the first turn of the next unit holding a posting
-  std::size_t most_postings = 0;
+  std::size_t total_postings = 0;
   for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
     const std::vector<Posting>& postings = set_terms[term_idx].postings;
     std::uint64_t frequency = 0;  // units holding the term
@@ -474,10 +475,10 @@ GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t 
         index::Bm25TermWeight(index::Bm25Idf(unit_count, frequency),
                               set_terms[term_idx].query_count, average_length, config);
     next = std::min(next, unit_of_turn(postings.front().turn).begin);
-    most_postings = std::max(most_postings, postings.size());
+    total_postings += postings.size();
   }
   std::vector<ScoredUnit>& result = scores.units_;
-  result.reserve(most_postings);
+  result.reserve(std::min(total_postings, unit_count));  // the units holding a posting, at most
   // The query's own terms come first: a unit's score after them is its TermSet::kExact score,
   // the same additions in the same order.
   const std::size_t exact_count = exact == nullptr ? 0 : std::min(exact_terms_, set_terms.size());
@@ -485,11 +486,11 @@ GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t 
     std::copy(scores.weights_.begin(),
               scores.weights_.begin() + static_cast<std::ptrdiff_t>(exact_count),
               exact->weights_.begin());
-    std::size_t most_exact = 0;
+    std::size_t exact_postings = 0;
     for (std::size_t term_idx = 0; term_idx < exact_count; ++term_idx) {
-      most_exact = std::max(most_exact, set_terms[term_idx].postings.size());
+      exact_postings += set_terms[term_idx].postings.size();
     }
-    exact->units_.reserve(most_exact);
+    exact->units_.reserve(std::min(exact_postings, unit_count));
   }
   while (next < turn_count) {
     const Unit unit = unit_of_turn(next);
@@ -505,7 +506,9 @@ GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t 
       while (cursor < postings.size() && postings[cursor].turn < unit.end) {
         tf += postings[cursor++].term_frequency;
       }
-      if (cursor < postings.size()) following = std::min(following, postings[cursor].turn);
+      if (cursor < postings.size()) {
+        following = std::min<std::size_t>(following, postings[cursor].turn);
+      }
       if (tf == 0) continue;
       exact_hit = exact_hit || term_idx < exact_count;
       const double contribution =

@@ -282,7 +282,7 @@ class TermMatrix {
  public:
   // A turn holding the term, with its term frequency there.
   struct Posting {
-    std::size_t turn = 0;  // layout index
+    std::uint32_t turn = 0;  // layout index (8 bytes a posting: the common terms' lists are long)
     std::uint32_t term_frequency = 0;
   };
   struct Term {
