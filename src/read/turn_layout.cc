@@ -117,6 +117,20 @@ void TurnLayout::Append(LayoutTurn turn) {
   session_of_.push_back(static_cast<std::uint32_t>(turn.session));
   index_of_row_.emplace(turn.row, turn_idx);
   rows_ascending_ = rows_ascending_ && (rows_.empty() || rows_.back() < turn.row);
+  if (dense_rows_) {
+    if (rows_.empty()) first_row_ = turn.row;
+    const std::int64_t offset = turn.row - first_row_;
+    // Rows ascend; the array stays within 4 entries a turn (and small layouts may be sparse).
+    const bool fits = rows_ascending_ && turn_idx < kNoTurn &&
+                      offset < 4 * static_cast<std::int64_t>(turn_idx + 1) + 1024;
+    if (fits) {
+      index_by_row_.resize(static_cast<std::size_t>(offset) + 1, kNoTurn);
+      index_by_row_[static_cast<std::size_t>(offset)] = static_cast<std::uint32_t>(turn_idx);
+    } else {
+      dense_rows_ = false;
+      index_by_row_ = {};
+    }
+  }
   rows_.push_back(turn.row);
   if (!turn.speaker.empty()) {
     auto at = std::lower_bound(speakers_.begin(), speakers_.end(), turn.speaker);
@@ -192,6 +206,9 @@ void TurnLayout::Group() {
   rows_.clear();
   session_of_.clear();
   rows_ascending_ = true;
+  dense_rows_ = true;
+  first_row_ = 0;
+  index_by_row_.clear();
   speakers_.clear();
   prefix_length_ = {0};
   prefix_prefix_ = {0, 0};
@@ -205,6 +222,14 @@ void TurnLayout::Group() {
 }
 
 std::optional<std::size_t> TurnLayout::IndexOf(std::int64_t row) const {
+  if (dense_rows_) {
+    if (row < first_row_ || row - first_row_ >= static_cast<std::int64_t>(index_by_row_.size())) {
+      return std::nullopt;
+    }
+    const std::uint32_t found = index_by_row_[static_cast<std::size_t>(row - first_row_)];
+    if (found == kNoTurn) return std::nullopt;
+    return std::size_t{found};
+  }
   const auto found = index_of_row_.find(row);
   if (found == index_of_row_.end()) return std::nullopt;
   return found->second;

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -99,6 +100,54 @@ TEST(TurnLayoutTest, ForEachTurnOfFindsThePostingsOfTheLayoutsRows) {
   EXPECT_THAT(visited(TurnLayout::FromTurns(descending)),
               ElementsAre(Visit{39, 3}, Visit{26, 42}, Visit{7, 99}, Visit{0, 120}));
   EXPECT_THAT(visited(TurnLayout{}), ::testing::IsEmpty());
+}
+
+// The three ways a layout maps rows to turns (an array over dense ascending rows, a gallop over
+// sparse ascending ones, a hash map otherwise) find the same turns as a search of turns().
+TEST(TurnLayoutTest, RowsMapToTurnsAlikeWhetherDenseSparseOrUnordered) {
+  std::mt19937 random(17);
+  const auto pick = [&random](std::uint32_t n) {
+    return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(random);
+  };
+  for (const std::uint32_t gap : {1u, 2u, 4u, 9u, 5000u}) {
+    for (const bool shuffled : {false, true}) {
+      SCOPED_TRACE("gap " + std::to_string(gap) + (shuffled ? " shuffled" : ""));
+      std::vector<LayoutTurn> turns;
+      std::int64_t row = 1 + pick(50);
+      for (std::int64_t turn_idx = 0; turn_idx < 600; ++turn_idx) {
+        LayoutTurn turn;
+        turn.row = row;
+        turn.scope_id = 1;
+        turn.sequence = turn_idx;
+        turns.push_back(turn);
+        row += 1 + pick(gap);
+      }
+      if (shuffled) std::shuffle(turns.begin(), turns.end(), random);
+      const TurnLayout layout = TurnLayout::FromTurns(turns);
+      const auto expected = [&turns](std::int64_t wanted) -> std::optional<std::size_t> {
+        for (std::size_t turn_idx = 0; turn_idx < turns.size(); ++turn_idx) {
+          if (turns[turn_idx].row == wanted) return turn_idx;
+        }
+        return std::nullopt;
+      };
+      std::vector<index::Bm25Posting> postings;
+      std::vector<std::pair<std::size_t, std::uint64_t>> wanted;  // (turn index, doc)
+      for (std::int64_t doc = 0; doc < row + 10; doc += 1 + pick(3)) {
+        postings.push_back({static_cast<std::uint64_t>(doc), 1, 1});
+        EXPECT_EQ(layout.IndexOf(doc), expected(doc)) << "row " << doc;
+        if (!shuffled) {
+          if (const auto at = expected(doc)) wanted.emplace_back(*at, doc);
+        }
+      }
+      if (shuffled) continue;  // visits come in posting order; checked below for ascending rows
+      std::vector<std::pair<std::size_t, std::uint64_t>> found;
+      layout.ForEachTurnOf(postings, [&found](std::size_t turn, const index::Bm25Posting& posting) {
+        found.emplace_back(turn, posting.doc);
+      });
+      EXPECT_EQ(found, wanted);
+      EXPECT_TRUE(layout.rows_ascending());
+    }
+  }
 }
 
 TEST(TurnLayoutTest, UnitScoresEqualBm25OfTheConcatenatedTurns) {
