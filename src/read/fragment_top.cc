@@ -107,30 +107,33 @@ double WindowScore(const TurnLayout& layout, std::span<const TermMatrix::Term> t
 }
 
 // What one term can add to a pick: its largest contribution to a window's score and to a turn's
-// own score, and its largest contribution to a window beginning in each block of `block` window
-// begins. For each posting, the postings in the `window` turns up to it (inside its session) are
-// all a window whose last posting it is can sum, and no window holding its turn is shorter than
-// the shortest of those that hold it; a session of at most `window` turns is its one unit.
+// own score. For each posting, the postings in the `window` turns up to it (inside its session)
+// are all a window whose last posting it is can sum, and no window holding its turn is shorter
+// than the shortest of those that hold it; a session of at most `window` turns is its one unit.
 struct TermBound {
   double window = 0;
   double turn = 0;
 };
 
-// `block_window` (one entry per block, zero on entry) receives the term's block bounds, scaled as
-// its contributions are; with `block` 0 (no blocks) it is left alone.
+// A bound on what a term adds to the windows beginning in one block: its largest summed term
+// frequency there against the shortest window (Score grows with tf and falls with the length,
+// so Score(most, shortest) bounds every pair, rounding included).
+struct BlockBound {
+  std::size_t block = 0;
+  std::uint32_t most_tf = 0;
+  std::uint64_t shortest = ~std::uint64_t{0};
+};
+
+// `blocks` (empty on entry) receives the term's block bounds for the blocks of 2^block_bits
+// window begins holding one of its windows, by block; with block_bits negative it is left empty.
 TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::size_t window,
                   const index::Bm25TermWeight& window_weight,
-                  const index::Bm25TermWeight& turn_weight, std::size_t block,
-                  std::span<double> block_window) {
+                  const index::Bm25TermWeight& turn_weight, int block_bits,
+                  std::vector<BlockBound>& blocks) {
   index::Bm25ScoreMax window_max(window_weight);
   index::Bm25ScoreMax turn_max(turn_weight);
   std::size_t run_begin = 0;    // the first posting sharing a window with the current one
   std::uint32_t run_tf = 0;     // the term frequencies of postings [run_begin, current]
-  // The last (term frequency, length) pair scored for the blocks, and its score: runs of postings
-  // often repeat it.
-  std::uint32_t scored_tf = 0;
-  std::uint64_t scored_length = 0;
-  double scored = 0;
   for (const TermMatrix::Posting& posting : term.postings) {
     const auto [first, last] = layout.WindowBeginsOf(posting.turn, window);
     while (term.postings[run_begin].turn < first) {
@@ -145,14 +148,19 @@ TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::s
     window_max.Offer(run_tf, static_cast<std::uint32_t>(shortest));
     turn_max.Offer(posting.term_frequency,
                    static_cast<std::uint32_t>(layout.LengthOf(posting.turn, posting.turn + 1)));
-    if (block == 0) continue;
-    if (run_tf != scored_tf || shortest != scored_length) {
-      scored_tf = run_tf;
-      scored_length = shortest;
-      scored = term.scale * window_weight.Score(run_tf, static_cast<std::uint32_t>(shortest));
-    }
-    for (std::size_t b = first / block; b <= last / block; ++b) {
-      block_window[b] = std::max(block_window[b], scored);
+    if (block_bits < 0) continue;
+    // Both ends of [first, last] ascend from posting to posting: the blocks touched are the
+    // last one or two kept, or new ones after them.
+    for (std::size_t b = first >> block_bits; b <= last >> block_bits; ++b) {
+      std::size_t at = blocks.size();
+      while (at > 0 && blocks[at - 1].block > b) --at;
+      if (at == 0 || blocks[at - 1].block != b) {
+        blocks.insert(blocks.begin() + static_cast<std::ptrdiff_t>(at), BlockBound{b});
+        ++at;
+      }
+      BlockBound& bound = blocks[at - 1];
+      bound.most_tf = std::max(bound.most_tf, run_tf);
+      bound.shortest = std::min(bound.shortest, shortest);
     }
   }
   // The scale is ≥ 0, so the largest scaled contribution is the scaled largest one.
@@ -172,21 +180,28 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   std::vector<const index::Bm25TermWeight*> weights(term_count);
   std::vector<double> pick_bounds(term_count);    // window + own_weight × turn
   std::vector<double> window_bounds(term_count);
-  // Block bounds: per term, its largest contribution to a window beginning in each block of
-  // `block` begins (term by term, block by block); per block, the sum of the terms' plus
-  // own_weight × the best own score of a turn such a window holds.
+  // Block bounds: per block of 2^block_bits window begins and term, a bound on the term's
+  // contribution to a window beginning there (block by block, term by term); per block, the sum
+  // of its terms' plus own_weight × the best own score of a turn such a window holds.
   const std::size_t turn_count = layout.turns().size();
-  const std::size_t block = options.block;
-  const std::size_t block_count = block == 0 ? 0 : (turn_count + block - 1) / block;
+  const int block_bits = options.block_bits;
+  const std::size_t block_count =
+      block_bits < 0 ? 0 : ((turn_count >> block_bits) + 1);
   std::vector<double> block_window(term_count * block_count, 0.0);
+  std::vector<BlockBound> term_blocks;
   for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
     const auto& window_weight = top.windows.weight(term_idx);
     const auto& turn_weight = own.weight(term_idx);
     if (!window_weight || !turn_weight) return Exhaustive(matrix, set, own, options, config);
     weights[term_idx] = &*window_weight;
-    const TermBound bound =
-        BoundOf(layout, terms[term_idx], window, *window_weight, *turn_weight, block,
-                std::span<double>(block_window).subspan(term_idx * block_count, block_count));
+    term_blocks.clear();
+    const TermBound bound = BoundOf(layout, terms[term_idx], window, *window_weight,
+                                    *turn_weight, block_bits, term_blocks);
+    for (const BlockBound& block : term_blocks) {
+      block_window[block.block * term_count + term_idx] =
+          terms[term_idx].scale *
+          window_weight->Score(block.most_tf, static_cast<std::uint32_t>(block.shortest));
+    }
     window_bounds[term_idx] = bound.window;
     pick_bounds[term_idx] = bound.window + own_weight * bound.turn;
   }
@@ -212,14 +227,14 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
     for (const ScoredUnit& scored : own_units) {
       const std::size_t t = scored.unit.begin;
       const std::size_t first = t + 1 >= window ? t + 1 - window : 0;
-      for (std::size_t b = first / block; b <= t / block; ++b) {
+      for (std::size_t b = first >> block_bits; b <= t >> block_bits; ++b) {
         block_own[b] = std::max(block_own[b], scored.score);
       }
     }
     for (std::size_t b = 0; b < block_count; ++b) {
       double bound = 0;
       for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
-        bound += block_window[term_idx * block_count + b];
+        bound += block_window[b * term_count + term_idx];
       }
       block_pick[b] = bound + own_weight * block_own[b];
     }
@@ -338,8 +353,8 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   while (true) {
     // Blocks whose windows cannot reach θ are passed over whole.
     if (block_count > 0 && threshold > -std::numeric_limits<double>::infinity()) {
-      while (from < turn_count && below(block_pick[from / block], threshold)) {
-        from = (from / block + 1) * block;
+      while (from < turn_count && below(block_pick[from >> block_bits], threshold)) {
+        from = ((from >> block_bits) + 1) << block_bits;
       }
     }
     std::size_t begin = kNone;
@@ -358,7 +373,7 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
     if (block_count > 0) {
       bound = 0;
       for (std::size_t rank = 0; rank < skippable; ++rank) {
-        bound += block_window[by_bound[rank] * block_count + begin / block];
+        bound += block_window[(begin >> block_bits) * term_count + by_bound[rank]];
       }
     }
     for (std::size_t rank = skippable; rank < term_count; ++rank) {

@@ -116,7 +116,7 @@ TEST(FragmentTopTest, SkippingFindsTheExhaustiveHeadOnGeneratedScopes) {
       FragmentOptions options;
       options.window = 1 + pick(5);
       options.own_weight = std::vector<double>{0, 0.3, 1, 2.5}[pick(4)];
-      options.block = std::vector<std::size_t>{0, 1, 2, 3, 5, 32}[pick(6)];
+      options.block_bits = std::vector<int>{-1, 0, 1, 2, 5}[pick(5)];
       const std::size_t turn_count = scope.layout.turns().size();
       for (std::size_t limit = 1; limit <= turn_count + 2; ++limit) {
         SCOPED_TRACE("limit " + std::to_string(limit));
@@ -210,9 +210,9 @@ TEST(FragmentTopTest, BlocksWhoseWindowsCannotReachTheHeadAreNotVisited) {
   options.search = FragmentSearch::kExhaustive;
   const FragmentTop exhaustive = TopFragments(matrix, TermSet::kAll, own, options, config);
   options.search = FragmentSearch::kSkipping;
-  options.block = 0;
+  options.block_bits = -1;
   const FragmentTop no_blocks = TopFragments(matrix, TermSet::kAll, own, options, config);
-  options.block = 16;
+  options.block_bits = 4;
   const FragmentTop blocks = TopFragments(matrix, TermSet::kAll, own, options, config);
   ExpectSameHead(no_blocks, exhaustive);
   ExpectSameHead(blocks, exhaustive);
