@@ -115,9 +115,21 @@ struct TermBound {
   double turn = 0;
 };
 
+// A bound on what a term adds to the windows beginning in one block: its largest summed term
+// frequency there against the shortest window (Score grows with tf and falls with the length,
+// so Score(most, shortest) bounds every pair, rounding included).
+struct BlockBound {
+  std::size_t block = 0;
+  std::uint32_t most_tf = 0;
+  std::uint64_t shortest = ~std::uint64_t{0};
+};
+
+// `blocks` (empty on entry) receives the term's block bounds for the blocks of 2^block_bits
+// window begins holding one of its windows, by block; with block_bits negative it is left empty.
 TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::size_t window,
                   const index::Bm25TermWeight& window_weight,
-                  const index::Bm25TermWeight& turn_weight) {
+                  const index::Bm25TermWeight& turn_weight, int block_bits,
+                  std::vector<BlockBound>& blocks) {
   index::Bm25ScoreMax window_max(window_weight);
   index::Bm25ScoreMax turn_max(turn_weight);
   std::size_t run_begin = 0;    // the first posting sharing a window with the current one
@@ -136,6 +148,20 @@ TermBound BoundOf(const TurnLayout& layout, const TermMatrix::Term& term, std::s
     window_max.Offer(run_tf, static_cast<std::uint32_t>(shortest));
     turn_max.Offer(posting.term_frequency,
                    static_cast<std::uint32_t>(layout.LengthOf(posting.turn, posting.turn + 1)));
+    if (block_bits < 0) continue;
+    // Both ends of [first, last] ascend from posting to posting: the blocks touched are the
+    // last one or two kept, or new ones after them.
+    for (std::size_t b = first >> block_bits; b <= last >> block_bits; ++b) {
+      std::size_t at = blocks.size();
+      while (at > 0 && blocks[at - 1].block > b) --at;
+      if (at == 0 || blocks[at - 1].block != b) {
+        blocks.insert(blocks.begin() + static_cast<std::ptrdiff_t>(at), BlockBound{b});
+        ++at;
+      }
+      BlockBound& bound = blocks[at - 1];
+      bound.most_tf = std::max(bound.most_tf, run_tf);
+      bound.shortest = std::min(bound.shortest, shortest);
+    }
   }
   // The scale is ≥ 0, so the largest scaled contribution is the scaled largest one.
   return {term.scale * window_max.Max(), term.scale * turn_max.Max()};
@@ -154,12 +180,28 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   std::vector<const index::Bm25TermWeight*> weights(term_count);
   std::vector<double> pick_bounds(term_count);    // window + own_weight × turn
   std::vector<double> window_bounds(term_count);
+  // Block bounds: per block of 2^block_bits window begins and term, a bound on the term's
+  // contribution to a window beginning there (block by block, term by term); per block, the sum
+  // of its terms' plus own_weight × the best own score of a turn such a window holds.
+  const std::size_t turn_count = layout.turns().size();
+  const int block_bits = options.block_bits;
+  const std::size_t block_count =
+      block_bits < 0 ? 0 : ((turn_count >> block_bits) + 1);
+  std::vector<double> block_window(term_count * block_count, 0.0);
+  std::vector<BlockBound> term_blocks;
   for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
     const auto& window_weight = top.windows.weight(term_idx);
     const auto& turn_weight = own.weight(term_idx);
     if (!window_weight || !turn_weight) return Exhaustive(matrix, set, own, options, config);
     weights[term_idx] = &*window_weight;
-    const TermBound bound = BoundOf(layout, terms[term_idx], window, *window_weight, *turn_weight);
+    term_blocks.clear();
+    const TermBound bound = BoundOf(layout, terms[term_idx], window, *window_weight,
+                                    *turn_weight, block_bits, term_blocks);
+    for (const BlockBound& block : term_blocks) {
+      block_window[block.block * term_count + term_idx] =
+          terms[term_idx].scale *
+          window_weight->Score(block.most_tf, static_cast<std::uint32_t>(block.shortest));
+    }
     window_bounds[term_idx] = bound.window;
     pick_bounds[term_idx] = bound.window + own_weight * bound.turn;
   }
@@ -175,6 +217,27 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   for (std::size_t rank = 0; rank < term_count; ++rank) {
     pick_prefix[rank + 1] = pick_prefix[rank] + pick_bounds[by_bound[rank]];
     window_prefix[rank + 1] = window_prefix[rank] + window_bounds[by_bound[rank]];
+  }
+  const std::vector<ScoredUnit>& own_units = own.units();
+  std::vector<double> block_pick(block_count, 0.0);
+  if (block_count > 0) {
+    // A window beginning at b holds turns of [b, b + window): turn t is in windows beginning in
+    // [t + 1 - window, t].
+    std::vector<double> block_own(block_count, 0.0);
+    for (const ScoredUnit& scored : own_units) {
+      const std::size_t t = scored.unit.begin;
+      const std::size_t first = t + 1 >= window ? t + 1 - window : 0;
+      for (std::size_t b = first >> block_bits; b <= t >> block_bits; ++b) {
+        block_own[b] = std::max(block_own[b], scored.score);
+      }
+    }
+    for (std::size_t b = 0; b < block_count; ++b) {
+      double bound = 0;
+      for (std::size_t term_idx = 0; term_idx < term_count; ++term_idx) {
+        bound += block_window[b * term_count + term_idx];
+      }
+      block_pick[b] = bound + own_weight * block_own[b];
+    }
   }
   std::size_t skippable = 0;
   const auto below = [](double bound, double threshold) {
@@ -209,7 +272,6 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   // first posting at or after the window being scored; the own scores by turn.
   std::vector<std::size_t> enumerated(term_count, 0);
   std::vector<std::size_t> scored_at(term_count, 0);
-  const std::vector<ScoredUnit>& own_units = own.units();
   std::size_t own_at = 0;
   // The first begin at or after `from` of a window holding term `term_idx`, or npos.
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
@@ -289,6 +351,12 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
   std::vector<FragmentPick> open;
   std::size_t from = 0;
   while (true) {
+    // Blocks whose windows cannot reach θ are passed over whole.
+    if (block_count > 0 && threshold > -std::numeric_limits<double>::infinity()) {
+      while (from < turn_count && below(block_pick[from >> block_bits], threshold)) {
+        from = ((from >> block_bits) + 1) << block_bits;
+      }
+    }
     std::size_t begin = kNone;
     for (std::size_t rank = skippable; rank < term_count; ++rank) {
       begin = std::min(begin, next_window(by_bound[rank], from));
@@ -299,8 +367,15 @@ FragmentTop Skipping(const TermMatrix& matrix, TermSet set, const GroupingScores
     const auto length = static_cast<std::uint32_t>(layout.LengthOf(unit.begin, unit.end));
     ++top.windows_visited;
     while (own_at < own_units.size() && own_units[own_at].unit.begin < unit.begin) ++own_at;
-    // Bound: the essential terms' contributions, the others' bounds, the best own score.
+    // Bound: the essential terms' contributions, the others' bounds (in the window's block when
+    // there are blocks), the best own score.
     double bound = window_prefix[skippable];
+    if (block_count > 0) {
+      bound = 0;
+      for (std::size_t rank = 0; rank < skippable; ++rank) {
+        bound += block_window[(begin >> block_bits) * term_count + by_bound[rank]];
+      }
+    }
     for (std::size_t rank = skippable; rank < term_count; ++rank) {
       const std::size_t term_idx = by_bound[rank];
       frequency[term_idx] = frequency_in(term_idx, unit);

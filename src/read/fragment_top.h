@@ -20,6 +20,13 @@
 //                whose exact score plus that own part stays below θ opens and lifts no pick. A
 //                turn is picked only from the windows that reach θ so, and only the best `limit`
 //                picks are kept. A term's bounds cost a compare per posting (index::Bm25ScoreMax).
+//                Block bounds (block-max, Ding and Suel 2011) tighten them where scores vary:
+//                the window begins are cut into blocks of 2^block_bits, each term gets a bound
+//                on its contribution to a window beginning in each block (its largest summed tf
+//                there against the shortest window; a division per block it touches), and
+//                a block whose terms' bounds plus own_weight × the best own score of a turn its
+//                windows hold stay below θ is passed over whole, without visiting its windows;
+//                a visited window bounds its non-essential terms by their block bounds.
 // Why it is exact: a turn whose best window was skipped scores below θ, which is at most the k-th
 // best score; every turn of the true head has its best window scored, so its pick is exact and
 // beats, strictly, whatever a skipped window would have given it.
@@ -45,6 +52,9 @@ struct FragmentOptions {
   std::size_t window = 3;  // turns per window (a session of at most this many: one unit)
   std::size_t limit = 100;  // picks wanted
   double own_weight = 0.3;  // ≥ 0 (the skipping search falls back to the exhaustive one otherwise)
+  // The skipping search's block bounds cover blocks of 2^block_bits window begins (negative: no
+  // blocks).
+  int block_bits = 5;
   FragmentSearch search = FragmentSearch::kSkipping;
 };
 

@@ -116,6 +116,7 @@ TEST(FragmentTopTest, SkippingFindsTheExhaustiveHeadOnGeneratedScopes) {
       FragmentOptions options;
       options.window = 1 + pick(5);
       options.own_weight = std::vector<double>{0, 0.3, 1, 2.5}[pick(4)];
+      options.block_bits = std::vector<int>{-1, 0, 1, 2, 5}[pick(5)];
       const std::size_t turn_count = scope.layout.turns().size();
       for (std::size_t limit = 1; limit <= turn_count + 2; ++limit) {
         SCOPED_TRACE("limit " + std::to_string(limit));
@@ -176,6 +177,52 @@ TEST(FragmentTopTest, WindowsHoldingOnlyACommonTermAreNotScored) {
   // (3 each); then only the windows holding "kayaking" are visited (3 for each of its 12 turns).
   EXPECT_LE(skipping.windows_visited, 12u * 3u);
   EXPECT_LE(skipping.windows_scored, 20u * 3u + 12u * 3u);
+}
+
+// Two terms, each in half of the scope and both only in its last turns: either term alone could
+// lift a window into the head by its global bound, so MaxScore visits every window of the rarer
+// one; the blocks without the other term are passed over whole.
+TEST(FragmentTopTest, BlocksWhoseWindowsCannotReachTheHeadAreNotVisited) {
+  index::Bm25Index index;
+  std::vector<LayoutTurn> turns;
+  for (std::int64_t row = 1; row <= 1200; ++row) {
+    std::vector<std::string> doc = {"said", "something"};
+    if (row <= 600 || row > 1180) doc.push_back("maya");
+    if (row > 600) doc.push_back("hiking");
+    index.Add(static_cast<std::uint64_t>(row), doc);
+    LayoutTurn turn;
+    turn.row = row;
+    turn.scope_id = 1;
+    turn.sequence = row;
+    turn.session_id = "s" + std::to_string((row - 1) / 20);
+    turn.length = static_cast<std::uint32_t>(doc.size());
+    turns.push_back(turn);
+  }
+  const TurnLayout layout = TurnLayout::FromTurns(std::move(turns));
+  const std::vector<const index::Bm25Index*> indexes = {&index};
+  const std::vector<std::string> query = {"maya", "hiking"};
+  const TermMatrix matrix(layout, indexes, query);
+  const Bm25Config config;
+  const GroupingScores own = matrix.ScoreTurns(config);
+  FragmentOptions options;
+  options.window = 3;
+  options.limit = 10;
+  options.search = FragmentSearch::kExhaustive;
+  const FragmentTop exhaustive = TopFragments(matrix, TermSet::kAll, own, options, config);
+  options.search = FragmentSearch::kSkipping;
+  options.block_bits = -1;
+  const FragmentTop no_blocks = TopFragments(matrix, TermSet::kAll, own, options, config);
+  options.block_bits = 4;
+  const FragmentTop blocks = TopFragments(matrix, TermSet::kAll, own, options, config);
+  ExpectSameHead(no_blocks, exhaustive);
+  ExpectSameHead(blocks, exhaustive);
+  ASSERT_EQ(blocks.picks.size(), 10u);
+  EXPECT_GT(layout.turns()[blocks.picks[0].turn].row, 1180);
+  // Without blocks: the windows of one of the terms (30 sessions of 18 windows).
+  EXPECT_GE(no_blocks.windows_visited, 500u);
+  // With blocks: only the blocks holding a window of both terms (turns 1179 to 1200 hold the
+  // windows beginning at 1179 - 2 and later, in the last two blocks of 16 begins).
+  EXPECT_LE(blocks.windows_visited, 2u * 16u);
 }
 
 TEST(FragmentTopTest, NoPicksForALimitOfZero) {

@@ -117,6 +117,20 @@ void TurnLayout::Append(LayoutTurn turn) {
   session_of_.push_back(static_cast<std::uint32_t>(turn.session));
   index_of_row_.emplace(turn.row, turn_idx);
   rows_ascending_ = rows_ascending_ && (rows_.empty() || rows_.back() < turn.row);
+  if (dense_rows_) {
+    if (rows_.empty()) first_row_ = turn.row;
+    const std::int64_t offset = turn.row - first_row_;
+    // Rows ascend; the array stays within 4 entries a turn (and small layouts may be sparse).
+    const bool fits = rows_ascending_ && turn_idx < kNoTurn &&
+                      offset < 4 * static_cast<std::int64_t>(turn_idx + 1) + 1024;
+    if (fits) {
+      index_by_row_.resize(static_cast<std::size_t>(offset) + 1, kNoTurn);
+      index_by_row_[static_cast<std::size_t>(offset)] = static_cast<std::uint32_t>(turn_idx);
+    } else {
+      dense_rows_ = false;
+      index_by_row_ = {};
+    }
+  }
   rows_.push_back(turn.row);
   if (!turn.speaker.empty()) {
     auto at = std::lower_bound(speakers_.begin(), speakers_.end(), turn.speaker);
@@ -192,6 +206,9 @@ void TurnLayout::Group() {
   rows_.clear();
   session_of_.clear();
   rows_ascending_ = true;
+  dense_rows_ = true;
+  first_row_ = 0;
+  index_by_row_.clear();
   speakers_.clear();
   prefix_length_ = {0};
   prefix_prefix_ = {0, 0};
@@ -205,6 +222,14 @@ void TurnLayout::Group() {
 }
 
 std::optional<std::size_t> TurnLayout::IndexOf(std::int64_t row) const {
+  if (dense_rows_) {
+    if (row < first_row_ || row - first_row_ >= static_cast<std::int64_t>(index_by_row_.size())) {
+      return std::nullopt;
+    }
+    const std::uint32_t found = index_by_row_[static_cast<std::size_t>(row - first_row_)];
+    if (found == kNoTurn) return std::nullopt;
+    return std::size_t{found};
+  }
   const auto found = index_of_row_.find(row);
   if (found == index_of_row_.end()) return std::nullopt;
   return found->second;
@@ -246,19 +271,30 @@ TermMatrix::TermMatrix(const TurnLayout& layout, std::span<const index::Bm25Inde
                        std::span<const std::string> query_terms, const SoftMatch* soft)
     : layout_(&layout) {
   // The layout turns holding `term` in `indexes`, by turn; empty when none does.
+  std::size_t index_count = 0;
+  for (const index::Bm25Index* index : indexes) index_count += index != nullptr ? 1 : 0;
   const auto postings = [&](std::string_view term) {
     std::vector<Posting> found;
+    std::size_t most = 0;  // the postings there can be: sized once
+    for (const index::Bm25Index* index : indexes) {
+      if (index != nullptr) most += index->Postings(term).size();
+    }
+    found.reserve(std::min(most, layout.turns().size()));
     for (const index::Bm25Index* index : indexes) {
       if (index == nullptr) continue;
       layout.ForEachTurnOf(index->Postings(term),
                            [&found](std::size_t turn, const index::Bm25Posting& posting) {
-                             found.push_back({turn, posting.term_frequency});
+                             found.push_back(
+                                 {static_cast<std::uint32_t>(turn), posting.term_frequency});
                            });
     }
-    // Postings come by store row; the layout's turns mostly are in row order too.
-    const auto by_turn = [](const Posting& a, const Posting& b) { return a.turn < b.turn; };
-    if (!std::is_sorted(found.begin(), found.end(), by_turn)) {
-      std::sort(found.begin(), found.end(), by_turn);
+    // Postings come by store row: with one index over a layout whose rows ascend they come by
+    // turn; otherwise the layout's turns mostly are in row order too.
+    if (index_count > 1 || !layout.rows_ascending()) {
+      const auto by_turn = [](const Posting& a, const Posting& b) { return a.turn < b.turn; };
+      if (!std::is_sorted(found.begin(), found.end(), by_turn)) {
+        std::sort(found.begin(), found.end(), by_turn);
+      }
     }
     return found;
   };
@@ -430,12 +466,18 @@ GroupingScores TermMatrix::ScoreSparse(std::size_t unit_count, std::uint64_t tot
 template <typename UnitOfTurn>
 GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t total_length,
                                           const UnitOfTurn& unit_of_turn,
-                                          const Bm25Config& config, TermSet set) const {
+                                          const Bm25Config& config, TermSet set,
+                                          GroupingScores* exact) const {
   // One merge of the terms' postings, unit by unit: each unit's contributions are added in term
   // order as ScoreSparse adds them, without merging the scores so far once per term.
   GroupingScores scores;
   scores.matrix_ = this;
   scores.weights_.resize(terms_.size());
+  if (exact != nullptr) {
+    exact->matrix_ = this;
+    exact->weights_.assign(terms_.size(), std::nullopt);
+    exact->units_.clear();
+  }
   if (unit_count == 0 || terms_.empty()) return scores;
   const double average_length =
       static_cast<double>(total_length) / static_cast<double>(unit_count);
@@ -443,7 +485,7 @@ GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t 
   const std::size_t turn_count = layout_->turns().size();
   std::vector<std::size_t> at(set_terms.size(), 0);  // each term's next posting
   std::size_t next = turn_count;  // the first turn of the next unit holding a posting
-  std::size_t most_postings = 0;
+  std::size_t total_postings = 0;
   for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
     const std::vector<Posting>& postings = set_terms[term_idx].postings;
     std::uint64_t frequency = 0;  // units holding the term
@@ -458,28 +500,47 @@ GroupingScores TermMatrix::ScorePartition(std::size_t unit_count, std::uint64_t 
         index::Bm25TermWeight(index::Bm25Idf(unit_count, frequency),
                               set_terms[term_idx].query_count, average_length, config);
     next = std::min(next, unit_of_turn(postings.front().turn).begin);
-    most_postings = std::max(most_postings, postings.size());
+    total_postings += postings.size();
   }
   std::vector<ScoredUnit>& result = scores.units_;
-  result.reserve(most_postings);
+  result.reserve(std::min(total_postings, unit_count));  // the units holding a posting, at most
+  // The query's own terms come first: a unit's score after them is its TermSet::kExact score,
+  // the same additions in the same order.
+  const std::size_t exact_count = exact == nullptr ? 0 : std::min(exact_terms_, set_terms.size());
+  if (exact != nullptr) {
+    std::copy(scores.weights_.begin(),
+              scores.weights_.begin() + static_cast<std::ptrdiff_t>(exact_count),
+              exact->weights_.begin());
+    std::size_t exact_postings = 0;
+    for (std::size_t term_idx = 0; term_idx < exact_count; ++term_idx) {
+      exact_postings += set_terms[term_idx].postings.size();
+    }
+    exact->units_.reserve(std::min(exact_postings, unit_count));
+  }
   while (next < turn_count) {
     const Unit unit = unit_of_turn(next);
     const auto length = static_cast<std::uint32_t>(layout_->LengthOf(unit.begin, unit.end));
     double score = 0;
+    bool exact_hit = false;  // some query term of its own is in the unit
     std::size_t following = turn_count;
     for (std::size_t term_idx = 0; term_idx < set_terms.size(); ++term_idx) {
+      if (term_idx == exact_count && exact_hit) exact->units_.push_back({unit, score});
       const std::vector<Posting>& postings = set_terms[term_idx].postings;
       std::size_t& cursor = at[term_idx];
       std::uint32_t tf = 0;
       while (cursor < postings.size() && postings[cursor].turn < unit.end) {
         tf += postings[cursor++].term_frequency;
       }
-      if (cursor < postings.size()) following = std::min(following, postings[cursor].turn);
+      if (cursor < postings.size()) {
+        following = std::min<std::size_t>(following, postings[cursor].turn);
+      }
       if (tf == 0) continue;
+      exact_hit = exact_hit || term_idx < exact_count;
       const double contribution =
           set_terms[term_idx].scale * scores.weights_[term_idx]->Score(tf, length);
       score += contribution;
     }
+    if (exact_count == set_terms.size() && exact_hit) exact->units_.push_back({unit, score});
     result.push_back({unit, score});
     next = following == turn_count ? turn_count : unit_of_turn(following).begin;
   }
@@ -491,6 +552,16 @@ GroupingScores TermMatrix::ScoreTurns(const Bm25Config& config, TermSet set) con
   return ScorePartition(
       turn_count, layout_->LengthOf(0, turn_count),
       [](std::size_t turn) { return Unit{turn, turn + 1}; }, config, set);
+}
+
+std::pair<GroupingScores, GroupingScores> TermMatrix::ScoreTurnsOfBothSets(
+    const Bm25Config& config) const {
+  const std::size_t turn_count = layout_->turns().size();
+  GroupingScores exact;
+  GroupingScores all = ScorePartition(
+      turn_count, layout_->LengthOf(0, turn_count),
+      [](std::size_t turn) { return Unit{turn, turn + 1}; }, config, TermSet::kAll, &exact);
+  return {std::move(all), std::move(exact)};
 }
 
 GroupingScores TermMatrix::ScoreSessions(const Bm25Config& config, TermSet set) const {
@@ -578,7 +649,16 @@ const GroupingScores& RecallTerms::Turns(const SoftMatch* soft) {
   const TermSet set =
       soft != nullptr && entry.matrix.has_soft_terms() ? TermSet::kAll : TermSet::kExact;
   std::optional<GroupingScores>& turns = entry.turns[static_cast<std::size_t>(set)];
-  if (!turns) turns = entry.matrix.ScoreTurns(config_, set);
+  if (turns) return *turns;
+  if (entry.matrix.has_soft_terms()) {
+    // The routes ask for both sets (the fragment route with its soft matches, the others
+    // without): one pass gives both.
+    auto [all, exact] = entry.matrix.ScoreTurnsOfBothSets(config_);
+    entry.turns[static_cast<std::size_t>(TermSet::kAll)] = std::move(all);
+    entry.turns[static_cast<std::size_t>(TermSet::kExact)] = std::move(exact);
+  } else {
+    turns = entry.matrix.ScoreTurns(config_, set);
+  }
   return *turns;
 }
 

@@ -111,10 +111,14 @@ class TurnLayout {
   std::optional<std::size_t> IndexOf(std::int64_t row) const;
   // Calls visit(index, posting) for each posting of `postings` (sorted by doc, as the BM25
   // projections keep them) whose doc is the store row of a turn of the layout, in posting order.
-  // When the layout's rows ascend (one scope written in order, the usual case) this is a merge
-  // that gallops over the rows, O(postings x log(turns / postings)); otherwise one IndexOf each.
+  // When the layout's rows ascend densely (one scope written in order, its turns a large share
+  // of the rows between its first and last: the usual case) this is an array lookup a posting;
+  // when they ascend sparsely, a merge that gallops over the rows, O(postings x log(turns /
+  // postings)); otherwise one IndexOf each.
   template <typename Visit>
   void ForEachTurnOf(std::span<const index::Bm25Posting> postings, const Visit& visit) const;
+  // The turns' store rows ascend strictly (ForEachTurnOf then visits turns in ascending order).
+  bool rows_ascending() const { return rows_ascending_; }
   // Distinct speakers, sorted.
   const std::vector<std::string>& Speakers() const { return speakers_; }
   // Whether some turn has role `role`.
@@ -157,6 +161,12 @@ class TurnLayout {
   std::vector<LayoutSession> sessions_;
   std::unordered_map<std::int64_t, std::size_t> index_of_row_;  // lookups only, never iterated
   std::vector<std::int64_t> rows_;  // the store row of each turn, by index
+  // While the rows ascend and turns are at least a quarter of the rows from the first to the
+  // last: index_by_row_[row - first_row_] is the row's turn index, kNoTurn for another row.
+  static constexpr std::uint32_t kNoTurn = ~std::uint32_t{0};
+  bool dense_rows_ = true;
+  std::int64_t first_row_ = 0;
+  std::vector<std::uint32_t> index_by_row_;
   std::vector<std::uint32_t> session_of_;  // each turn's LayoutTurn::session, compactly
   bool rows_ascending_ = true;      // rows_ strictly ascending
   std::vector<std::string> speakers_;                           // distinct, sorted
@@ -172,6 +182,15 @@ class TurnLayout {
 template <typename Visit>
 void TurnLayout::ForEachTurnOf(std::span<const index::Bm25Posting> postings,
                                const Visit& visit) const {
+  if (dense_rows_) {
+    for (const index::Bm25Posting& posting : postings) {
+      if (posting.doc < static_cast<std::uint64_t>(first_row_)) continue;
+      const std::uint64_t offset = posting.doc - static_cast<std::uint64_t>(first_row_);
+      if (offset >= index_by_row_.size()) return;  // postings come by doc
+      if (index_by_row_[offset] != kNoTurn) visit(std::size_t{index_by_row_[offset]}, posting);
+    }
+    return;
+  }
   if (!rows_ascending_) {
     for (const index::Bm25Posting& posting : postings) {
       if (const auto at = IndexOf(static_cast<std::int64_t>(posting.doc))) visit(*at, posting);
@@ -280,7 +299,7 @@ class TermMatrix {
  public:
   // A turn holding the term, with its term frequency there.
   struct Posting {
-    std::size_t turn = 0;  // layout index
+    std::uint32_t turn = 0;  // layout index (8 bytes a posting: the common terms' lists are long)
     std::uint32_t term_frequency = 0;
   };
   struct Term {
@@ -306,6 +325,9 @@ class TermMatrix {
   // sort and no allocation per unit.
   // Each turn as its own unit.
   GroupingScores ScoreTurns(const Bm25Config& config, TermSet set = TermSet::kAll) const;
+  // ScoreTurns over TermSet::kAll and over TermSet::kExact, the same scores to the last bit, in
+  // one pass: {all, exact}.
+  std::pair<GroupingScores, GroupingScores> ScoreTurnsOfBothSets(const Bm25Config& config) const;
   // Each session as one unit.
   GroupingScores ScoreSessions(const Bm25Config& config, TermSet set = TermSet::kAll) const;
   // The windows of `window` consecutive turns inside each session (a session of at most `window`
@@ -340,11 +362,12 @@ class TermMatrix {
                              TermSet set) const;
 
   // The same for a grouping whose units partition the turns (each turn, each session):
-  // `unit_of_turn(turn)` is the unit holding the turn. One merge of the postings.
+  // `unit_of_turn(turn)` is the unit holding the turn. One merge of the postings. With `exact`,
+  // the same grouping over TermSet::kExact goes there too (`set` is then kAll).
   template <typename UnitOfTurn>
   GroupingScores ScorePartition(std::size_t unit_count, std::uint64_t total_length,
                                 const UnitOfTurn& unit_of_turn, const Bm25Config& config,
-                                TermSet set) const;
+                                TermSet set, GroupingScores* exact = nullptr) const;
 
   // The summed term frequency of `term` over the turns of `unit`. O(log postings).
   static std::uint32_t FrequencyIn(const Term& term, const Unit& unit);

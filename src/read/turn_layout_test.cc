@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -99,6 +100,54 @@ TEST(TurnLayoutTest, ForEachTurnOfFindsThePostingsOfTheLayoutsRows) {
   EXPECT_THAT(visited(TurnLayout::FromTurns(descending)),
               ElementsAre(Visit{39, 3}, Visit{26, 42}, Visit{7, 99}, Visit{0, 120}));
   EXPECT_THAT(visited(TurnLayout{}), ::testing::IsEmpty());
+}
+
+// The three ways a layout maps rows to turns (an array over dense ascending rows, a gallop over
+// sparse ascending ones, a hash map otherwise) find the same turns as a search of turns().
+TEST(TurnLayoutTest, RowsMapToTurnsAlikeWhetherDenseSparseOrUnordered) {
+  std::mt19937 random(17);
+  const auto pick = [&random](std::uint32_t n) {
+    return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(random);
+  };
+  for (const std::uint32_t gap : {1u, 2u, 4u, 9u, 5000u}) {
+    for (const bool shuffled : {false, true}) {
+      SCOPED_TRACE("gap " + std::to_string(gap) + (shuffled ? " shuffled" : ""));
+      std::vector<LayoutTurn> turns;
+      std::int64_t row = 1 + pick(50);
+      for (std::int64_t turn_idx = 0; turn_idx < 600; ++turn_idx) {
+        LayoutTurn turn;
+        turn.row = row;
+        turn.scope_id = 1;
+        turn.sequence = turn_idx;
+        turns.push_back(turn);
+        row += 1 + pick(gap);
+      }
+      if (shuffled) std::shuffle(turns.begin(), turns.end(), random);
+      const TurnLayout layout = TurnLayout::FromTurns(turns);
+      const auto expected = [&turns](std::int64_t wanted) -> std::optional<std::size_t> {
+        for (std::size_t turn_idx = 0; turn_idx < turns.size(); ++turn_idx) {
+          if (turns[turn_idx].row == wanted) return turn_idx;
+        }
+        return std::nullopt;
+      };
+      std::vector<index::Bm25Posting> postings;
+      std::vector<std::pair<std::size_t, std::uint64_t>> wanted;  // (turn index, doc)
+      for (std::int64_t doc = 0; doc < row + 10; doc += 1 + pick(3)) {
+        postings.push_back({static_cast<std::uint64_t>(doc), 1, 1});
+        EXPECT_EQ(layout.IndexOf(doc), expected(doc)) << "row " << doc;
+        if (!shuffled) {
+          if (const auto at = expected(doc)) wanted.emplace_back(*at, doc);
+        }
+      }
+      if (shuffled) continue;  // visits come in posting order; checked below for ascending rows
+      std::vector<std::pair<std::size_t, std::uint64_t>> found;
+      layout.ForEachTurnOf(postings, [&found](std::size_t turn, const index::Bm25Posting& posting) {
+        found.emplace_back(turn, posting.doc);
+      });
+      EXPECT_EQ(found, wanted);
+      EXPECT_TRUE(layout.rows_ascending());
+    }
+  }
 }
 
 TEST(TurnLayoutTest, UnitScoresEqualBm25OfTheConcatenatedTurns) {
@@ -355,6 +404,46 @@ TEST(TurnLayoutTest, ExactTermsOfASoftMatrixScoreLikeAMatrixWithoutSoftMatches) 
   EXPECT_FALSE(matrix.empty());
   EXPECT_TRUE(matrix.empty(TermSet::kExact));
   EXPECT_THAT(matrix.ScoreSessions(config, TermSet::kExact).units(), IsEmpty());
+}
+
+// One pass over both term sets gives each set's own scoring, to the last bit, with random
+// queries (repeated words, words in no turn) and random soft matches (a word's neighbours, a
+// neighbour that is itself a query word, neighbours of words in no turn).
+TEST(TurnLayoutTest, TurnsOfBothSetsInOnePassScoreLikeEachSetAlone) {
+  const Bm25Config config;
+  const std::vector<std::string> words = {"alpha", "bravo",  "charlie", "delta", "echo",
+                                          "fox",   "golf",   "hotel",   "india", "juliet",
+                                          "kilo",  "lima"};  // the last two are in no turn
+  std::size_t with_soft_terms = 0;
+  for (std::uint32_t seed = 1; seed <= 60; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const RandomConversation conversation(seed);
+    const std::vector<const index::Bm25Index*> indexes = {&conversation.index};
+    std::mt19937 random(seed * 31);
+    const auto pick = [&random](std::uint32_t n) {
+      return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(random);
+    };
+    for (int query_idx = 0; query_idx < 8; ++query_idx) {
+      std::vector<std::string> query;
+      for (std::uint32_t word = 1 + pick(4); word > 0; --word) query.push_back(words[pick(12)]);
+      SoftMatch soft;
+      soft.threshold = 0;
+      for (std::uint32_t neighbour = pick(4); neighbour > 0; --neighbour) {
+        soft.neighbours.push_back({query[pick(static_cast<std::uint32_t>(query.size()))],
+                                   words[pick(12)], 0.4 + 0.1 * pick(6)});
+      }
+      const TermMatrix matrix(conversation.layout, indexes, query, &soft);
+      const auto [all, exact] = matrix.ScoreTurnsOfBothSets(config);
+      ExpectSameScores(all, matrix.ScoreTurns(config, TermSet::kAll));
+      ExpectSameScores(exact, matrix.ScoreTurns(config, TermSet::kExact));
+      for (std::size_t term_idx = 0; term_idx < matrix.terms().size(); ++term_idx) {
+        EXPECT_EQ(exact.weight(term_idx).has_value(), term_idx < matrix.terms(TermSet::kExact).size());
+      }
+      if (matrix.has_soft_terms()) ++with_soft_terms;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  EXPECT_GT(with_soft_terms, 100u);
 }
 
 TEST(TurnLayoutTest, RecallTermsBuildsOneMatrixAndOneTurnScoringPerTermSet) {
