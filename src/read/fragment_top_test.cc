@@ -7,6 +7,7 @@
 
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "index/bm25/bm25_index.h"
@@ -137,24 +138,34 @@ TEST(FragmentTopTest, SkippingFindsTheExhaustiveHeadOnGeneratedScopes) {
   EXPECT_GT(skipped_some, compared / 10);  // the comparisons include searches that skipped
 }
 
-// A term in every turn cannot lift a window into a small head that the rare term's windows fill:
-// only the windows holding the rare term are scored.
-TEST(FragmentTopTest, WindowsHoldingOnlyACommonTermAreNotScored) {
+// A scope of `turn_count` turns (rows 1 to turn_count, sessions of 20 turns) whose turn at `row`
+// holds the words doc_of(row).
+template <typename DocOf>
+std::pair<index::Bm25Index, TurnLayout> ScopeOfDocs(std::int64_t turn_count, const DocOf& doc_of) {
   index::Bm25Index index;
   std::vector<LayoutTurn> turns;
-  for (std::int64_t row = 1; row <= 600; ++row) {
-    std::vector<std::string> doc = {"maya", "said", "something"};
-    if (row % 50 == 0) doc.push_back("kayaking");
+  for (std::int64_t row = 1; row <= turn_count; ++row) {
+    const std::vector<std::string> doc = doc_of(row);
     index.Add(static_cast<std::uint64_t>(row), doc);
     LayoutTurn turn;
     turn.row = row;
     turn.scope_id = 1;
     turn.sequence = row;
-    turn.session_id = "s" + std::to_string(row / 20);
+    turn.session_id = "s" + std::to_string((row - 1) / 20);
     turn.length = static_cast<std::uint32_t>(doc.size());
     turns.push_back(turn);
   }
-  const TurnLayout layout = TurnLayout::FromTurns(std::move(turns));
+  return {std::move(index), TurnLayout::FromTurns(std::move(turns))};
+}
+
+// A term in every turn cannot lift a window into a small head that the rare term's windows fill:
+// only the windows holding the rare term are scored.
+TEST(FragmentTopTest, WindowsHoldingOnlyACommonTermAreNotScored) {
+  const auto [index, layout] = ScopeOfDocs(600, [](std::int64_t row) {
+    std::vector<std::string> doc = {"maya", "said", "something"};
+    if (row % 50 == 0) doc.push_back("kayaking");
+    return doc;
+  });
   const std::vector<const index::Bm25Index*> indexes = {&index};
   const std::vector<std::string> query = {"maya", "kayaking"};
   const TermMatrix matrix(layout, indexes, query);
@@ -183,22 +194,12 @@ TEST(FragmentTopTest, WindowsHoldingOnlyACommonTermAreNotScored) {
 // lift a window into the head by its global bound, so MaxScore visits every window of the rarer
 // one; the blocks without the other term are passed over whole.
 TEST(FragmentTopTest, BlocksWhoseWindowsCannotReachTheHeadAreNotVisited) {
-  index::Bm25Index index;
-  std::vector<LayoutTurn> turns;
-  for (std::int64_t row = 1; row <= 1200; ++row) {
+  const auto [index, layout] = ScopeOfDocs(1200, [](std::int64_t row) {
     std::vector<std::string> doc = {"said", "something"};
     if (row <= 600 || row > 1180) doc.push_back("maya");
     if (row > 600) doc.push_back("hiking");
-    index.Add(static_cast<std::uint64_t>(row), doc);
-    LayoutTurn turn;
-    turn.row = row;
-    turn.scope_id = 1;
-    turn.sequence = row;
-    turn.session_id = "s" + std::to_string((row - 1) / 20);
-    turn.length = static_cast<std::uint32_t>(doc.size());
-    turns.push_back(turn);
-  }
-  const TurnLayout layout = TurnLayout::FromTurns(std::move(turns));
+    return doc;
+  });
   const std::vector<const index::Bm25Index*> indexes = {&index};
   const std::vector<std::string> query = {"maya", "hiking"};
   const TermMatrix matrix(layout, indexes, query);
