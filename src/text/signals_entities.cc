@@ -313,7 +313,7 @@ void Detector::EmitEntity(EntityKind kind, std::size_t first, std::size_t last, 
   // Drop a possessive "'s" / "’s".
   const std::string_view tail = lx_[last - 1].lower;
   if (tail.size() > 2 && tail.substr(tail.size() - 2) == "'s") {
-    end -= text_.substr(end - 4, 4) == "\xE2\x80\x99s" ? 4 : 2;
+    end -= end >= 4 && text_.substr(end - 4, 4) == "\xE2\x80\x99s" ? 4 : 2;
   }
   SignalKind signal_kind = SignalKind::kPerson;
   if (kind == EntityKind::kPlace) signal_kind = SignalKind::kPlace;
