@@ -115,7 +115,6 @@ void TurnLayout::Append(LayoutTurn turn) {
   sessions_.back().end = turn_idx + 1;
   turn.session = sessions_.size() - 1;
   session_of_.push_back(static_cast<std::uint32_t>(turn.session));
-  index_of_row_.emplace(turn.row, turn_idx);
   rows_ascending_ = rows_ascending_ && (rows_.empty() || rows_.back() < turn.row);
   if (dense_rows_) {
     if (rows_.empty()) first_row_ = turn.row;
@@ -127,10 +126,14 @@ void TurnLayout::Append(LayoutTurn turn) {
       index_by_row_.resize(static_cast<std::size_t>(offset) + 1, kNoTurn);
       index_by_row_[static_cast<std::size_t>(offset)] = static_cast<std::uint32_t>(turn_idx);
     } else {
+      // From now on rows map through the hash map, which then takes the turns so far.
       dense_rows_ = false;
       index_by_row_ = {};
+      index_of_row_.reserve(turns_.capacity());
+      for (std::size_t i = 0; i < rows_.size(); ++i) index_of_row_.emplace(rows_[i], i);
     }
   }
+  if (!dense_rows_) index_of_row_.emplace(turn.row, turn_idx);
   rows_.push_back(turn.row);
   if (!turn.speaker.empty()) {
     auto at = std::lower_bound(speakers_.begin(), speakers_.end(), turn.speaker);
@@ -215,7 +218,6 @@ void TurnLayout::Group() {
   by_time_.clear();
   role_turns_ = {};
   turns_.reserve(turns.size());
-  index_of_row_.reserve(turns.size());
   rows_.reserve(turns.size());
   session_of_.reserve(turns.size());
   for (LayoutTurn& turn : turns) Append(std::move(turn));

@@ -159,6 +159,7 @@ class TurnLayout {
 
   std::vector<LayoutTurn> turns_;
   std::vector<LayoutSession> sessions_;
+  // Each row's turn index once the rows are not dense (below); empty while they are.
   std::unordered_map<std::int64_t, std::size_t> index_of_row_;  // lookups only, never iterated
   std::vector<std::int64_t> rows_;  // the store row of each turn, by index
   // While the rows ascend and turns are at least a quarter of the rows from the first to the
