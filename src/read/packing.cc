@@ -37,28 +37,55 @@ RecallItem ExcerptOf(const RecallItem& item, std::size_t max_bytes, const PackOp
 
 }  // namespace
 
-std::string RenderItemLine(const RecallItem& item) {
-  std::string line = "[";
-  if (item.event_time) line += ShortTime(*item.event_time);
+std::string RenderItemStamp(const RecallItem& item) {
+  std::string stamp = "[";
+  if (item.event_time) stamp += ShortTime(*item.event_time);
   if (!item.session_id.empty()) {
-    if (item.event_time) line += " · ";
-    line += item.session_id;
+    if (item.event_time) stamp += " · ";
+    stamp += item.session_id;
   }
-  line += "] ";
-  line += item.speaker.empty() ? std::string(RoleName(item.role)) : item.speaker;
-  line += ": ";
+  stamp += "]";
+  return stamp;
+}
+
+std::string RenderItemBody(const RecallItem& item) {
+  std::string body = item.speaker.empty() ? std::string(RoleName(item.role)) : item.speaker;
+  body += ": ";
   if (item.excerpt) {
-    line += "(excerpt, bytes " + std::to_string(item.excerpt_begin) + "-" +
+    body += "(excerpt, bytes " + std::to_string(item.excerpt_begin) + "-" +
             std::to_string(item.excerpt_end) + " of " + std::to_string(item.full_bytes) + ") ";
   }
   // One line per item: newlines inside the text become spaces.
-  for (const char c : item.text) line += (c == '\n' || c == '\r') ? ' ' : c;
-  return line;
+  for (const char c : item.text) body += (c == '\n' || c == '\r') ? ' ' : c;
+  return body;
+}
+
+std::string RenderItemLine(const RecallItem& item) {
+  return RenderItemStamp(item) + " " + RenderItemBody(item);
 }
 
 namespace {
 
-// The state both packing modes share: the budget used, the duplicate checks, the lines.
+// An item's line in two parts, with their token counts: the stamp its group shares and the body.
+// CountTokens(stamp + " " + body) == stamp_tokens + body_tokens: the stamp ends in ']', which
+// ends a word run, so the counts add.
+struct Line {
+  explicit Line(const RecallItem& item)
+      : stamp(RenderItemStamp(item)),
+        body(RenderItemBody(item)),
+        stamp_tokens(CountTokens(stamp)),
+        body_tokens(CountTokens(body)) {}
+  std::size_t tokens() const { return stamp_tokens + body_tokens; }
+
+  std::string stamp;
+  std::string body;
+  std::size_t stamp_tokens;
+  std::size_t body_tokens;
+};
+
+// The state both packing modes share: the budget used, the duplicate checks, the lines. The
+// context lists each group of items (same speaker block, same stamp) under one stamp line, so an
+// item costs its body, plus its stamp when it opens a group.
 class Packer {
  public:
   Packer(std::size_t token_budget, const PackOptions& options)
@@ -73,23 +100,23 @@ class Packer {
 
   // Packs `item` (ranked at 1-based `rank`) whole, or as an excerpt when it does not fit whole
   // and options say so. Returns false, leaving nothing changed, when neither fits.
-  bool TryPack(RecallItem& item, std::size_t rank, std::string line, std::size_t tokens) {
+  bool TryPack(RecallItem& item, std::size_t rank, Line line) {
     const bool turn = item.kind == NodeKind::kTurn;
-    if (used_ + tokens > budget_ && turn && options_.excerpt_bytes > 0 &&
+    std::pair<std::size_t, std::string> group{BlockOf(item), line.stamp};
+    const std::size_t stamp_cost = group_sizes_.contains(group) ? 0 : line.stamp_tokens;
+    if (used_ + stamp_cost + line.body_tokens > budget_ && turn && options_.excerpt_bytes > 0 &&
         item.text.size() > options_.excerpt_bytes) {
       RecallItem excerpt = ExcerptOf(item, options_.excerpt_bytes, options_);
-      std::string excerpt_line = RenderItemLine(excerpt);
-      const std::size_t excerpt_tokens = CountTokens(excerpt_line);
-      if (used_ + excerpt_tokens <= budget_) {
+      Line excerpt_line(excerpt);
+      if (used_ + stamp_cost + excerpt_line.body_tokens <= budget_) {
         packed_texts_.emplace(item.speaker, item.text);
         item = std::move(excerpt);
         line = std::move(excerpt_line);
-        tokens = excerpt_tokens;
       }
     }
-    if (used_ + tokens > budget_) return false;
-    used_ += tokens;
-    item.tokens = tokens;
+    if (used_ + stamp_cost + line.body_tokens > budget_) return false;
+    used_ += stamp_cost + line.body_tokens;
+    ++group_sizes_[std::move(group)];
     if (turn) {
       packed_turns_.insert(item.id);
       if (!item.excerpt) packed_texts_.emplace(item.speaker, item.text);
@@ -106,41 +133,65 @@ class Packer {
     std::erase_if(packed_, [&](const Packed& packed) {
       const RecallItem& item = packed.item;
       if (item.kind == NodeKind::kTurn || !IsDuplicate(item)) return false;
-      used_ -= item.tokens;
+      used_ -= packed.line.body_tokens;
+      const auto group = group_sizes_.find({BlockOf(item), packed.line.stamp});
+      if (--group->second == 0) {
+        used_ -= packed.line.stamp_tokens;
+        group_sizes_.erase(group);
+      }
       ++result.deduplicated;
       result.unpacked.push_back({item.id, packed.rank, "duplicate"});
       return true;
     });
   }
 
-  // The packed items best rank first, and the context in time order, grouped as options say.
+  // The packed items best rank first, and the context in time order, grouped as options say:
+  // each group's stamp on a line of its own, its items' bodies under it.
   void Finish(PackResult& result) {
     std::sort(packed_.begin(), packed_.end(),
               [](const Packed& a, const Packed& b) { return a.rank < b.rank; });
     if (packed_.empty()) return;
-    const auto group_of = [&](const RecallItem& item) {
-      const auto& speakers = options_.group_speakers;
-      return static_cast<std::size_t>(std::find(speakers.begin(), speakers.end(), item.speaker) -
-                                      speakers.begin());
-    };
-    std::vector<const Packed*> in_time(packed_.size());
+    std::vector<Packed*> in_time(packed_.size());
     for (std::size_t packed_idx = 0; packed_idx < packed_.size(); ++packed_idx) {
       in_time[packed_idx] = &packed_[packed_idx];
     }
     std::stable_sort(in_time.begin(), in_time.end(), [&](const Packed* a, const Packed* b) {
       const RecallItem& x = a->item;
       const RecallItem& y = b->item;
-      if (const std::size_t gx = group_of(x), gy = group_of(y); gx != gy) return gx < gy;
+      if (const std::size_t gx = BlockOf(x), gy = BlockOf(y); gx != gy) return gx < gy;
       const Timestamp tx = x.event_time.value_or(Timestamp{0});
       const Timestamp ty = y.event_time.value_or(Timestamp{0});
       if (tx != ty) return tx < ty;
       if (x.scope != y.scope) return x.scope < y.scope;
       return x.sequence < y.sequence;
     });
+    // A group's items together, where its first item falls (items of two sessions stamped with
+    // the same minute may interleave in time; the group's stamp is then printed once).
+    std::map<std::pair<std::size_t, std::string>, std::size_t> group_order;
+    std::vector<std::size_t> order_of(in_time.size());
+    for (std::size_t idx = 0; idx < in_time.size(); ++idx) {
+      const Packed& packed = *in_time[idx];
+      order_of[idx] =
+          group_order.try_emplace({BlockOf(packed.item), packed.line.stamp}, group_order.size())
+              .first->second;
+    }
+    std::vector<std::size_t> positions(in_time.size());
+    for (std::size_t idx = 0; idx < positions.size(); ++idx) positions[idx] = idx;
+    std::stable_sort(positions.begin(), positions.end(),
+                     [&](std::size_t a, std::size_t b) { return order_of[a] < order_of[b]; });
     result.context = std::string(kHeader);
-    for (const Packed* packed : in_time) {
+    std::size_t open_group = group_order.size();  // none yet
+    for (const std::size_t position : positions) {
+      Packed& packed = *in_time[position];
+      packed.item.tokens = packed.line.body_tokens;
+      if (order_of[position] != open_group) {
+        open_group = order_of[position];
+        result.context += '\n';
+        result.context += packed.line.stamp;
+        packed.item.tokens += packed.line.stamp_tokens;
+      }
       result.context += '\n';
-      result.context += packed->line;
+      result.context += packed.line.body;
     }
     result.context_tokens = used_;
     result.items.reserve(packed_.size());
@@ -150,15 +201,24 @@ class Packer {
  private:
   struct Packed {
     std::size_t rank;
-    std::string line;
+    Line line;
     RecallItem item;
   };
+
+  // The speaker block an item's line goes in: the index of its speaker in group_speakers, or
+  // their count (everyone else).
+  std::size_t BlockOf(const RecallItem& item) const {
+    const auto& speakers = options_.group_speakers;
+    return static_cast<std::size_t>(std::find(speakers.begin(), speakers.end(), item.speaker) -
+                                    speakers.begin());
+  }
 
   std::size_t budget_;
   const PackOptions& options_;
   std::size_t used_;
   std::vector<Packed> packed_;
-  std::set<std::string> packed_turns_;                          // ids
+  std::map<std::pair<std::size_t, std::string>, std::size_t> group_sizes_;  // items per group
+  std::set<std::string> packed_turns_;                                      // ids
   std::set<std::pair<std::string, std::string>> packed_texts_;  // (speaker, text) of turns
 };
 
@@ -173,9 +233,7 @@ void PackByRank(std::vector<RecallItem>& ranked, std::size_t max_items, Packer& 
       result.unpacked.push_back({item.id, rank, "duplicate"});
       continue;
     }
-    std::string line = RenderItemLine(item);
-    const std::size_t tokens = CountTokens(line);
-    if (!packer.TryPack(item, rank, std::move(line), tokens)) {
+    if (!packer.TryPack(item, rank, Line(item))) {
       ++result.dropped_by_budget;
       result.unpacked.push_back({item.id, rank, "budget"});
     }
@@ -186,8 +244,7 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
                  const PackOptions& options, Packer& packer, PackResult& result) {
   struct Candidate {
     std::size_t rank;  // 1-based
-    std::string line;
-    std::size_t tokens;
+    Line line;
     double gain = 0;  // adjacency gain from packed neighbours
     bool open = true;
   };
@@ -204,9 +261,7 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
       result.unpacked.push_back({item.id, item_idx + 1, "floor"});
       continue;
     }
-    std::string line = RenderItemLine(item);
-    const std::size_t tokens = CountTokens(line);
-    candidates.push_back({item_idx + 1, std::move(line), tokens});
+    candidates.push_back({item_idx + 1, Line(item)});
   }
   // The floor's entries so far are in rank order; the picks' (duplicate, budget) come next.
   const std::size_t floor_end = result.unpacked.size();
@@ -238,7 +293,7 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
     for (Candidate& candidate : candidates) {
       if (!candidate.open) continue;
       const double density =
-          value_of(candidate) / std::max(min_tokens, static_cast<double>(candidate.tokens));
+          value_of(candidate) / std::max(min_tokens, static_cast<double>(candidate.line.tokens()));
       if (pick == nullptr || density > pick_density) {  // ties: the earlier (better) rank
         pick = &candidate;
         pick_density = density;
@@ -259,7 +314,7 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
     const std::string session_id = item.session_id;
     const std::int64_t sequence = item.sequence;
     const double score = item.score;
-    if (!packer.TryPack(item, pick->rank, std::move(pick->line), pick->tokens)) {
+    if (!packer.TryPack(item, pick->rank, std::move(pick->line))) {
       ++result.dropped_by_budget;
       result.unpacked.push_back({id, pick->rank, "budget"});
       continue;
@@ -344,8 +399,9 @@ std::pair<std::size_t, std::size_t> ExcerptWindow(
 
 std::string AnswerInstructions(AnswerPolicy policy) {
   constexpr std::string_view kDates =
-      " Each memory starts with the date it was recorded; resolve relative dates such as "
-      "\"yesterday\" or \"last week\" against that date, not against today.";
+      " Memories are listed under the date they were recorded (in brackets, with their "
+      "session); resolve relative dates such as \"yesterday\" or \"last week\" against that "
+      "date, not against today.";
   std::string text;
   switch (policy) {
     case AnswerPolicy::kStrict:

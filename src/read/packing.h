@@ -16,8 +16,13 @@
 
 namespace engram::read {
 
-// One rendered line of the context for an item: "[2023-05-08 13:56 · session_1] Caroline: text".
+// An item's line stands alone as "[2023-05-08 13:56 · session_1] Caroline: text" (the window of
+// Engine::Context lists turns so). In a packed context the stamp "[2023-05-08 13:56 · session_1]"
+// ("[]" without time and session) heads a group and each item's body "Caroline: text" (an
+// excerpt's marked as such; newlines as spaces) follows on a line of its own.
 std::string RenderItemLine(const RecallItem& item);
+std::string RenderItemStamp(const RecallItem& item);
+std::string RenderItemBody(const RecallItem& item);
 
 struct PackResult {
   std::vector<RecallItem> items;  // packed items, best first
@@ -87,8 +92,12 @@ std::pair<std::size_t, std::size_t> ExcerptWindow(
 // Duplicates are skipped and counted (`deduplicated`): a turn with the same speaker and text as a
 // packed one, and a derived item (a fact) whose provenance turns are all packed already, since
 // its evidence is in the context.
-// The context lists the packed items in time order (event time, then scope and sequence), grouped
-// as `options` asks, under a one-line header; its CountTokens() is at most the budget.
+// The context lists the packed items in time order (event time, then scope and sequence), in
+// speaker blocks as `options` asks, under a one-line header. Items of one block that share a
+// stamp form a group (a session's turns, at the minute their session is dated): the stamp is
+// written once, on its own line, before the group's bodies, where the group's first item falls.
+// The budget charges what the context costs: an item's body, and its stamp when it opens a group
+// (RecallItem::tokens says so per item); context_tokens == CountTokens(context) <= the budget.
 PackResult Pack(std::vector<RecallItem> ranked, std::size_t token_budget, std::size_t max_items,
                 const PackOptions& options = {});
 

@@ -83,21 +83,94 @@ TEST(PackTest, ContextIsInTimeOrderOrGroupedByTheAskedPeople) {
   const std::string header = "Memories (evidence from earlier conversations):\n";
   const PackResult by_time = Pack(ranked, 2000, 10);
   EXPECT_EQ(by_time.context, header +
-                                 "[2024-04-30 10:00] Jon: I like both.\n"
-                                 "[2024-05-01 10:00] Caroline: I paint landscapes.\n"
-                                 "[2024-05-02 10:00] Melanie: Pottery is my thing.\n"
-                                 "[2024-05-03 10:00] Melanie: I paint on Sundays.");
+                                 "[2024-04-30 10:00]\nJon: I like both.\n"
+                                 "[2024-05-01 10:00]\nCaroline: I paint landscapes.\n"
+                                 "[2024-05-02 10:00]\nMelanie: Pottery is my thing.\n"
+                                 "[2024-05-03 10:00]\nMelanie: I paint on Sundays.");
   PackOptions grouped;
   grouped.group_speakers = {"Melanie", "Caroline"};
   const PackResult by_person = Pack(ranked, 2000, 10, grouped);
   EXPECT_EQ(by_person.context, header +
-                                   "[2024-05-02 10:00] Melanie: Pottery is my thing.\n"
-                                   "[2024-05-03 10:00] Melanie: I paint on Sundays.\n"
-                                   "[2024-05-01 10:00] Caroline: I paint landscapes.\n"
-                                   "[2024-04-30 10:00] Jon: I like both.");
+                                   "[2024-05-02 10:00]\nMelanie: Pottery is my thing.\n"
+                                   "[2024-05-03 10:00]\nMelanie: I paint on Sundays.\n"
+                                   "[2024-05-01 10:00]\nCaroline: I paint landscapes.\n"
+                                   "[2024-04-30 10:00]\nJon: I like both.");
   // The items stay in rank order; only the context is grouped.
   EXPECT_THAT(Ids(by_person), ::testing::ElementsAre("t3", "t1", "t2", "t4"));
   EXPECT_EQ(by_person.context_tokens, by_time.context_tokens);
+}
+
+// A turn of one session in another scope, at `time`, numbered `sequence`.
+RecallItem SessionTurn(std::string id, std::string speaker, std::string session,
+                       std::int64_t sequence, std::string_view time) {
+  RecallItem item = Turn(id, std::move(speaker), "Turn " + id + " says something.", time);
+  item.session_id = std::move(session);
+  item.sequence = sequence;
+  return item;
+}
+
+TEST(PackTest, TurnsOfASessionShareOneStampAndTheBudgetChargesItOnce) {
+  const std::vector<RecallItem> ranked = {
+      SessionTurn("a2", "Ann", "session_1", 2, "2024-05-01T10:00:00Z"),
+      SessionTurn("b1", "Bob", "session_2", 1, "2024-05-08T09:30:00Z"),
+      SessionTurn("a1", "Bob", "session_1", 1, "2024-05-01T10:00:00Z"),
+      SessionTurn("a3", "Bob", "session_1", 3, "2024-05-01T10:00:00Z"),
+  };
+  const std::string header = "Memories (evidence from earlier conversations):";
+  const std::string s1 = "[2024-05-01 10:00 · session_1]";
+  const std::string s2 = "[2024-05-08 09:30 · session_2]";
+  const PackResult packed = Pack(ranked, 2000, 10);
+  EXPECT_EQ(packed.context, header + "\n" + s1 +
+                                "\nBob: Turn a1 says something."
+                                "\nAnn: Turn a2 says something."
+                                "\nBob: Turn a3 says something.\n" +
+                                s2 + "\nBob: Turn b1 says something.");
+  EXPECT_EQ(packed.context_tokens, CountTokens(packed.context));
+  // Each item's tokens are what it adds: its body, and the stamp for the first of a group.
+  std::size_t sum = CountTokens(header);
+  for (const RecallItem& item : packed.items) sum += item.tokens;
+  EXPECT_EQ(sum, packed.context_tokens);
+  const std::size_t body = CountTokens(RenderItemBody(ranked[0]));
+  EXPECT_EQ(packed.items[0].tokens, body);  // a2 is second in its group
+  EXPECT_EQ(packed.items[1].tokens, CountTokens(s2) + body);
+
+  // A budget for the three turns of session_1 under one stamp, but not for three whole lines:
+  // all three fit, and b1 (a new stamp) does not.
+  const std::size_t budget = CountTokens(header) + CountTokens(s1) + 3 * body;
+  ASSERT_LT(budget, CountTokens(header) + 3 * CountTokens(RenderItemLine(ranked[0])));
+  const PackResult tight = Pack(ranked, budget, 10);
+  EXPECT_THAT(Ids(tight), ::testing::ElementsAre("a2", "a1", "a3"));
+  EXPECT_EQ(tight.dropped_by_budget, 1u);
+  EXPECT_EQ(tight.context_tokens, budget);
+  EXPECT_EQ(tight.context_tokens, CountTokens(tight.context));
+  PackOptions by_value;
+  by_value.by_value = true;
+  EXPECT_THAT(Ids(Pack(ranked, budget, 10, by_value)), ::testing::ElementsAre("a2", "a1", "a3"));
+
+  // Grouped by person, the session's stamp heads each person's block.
+  PackOptions grouped;
+  grouped.group_speakers = {"Ann"};
+  const PackResult by_person = Pack(ranked, 2000, 10, grouped);
+  EXPECT_EQ(by_person.context, header + "\n" + s1 + "\nAnn: Turn a2 says something.\n" + s1 +
+                                   "\nBob: Turn a1 says something."
+                                   "\nBob: Turn a3 says something.\n" +
+                                   s2 + "\nBob: Turn b1 says something.");
+  EXPECT_EQ(by_person.context_tokens, CountTokens(by_person.context));
+}
+
+TEST(PackTest, TwoSessionsStampedWithTheSameMinuteAreListedOnceEach) {
+  // x1, y1, x2 interleave in time within one minute: x's stamp is still written once.
+  const std::vector<RecallItem> ranked = {
+      SessionTurn("x1", "Ann", "x", 1, "2024-05-01T10:00:10Z"),
+      SessionTurn("y1", "Bob", "y", 1, "2024-05-01T10:00:20Z"),
+      SessionTurn("x2", "Ann", "x", 2, "2024-05-01T10:00:30Z"),
+  };
+  const PackResult packed = Pack(ranked, 2000, 10);
+  EXPECT_EQ(packed.context,
+            "Memories (evidence from earlier conversations):\n[2024-05-01 10:00 · x]"
+            "\nAnn: Turn x1 says something.\nAnn: Turn x2 says something."
+            "\n[2024-05-01 10:00 · y]\nBob: Turn y1 says something.");
+  EXPECT_EQ(packed.context_tokens, CountTokens(packed.context));
 }
 
 TEST(PackTest, BudgetSkipsItemsThatDoNotFit) {
