@@ -439,7 +439,9 @@ void ExpectMixedPrecisionVectorsReadBack(
     ASSERT_EQ(by_row->size(), rows.size());
     for (const VectorRecord& record : *by_row) {
       for (const VectorRecord& seen : scanned) {
-        if (seen.row == record.row) EXPECT_EQ(record.values, seen.values) << record.row;
+        if (seen.row == record.row) {
+          EXPECT_EQ(record.values, seen.values) << record.row;
+        }
       }
     }
   }
