@@ -168,30 +168,26 @@ class Packer {
     // A group's items together, where its first item falls (items of two sessions stamped with
     // the same minute may interleave in time; the group's stamp is then printed once).
     std::map<std::pair<std::size_t, std::string>, std::size_t> group_order;
-    std::vector<std::size_t> order_of(in_time.size());
-    for (std::size_t idx = 0; idx < in_time.size(); ++idx) {
-      const Packed& packed = *in_time[idx];
-      order_of[idx] =
-          group_order.try_emplace({BlockOf(packed.item), packed.line.stamp}, group_order.size())
-              .first->second;
+    std::vector<std::pair<std::size_t, Packed*>> lines;  // (group, item), in time order
+    lines.reserve(in_time.size());
+    for (Packed* packed : in_time) {
+      const auto group =
+          group_order.try_emplace({BlockOf(packed->item), packed->line.stamp}, group_order.size());
+      lines.emplace_back(group.first->second, packed);
     }
-    std::vector<std::size_t> positions(in_time.size());
-    for (std::size_t idx = 0; idx < positions.size(); ++idx) positions[idx] = idx;
-    std::stable_sort(positions.begin(), positions.end(),
-                     [&](std::size_t a, std::size_t b) { return order_of[a] < order_of[b]; });
+    std::stable_sort(lines.begin(), lines.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     result.context = std::string(kHeader);
-    std::size_t open_group = group_order.size();  // none yet
-    for (const std::size_t position : positions) {
-      Packed& packed = *in_time[position];
-      packed.item.tokens = packed.line.body_tokens;
-      if (order_of[position] != open_group) {
-        open_group = order_of[position];
+    for (std::size_t line_idx = 0; line_idx < lines.size(); ++line_idx) {
+      auto& [group, packed] = lines[line_idx];
+      packed->item.tokens = packed->line.body_tokens;
+      if (line_idx == 0 || lines[line_idx - 1].first != group) {
         result.context += '\n';
-        result.context += packed.line.stamp;
-        packed.item.tokens += packed.line.stamp_tokens;
+        result.context += packed->line.stamp;
+        packed->item.tokens += packed->line.stamp_tokens;
       }
       result.context += '\n';
-      result.context += packed.line.body;
+      result.context += packed->line.body;
     }
     result.context_tokens = used_;
     result.items.reserve(packed_.size());
