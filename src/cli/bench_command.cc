@@ -1,7 +1,8 @@
 // bench_command.cc: `engram bench` — the benchmark harness (src/eval, docs/BENCHMARKS.md):
 //
 //   engram bench locomo --data locomo10.json [--k 5,10,30] [--routes bm25 | --flat]
-//                       [--json OUT] [--trace OUT.jsonl] [--store PATH [--reuse]] [--limit N]
+//                       [--json OUT] [--trace OUT.jsonl] [--store PATH [--reuse]] [--only ID,...]
+//                       [--limit N]
 //                       [--consolidate]
 //   engram bench longmemeval --data longmemeval_s.json.zst [same flags; --k = turn cut-offs]
 //   engram bench perf [--memories 2000] [--scopes 10] [--queries 500] [--embedder hashing]
@@ -38,6 +39,7 @@ struct DatasetArgs {
   std::string store;
   bool reuse = false;
   bool consolidate = false;
+  std::vector<std::string> only;
   std::size_t limit = 0;
 };
 
@@ -194,6 +196,7 @@ int RunDataset(std::string_view command, const DatasetArgs& args, Console& conso
   options.config_file = console.global().config;
   options.data_dir = console.global().data_dir;
   options.trace_path = args.trace;
+  options.only = args.only;
   options.limit = args.limit;
   options.progress = console.quiet() ? nullptr : &console.err();
   options.progress_interactive = Interactive(console);
@@ -319,6 +322,11 @@ void AddDatasetCommand(CLI::App& bench, std::string name, std::string descriptio
   command->add_flag("--reuse", args->reuse,
                     "With --store: recall over scopes already there (they must hold exactly the "
                     "file's turns) instead of failing; for read-path experiments");
+  command
+      ->add_option("--only", args->only,
+                   locomo ? "Only these conversations (sample_id, e.g. conv-42), comma-separated"
+                          : "Only these questions (question_id), comma-separated")
+      ->delimiter(',');
   command
       ->add_option("--limit", args->limit,
                    locomo ? "Only the first N conversations" : "Only the first N questions")

@@ -82,6 +82,11 @@ struct BenchOptions {
   // (episodes, scenes, profiles: what the scene route reads), timed apart from the ingest.
   // Default: false.
   bool consolidate = false;
+  // Only these conversations (LoCoMo sample_id) or questions (LongMemEval question_id), in the
+  // file's order: for reporting a held-out part of a file by itself. An id the file does not
+  // hold, or an empty one, is kInvalidArgument naming it. Applied before `limit`. Default: empty
+  // = all.
+  std::vector<std::string> only;
   // Only the first N conversations (LoCoMo) or questions (LongMemEval). Default: 0 = all.
   std::size_t limit = 0;
   // Progress bar destination. Default: nullptr = silent.

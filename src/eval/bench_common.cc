@@ -80,7 +80,32 @@ Status CheckOptions(const BenchOptions& options) {
     return Status::InvalidArgument(
         "--flat runs only the bm25 route and cannot be combined with --routes");
   }
+  if (std::find(options.only.begin(), options.only.end(), "") != options.only.end()) {
+    return Status::InvalidArgument("--only: an empty id");
+  }
   return Status::Ok();
+}
+
+Status CheckOnlyIds(const BenchOptions& options, const std::set<std::string>& ids,
+                    std::string_view what) {
+  std::string missing;
+  for (const std::string& id : options.only) {
+    if (ids.contains(id)) continue;
+    missing += (missing.empty() ? "" : ", ") + id;
+  }
+  if (missing.empty()) return Status::Ok();
+  std::string known;
+  std::size_t listed = 0;
+  for (const std::string& id : ids) {
+    if (listed++ == 5) {
+      known += ", ...";
+      break;
+    }
+    known += (known.empty() ? "" : ", ") + id;
+  }
+  return Status::InvalidArgument("--only: no " + std::string(what) + " " + missing + " in " +
+                                 options.data_path + " (it holds " + std::to_string(ids.size()) +
+                                 ": " + known + ")");
 }
 
 std::vector<std::string> RoutesToRun(const BenchOptions& options) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -31,8 +32,12 @@ double MillisSince(std::chrono::steady_clock::time_point start);
 // own work, free of the waits a loaded machine adds to wall time.
 double ThreadCpuMillis();
 
-// kInvalidArgument for contradictory options (--flat with --routes).
+// kInvalidArgument for contradictory options (--flat with --routes) and an empty id in `only`.
 Status CheckOptions(const BenchOptions& options);
+// kInvalidArgument naming the ids of options.only that are not in `ids` (the file's
+// conversations or questions, `what` in the message: "conversation", "question").
+Status CheckOnlyIds(const BenchOptions& options, const std::set<std::string>& ids,
+                    std::string_view what);
 // The routes every recall of the run asks for: kFlatRoute under `flat`, else options.routes.
 std::vector<std::string> RoutesToRun(const BenchOptions& options);
 

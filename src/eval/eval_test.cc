@@ -31,6 +31,7 @@ namespace {
 using ::engram::testing::IsOk;
 using ::engram::testing::IsOkAndHolds;
 using ::engram::testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -521,6 +522,52 @@ TEST(LocomoBenchTest, ReuseRecallsOverTheStoredScopesAndRefusesOtherTurns) {
                                                                   "file at turn 6")));
 }
 
+// Two conversations: the tiny one and a copy of it under another id, without its third question.
+std::string TwoConversations() {
+  const std::string one = kLocomoFile;
+  std::string other = one.substr(1, one.size() - 2);  // without the enclosing [ ]
+  other.replace(other.find("conv-t"), 6, "conv-u");
+  const std::string third = "    {\"question\": \"Did Ann walk";
+  const std::size_t from = other.find(third);
+  other.erase(other.rfind(',', from), other.find('}', from) + 1 - other.rfind(',', from));
+  return one.substr(0, one.size() - 1) + "," + other + "]";
+}
+
+TEST(LocomoBenchTest, OnlyRunsTheNamedConversations) {
+  TempDir dir;
+  BenchOptions options;
+  options.data_path = dir.File("two_locomo.json", TwoConversations());
+  options.trace_path = dir.File("trace.jsonl");
+  const StatusOr<io::Json> both = RunLocomoBench(options);
+  ASSERT_THAT(both, IsOk());
+  EXPECT_EQ((*both)["questions"], 5);
+  EXPECT_FALSE((*both)["config"]["data"].contains("only"));
+
+  options.only = {"conv-u"};
+  const StatusOr<io::Json> report = RunLocomoBench(options);
+  ASSERT_THAT(report, IsOk());
+  EXPECT_EQ((*report)["questions"], 2);
+  EXPECT_EQ((*report)["config"]["data"]["conversations"], 1);
+  EXPECT_EQ((*report)["config"]["data"]["only"], io::Json::parse(R"(["conv-u"])"));
+  std::ifstream trace(options.trace_path);
+  std::string line;
+  std::size_t lines = 0;
+  while (std::getline(trace, line)) {
+    ++lines;
+    EXPECT_EQ(io::Json::parse(line)["conversation"], "conv-u");
+  }
+  EXPECT_EQ(lines, 2u);
+
+  options.only = {"conv-u", "conv-x"};
+  EXPECT_THAT(RunLocomoBench(options),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("no conversation conv-x in"), HasSubstr("conv-t, conv-u"),
+                             Not(HasSubstr("conv-u in")))));
+  options.only = {""};
+  EXPECT_THAT(RunLocomoBench(options),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("--only: an empty id")));
+}
+
 TEST(LocomoBenchTest, BadInputsAreReported) {
   TempDir dir;
   BenchOptions options;
@@ -684,6 +731,32 @@ TEST(LongMemEvalBenchTest, TinyFileExactMetricsUnderTheOfficialFilter) {
   EXPECT_EQ(traced["session_ranking"], io::Json::parse(R"(["s1","s3"])"));
   EXPECT_EQ(traced["ranking"][0], "s1:1");
   EXPECT_FALSE(std::getline(trace, line));  // skipped questions have no trace line
+}
+
+TEST(LongMemEvalBenchTest, OnlyRunsTheNamedQuestions) {
+  TempDir dir;
+  BenchOptions options;
+  options.data_path = dir.File("tiny_lme.json", kLongMemEvalFile);
+  options.routes = {"bm25", "fragment", "session", "temporal"};
+  options.only = {"q3"};
+  const StatusOr<io::Json> report = RunLongMemEvalBench(options);
+  ASSERT_THAT(report, IsOk());
+  // q3 alone is read; the official filter skips it (no user turn holds the answer).
+  EXPECT_EQ((*report)["config"]["data"]["questions_read"], 1);
+  EXPECT_EQ((*report)["config"]["data"]["skipped_no_answer_user_turn"], 1);
+  EXPECT_EQ((*report)["config"]["data"]["skipped_abstention"], 0);
+  EXPECT_EQ((*report)["questions"], 0);
+  options.only = {"q1"};
+  const StatusOr<io::Json> q1 = RunLongMemEvalBench(options);
+  ASSERT_THAT(q1, IsOk());
+  EXPECT_EQ((*q1)["questions"], 1);
+  EXPECT_EQ((*q1)["config"]["data"]["questions_read"], 1);
+  EXPECT_EQ((*q1)["config"]["data"]["only"], io::Json::parse(R"(["q1"])"));
+
+  options.only = {"q9"};
+  EXPECT_THAT(RunLongMemEvalBench(options),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("no question q9 in"), HasSubstr("3: q1, q2_abs, q3"))));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "eval/bench.h"
 #include "eval/bench_internal.h"
@@ -88,6 +89,17 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
   const std::size_t eval_k = std::max(ks.back(), kLocomoMrrCutoff);
   ASSIGN_OR_RETURN(std::vector<io::LocomoConversation> conversations,
                    io::ReadLocomo(options.data_path));
+  if (!options.only.empty()) {
+    std::set<std::string> ids;
+    for (const io::LocomoConversation& conversation : conversations) {
+      ids.insert(conversation.sample_id);
+    }
+    RETURN_IF_ERROR(internal::CheckOnlyIds(options, ids, "conversation"));
+    const std::set<std::string> only(options.only.begin(), options.only.end());
+    std::erase_if(conversations, [&](const io::LocomoConversation& conversation) {
+      return !only.contains(conversation.sample_id);
+    });
+  }
   if (options.limit > 0 && conversations.size() > options.limit) {
     conversations.resize(options.limit);
   }
@@ -218,6 +230,7 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
   Json data = Json::object();
   data["file"] = options.data_path;
   data["conversations"] = conversations.size();
+  if (!options.only.empty()) data["only"] = options.only;
   data["questions_in_file"] = questions_in_file;
   data["questions_without_evidence"] = skipped_without_evidence;
   data["evidence_ids_not_in_conversation"] = missing_evidence;

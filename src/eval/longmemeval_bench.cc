@@ -63,6 +63,29 @@ std::size_t CountQuestions(std::string_view text) {
   return count;
 }
 
+// The question ids of the file, read from its text the way CountQuestions counts them (a JSON
+// string after each "question_id" key; an escaped character stands for itself).
+std::set<std::string> QuestionIds(std::string_view text) {
+  constexpr std::string_view kField = "\"question_id\"";
+  std::set<std::string> ids;
+  for (std::size_t at = text.find(kField); at != std::string_view::npos;
+       at = text.find(kField, at + kField.size())) {
+    std::size_t pos = at + kField.size();
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == ':' || text[pos] == '\n' ||
+                                 text[pos] == '\r' || text[pos] == '\t')) {
+      ++pos;
+    }
+    if (pos >= text.size() || text[pos] != '"') continue;
+    std::string id;
+    for (++pos; pos < text.size() && text[pos] != '"'; ++pos) {
+      if (text[pos] == '\\' && pos + 1 < text.size()) ++pos;
+      id += text[pos];
+    }
+    ids.insert(std::move(id));
+  }
+  return ids;
+}
+
 Json ValuesJson(const MetricValues& values) {
   Json json = Json::object();
   for (const auto& [key, value] : values) json[key] = value;
@@ -90,6 +113,11 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
   const std::size_t eval_k = std::max(ks.back(), max_session_k);
   ASSIGN_OR_RETURN(const std::string text, io::ReadFile(options.data_path));
   std::size_t expected = CountQuestions(text);
+  const std::set<std::string> only(options.only.begin(), options.only.end());
+  if (!only.empty()) {
+    RETURN_IF_ERROR(internal::CheckOnlyIds(options, QuestionIds(text), "question"));
+    expected = only.size();
+  }
   if (options.limit > 0) expected = std::min(expected, options.limit);
 
   ASSIGN_OR_RETURN(std::unique_ptr<internal::BenchStore> store,
@@ -116,6 +144,7 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
 
   const auto visit = [&](io::LongMemEvalInstance&& instance) -> Status {
     if (options.limit > 0 && seen >= options.limit) return Status::Ok();
+    if (!only.empty() && !only.contains(instance.question.question_id)) return Status::Ok();
     ++seen;
     const io::LongMemEvalQuestion& question = instance.question;
     progress.StartGroup(question.question_id);
@@ -263,6 +292,7 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
   Json data = Json::object();
   data["file"] = options.data_path;
   data["questions_read"] = seen;
+  if (!options.only.empty()) data["only"] = options.only;
   data["skipped_abstention"] = skipped_abstention;
   data["skipped_no_answer_user_turn"] = skipped_no_answer_turn;
   data["query_time"] = "question_date";
