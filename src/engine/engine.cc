@@ -320,6 +320,20 @@ struct Engine::Impl {
                                    "\" is not a memory id (32 lowercase hex digits)");
   }
 
+  // Stores the HNSW graphs that VectorSnapshotPolicy says are due (VectorProjection::
+  // SaveSnapshots). Takes write_mutex, then projection_mutex exclusively: call it holding
+  // neither. A store that cannot be written keeps none (FailedPrecondition, not reported); any
+  // other failure is a warning on stderr, since no caller waits for the snapshot.
+  void SaveVectorSnapshots() {
+    if (vectors == nullptr) return;
+    std::lock_guard write_lock(write_mutex);
+    std::unique_lock lock(projection_mutex);
+    const Status saved = vectors->SaveSnapshots();
+    if (!saved.ok() && saved.code() != StatusCode::kFailedPrecondition) {
+      std::cerr << "engram: warning: " << saved.ToString() << "\n";
+    }
+  }
+
   // Engine::Consolidate with write_mutex held: one write transaction, committed only when the
   // pass changed something.
   StatusOr<ConsolidateResult> ConsolidateLocked(const store::ScopeRecord& record,
@@ -372,19 +386,12 @@ Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() {
   // Joins the worker between two chunks; what is still pending stays recorded in the store.
   impl_->worker.reset();
-  // The HNSW graphs this process built (or grew) are kept for the next one. Written here, when
-  // the engine closes, because no call waits for it then: a recall built the graph and a later
-  // process's first recall loads it instead of building it again (VectorProjection). A process
-  // that dies without closing leaves the older snapshot, which a load still uses (it inserts the
-  // vectors stored since). A store that cannot be written keeps none.
-  if (impl_->vectors != nullptr) {
-    std::lock_guard write_lock(impl_->write_mutex);
-    std::unique_lock lock(impl_->projection_mutex);
-    const Status saved = impl_->vectors->SaveSnapshots();
-    if (!saved.ok() && saved.code() != StatusCode::kFailedPrecondition) {
-      std::cerr << "engram: warning: " << saved.ToString() << "\n";
-    }
-  }
+  // The HNSW graphs this process grew are kept for the next one. Written here, when the engine
+  // closes, because no call waits for it then; a graph a recall built from the vectors was
+  // written right after that recall loaded it (Recall). A later process's first recall loads it
+  // instead of building it again (VectorProjection). A process that dies without closing leaves
+  // the older snapshot, which a load still uses (it inserts the vectors stored since).
+  impl_->SaveVectorSnapshots();
 }
 
 std::string Engine::DisplayStoreLocation(std::string_view location) {
@@ -658,11 +665,19 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
                                  " changed while its indexes were loading; retry the recall");
     }
     read_lock.unlock();
+    bool built_graph = false;
     {
       std::unique_lock prepare_lock(impl_->projection_mutex);
       RETURN_IF_ERROR(impl_->projection->IndexesFor(scope_ids).status());
-      if (wants_vector) RETURN_IF_ERROR(impl_->vectors->IndexesFor(scope_ids).status());
+      if (wants_vector) {
+        RETURN_IF_ERROR(impl_->vectors->IndexesFor(scope_ids).status());
+        built_graph = impl_->vectors->HasUnsavedBuild();
+      }
     }
+    // A graph built from the vectors (36 s at 100,000 turns) is stored now, once, not only when
+    // the engine closes: a server that is killed keeps it too. Writing it holds off the other
+    // recalls and writes while it is written (once per graph built).
+    if (built_graph) impl_->SaveVectorSnapshots();
     read_lock.lock();
     journal_seq = -1;  // caught up at least to the recall's start; later writes may join
   }

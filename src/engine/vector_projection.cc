@@ -121,6 +121,7 @@ StatusOr<VectorProjection::Loaded> VectorProjection::Build(std::int64_t scope_id
   }
   if (loaded.hnsw) {
     ++snapshot_stats_.built;
+    loaded.unsaved_build = true;
     ASSIGN_OR_RETURN(loaded.index, index::HnswIndex::Create(
                                        GraphOptions(static_cast<std::size_t>(count) + 1024)));
   } else {
@@ -205,11 +206,18 @@ StatusOr<std::optional<VectorProjection::Loaded>> VectorProjection::LoadSnapshot
   return std::optional<Loaded>(std::move(loaded));
 }
 
+bool VectorProjection::HasUnsavedBuild() const {
+  if (!snapshot_policy_.enabled || !usable_) return false;
+  return std::any_of(indexes_.begin(), indexes_.end(),
+                     [](const auto& entry) { return entry.second.unsaved_build; });
+}
+
 Status VectorProjection::SaveSnapshots() {
   if (!snapshot_policy_.enabled || !usable_) return Status::Ok();
   Status first_error = Status::Ok();
   for (auto& [scope_id, loaded] : indexes_) {
     if (!loaded.hnsw) continue;
+    loaded.unsaved_build = false;  // tried once: a store that refuses the write is not asked again
     const auto* graph = static_cast<const index::HnswIndex*>(loaded.index.get());
     const std::vector<std::uint64_t> ids = graph->IdsInInsertionOrder();
     const auto items = static_cast<std::int64_t>(ids.size());

@@ -5,7 +5,8 @@
 // (ExactIndex); a larger one through an HNSW graph (HnswIndex).
 //
 // Building a graph costs about 0.35 ms a vector (36 s at 100,000), so it is kept between
-// processes: SaveSnapshots (the engine calls it when it closes) stores each loaded graph that
+// processes: SaveSnapshots (the engine calls it when it closes, and right after a recall that
+// built a graph from the vectors: HasUnsavedBuild) stores each loaded graph that
 // grew by VectorSnapshotPolicy::min_new_vectors since its last snapshot as the scope's
 // ProjectionSnapshot "vector.hnsw" (store.h: links, levels and the level generator's state; the
 // vectors stay in the vectors table), and the first use of the scope in a later process loads it:
@@ -103,6 +104,11 @@ class VectorProjection {
 
   const VectorSnapshotStats& snapshot_stats() const { return snapshot_stats_; }
 
+  // True when a loaded graph was built from the vectors (no usable snapshot was stored) and
+  // SaveSnapshots has not been called since: saving it soon spares a process that dies before
+  // it closes the whole build. False when snapshots are off or the projection is not usable.
+  bool HasUnsavedBuild() const;
+
   // The key a snapshot of this projection is stored under: the embedder and the graph's
   // parameters. A stored snapshot with another key is ignored.
   std::string SnapshotKey() const;
@@ -145,6 +151,8 @@ class VectorProjection {
     bool hnsw = false;
     // HNSW: vectors the stored snapshot covers (-1: none usable is stored).
     std::int64_t snapshot_items = -1;
+    // HNSW: built from the vectors by this process, and SaveSnapshots not called since.
+    bool unsaved_build = false;
   };
 
   // use_snapshot: load the scope's stored graph when it is usable (VectorSnapshotPolicy).

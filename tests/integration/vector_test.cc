@@ -392,6 +392,45 @@ TEST(VectorTest, AClosedEnginesGraphIsLoadedByTheNextAndRecallsTheSame) {
   EXPECT_THAT((*rebuilt)->DumpCanonical(), ::engram::testing::IsOkAndHolds(*kept_dump));
 }
 
+// A graph a recall built from the vectors is stored right after that recall, before the engine
+// closes: a process killed later (no destructor runs) has not lost the build.
+TEST(VectorTest, AGraphARecallBuiltIsStoredBeforeTheEngineCloses) {
+  std::vector<std::string> texts;
+  for (int i = 0; i < 60; ++i) texts.push_back("entry " + std::to_string(i) + " about topic");
+  Config config = WithEmbedder("hashing", 64);
+  config.vector.exact_threshold = 20;
+  testing::TempDir dir;
+  const auto stored_items = [&]() -> std::int64_t {
+    StatusOr<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(dir.File("engram.db"));
+    EXPECT_THAT(store, IsOk());
+    if (!store.ok()) return -2;
+    StatusOr<std::optional<store::ScopeRecord>> scope = (*store)->FindScope("user:ana");
+    if (!scope.ok() || !scope->has_value()) return -2;
+    StatusOr<std::optional<store::ProjectionSnapshot>> snapshot =
+        (*store)->GetProjectionSnapshot((*scope)->scope_id, kHnswSnapshotProjection);
+    EXPECT_THAT(snapshot, IsOk());
+    return snapshot.ok() && snapshot->has_value() ? (*snapshot)->item_count : -1;
+  };
+  std::unique_ptr<Engine> engine = testing::OpenOrDie(Options(dir, config));
+  ASSERT_THAT(engine->Remember(testing::S("user:ana"), Turns(texts)), IsOk());
+  EXPECT_EQ(stored_items(), -1);  // no recall yet: no graph
+  ASSERT_THAT(engine->Recall(testing::S("user:ana"), {.text = "topic"}, VectorOnly()), IsOk());
+  EXPECT_EQ(stored_items(), 60);  // the engine is still open
+  // A scope searched exactly (at most exact_threshold vectors) gets none.
+  ASSERT_THAT(engine->Remember(testing::S("user:bo"), Turns({texts.begin(), texts.begin() + 5})),
+              IsOk());
+  ASSERT_THAT(engine->Recall(testing::S("user:bo"), {.text = "topic"}, VectorOnly()), IsOk());
+  StatusOr<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(dir.File("engram.db"));
+  ASSERT_THAT(store, IsOk());
+  StatusOr<std::optional<store::ScopeRecord>> bo = (*store)->FindScope("user:bo");
+  ASSERT_THAT(bo, IsOk());
+  ASSERT_TRUE(bo->has_value());
+  StatusOr<std::optional<store::ProjectionSnapshot>> none =
+      (*store)->GetProjectionSnapshot((*bo)->scope_id, kHnswSnapshotProjection);
+  ASSERT_THAT(none, IsOk());
+  EXPECT_FALSE(none->has_value());
+}
+
 TEST(VectorTest, MissingModelIsAClearErrorNamingTheFileAndSetup) {
   testing::TempDir dir;
   EXPECT_THAT(OpenEmbedder(WithEmbedder("use-lite").embedder, dir.File("no-data-here")),
