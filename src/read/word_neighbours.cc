@@ -148,7 +148,8 @@ std::vector<SoftNeighbour> WordNeighbours(const lexicon::WordVectors* vectors,
     for (const index::Bm25Index* index : indexes) {
       if (index != nullptr) df += index->DocumentFrequency(term);
     }
-    return static_cast<double>(df) > settings.max_df_share * static_cast<double>(documents);
+    return df > WordNeighbourSettings::kAlwaysKeptDf &&
+           static_cast<double>(df) > settings.max_df_share * static_cast<double>(documents);
   };
   for (std::size_t q = 0; q < searched.size(); ++q) {
     for (const lexicon::WordNeighbour& neighbour : neighbours[q]) {
