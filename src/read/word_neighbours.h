@@ -48,10 +48,11 @@ struct WordNeighbourSettings {
   // missing ("pet" in a conversation that only ever says "dog").
   bool absent_only = false;
   // A neighbour held by more than this share of the searched turns (and by more than
-  // kAlwaysKeptDf of them) is left out (1 = none left out). Such a word tells few turns apart: its idf is low, and scaled by cosine x
-  // `weight` it adds little to any turn's score, but its postings (a share of every turn) enter
-  // the recall's term matrix, per-turn scores and fragment head, so with common neighbours a
-  // recall would cost what a query several times longer costs, growing with the scope. The
+  // kAlwaysKeptDf of them) is left out (1 = none left out). Such a word tells few turns apart:
+  // its idf is low, and scaled by cosine x `weight` it adds little to any turn's score, but its
+  // postings (a share of every turn) enter the recall's term matrix, per-turn scores and
+  // fragment head, so with common neighbours a recall would cost what a query several times
+  // longer costs, growing with the scope. The
   // share is of the turns of the searched indexes (sum of document frequencies over sum of
   // documents), the statistics BM25 weighs the term by. The default, 1 % (idf below about
   // ln 100), was chosen by cost: on the scale benchmark's scope, where every word is common,
@@ -125,9 +126,9 @@ class WordNeighbourCache {
 // For each distinct query term (in order; with `absent_only`, only those absent from the
 // vocabulary), the at most `per_term` terms of `indexes`' vocabulary with cosine similarity at
 // least `threshold` (best first, ties by the smaller term), each with similarity = cosine ×
-// `weight`, less those above `max_df_share` (left out after the search: a query term may
-// then have fewer than `per_term`; with several indexes the share is of all their documents); none when `threshold` is 0 or `vectors` is null. A query term is never a
-// neighbour. The vocabularies come from `cache` when given (gathered for this call otherwise).
+// `weight`, less those above `max_df_share` (left out after the search: a query term may then
+// have fewer than `per_term`; with several indexes the share is of all their documents); none
+// when `threshold` is 0 or `vectors` is null. A query term is never a neighbour. The vocabularies come from `cache` when given (gathered for this call otherwise).
 // Cost with a cache that holds the indexes: a pass over the vocabulary comparing terms, and an
 // int8 dot product per vocabulary term with a vector and searched query term.
 std::vector<SoftNeighbour> WordNeighbours(const lexicon::WordVectors* vectors,
