@@ -66,13 +66,13 @@ struct RecallConfig {
   // cosine similarity is at least this, count as that term, scaled by the similarity ("dog"
   // for "pet"). 0 = off. The vectors load on the first recall that needs them (~0.3 s); when
   // they are not installed, recall runs without these matches and the plan's description says
-  // so (installed but damaged vectors are an error). Off by default: at 0.6 (weight 0.3) LoCoMo
-  // dev evidence all / any 0.855 / 0.925 -> 0.858 / 0.928, multi-hop all 0.415 -> 0.437,
-  // LongMemEval dev turn all@10 0.837 -> 0.857, recall CPU p95 +5-7 % on both dev files; but
-  // a scope of 100,000 synthetic turns whose words are all common pays the neighbours' postings
-  // in every route that reads the term matrix: recall CPU p50 5.95 -> 11.1 ms, against 2.90 ->
-  // 3.9 ms at 10,000 (docs/BENCHMARKS.md, issue 22's word vectors made cheap).
-  double word_vector_match = 0;
+  // so (installed but damaged vectors are an error). A neighbour held by more than 1 % of the
+  // searched turns is left out (read/word_neighbours.h: its idf is low and its postings are
+  // long). 0.6 (weight 0.3), on LoCoMo dev: evidence all / any 0.855 / 0.925 -> 0.858 / 0.930,
+  // multi-hop all 0.415 -> 0.423, on half B (conv-42/43) 0.835 / 0.916 -> 0.837 /
+  // 0.924, MRR@30 0.638 -> 0.642; LongMemEval dev unchanged; recall CPU at 100,000 synthetic
+  // turns 1.0x off's (docs/BENCHMARKS.md, word vectors bounded by document frequency).
+  double word_vector_match = 0.6;
   std::size_t word_vector_neighbours = 3;
   // A word-vector neighbour counts as its query term scaled by its cosine × this (1 = by the
   // cosine alone). In (0, 1]. With word_vector_match 0.6, weight 0.3 gained on LoCoMo dev

@@ -192,6 +192,13 @@ int RunRecall(const RecallArgs& args, Console& console) {
   StatusOr<ReadResult> result = (*engine)->Recall(*scope, query, options);
   if (!result.ok()) return console.Fail(kCommand, result.status());
 
+  // The config asked for word-vector matches but the vectors are not installed: the plan says
+  // so (read/recall.cc); say it where the user looks, not only under --explain.
+  const std::string& plan = result->diagnostics.plan;
+  if (const auto at = plan.find("; without word-vector matches: ");
+      at != std::string::npos && !console.quiet() && !args.explain) {
+    console.err() << "engram recall: note: recalled " << Printable(plan.substr(at + 2)) << "\n";
+  }
   if (args.context_only) {
     console.PrintContext(result->context, result->answer_instructions);
   } else if (console.json()) {

@@ -70,10 +70,11 @@ const KeySpec kKeys[] = {
     {"recall", "word_vector_match", ENGRAM_FIELD(recall.word_vector_match),
      Range{.min = 0.3, .max = 1, .max_open = true, .off = 0}, {},
      "fragment route: index terms whose GloVe cosine to a query term is at least this count as "
-     "it, scaled by the similarity (scripts/fetch-models installs the vectors; without them "
-     "recall runs without these matches and its plan says so); 0 = off",
-     "measured on the dev files (docs/BENCHMARKS.md, word vectors and issue 22's word vectors "
-     "made cheap)"},
+     "it, scaled by the similarity, unless it is in more than 1% of the searched turns "
+     "(scripts/fetch-models installs the vectors; without them recall runs without these "
+     "matches and its plan says so); 0 = off",
+     "measured on the dev files and at 100,000 turns (docs/BENCHMARKS.md, word vectors bounded "
+     "by document frequency)"},
     {"recall", "word_vector_neighbours", ENGRAM_FIELD(recall.word_vector_neighbours),
      Closed(1, 50), {}, "fragment route: word-vector soft matches kept per query term", kChosen},
     {"recall", "word_vector_weight", ENGRAM_FIELD(recall.word_vector_weight),

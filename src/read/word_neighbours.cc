@@ -137,8 +137,23 @@ std::vector<SoftNeighbour> WordNeighbours(const lexicon::WordVectors* vectors,
   for (const auto& vocabulary : held) vocabularies.push_back(vocabulary.get());
   const std::vector<std::vector<lexicon::WordNeighbour>> neighbours =
       vectors->Neighbours(searched, vocabularies, settings.threshold, settings.per_term, distinct);
+  // The common neighbours left out: df over the searched indexes' documents.
+  std::uint64_t documents = 0;
+  for (const index::Bm25Index* index : indexes) {
+    if (index != nullptr) documents += index->doc_count();
+  }
+  const auto too_common = [&](const std::string& term) {
+    if (settings.max_df_share >= 1) return false;
+    std::uint64_t df = 0;
+    for (const index::Bm25Index* index : indexes) {
+      if (index != nullptr) df += index->DocumentFrequency(term);
+    }
+    return df > WordNeighbourSettings::kAlwaysKeptDf &&
+           static_cast<double>(df) > settings.max_df_share * static_cast<double>(documents);
+  };
   for (std::size_t q = 0; q < searched.size(); ++q) {
     for (const lexicon::WordNeighbour& neighbour : neighbours[q]) {
+      if (too_common(neighbour.term)) continue;
       result.push_back({searched[q], neighbour.term, neighbour.similarity * settings.weight});
     }
   }

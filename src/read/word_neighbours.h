@@ -32,6 +32,12 @@ namespace engram::read {
 
 // Which neighbours WordNeighbours returns and how much each weighs ([recall] word_vector_*).
 struct WordNeighbourSettings {
+  static constexpr double kDefaultMaxDfShare = 0.01;  // max_df_share's default (below)
+  // A neighbour in at most this many searched turns is never left out for being common: in a
+  // scope under a few hundred turns a share would leave out every word it holds twice, and
+  // there a neighbour's postings cost nothing.
+  static constexpr std::uint64_t kAlwaysKeptDf = 3;
+
   double threshold = 0;       // least cosine similarity; 0 = no neighbours
   std::size_t per_term = 3;   // neighbours kept per query term
   // A neighbour's SoftNeighbour::similarity is its cosine × this, so it counts for less than
@@ -41,6 +47,18 @@ struct WordNeighbourSettings {
   // word the memory already holds is matched as itself, the expansion fills only what is
   // missing ("pet" in a conversation that only ever says "dog").
   bool absent_only = false;
+  // A neighbour held by more than this share of the searched turns (and by more than
+  // kAlwaysKeptDf of them) is left out (1 = none left out). Such a word tells few turns apart:
+  // its idf is low, and scaled by cosine x `weight` it adds little to any turn's score, but its
+  // postings (a share of every turn) enter the recall's term matrix, per-turn scores and
+  // fragment head, so with common neighbours a recall would cost what a query several times
+  // longer costs, growing with the scope. The
+  // share is of the turns of the searched indexes (sum of document frequencies over sum of
+  // documents), the statistics BM25 weighs the term by. The default, 1 % (idf below about
+  // ln 100), was chosen by cost: on the scale benchmark's scope, where every word is common,
+  // 5 % still cost 1.29x recall CPU at 100,000 turns and 2 % 1.13x, 1 % 1.01x
+  // (docs/BENCHMARKS.md, word vectors bounded by document frequency).
+  double max_df_share = kDefaultMaxDfShare;
 };
 
 // The vocabularies of BM25 indexes (their terms that have a word vector), gathered on first use
@@ -108,8 +126,9 @@ class WordNeighbourCache {
 // For each distinct query term (in order; with `absent_only`, only those absent from the
 // vocabulary), the at most `per_term` terms of `indexes`' vocabulary with cosine similarity at
 // least `threshold` (best first, ties by the smaller term), each with similarity = cosine ×
-// `weight`; none when `threshold` is 0 or `vectors` is null. A query term is never a
-// neighbour. The vocabularies come from `cache` when given (gathered for this call otherwise).
+// `weight`, less those above `max_df_share` (left out after the search: a query term may then
+// have fewer than `per_term`; with several indexes the share is of all their documents); none
+// when `threshold` is 0 or `vectors` is null. A query term is never a neighbour. The vocabularies come from `cache` when given (gathered for this call otherwise).
 // Cost with a cache that holds the indexes: a pass over the vocabulary comparing terms, and an
 // int8 dot product per vocabulary term with a vector and searched query term.
 std::vector<SoftNeighbour> WordNeighbours(const lexicon::WordVectors* vectors,

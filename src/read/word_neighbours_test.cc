@@ -86,6 +86,49 @@ TEST_F(WordNeighboursTest, AbsentOnlyExpandsOnlyTheQueryTermsTheMemoryLacks) {
               IsEmpty());
 }
 
+// A neighbour in more than max_df_share of the searched turns is left out, unless it is in at
+// most kAlwaysKeptDf of them; the other neighbours of its query term stay.
+TEST_F(WordNeighboursTest, NeighboursInTooManyTurnsAreLeftOut) {
+  static_assert(WordNeighbourSettings::kDefaultMaxDfShare == 0.01);
+  static_assert(WordNeighbourSettings::kAlwaysKeptDf == 3);
+  // 500 docs: "dog" in 5 (1 %, kept), "cat" in 6 (1.2 %, left out).
+  index::Bm25Index large;
+  for (std::uint64_t doc = 1; doc <= 500; ++doc) {
+    std::vector<std::string> terms = {"walk"};
+    if (doc <= 5) terms.push_back("dog");
+    if (doc > 5 && doc <= 11) terms.push_back("cat");
+    large.Add(doc, terms);
+  }
+  const std::vector<const index::Bm25Index*> large_indexes = {&large};
+  const std::vector<std::string> query = {"pet"};
+  EXPECT_THAT(WordNeighbours(vectors_.get(), &cache_, large_indexes, query,
+                             {.threshold = 0.6, .per_term = 3}),
+              ElementsAre(Is("pet", "dog", 0.9)));
+  // No cap: both.
+  EXPECT_THAT(WordNeighbours(vectors_.get(), &cache_, large_indexes, query,
+                             {.threshold = 0.6, .per_term = 3, .max_df_share = 1}),
+              ElementsAre(Is("pet", "dog", 0.9), Is("pet", "cat", 0.8)));
+  // A second index of 100 docs without them: 600 docs, "cat" in 1 %, kept.
+  index::Bm25Index other;
+  for (std::uint64_t doc = 1; doc <= 100; ++doc) other.Add(doc, std::vector<std::string>{"x"});
+  const std::vector<const index::Bm25Index*> both = {&large, &other};
+  EXPECT_THAT(WordNeighbours(vectors_.get(), &cache_, both, query,
+                              {.threshold = 0.6, .per_term = 3}),
+              ElementsAre(Is("pet", "dog", 0.9), Is("pet", "cat", 0.8)));
+  // A small scope: "dog" in 3 of 10 docs is kept, "cat" in 4 of 10 is not.
+  index::Bm25Index small;
+  for (std::uint64_t doc = 1; doc <= 10; ++doc) {
+    std::vector<std::string> terms = {"walk"};
+    if (doc <= 3) terms.push_back("dog");
+    if (doc > 3 && doc <= 7) terms.push_back("cat");
+    small.Add(doc, terms);
+  }
+  const std::vector<const index::Bm25Index*> small_indexes = {&small};
+  EXPECT_THAT(WordNeighbours(vectors_.get(), &cache_, small_indexes, query,
+                             {.threshold = 0.6, .per_term = 3}),
+              ElementsAre(Is("pet", "dog", 0.9)));
+}
+
 // The exhaustive search's soft neighbours (WordVectors::Neighbours over the indexes' terms as
 // strings), as WordNeighbours returns them with weight 1 and every query term searched.
 std::vector<SoftNeighbour> Exhaustive(const lexicon::WordVectors& vectors,
@@ -156,8 +199,9 @@ class WordNeighbourCacheTest : public ::testing::Test {
       const std::size_t per_term = 1 + random() % 4;
       const std::vector<SoftNeighbour> expected =
           Exhaustive(*vectors_, indexes, query, threshold, per_term);
+      // The reference leaves no common neighbour out.
       EXPECT_EQ(WordNeighbours(vectors_.get(), &cache, indexes, query,
-                               {.threshold = threshold, .per_term = per_term}),
+                               {.threshold = threshold, .per_term = per_term, .max_df_share = 1}),
                 expected)
           << when;
       found_ += expected.size();

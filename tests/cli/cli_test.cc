@@ -622,6 +622,38 @@ TEST(CliEmbedTest, ParaphrasesAreCloserThanUnrelatedTexts) {
   EXPECT_EQ(embeddings[0]["vector"].size(), 512u);
 }
 
+// Word-vector matches are on by default; without the vectors installed recall still answers,
+// and `engram recall` says on stderr what it ran without (not only under --explain).
+TEST_F(CliTest, RecallWithoutTheWordVectorsSaysSoOnStderr) {
+  const std::string config = File("lean.toml",
+                                  "[embedder]\nkind = \"hashing\"\n[write]\nsignals = false\n"
+                                  "entities = false\nreferences = false\nfacts = false\n");
+  const std::string no_data = (fs::path(dir_) / "no-data").string();
+  const std::vector<std::string> common = {"--config", config, "--data-dir", no_data};
+  std::vector<std::string> ingest = common;
+  ingest.insert(ingest.end(), {"ingest", "--scope", "user:priya", kExample});
+  ASSERT_EQ(Engram(ingest).exit_code, 0);
+  std::vector<std::string> recall = common;
+  recall.insert(recall.end(), {"recall", "--scope", "user:priya", "What dog did Tom adopt?"});
+  const RunResult recalled = Engram(recall);
+  ASSERT_EQ(recalled.exit_code, 0) << recalled;
+  EXPECT_THAT(recalled.out, HasSubstr("1. [turn] score "));
+  EXPECT_THAT(recalled.err, HasSubstr("note: recalled without word-vector matches"));
+  EXPECT_THAT(recalled.err, HasSubstr("scripts/fetch-models"));
+  // Quiet, or with the matches off, nothing is said.
+  std::vector<std::string> quiet = {"-q"};
+  quiet.insert(quiet.end(), recall.begin(), recall.end());
+  EXPECT_THAT(Engram(quiet).err, Not(HasSubstr("word-vector")));
+  const std::string off = File("off.toml",
+                               "[embedder]\nkind = \"hashing\"\n[write]\nsignals = false\n"
+                               "entities = false\nreferences = false\nfacts = false\n"
+                               "[recall]\nword_vector_match = 0\n");
+  const RunResult without = Engram({"--config", off, "--data-dir", no_data, "recall", "--scope",
+                                    "user:priya", "What dog did Tom adopt?"});
+  ASSERT_EQ(without.exit_code, 0) << without;
+  EXPECT_THAT(without.err, Not(HasSubstr("word-vector")));
+}
+
 TEST(CliEmbedTest, MissingModelIsNotFoundAndNamesSetup) {
   const RunResult result = RunEngram({"--data-dir", "/nonexistent-engram-data", "embed", "hi"});
   EXPECT_EQ(result.exit_code, 3) << result;

@@ -1,4 +1,4 @@
-// Word-vector soft matches through the engine ([recall] word_vector_match, off by default): a
+// Word-vector soft matches through the engine ([recall] word_vector_match, 0.6 by default): a
 // missing vectors file leaves recall without them and its plan says so, a damaged one is an
 // error at recall, and with the installed vectors (scripts/setup) the fragment route finds a
 // turn that shares no word with the question, only a related one.
@@ -67,6 +67,12 @@ TEST(WordVectorRecallTest, MissingVectorsLeaveRecallWithoutThemAndThePlanSaysSo)
   EXPECT_THAT(plans[1], ::testing::Not(HasSubstr("word-vector")));
   EXPECT_EQ(rankings[0], rankings[1]);
   ASSERT_FALSE(rankings[0].empty());
+}
+
+TEST(WordVectorRecallTest, OnByDefault) {
+  // docs/BENCHMARKS.md, word vectors bounded by document frequency: why 0.6 is the default.
+  EXPECT_EQ(Config{}.recall.word_vector_match, 0.6);
+  EXPECT_EQ(Config{}.recall.word_vector_weight, 0.3);
 }
 
 TEST(WordVectorRecallTest, DamagedVectorsAreAnErrorAtRecall) {
