@@ -52,9 +52,8 @@ struct WordNeighbourSettings {
   // its idf is low, and scaled by cosine x `weight` it adds little to any turn's score, but its
   // postings (a share of every turn) enter the recall's term matrix, per-turn scores and
   // fragment head, so with common neighbours a recall would cost what a query several times
-  // longer costs, growing with the scope. The
-  // share is of the turns of the searched indexes (sum of document frequencies over sum of
-  // documents), the statistics BM25 weighs the term by. The default, 1 % (idf below about
+  // longer costs, growing with the scope. The share is of the turns of the searched indexes
+  // (sum of document frequencies over sum of documents), the statistics BM25 weighs the term by. The default, 1 % (idf below about
   // ln 100), was chosen by cost: on the scale benchmark's scope, where every word is common,
   // 5 % still cost 1.29x recall CPU at 100,000 turns and 2 % 1.13x, 1 % 1.01x
   // (docs/BENCHMARKS.md, word vectors bounded by document frequency).
@@ -128,7 +127,8 @@ class WordNeighbourCache {
 // least `threshold` (best first, ties by the smaller term), each with similarity = cosine ×
 // `weight`, less those above `max_df_share` (left out after the search: a query term may then
 // have fewer than `per_term`; with several indexes the share is of all their documents); none
-// when `threshold` is 0 or `vectors` is null. A query term is never a neighbour. The vocabularies come from `cache` when given (gathered for this call otherwise).
+// when `threshold` is 0 or `vectors` is null. A query term is never a neighbour. The
+// vocabularies come from `cache` when given (gathered for this call otherwise).
 // Cost with a cache that holds the indexes: a pass over the vocabulary comparing terms, and an
 // int8 dot product per vocabulary term with a vector and searched query term.
 std::vector<SoftNeighbour> WordNeighbours(const lexicon::WordVectors* vectors,
