@@ -53,10 +53,10 @@ struct WordNeighbourSettings {
   // postings (a share of every turn) enter the recall's term matrix, per-turn scores and
   // fragment head, so with common neighbours a recall would cost what a query several times
   // longer costs, growing with the scope. The share is of the turns of the searched indexes
-  // (sum of document frequencies over sum of documents), the statistics BM25 weighs the term by. The default, 1 % (idf below about
-  // ln 100), was chosen by cost: on the scale benchmark's scope, where every word is common,
-  // 5 % still cost 1.29x recall CPU at 100,000 turns and 2 % 1.13x, 1 % 1.01x
-  // (docs/BENCHMARKS.md, word vectors bounded by document frequency).
+  // (sum of document frequencies over sum of documents), the statistics BM25 weighs the term by.
+  // The default, 1 % (idf below about ln 100), was chosen by cost: on the scale benchmark's scope,
+  // where every word is common, 5 % still cost 1.29x recall CPU at 100,000 turns and 2 % 1.13x, 1
+  // % 1.01x (docs/BENCHMARKS.md, word vectors bounded by document frequency).
   double max_df_share = kDefaultMaxDfShare;
 };
 

@@ -112,9 +112,9 @@ TEST_F(WordNeighboursTest, NeighboursInTooManyTurnsAreLeftOut) {
   index::Bm25Index other;
   for (std::uint64_t doc = 1; doc <= 100; ++doc) other.Add(doc, std::vector<std::string>{"x"});
   const std::vector<const index::Bm25Index*> both = {&large, &other};
-  EXPECT_THAT(WordNeighbours(vectors_.get(), &cache_, both, query,
-                              {.threshold = 0.6, .per_term = 3}),
-              ElementsAre(Is("pet", "dog", 0.9), Is("pet", "cat", 0.8)));
+  EXPECT_THAT(
+      WordNeighbours(vectors_.get(), &cache_, both, query, {.threshold = 0.6, .per_term = 3}),
+      ElementsAre(Is("pet", "dog", 0.9), Is("pet", "cat", 0.8)));
   // A small scope: "dog" in 3 of 10 docs is kept, "cat" in 4 of 10 is not.
   index::Bm25Index small;
   for (std::uint64_t doc = 1; doc <= 10; ++doc) {

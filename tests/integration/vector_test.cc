@@ -303,6 +303,20 @@ TEST(VectorTest, ScopesPastTheExactThresholdAreSearchedThroughHnswWithTheSameAns
   EXPECT_EQ(top_ids(5), exact);   // HNSW from the first load
 }
 
+// Vectors covered by the stored HNSW graph of `scope` in the store at `path` (-1: none stored,
+// -2: no such scope or the store did not open).
+std::int64_t StoredSnapshotItems(const std::string& path, std::string_view scope = "user:ana") {
+  StatusOr<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(path);
+  EXPECT_THAT(store, IsOk());
+  if (!store.ok()) return -2;
+  StatusOr<std::optional<store::ScopeRecord>> record = (*store)->FindScope(scope);
+  if (!record.ok() || !record->has_value()) return -2;
+  StatusOr<std::optional<store::ProjectionSnapshot>> snapshot =
+      (*store)->GetProjectionSnapshot((*record)->scope_id, kHnswSnapshotProjection);
+  EXPECT_THAT(snapshot, IsOk());
+  return snapshot.ok() && snapshot->has_value() ? (*snapshot)->item_count : -1;
+}
+
 // The HNSW graph a closing engine keeps (vector_projection.h): the next process loads it, adds the
 // turns stored since, and recalls exactly what a process that built the graph itself recalls.
 TEST(VectorTest, AClosedEnginesGraphIsLoadedByTheNextAndRecallsTheSame) {
@@ -315,18 +329,6 @@ TEST(VectorTest, AClosedEnginesGraphIsLoadedByTheNextAndRecallsTheSame) {
   config.vector.exact_threshold = 20;
   config.vector.hnsw_max_neighbors = 8;
   config.vector.hnsw_construction_expansion = 40;
-  // Snapshot item count of user:ana's graph in the closed store at `path` (-1: none).
-  const auto stored_items = [](const std::string& path) -> std::int64_t {
-    StatusOr<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(path);
-    EXPECT_THAT(store, IsOk());
-    if (!store.ok()) return -2;
-    StatusOr<std::optional<store::ScopeRecord>> scope = (*store)->FindScope("user:ana");
-    if (!scope.ok() || !scope->has_value()) return -2;
-    StatusOr<std::optional<store::ProjectionSnapshot>> snapshot =
-        (*store)->GetProjectionSnapshot((*scope)->scope_id, kHnswSnapshotProjection);
-    EXPECT_THAT(snapshot, IsOk());
-    return snapshot.ok() && snapshot->has_value() ? (*snapshot)->item_count : -1;
-  };
   // Two processes: 120 turns and a recall (the graph is built and kept), then 30 more turns and
   // the recalls compared. `discard` makes the second process build its own graph.
   const auto run = [&](const testing::TempDir& dir, bool discard) {
@@ -338,7 +340,7 @@ TEST(VectorTest, AClosedEnginesGraphIsLoadedByTheNextAndRecallsTheSame) {
       EXPECT_THAT(engine->Recall(testing::S("user:ana"), {.text = "subject5"}, VectorOnly()),
                   IsOk());
     }
-    EXPECT_EQ(stored_items(dir.File("engram.db")), 120);
+    EXPECT_EQ(StoredSnapshotItems(dir.File("engram.db")), 120);
     if (discard) {
       // Recorded for another embedder: not this projection's, so the next process builds.
       StatusOr<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(dir.File("engram.db"));
@@ -379,8 +381,8 @@ TEST(VectorTest, AClosedEnginesGraphIsLoadedByTheNextAndRecallsTheSame) {
   EXPECT_EQ(from_snapshot, built);
   // The loaded graph grew by 30 turns, under the 1,000 that make a new snapshot worth writing;
   // the process that built its own wrote one over all 150.
-  EXPECT_EQ(stored_items(kept_dir.File("engram.db")), 120);
-  EXPECT_EQ(stored_items(built_dir.File("engram.db")), 150);
+  EXPECT_EQ(StoredSnapshotItems(kept_dir.File("engram.db")), 120);
+  EXPECT_EQ(StoredSnapshotItems(built_dir.File("engram.db")), 150);
   // Not evidence: the two stores' canonical dumps are equal.
   StatusOr<std::unique_ptr<store::Store>> kept = store::OpenSqliteStore(kept_dir.File("engram.db"));
   StatusOr<std::unique_ptr<store::Store>> rebuilt =
@@ -400,35 +402,16 @@ TEST(VectorTest, AGraphARecallBuiltIsStoredBeforeTheEngineCloses) {
   Config config = WithEmbedder("hashing", 64);
   config.vector.exact_threshold = 20;
   testing::TempDir dir;
-  const auto stored_items = [&]() -> std::int64_t {
-    StatusOr<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(dir.File("engram.db"));
-    EXPECT_THAT(store, IsOk());
-    if (!store.ok()) return -2;
-    StatusOr<std::optional<store::ScopeRecord>> scope = (*store)->FindScope("user:ana");
-    if (!scope.ok() || !scope->has_value()) return -2;
-    StatusOr<std::optional<store::ProjectionSnapshot>> snapshot =
-        (*store)->GetProjectionSnapshot((*scope)->scope_id, kHnswSnapshotProjection);
-    EXPECT_THAT(snapshot, IsOk());
-    return snapshot.ok() && snapshot->has_value() ? (*snapshot)->item_count : -1;
-  };
   std::unique_ptr<Engine> engine = testing::OpenOrDie(Options(dir, config));
   ASSERT_THAT(engine->Remember(testing::S("user:ana"), Turns(texts)), IsOk());
-  EXPECT_EQ(stored_items(), -1);  // no recall yet: no graph
+  EXPECT_EQ(StoredSnapshotItems(dir.File("engram.db")), -1);  // no recall yet: no graph
   ASSERT_THAT(engine->Recall(testing::S("user:ana"), {.text = "topic"}, VectorOnly()), IsOk());
-  EXPECT_EQ(stored_items(), 60);  // the engine is still open
+  EXPECT_EQ(StoredSnapshotItems(dir.File("engram.db")), 60);  // the engine is still open
   // A scope searched exactly (at most exact_threshold vectors) gets none.
   ASSERT_THAT(engine->Remember(testing::S("user:bo"), Turns({texts.begin(), texts.begin() + 5})),
               IsOk());
   ASSERT_THAT(engine->Recall(testing::S("user:bo"), {.text = "topic"}, VectorOnly()), IsOk());
-  StatusOr<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(dir.File("engram.db"));
-  ASSERT_THAT(store, IsOk());
-  StatusOr<std::optional<store::ScopeRecord>> bo = (*store)->FindScope("user:bo");
-  ASSERT_THAT(bo, IsOk());
-  ASSERT_TRUE(bo->has_value());
-  StatusOr<std::optional<store::ProjectionSnapshot>> none =
-      (*store)->GetProjectionSnapshot((*bo)->scope_id, kHnswSnapshotProjection);
-  ASSERT_THAT(none, IsOk());
-  EXPECT_FALSE(none->has_value());
+  EXPECT_EQ(StoredSnapshotItems(dir.File("engram.db"), "user:bo"), -1);
 }
 
 TEST(VectorTest, MissingModelIsAClearErrorNamingTheFileAndSetup) {
