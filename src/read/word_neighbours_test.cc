@@ -91,14 +91,22 @@ TEST_F(WordNeighboursTest, AbsentOnlyExpandsOnlyTheQueryTermsTheMemoryLacks) {
 TEST_F(WordNeighboursTest, NeighboursInTooManyTurnsAreLeftOut) {
   static_assert(WordNeighbourSettings::kDefaultMaxDfShare == 0.01);
   static_assert(WordNeighbourSettings::kAlwaysKeptDf == 3);
+  // `docs` documents holding "walk": the first `dogs` also "dog", the next `cats` "cat".
+  const auto index_of = [](std::uint64_t docs, std::uint64_t dogs, std::uint64_t cats) {
+    index::Bm25Index built;
+    for (std::uint64_t doc = 1; doc <= docs; ++doc) {
+      std::vector<std::string> terms = {"walk"};
+      if (doc <= dogs) {
+        terms.push_back("dog");
+      } else if (doc <= dogs + cats) {
+        terms.push_back("cat");
+      }
+      built.Add(doc, terms);
+    }
+    return built;
+  };
   // 500 docs: "dog" in 5 (1 %, kept), "cat" in 6 (1.2 %, left out).
-  index::Bm25Index large;
-  for (std::uint64_t doc = 1; doc <= 500; ++doc) {
-    std::vector<std::string> terms = {"walk"};
-    if (doc <= 5) terms.push_back("dog");
-    if (doc > 5 && doc <= 11) terms.push_back("cat");
-    large.Add(doc, terms);
-  }
+  const index::Bm25Index large = index_of(500, 5, 6);
   const std::vector<const index::Bm25Index*> large_indexes = {&large};
   const std::vector<std::string> query = {"pet"};
   EXPECT_THAT(WordNeighbours(vectors_.get(), &cache_, large_indexes, query,
@@ -116,13 +124,7 @@ TEST_F(WordNeighboursTest, NeighboursInTooManyTurnsAreLeftOut) {
       WordNeighbours(vectors_.get(), &cache_, both, query, {.threshold = 0.6, .per_term = 3}),
       ElementsAre(Is("pet", "dog", 0.9), Is("pet", "cat", 0.8)));
   // A small scope: "dog" in 3 of 10 docs is kept, "cat" in 4 of 10 is not.
-  index::Bm25Index small;
-  for (std::uint64_t doc = 1; doc <= 10; ++doc) {
-    std::vector<std::string> terms = {"walk"};
-    if (doc <= 3) terms.push_back("dog");
-    if (doc > 3 && doc <= 7) terms.push_back("cat");
-    small.Add(doc, terms);
-  }
+  const index::Bm25Index small = index_of(10, 3, 4);
   const std::vector<const index::Bm25Index*> small_indexes = {&small};
   EXPECT_THAT(WordNeighbours(vectors_.get(), &cache_, small_indexes, query,
                              {.threshold = 0.6, .per_term = 3}),
