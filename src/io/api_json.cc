@@ -202,6 +202,7 @@ Json ToJson(const Diagnostics& diagnostics) {
     unpacked.push_back(Json{{"id", item.id}, {"rank", item.rank}, {"reason", item.reason}});
   }
   json["unpacked"] = std::move(unpacked);
+  json["warnings"] = Strings(diagnostics.warnings);
   return json;
 }
 
