@@ -218,7 +218,8 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
   command->footer(
       "Prints the ranked items with their scores, the routes that found them and their\n"
       "provenance; --json prints the whole ReadResult, --context only the packed context.\n"
-      "QUERY '-' reads the question from stdin. Unknown scope: exit 3.\n");
+      "QUERY '-' reads the question from stdin. Unknown scope: exit 3. What the recall could\n"
+      "not do (word vectors not installed, a route that failed) is a warning on stderr.\n");
   command->add_option("--scope", args->scope, "Scope to search (nested scopes included)")
       ->required();
   command
