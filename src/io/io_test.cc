@@ -585,6 +585,11 @@ TEST(ApiJsonTest, DiagnosticsAlwaysListTheirWarnings) {
   Diagnostics degraded;
   degraded.warnings = {"first", "second"};
   EXPECT_EQ(Dump(ToJson(degraded)["warnings"]), R"(["first","second"])");
+  // A run's context lists those of the recall behind its recalled section.
+  ContextResult context;
+  EXPECT_EQ(Dump(ToJson(context)["warnings"]), "[]");
+  context.recalled.diagnostics = degraded;
+  EXPECT_EQ(Dump(ToJson(context)["warnings"]), R"(["first","second"])");
 }
 
 TEST(ApiJsonTest, IsDeterministicAndPrettyPrints) {

@@ -192,6 +192,7 @@ Json Schemas() {
                                {"window_tokens", Type("integer")},
                                {"recalled_from", Type("string")},
                                {"recalled", ArrayOf(Ref("RecallItem"))},
+                               {"warnings", ArrayOf(Type("string"))},
                                {"window", ArrayOf(Ref("WindowTurn"))},
                                {"run_turns", Type("integer")},
                                {"last_sweep", Type("integer")},

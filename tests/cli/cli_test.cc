@@ -657,6 +657,17 @@ TEST_F(CliTest, RecallWithoutTheWordVectorsSaysSoOnStderr) {
   ASSERT_EQ(explain.exit_code, 0) << explain;
   EXPECT_THAT(explain.out, HasSubstr("\nwarning: word-vector matches off: "));
   EXPECT_THAT(explain.out, Not(::testing::ContainsRegex("plan: [^\n]*word-vector")));
+  // A run's context recalls from the enclosing scope, and warns the same way.
+  std::vector<std::string> run_ingest = common;
+  run_ingest.insert(run_ingest.end(), {"ingest", "--scope", "user:priya/run:r1", kExample});
+  ASSERT_EQ(Engram(run_ingest).exit_code, 0);
+  std::vector<std::string> context = common;
+  context.insert(context.end(),
+                 {"--json", "context", "--scope", "user:priya/run:r1", "What dog did Tom adopt?"});
+  const RunResult contexted = Engram(context);
+  ASSERT_EQ(contexted.exit_code, 0) << contexted;
+  EXPECT_THAT(contexted.err, HasSubstr("engram context: warning: word-vector matches off: "));
+  ASSERT_EQ(ParseJson(contexted)["warnings"].size(), 1u);
   // Quiet, or with the matches off, nothing is said.
   std::vector<std::string> quiet = {"-q"};
   quiet.insert(quiet.end(), recall.begin(), recall.end());

@@ -75,6 +75,24 @@ TEST(WordVectorRecallTest, MissingVectorsLeaveRecallWithoutThemAndTheDiagnostics
   ASSERT_FALSE(rankings[0].empty());
 }
 
+TEST(WordVectorRecallTest, AContextsRecallWarnsToo) {
+  TempDir dir;
+  TempDir empty_data;
+  EngineOptions options = Lean(dir, 0.6);
+  options.data_dir = empty_data.path();
+  auto engine = OpenOrDie(options);
+  const std::vector<Turn> earlier = {MakeTurn("Alice", "My dog Rex chewed the sofa again")};
+  ASSERT_THAT(engine->Remember(S("user:alice/run:r0"), earlier), IsOk());
+  const std::vector<Turn> now = {MakeTurn("Alice", "Remind me what my dog did?", "s2")};
+  ASSERT_THAT(engine->Remember(S("user:alice/run:r1"), now), IsOk());
+  auto context = engine->Context(S("user:alice/run:r1"), {.text = "What did the dog chew?"}, {});
+  ASSERT_THAT(context, IsOk());
+  ASSERT_FALSE(context->recalled.items.empty());
+  ASSERT_EQ(context->recalled.diagnostics.warnings.size(), 1u);
+  EXPECT_THAT(context->recalled.diagnostics.warnings[0],
+              ::testing::StartsWith("word-vector matches off: "));
+}
+
 TEST(WordVectorRecallTest, OnByDefault) {
   // docs/BENCHMARKS.md, word vectors bounded by document frequency: why 0.6 is the default.
   EXPECT_EQ(Config{}.recall.word_vector_match, 0.6);
