@@ -436,8 +436,8 @@ void BindTypes(py::module_& module) {
           "\"k\".")
       .def_readonly("warnings", &Diagnostics::warnings,
                     "What this recall could not do, and why: one sentence each (word vectors "
-                    "asked for but not installed, a route that failed); empty when nothing was "
-                    "degraded.");
+                    "or synonyms asked for but not installed, a route that failed); empty when "
+                    "nothing was degraded.");
 
   py::class_<ReadResultView>(module, "ReadResult",
                              "What Engine.recall returns: the packed context for the answer "

@@ -195,8 +195,8 @@ int RunRecall(const RecallArgs& args, Console& console) {
   StatusOr<ReadResult> result = (*engine)->Recall(*scope, query, options);
   if (!result.ok()) return console.Fail(kCommand, result.status());
 
-  // What this recall could not do (word vectors asked for but not installed, a route that
-  // failed): said on stderr whatever the output, so a degraded answer is never silent.
+  // What this recall could not do (word vectors or synonyms asked for but not installed, a
+  // route that failed): said on stderr whatever the output, so a degraded answer is never silent.
   for (const std::string& warning : result->diagnostics.warnings) {
     console.Note("engram recall: warning: " + warning);
   }
@@ -219,7 +219,8 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
       "Prints the ranked items with their scores, the routes that found them and their\n"
       "provenance; --json prints the whole ReadResult, --context only the packed context.\n"
       "QUERY '-' reads the question from stdin. Unknown scope: exit 3. What the recall could\n"
-      "not do (word vectors not installed, a route that failed) is a warning on stderr.\n");
+      "not do (word vectors or lexicons not installed, a route that failed) is a warning on\n"
+      "stderr.\n");
   command->add_option("--scope", args->scope, "Scope to search (nested scopes included)")
       ->required();
   command

@@ -163,6 +163,9 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   if (!request.word_vectors_missing.empty()) {
     diagnostics.warnings.push_back("word-vector matches off: " + request.word_vectors_missing);
   }
+  if (!request.synonyms_missing.empty()) {
+    diagnostics.warnings.push_back("synonym matches off: " + request.synonyms_missing);
+  }
   const std::size_t token_budget = std::max<std::size_t>(
       1, static_cast<std::size_t>(static_cast<double>(request.options.token_budget) *
                                   plan.budget_scale));

@@ -51,6 +51,9 @@ struct RecallRequest {
   // warnings repeat it).
   const lexicon::WordVectors* word_vectors = nullptr;
   std::string word_vectors_missing;
+  // Why the frame has no WordNet synonyms although the keyword route runs and weighs them
+  // ([recall] keyword_synonym_weight > 0): the lexicons are not installed. "" otherwise.
+  std::string synonyms_missing;
   // Their cache of the scopes' vocabularies (read/word_neighbours.h); may be null.
   WordNeighbourCache* word_neighbour_cache = nullptr;
 };

@@ -1,6 +1,6 @@
-// RunRecall's warnings (Diagnostics::warnings): what a recall could not do (word vectors asked
-// for but not installed, a route that failed) is said in a typed list, in a fixed order, and not
-// folded into the plan's description; a recall that was not degraded has none.
+// RunRecall's warnings (Diagnostics::warnings): what a recall could not do (word vectors or
+// synonyms asked for but not installed, a route that failed) is said in a typed list, in a fixed
+// order, and not folded into the plan's description; a recall that was not degraded has none.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -103,15 +103,17 @@ TEST_F(RecallWarningsTest, MissingWordVectorsAreAWarningNotPartOfThePlan) {
   EXPECT_THAT(result->diagnostics.plan, Not(HasSubstr("glove")));
 }
 
-TEST_F(RecallWarningsTest, TheWordVectorWarningComesBeforeTheFailedRoutes) {
+TEST_F(RecallWarningsTest, WordVectorsThenSynonymsThenTheFailedRoutes) {
   RecallRequest request = Request({1, 0});
-  request.word_vectors_missing = "not installed";
+  request.word_vectors_missing = "no vectors";
+  request.synonyms_missing = "no lexicons";
   request.options.routes = {"vector", "bm25"};
   auto result = RunRecall(request, routes_);
   ASSERT_THAT(result, IsOk());
-  ASSERT_EQ(result->diagnostics.warnings.size(), 2u);
-  EXPECT_EQ(result->diagnostics.warnings[0], "word-vector matches off: not installed");
-  EXPECT_THAT(result->diagnostics.warnings[1], StartsWith("route vector failed"));
+  ASSERT_EQ(result->diagnostics.warnings.size(), 3u);
+  EXPECT_EQ(result->diagnostics.warnings[0], "word-vector matches off: no vectors");
+  EXPECT_EQ(result->diagnostics.warnings[1], "synonym matches off: no lexicons");
+  EXPECT_THAT(result->diagnostics.warnings[2], StartsWith("route vector failed"));
 }
 
 }  // namespace

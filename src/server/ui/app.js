@@ -526,7 +526,7 @@
         adjustment.detail ? h('div', {class: 'muted'}, adjustment.detail) : null))))));
     const timings = diagnostics.timings || [];
     const slowest = Math.max(0.001, ...timings.map((timing) => timing.ms));
-    // What this recall could not do (word vectors not installed, a route that failed).
+    // What this recall could not do (word vectors or lexicons not installed, a failed route).
     const warnings = diagnostics.warnings || [];
     return [
       h('p', {id: 'recall-summary'}, result.items.length + ' items · ' +
