@@ -113,6 +113,14 @@ struct Diagnostics {
   // Added with issue 22: the ranked items the packing examined and left out, best first, with
   // why. Items ranked below the last one it examined are not listed (they are out by k).
   std::vector<UnpackedItem> unpacked;
+  // What this recall could not do, and why: one user-facing sentence each, e.g. "word-vector
+  // matches off: word vectors file ... is missing; install it with scripts/fetch-models" (the
+  // config asked for them, they are not installed) or "route vector failed and was left out:
+  // ..." (RouteDiagnostics::error). The result is still an answer, a degraded one. In a fixed
+  // order: word vectors, then synonyms ("synonym matches off: ...", the keyword route ran
+  // without the lexicons), then the failed routes in the order they ran; empty when nothing
+  // was degraded.
+  std::vector<std::string> warnings;
 };
 
 // One line of a chat-mode context (RecallOptions::mode): a profile fact or trait, or a valid

@@ -107,6 +107,7 @@ class Diagnostics:
     context_tokens: int
     timings: List[Dict[str, Any]]
     unpacked: List[Dict[str, Any]]
+    warnings: List[str]
     def to_dict(self) -> Dict[str, Any]: ...
 
 class ReadResult:

@@ -433,7 +433,11 @@ void BindTypes(py::module_& module) {
           [](const Diagnostics& d) { return JsonToPython(io::ToJson(d)["unpacked"]); },
           "The ranked items the packing examined and left out, best first: "
           "[{\"id\", \"rank\", \"reason\"}], reason \"budget\", \"duplicate\", \"floor\" or "
-          "\"k\".");
+          "\"k\".")
+      .def_readonly("warnings", &Diagnostics::warnings,
+                    "What this recall could not do, and why: one sentence each (word vectors "
+                    "or synonyms asked for but not installed, a route that failed); empty when "
+                    "nothing was degraded.");
 
   py::class_<ReadResultView>(module, "ReadResult",
                              "What Engine.recall returns: the packed context for the answer "

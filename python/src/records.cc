@@ -46,6 +46,7 @@ std::string ExplainResult(const ReadResultView& view) {
   if (!view.explain) return "";
   const Diagnostics& diagnostics = view.result.diagnostics;
   std::string text = "frame: " + diagnostics.frame + "\nplan: " + diagnostics.plan + "\n";
+  for (const std::string& warning : diagnostics.warnings) text += "warning: " + warning + "\n";
   for (const RouteDiagnostics& route : diagnostics.routes) {
     text += "route " + route.route + ": weight " + Number(route.weight) + ", " +
             std::to_string(route.candidates) + " candidates";

@@ -106,6 +106,39 @@ def test_recall_options(filled):
     assert by_value.to_dict()["diagnostics"]["unpacked"] == by_value.diagnostics.unpacked
 
 
+def test_recall_warns_when_the_word_vectors_it_asks_for_are_missing(tmp_path):
+    # A data directory without the word vectors (nor the lexicons: write analysis is off).
+    no_data = tmp_path / "no-data"
+    no_data.mkdir()
+    warnings = {}
+    for match in (0.6, 0.0):
+        config = {"embedder": {"kind": "none"},
+                  "write": {"facts": False, "signals": False, "entities": False},
+                  "recall": {"word_vector_match": match}}
+        with engram.Engine(str(tmp_path / f"store-{match}.db"), config=config,
+                           data_dir=str(no_data)) as engine:
+            engine.remember("user:alice", CONVERSATION)
+            result = engine.recall("user:alice", "Where does Maya live?", explain=True, at=AT)
+        assert result.items[0].text == "My sister Maya lives in Porto."
+        assert isinstance(result.diagnostics.warnings, list)
+        assert result.to_dict()["diagnostics"]["warnings"] == result.diagnostics.warnings
+        warnings[match] = (result.diagnostics.warnings, result.explanation)
+    asked, explanation = warnings[0.6]
+    assert len(asked) == 1
+    assert asked[0].startswith("word-vector matches off: word vectors file ")
+    assert "scripts/fetch-models" in asked[0]
+    assert "\nwarning: " + asked[0] + "\n" in explanation
+    not_asked, explanation = warnings[0.0]
+    assert not_asked == []
+    assert "warning:" not in explanation
+
+
+def test_recall_with_the_installed_word_vectors_has_no_warnings(filled):
+    engine, _ = filled
+    result = engine.recall("user:alice", "Where does Maya live?", at=AT)
+    assert result.diagnostics.warnings == []
+
+
 def test_recall_to_dict_has_the_cli_shape(filled):
     engine, _ = filled
     result = engine.recall("user:alice", "Where does Maya live?", at=AT)

@@ -95,6 +95,10 @@ int RunContext(const ContextArgs& args, Console& console) {
   StatusOr<ContextResult> result = (*engine)->Context(*scope, query, options);
   if (!result.ok()) return console.Fail(kCommand, result.status());
 
+  // What the recall behind the recalled section could not do, as `engram recall` says it.
+  for (const std::string& warning : result->recalled.diagnostics.warnings) {
+    console.Note("engram context: warning: " + warning);
+  }
   if (args.context_only) {
     console.PrintContext(result->context, result->answer_instructions);
   } else if (console.json()) {

@@ -61,6 +61,9 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
     out << "frame: " << Printable(diagnostics.frame) << "\n";
     if (!diagnostics.chat.empty()) out << "chat: " << Printable(diagnostics.chat) << "\n";
     out << "plan: " << Printable(diagnostics.plan) << "\n";
+    for (const std::string& warning : diagnostics.warnings) {
+      out << "warning: " << Printable(warning) << "\n";
+    }
     for (const RouteDiagnostics& route : diagnostics.routes) {
       out << "route " << Printable(route.route) << ": weight " << Score(route.weight) << ", "
           << route.candidates << " candidates";
@@ -192,12 +195,10 @@ int RunRecall(const RecallArgs& args, Console& console) {
   StatusOr<ReadResult> result = (*engine)->Recall(*scope, query, options);
   if (!result.ok()) return console.Fail(kCommand, result.status());
 
-  // The config asked for word-vector matches but the vectors are not installed: the plan says
-  // so (read/recall.cc); say it where the user looks, not only under --explain.
-  const std::string& plan = result->diagnostics.plan;
-  if (const auto at = plan.find("; without word-vector matches: ");
-      at != std::string::npos && !console.quiet() && !args.explain) {
-    console.err() << "engram recall: note: recalled " << Printable(plan.substr(at + 2)) << "\n";
+  // What this recall could not do (word vectors or synonyms asked for but not installed, a
+  // route that failed): said on stderr whatever the output, so a degraded answer is never silent.
+  for (const std::string& warning : result->diagnostics.warnings) {
+    console.Note("engram recall: warning: " + warning);
   }
   if (args.context_only) {
     console.PrintContext(result->context, result->answer_instructions);
@@ -217,7 +218,9 @@ void AddRecallCommand(CLI::App& app, Console& console, CommandList* commands) {
   command->footer(
       "Prints the ranked items with their scores, the routes that found them and their\n"
       "provenance; --json prints the whole ReadResult, --context only the packed context.\n"
-      "QUERY '-' reads the question from stdin. Unknown scope: exit 3.\n");
+      "QUERY '-' reads the question from stdin. Unknown scope: exit 3. What the recall could\n"
+      "not do (word vectors or lexicons not installed, a route that failed) is a warning on\n"
+      "stderr.\n");
   command->add_option("--scope", args->scope, "Scope to search (nested scopes included)")
       ->required();
   command

@@ -107,8 +107,9 @@ struct Engine::Impl {
   std::unique_ptr<write::Deriver> deriver;
   text::Tokenizer tokenizer;
   // WordNet synonyms for the query frame's keywords; null when the lexicons are not installed
-  // (recall then runs without synonyms).
+  // (recall then runs without synonyms, and lexicons_missing says why).
   std::shared_ptr<const lexicon::Lexicons> lexicons;
+  std::string lexicons_missing;
   // GloVe word vectors for the fragment route's soft matches ([recall] word_vector_match),
   // loaded on the first recall that asks for them (about 0.3 s that remember, list and get need
   // not pay). Not installed: null, and word_vectors_missing says why.
@@ -431,7 +432,9 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   if (auto lexicons = lexicon::Lexicons::Load(core::ResolveDataDir(options.data_dir));
       lexicons.ok()) {
     impl->lexicons = *std::move(lexicons);
-  } else if (lexicons.status().code() != StatusCode::kFailedPrecondition) {
+  } else if (lexicons.status().code() == StatusCode::kFailedPrecondition) {
+    impl->lexicons_missing = lexicons.status().message();
+  } else {
     return lexicons.status();
   }
   impl->embedder_record = ConfiguredEmbedder(impl->config.embedder);
@@ -617,6 +620,8 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
                 options.routes.end();
   if (impl_->lexicons != nullptr && keyword_route_runs) {
     read::AddSynonyms(request.frame, *impl_->lexicons, impl_->tokenizer);
+  } else if (keyword_route_runs && config.recall.keyword_synonym_weight > 0) {
+    request.synonyms_missing = impl_->lexicons_missing;  // said in the diagnostics' warnings
   }
   request.store = impl_->store.get();
   request.scope_ids = scope_ids;

@@ -535,6 +535,7 @@ io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
   plan["routes"] = std::move(plan_routes);
   plan["fused_candidates"] = widest.diagnostics.fused_candidates;
   plan["filtered_out"] = widest.diagnostics.filtered_out;
+  plan["warnings"] = StringsJson(widest.diagnostics.warnings);
   json["plan"] = std::move(plan);
 
   // Each route's candidates (rank, score) and the fused list, from the widest recall.

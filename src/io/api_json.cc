@@ -202,6 +202,7 @@ Json ToJson(const Diagnostics& diagnostics) {
     unpacked.push_back(Json{{"id", item.id}, {"rank", item.rank}, {"reason", item.reason}});
   }
   json["unpacked"] = std::move(unpacked);
+  json["warnings"] = Strings(diagnostics.warnings);
   return json;
 }
 
@@ -265,6 +266,8 @@ Json ToJson(const ContextResult& result) {
   json["window_tokens"] = result.window_tokens;
   json["recalled_from"] = result.recalled_from;
   json["recalled"] = List(result.recalled.items);
+  // What the recall behind the recalled section could not do (Diagnostics::warnings).
+  json["warnings"] = Strings(result.recalled.diagnostics.warnings);
   json["window"] = List(result.window);
   json["run_turns"] = result.run_turns;
   json["last_sweep"] = result.last_sweep;

@@ -546,6 +546,7 @@ ReadResult SmallReadResult() {
   result.diagnostics.context_tokens = 9;
   result.diagnostics.timings.push_back({"route:bm25", 0.125});
   result.diagnostics.unpacked.push_back({"00112233445566778899aabbccddeeff", 2, "floor"});
+  result.diagnostics.warnings.push_back("word-vector matches off: glove-100d.bin is missing");
   result.latency_ms = 1.5;
   return result;
 }
@@ -571,8 +572,24 @@ TEST(ApiJsonTest, ReadResultGolden) {
       R"("reason":"ingested 2024-06-01T00:00:00Z, after known_at 2024-05-15T00:00:00Z"}],)"
       R"("dropped_by_budget":0,"deduplicated":0,"token_budget":2000,)"
       R"("context_tokens":9,"timings":[{"stage":"route:bm25","ms":0.125}],"chat":"",)"
-      R"("unpacked":[{"id":"00112233445566778899aabbccddeeff","rank":2,"reason":"floor"}]},)"
+      R"("unpacked":[{"id":"00112233445566778899aabbccddeeff","rank":2,"reason":"floor"}],)"
+      R"("warnings":["word-vector matches off: glove-100d.bin is missing"]},)"
       R"("latency_ms":1.5,"mode":"evidence","chat":[]})");
+}
+
+TEST(ApiJsonTest, DiagnosticsAlwaysListTheirWarnings) {
+  // A recall that was not degraded still says so: an empty list, not a missing field.
+  const Json json = ToJson(Diagnostics{});
+  ASSERT_TRUE(json.contains("warnings"));
+  EXPECT_EQ(Dump(json["warnings"]), "[]");
+  Diagnostics degraded;
+  degraded.warnings = {"first", "second"};
+  EXPECT_EQ(Dump(ToJson(degraded)["warnings"]), R"(["first","second"])");
+  // A run's context lists those of the recall behind its recalled section.
+  ContextResult context;
+  EXPECT_EQ(Dump(ToJson(context)["warnings"]), "[]");
+  context.recalled.diagnostics = degraded;
+  EXPECT_EQ(Dump(ToJson(context)["warnings"]), R"(["first","second"])");
 }
 
 TEST(ApiJsonTest, IsDeterministicAndPrettyPrints) {

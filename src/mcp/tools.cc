@@ -510,7 +510,10 @@ StatusOr<io::Json> RunRecall(const Call& call) {
   ASSIGN_OR_RETURN(const ReadResult result, call.engine.Recall(scope, query, options));
   io::Json out = io::ToJson(result);
   if (!BoolArg(call.args, "explain", false)) {
-    out.erase("diagnostics");
+    // Without explain the diagnostics keep only their warnings (what this recall could not do),
+    // so the agent reading the text content learns its recall was degraded.
+    io::Json warnings = std::move(out["diagnostics"]["warnings"]);
+    out["diagnostics"] = io::Json{{"warnings", std::move(warnings)}};
     for (io::Json& item : out["items"]) {
       item.erase("routes");
       item.erase("adjustments");
@@ -718,7 +721,9 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                  .choices = {"strict", "balanced", "advanced"}},
                 {.name = "explain",
                  .type = ArgType::kBoolean,
-                 .description = "Include per-route scores and diagnostics. Default: false."},
+                 .description = "Include per-route scores and all diagnostics (their "
+                                "warnings, what this recall could not do, are always there). "
+                                "Default: false."},
                 {.name = "include_retired",
                  .type = ArgType::kBoolean,
                  .description = "Also return retired and superseded memories. Default: false."},

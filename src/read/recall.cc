@@ -161,7 +161,10 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   const Plan plan = MakePlan(frame, config, request.options);
   diagnostics.plan = plan.Describe();
   if (!request.word_vectors_missing.empty()) {
-    diagnostics.plan += "; without word-vector matches: " + request.word_vectors_missing;
+    diagnostics.warnings.push_back("word-vector matches off: " + request.word_vectors_missing);
+  }
+  if (!request.synonyms_missing.empty()) {
+    diagnostics.warnings.push_back("synonym matches off: " + request.synonyms_missing);
   }
   const std::size_t token_budget = std::max<std::size_t>(
       1, static_cast<std::size_t>(static_cast<double>(request.options.token_budget) *
@@ -210,6 +213,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     if (!candidates.ok()) {
       // A failing route is reported, not fatal: the other routes still answer.
       route_diagnostics.error = candidates.status().ToString();
+      diagnostics.warnings.push_back("route " + name + " failed and was left out: " +
+                                     route_diagnostics.error);
     } else {
       route_diagnostics.candidates = candidates->size();
       runs.push_back({name, weight, std::move(candidates).value()});

@@ -47,10 +47,13 @@ struct RecallRequest {
   // The tokenizer the frame's terms came from (the answerability echo share); may be null.
   const text::Tokenizer* tokenizer = nullptr;
   // Word vectors for the fragment route's soft matches; null when [recall] word_vector_match is 0
-  // or they are not installed (then `word_vectors_missing` says so, and the plan's description
-  // repeats it).
+  // or they are not installed (then `word_vectors_missing` says so, and the diagnostics'
+  // warnings repeat it).
   const lexicon::WordVectors* word_vectors = nullptr;
   std::string word_vectors_missing;
+  // Why the frame has no WordNet synonyms although the keyword route runs and weighs them
+  // ([recall] keyword_synonym_weight > 0): the lexicons are not installed. "" otherwise.
+  std::string synonyms_missing;
   // Their cache of the scopes' vocabularies (read/word_neighbours.h); may be null.
   WordNeighbourCache* word_neighbour_cache = nullptr;
 };

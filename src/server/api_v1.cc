@@ -554,7 +554,9 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
   if (metrics_ != nullptr) metrics_->RecordRecall(*result);
   io::Json out = io::ToJson(*result);
   if (!explain) {
-    out.erase("diagnostics");
+    // Without explain the diagnostics keep only their warnings: a degraded recall says so.
+    io::Json warnings = std::move(out["diagnostics"]["warnings"]);
+    out["diagnostics"] = io::Json{{"warnings", std::move(warnings)}};
     DropExplanations(out["items"]);
   }
   return Ok(std::move(out));

@@ -140,7 +140,9 @@ Json Schemas() {
               {"context", Type("string")},
               {"answer_instructions", Type("string")},
               {"items", ArrayOf(Ref("RecallItem"))},
-              {"diagnostics", Type("object")},
+              // Without "explain" only their warnings (what the recall could not do).
+              {"diagnostics", Object({{"warnings", ArrayOf(Type("string"))}}, {"warnings"},
+                                     /*closed=*/false)},
               {"latency_ms", Type("number")},
               {"mode", Enum({"evidence", "chat"})},
               {"chat", ArrayOf(Closed({{"section", Enum({"profile", "foresight"})},
@@ -149,7 +151,8 @@ Json Schemas() {
                                        {"memory_id", Type("string")},
                                        {"evidence", ArrayOf(Type("string"))},
                                        {"tokens", Type("integer")}}))}},
-             {"query", "policy", "context", "answer_instructions", "items", "latency_ms"});
+             {"query", "policy", "context", "answer_instructions", "items", "diagnostics",
+              "latency_ms"});
   s["ContextRequest"] = Object({{"query", Type("string")},
                                 {"k", Type("integer")},
                                 {"token_budget", Type("integer")},
@@ -189,6 +192,7 @@ Json Schemas() {
                                {"window_tokens", Type("integer")},
                                {"recalled_from", Type("string")},
                                {"recalled", ArrayOf(Ref("RecallItem"))},
+                               {"warnings", ArrayOf(Type("string"))},
                                {"window", ArrayOf(Ref("WindowTurn"))},
                                {"run_turns", Type("integer")},
                                {"last_sweep", Type("integer")},

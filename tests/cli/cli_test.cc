@@ -623,7 +623,7 @@ TEST(CliEmbedTest, ParaphrasesAreCloserThanUnrelatedTexts) {
 }
 
 // Word-vector matches are on by default; without the vectors installed recall still answers,
-// and `engram recall` says on stderr what it ran without (not only under --explain).
+// and `engram recall` warns on stderr what it ran without, whatever the output format.
 TEST_F(CliTest, RecallWithoutTheWordVectorsSaysSoOnStderr) {
   const std::string config = File("lean.toml",
                                   "[embedder]\nkind = \"hashing\"\n[write]\nsignals = false\n"
@@ -638,8 +638,36 @@ TEST_F(CliTest, RecallWithoutTheWordVectorsSaysSoOnStderr) {
   const RunResult recalled = Engram(recall);
   ASSERT_EQ(recalled.exit_code, 0) << recalled;
   EXPECT_THAT(recalled.out, HasSubstr("1. [turn] score "));
-  EXPECT_THAT(recalled.err, HasSubstr("note: recalled without word-vector matches"));
+  EXPECT_THAT(recalled.err, HasSubstr("engram recall: warning: word-vector matches off: word "
+                                      "vectors file "));
   EXPECT_THAT(recalled.err, HasSubstr("scripts/fetch-models"));
+  // --json carries the same warning in the diagnostics, and stderr still says it.
+  std::vector<std::string> as_json = {"--json"};
+  as_json.insert(as_json.end(), recall.begin(), recall.end());
+  const RunResult json_recalled = Engram(as_json);
+  ASSERT_EQ(json_recalled.exit_code, 0) << json_recalled;
+  const json warnings = ParseJson(json_recalled)["diagnostics"]["warnings"];
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0].get<std::string>(), HasSubstr("word-vector matches off: "));
+  EXPECT_THAT(json_recalled.err, HasSubstr("engram recall: warning: word-vector matches off"));
+  // --explain lists it with the diagnostics; the plan line no longer carries it.
+  std::vector<std::string> explained = recall;
+  explained.push_back("--explain");
+  const RunResult explain = Engram(explained);
+  ASSERT_EQ(explain.exit_code, 0) << explain;
+  EXPECT_THAT(explain.out, HasSubstr("\nwarning: word-vector matches off: "));
+  EXPECT_THAT(explain.out, Not(::testing::ContainsRegex("plan: [^\n]*word-vector")));
+  // A run's context recalls from the enclosing scope, and warns the same way.
+  std::vector<std::string> run_ingest = common;
+  run_ingest.insert(run_ingest.end(), {"ingest", "--scope", "user:priya/run:r1", kExample});
+  ASSERT_EQ(Engram(run_ingest).exit_code, 0);
+  std::vector<std::string> context = common;
+  context.insert(context.end(),
+                 {"--json", "context", "--scope", "user:priya/run:r1", "What dog did Tom adopt?"});
+  const RunResult contexted = Engram(context);
+  ASSERT_EQ(contexted.exit_code, 0) << contexted;
+  EXPECT_THAT(contexted.err, HasSubstr("engram context: warning: word-vector matches off: "));
+  ASSERT_EQ(ParseJson(contexted)["warnings"].size(), 1u);
   // Quiet, or with the matches off, nothing is said.
   std::vector<std::string> quiet = {"-q"};
   quiet.insert(quiet.end(), recall.begin(), recall.end());

@@ -153,11 +153,40 @@ TEST_F(EngineTest, SynonymsAreLookedUpOnlyForTheKeywordRoute) {
   const ReadResult expanded =
       RecallOrDie(testing::S("user:alice"), "Which car did I buy?", with_keyword);
   EXPECT_THAT(expanded.diagnostics.frame, HasSubstr("car(auto,automobil"));
+  EXPECT_THAT(expanded.diagnostics.warnings, IsEmpty());  // the lexicons are installed
   RecallOptions named;
   named.routes = {"keyword"};
   EXPECT_THAT(
       RecallOrDie(testing::S("user:alice"), "Which car did I buy?", named).diagnostics.frame,
       HasSubstr("car(auto,automobil"));
+}
+
+// Without the lexicons (the write path's analysis, which needs them, off), a recall whose keyword
+// route runs and weighs synonyms runs without them and warns; one that does not use them does not.
+TEST(EngineWithoutLexiconsTest, TheKeywordRouteWithoutSynonymsIsAWarning) {
+  testing::TempDir dir;
+  testing::TempDir no_data;
+  EngineOptions options = testing::TestOptions(dir);
+  Config config;
+  config.embedder.kind = "none";
+  config.write.facts = false;
+  config.write.signals = false;
+  config.write.entities = false;
+  config.recall.word_vector_match = 0;  // only the synonyms are missing
+  options.config = config;
+  options.data_dir = no_data.path();
+  auto engine = testing::OpenOrDie(options);
+  const std::vector<Turn> turns = {testing::MakeTurn("alice", "I bought a new car last week.")};
+  ASSERT_THAT(engine->Remember(testing::S("user:alice"), turns), IsOk());
+  const RecallQuery question{.text = "Which automobile did I buy?"};
+  auto keyword = engine->Recall(testing::S("user:alice"), question, {.routes = {"keyword"}});
+  ASSERT_THAT(keyword, IsOk());
+  ASSERT_THAT(keyword->diagnostics.warnings, SizeIs(1));
+  EXPECT_THAT(keyword->diagnostics.warnings[0], ::testing::StartsWith("synonym matches off: "));
+  EXPECT_THAT(keyword->diagnostics.warnings[0], HasSubstr("scripts/fetch-lexicons"));
+  auto bm25 = engine->Recall(testing::S("user:alice"), question, {.routes = {"bm25"}});
+  ASSERT_THAT(bm25, IsOk());
+  EXPECT_THAT(bm25->diagnostics.warnings, IsEmpty());
 }
 
 TEST_F(EngineTest, AnswerPoliciesDiffer) {

@@ -272,6 +272,36 @@ TEST_F(McpServerTest, UnknownToolIsInvalidParams) {
 
 // ---- tools: success ----------------------------------------------------------------------------
 
+TEST_F(McpServerTest, RecallWarnsInItsTextWhenTheWordVectorsAreMissing) {
+  // Reopened on a data directory without the word vectors the config asks for (nor the
+  // lexicons the write path's analysis needs: it is off).
+  const engram::testing::TempDir no_data;
+  server_.reset();
+  engine_.reset();
+  EngineOptions options = engram::testing::TestOptions(dir_, "no-vectors.db");
+  Config config;
+  config.embedder.kind = "hashing";
+  config.write.facts = false;
+  config.write.signals = false;
+  config.write.entities = false;
+  options.config = config;
+  options.data_dir = no_data.path();
+  engine_ = engram::testing::OpenOrDie(options);
+  server_ = std::make_unique<McpServer>(*engine_);
+  WriteAlice();
+  const json result =
+      Tool("memory_recall", {{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
+  ASSERT_EQ(result.value("isError", true), false) << result.dump();
+  // The agent reads the text content: the warning is there, not only in structuredContent.
+  EXPECT_THAT(result["content"][0]["text"].get<std::string>(),
+              HasSubstr("word-vector matches off: word vectors file "));
+  const json& warnings = result["structuredContent"]["diagnostics"]["warnings"];
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0].get<std::string>(), HasSubstr("scripts/fetch-models"));
+  EXPECT_THAT(result["structuredContent"]["items"][0]["text"].get<std::string>(),
+              HasSubstr("Porto"));
+}
+
 TEST_F(McpServerTest, WriteReturnsOneIdPerTurn) {
   const std::vector<std::string> ids = WriteAlice();
   ASSERT_EQ(ids.size(), 2u);
@@ -290,7 +320,8 @@ TEST_F(McpServerTest, RecallReturnsContextAndItems) {
   EXPECT_THAT(result["context"].get<std::string>(), HasSubstr("Porto"));
   ASSERT_FALSE(result["items"].empty());
   EXPECT_EQ(result["items"][0]["text"], "My sister Maya lives in Porto.");
-  EXPECT_FALSE(result.contains("diagnostics"));
+  // Without explain the diagnostics are only their warnings (none: the vectors are installed).
+  EXPECT_EQ(result["diagnostics"], json({{"warnings", json::array()}}));
   EXPECT_FALSE(result["items"][0].contains("routes"));
 
   json explained = ToolOk("memory_recall", {{"scope", "user:alice"},
@@ -298,7 +329,8 @@ TEST_F(McpServerTest, RecallReturnsContextAndItems) {
                                             {"explain", true},
                                             {"k", 1},
                                             {"policy", "strict"}});
-  EXPECT_TRUE(explained.contains("diagnostics"));
+  EXPECT_TRUE(explained["diagnostics"].contains("plan"));
+  EXPECT_TRUE(explained["diagnostics"]["warnings"].is_array());
   EXPECT_TRUE(explained["items"][0].contains("routes"));
   EXPECT_EQ(explained["items"].size(), 1u);
   EXPECT_EQ(explained["policy"], "strict");

@@ -205,7 +205,8 @@ TEST_F(ServerRoutesTest, EveryRouteAnswersWhatTheDocumentSays) {
   // Recall, with and without explanations.
   HttpResult recall = Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/" + scope + "/recall",
                             R"({"query": "Where does Maya live?", "k": 2})", 200);
-  EXPECT_FALSE(recall.body.contains("diagnostics"));
+  // Without explain the diagnostics are only their warnings (none: the vectors are installed).
+  EXPECT_EQ(recall.body["diagnostics"], Json({{"warnings", Json::array()}}));
   ASSERT_FALSE(recall.body["items"].empty());
   EXPECT_FALSE(recall.body["items"][0].contains("routes"));
   HttpResult explained =
@@ -448,6 +449,40 @@ TEST_F(ServerRoutesTest, TimelineFiltersBySpeakerAndTimeAndPagesInBoundedSteps) 
   Check("GET", "/v1/scopes/{scope}/timeline", base + "?since=yesterday", "", 400);
   Check("GET", "/v1/scopes/{scope}/timeline", base + "?limit=0", "", 400);
   Check("GET", "/v1/scopes/{scope}/timeline", base + "?colour=red", "", 400);
+}
+
+// Word vectors the config asks for but that are not installed: the recall still answers, and its
+// diagnostics' warnings say so with or without explain, as the document describes.
+TEST(ServerRecallTest, WarnsWhenTheWordVectorsAreMissing) {
+  const TempDir no_data;
+  Config config = TestConfig();  // no write-path analysis: it needs the lexicons
+  config.write.facts = false;
+  config.write.signals = false;
+  config.write.entities = false;
+  TestServer server(TestServerOptions{.config = config, .data_dir = no_data.path()});
+  ASSERT_EQ(server
+                .Call("POST", "/v1/scopes/user:zed/memories",
+                      R"({"turns": [{"text": "My dog Rex chewed the sofa."}]})")
+                .status,
+            201);
+  const Json document = Json::parse(server::OpenApiDocument().dump());
+  for (const bool explain : {false, true}) {
+    const HttpResult recall =
+        server.Call("POST", "/v1/scopes/user:zed/recall",
+                    std::string(R"({"query": "Which dog chewed the sofa?", "explain": )") +
+                        (explain ? "true" : "false") + "}");
+    ASSERT_EQ(recall.status, 200) << recall.raw;
+    ASSERT_FALSE(recall.body["items"].empty());
+    const Json& warnings = recall.body["diagnostics"]["warnings"];
+    ASSERT_EQ(warnings.size(), 1u) << recall.raw;
+    EXPECT_THAT(warnings[0].get<std::string>(), HasSubstr("word-vector matches off: "));
+    EXPECT_THAT(warnings[0].get<std::string>(), HasSubstr("scripts/fetch-models"));
+    EXPECT_EQ(recall.body["diagnostics"].contains("plan"), explain);
+    std::vector<std::string> problems;
+    Validate(recall.body, {{"$ref", "#/components/schemas/RecallResult"}}, document, "",
+             &problems);
+    EXPECT_TRUE(problems.empty()) << ::testing::PrintToString(problems);
+  }
 }
 
 TEST(ServerTimelineTest, APageExaminesAtMostTheScanLimitAndSaysWhereToContinue) {

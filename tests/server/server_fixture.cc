@@ -21,7 +21,8 @@ Config TestConfig() {
 TestServer::TestServer(TestServerOptions options) {
   EngineOptions engine_options;
   engine_options.store_path = dir_.File("engram.db");
-  engine_options.config = TestConfig();
+  engine_options.config = options.config;
+  engine_options.data_dir = options.data_dir;
   engine_options.clock = FixedClock(Timestamp::FromSeconds(1704067200), 1000);
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(engine_options);
   if (!engine.ok()) {

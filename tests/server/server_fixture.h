@@ -40,6 +40,10 @@ struct TestServerOptions {
   int read_timeout_seconds = 10;
   // Called after the /v1 routes are added and before Bind (to mount more routes).
   std::function<void(server::HttpServer&)> before_bind;
+  // The engine's configuration, and its model and lexicon files ("" = the default, what
+  // scripts/setup fills).
+  Config config = TestConfig();
+  std::string data_dir;
 };
 
 class TestServer {

@@ -526,10 +526,14 @@
         adjustment.detail ? h('div', {class: 'muted'}, adjustment.detail) : null))))));
     const timings = diagnostics.timings || [];
     const slowest = Math.max(0.001, ...timings.map((timing) => timing.ms));
+    // What this recall could not do (word vectors or lexicons not installed, a failed route).
+    const warnings = diagnostics.warnings || [];
     return [
       h('p', {id: 'recall-summary'}, result.items.length + ' items · ' +
         (diagnostics.context_tokens ?? '?') + ' context tokens · ' + Number(result.latency_ms).toFixed(1) + ' ms' +
         (diagnostics.plan ? ' · plan: ' + diagnostics.plan : '')),
+      warnings.length ? h('ul', {id: 'recall-warnings', class: 'warnings'},
+        warnings.map((warning) => h('li', {}, 'Warning: ' + warning))) : null,
       h('h2', {}, 'Items'),
       h('table', {id: 'recall-items'},
         h('thead', {}, h('tr', {}, ['#', 'Memory', 'Score', 'Fused', 'Routes (rank, score)', 'Adjustments']

@@ -215,6 +215,8 @@ test('recall from the keyboard, explained, and an item followed to its memory pa
   await page.keyboard.type('When did Caroline go to the LGBTQ support group?');
   await page.keyboard.press('Enter');
   await page.waitForSelector('#recall-items tbody tr');
+  // The server has everything scripts/setup installs: nothing to warn about.
+  assert.equal(await page.$('#recall-warnings'), null);
   const first = await text('#recall-items tbody tr:first-child td.text a');
   assert.match(first, /LGBTQ support group/);
   // Each item says how its routes ranked and scored it; the context and stage timings are shown.
