@@ -57,6 +57,7 @@ void Metrics::RecordRecall(const ReadResult& result) {
   }
   recall_items_ += result.items.size();
   recall_dropped_by_budget_ += result.diagnostics.dropped_by_budget;
+  if (!result.diagnostics.warnings.empty()) ++recall_degraded_;
 }
 
 std::string Metrics::Render(const std::vector<Gauge>& gauges) const {
@@ -104,6 +105,10 @@ std::string Metrics::Render(const std::vector<Gauge>& gauges) const {
          "budget.\n"
       << "# TYPE engram_recall_dropped_by_budget_total counter\n"
       << "engram_recall_dropped_by_budget_total " << recall_dropped_by_budget_ << "\n";
+  out << "# HELP engram_recall_degraded_total Recalls that answered with a warning (word vectors "
+         "or lexicons missing, a route that failed).\n"
+      << "# TYPE engram_recall_degraded_total counter\n"
+      << "engram_recall_degraded_total " << recall_degraded_ << "\n";
   for (const Gauge& gauge : gauges) {
     out << "# HELP " << gauge.name << " " << gauge.help << "\n"
         << "# TYPE " << gauge.name << " gauge\n"

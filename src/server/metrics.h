@@ -5,7 +5,8 @@
 //   engram_http_request_duration_seconds_bucket{route="/v1/memories/{id}",le="0.005"} 3
 //   engram_recall_latency_seconds_bucket{le="0.05"} 7      (ReadResult::latency_ms)
 //   engram_recall_stage_seconds_total{stage="route:bm25"}  (ReadResult diagnostics timings)
-//   engram_recall_items_total, engram_recall_dropped_by_budget_total
+//   engram_recall_items_total, engram_recall_dropped_by_budget_total,
+//   engram_recall_degraded_total (recalls with a diagnostics warning)
 //   engram_store_size_bytes, engram_scopes                 (gauges the server samples on render)
 //
 // Routes are labelled by their pattern ("/v1/memories/{id}"), never the raw path, so label
@@ -62,6 +63,7 @@ class Metrics {
   std::map<std::string, double> recall_stage_seconds_;
   std::uint64_t recall_items_ = 0;
   std::uint64_t recall_dropped_by_budget_ = 0;
+  std::uint64_t recall_degraded_ = 0;  // recalls whose diagnostics carry a warning
 };
 
 }  // namespace engram::server

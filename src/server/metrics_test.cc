@@ -49,7 +49,21 @@ TEST(MetricsTest, RecallsAndGauges) {
   EXPECT_THAT(text, HasSubstr("engram_recall_stage_seconds_total{stage=\"route:bm25\"} 0.008\n"));
   EXPECT_THAT(text, HasSubstr("engram_recall_items_total 6\n"));
   EXPECT_THAT(text, HasSubstr("engram_recall_dropped_by_budget_total 4\n"));
+  EXPECT_THAT(text, HasSubstr("engram_recall_degraded_total 0\n"));
   EXPECT_THAT(text, HasSubstr("# TYPE engram_scopes gauge\nengram_scopes 5\n"));
+}
+
+TEST(MetricsTest, RecallsWithAWarningCountAsDegraded) {
+  Metrics metrics;
+  ReadResult clean;
+  ReadResult degraded;
+  degraded.diagnostics.warnings = {"word-vector matches off: not installed",
+                                   "route vector failed and was left out: internal"};
+  metrics.RecordRecall(clean);
+  metrics.RecordRecall(degraded);
+  metrics.RecordRecall(degraded);
+  EXPECT_THAT(metrics.Render({}), HasSubstr("# TYPE engram_recall_degraded_total counter\n"
+                                            "engram_recall_degraded_total 2\n"));
 }
 
 TEST(MetricsTest, LabelValuesAreEscaped) {
