@@ -35,7 +35,10 @@ struct RecallConfig {
   std::size_t route_candidates = 100;  // candidates each route passes to fusion
   // Weight of each route in fusion, by route name ("bm25", ...). Missing routes weigh 1.0; a
   // route of weight 0 is not run (ablations). The planner may replace them per question shape.
-  // "vector" 0.5: measured in docs/BENCHMARKS.md (hybrid section). "entity" and "facts" 1.0:
+  // "vector" 1.0 since the route scores a turn with the turn before it ([recall]
+  // vector_context): LoCoMo and LongMemEval dev measured in docs/BENCHMARKS.md ("A turn's vector
+  // with its predecessor's"; 0.5 was chosen for turns scored alone, hybrid section). "entity"
+  // and "facts" 1.0:
   // weights 0.25-2 measure the same on LoCoMo dev (the routes rarely change the top 30); with
   // the entity route LongMemEval's turn all@10 rises, the fact route alone changes nothing
   // measurable (docs/BENCHMARKS.md, entity and fact routes).
@@ -45,7 +48,7 @@ struct RecallConfig {
   std::map<std::string, double> route_weights = {
       {"bm25", 1.0},    {"entity", 1.0},  {"facts", 1.0},    {"fragment", 1.0},
       {"keyword", 0.0}, {"scene", 0.0},   {"session", 0.5}, {"temporal", 1.0},
-      {"vector", 0.5}};
+      {"vector", 1.0}};
   // keyword route (KeyMem Path B): a keyword matched only through a WordNet synonym contributes
   // this × the synonym's idf (the keyword's own term contributes its idf). 0 = synonyms add
   // nothing to the score (a synonym still links its keyword for the intersection filter).
@@ -80,6 +83,14 @@ struct RecallConfig {
   // nothing on LongMemEval dev; weights 0.5 and 1 cost its session all@5 (0.959 -> 0.939)
   // (docs/BENCHMARKS.md, issue 22's ablation).
   double word_vector_weight = 0.3;
+  // Vector route: a turn is scored by the cosine of the query with its vector plus this × the
+  // vector of the turn before it in its session (both as stored, normalised; the sum
+  // normalised), so a short reply is found by what it answers ("Yeah, I play clarinet!" after
+  // "Do you play any instruments?"). 0 = each turn by its own vector. Computed at recall time
+  // over the route's candidates and the turns after them: nothing is re-embedded, and the
+  // stored vectors (DMF divergence reads them) stay each turn's own (docs/BENCHMARKS.md, "A
+  // turn's vector with its predecessor's").
+  double vector_context = 1.0;
   // true: word-vector neighbours only for the query terms the searched scopes' vocabulary lacks
   // (a word the memory holds is matched as itself). false = for every query term. Measured no
   // gain on LoCoMo dev (the questions' words are mostly in their conversation).

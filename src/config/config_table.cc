@@ -82,6 +82,10 @@ const KeySpec kKeys[] = {
      "fragment route: a word-vector soft match counts as its query term scaled by its cosine x "
      "this",
      "measured on the dev files (docs/BENCHMARKS.md, word vectors, issue 22 ablation)"},
+    {"recall", "vector_context", ENGRAM_FIELD(recall.vector_context), Closed(0, 4), {},
+     "vector route: a turn's vector is taken with this x the vector of the turn before it in its "
+     "session (0 = its own alone)",
+     "measured on the dev files (docs/BENCHMARKS.md, a turn's vector with its predecessor's)"},
     {"recall", "word_vector_absent_only", ENGRAM_FIELD(recall.word_vector_absent_only), {}, {},
      "fragment route: word-vector soft matches only for query terms no index term of the "
      "searched scopes equals; false = for every query term",

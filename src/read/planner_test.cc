@@ -42,7 +42,7 @@ TEST(PlannerTest, DefaultRulesWeighMeaningForRecommendationRequests) {
   EXPECT_EQ(request.rule, "recommendation");
   EXPECT_EQ(request.WeightOf("vector"), 1.5);
   EXPECT_EQ(request.WeightOf("bm25"), 1.0);
-  EXPECT_EQ(MakePlan(Frame("What did Caroline paint?"), config, options).WeightOf("vector"), 0.5);
+  EXPECT_EQ(MakePlan(Frame("What did Caroline paint?"), config, options).WeightOf("vector"), 1.0);
 }
 
 }  // namespace

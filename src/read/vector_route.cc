@@ -3,9 +3,86 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <optional>
+#include <set>
+
+#include "embed/embedder.h"
+#include "read/turn_layout.h"
 
 namespace engram::read {
+namespace {
+
+// The layout index of the turn holding the sequence just before (step -1) or after (+1) turn
+// `at` in its scope and session, or nullopt.
+std::optional<std::size_t> Adjacent(const TurnLayout& layout, std::size_t at, int step) {
+  if ((step < 0 && at == 0) || (step > 0 && at + 1 >= layout.turns().size())) return std::nullopt;
+  const std::size_t other = step < 0 ? at - 1 : at + 1;
+  const LayoutTurn& turn = layout.turns()[at];
+  const LayoutTurn& next = layout.turns()[other];
+  if (next.scope_id != turn.scope_id || next.session_id != turn.session_id ||
+      next.sequence != turn.sequence + step) {
+    return std::nullopt;
+  }
+  return other;
+}
+
+// The turns of one index the query is nearest to, each scored with the turn before it (see
+// vector_route.h): the index's best 2 x limit by their own vectors and the turn after each.
+StatusOr<std::vector<RouteCandidate>> WithTurnBefore(const index::VectorIndex& vector_index,
+                                                     const RouteContext& context,
+                                                     double weight) {
+  const TurnLayout& layout = *context.layout;
+  ASSIGN_OR_RETURN(const std::vector<index::VectorHit> hits,
+                   vector_index.Search(context.query_vector, 2 * context.limit));
+  std::set<std::int64_t> rows;
+  for (const index::VectorHit& hit : hits) {
+    const auto row = static_cast<std::int64_t>(hit.id);
+    rows.insert(row);
+    if (const std::optional<std::size_t> at = layout.IndexOf(row)) {
+      if (const std::optional<std::size_t> after = Adjacent(layout, *at, +1)) {
+        rows.insert(layout.turns()[*after].row);
+      }
+    }
+  }
+  double query_norm = 0;
+  for (const float value : context.query_vector) query_norm += double{value} * value;
+  query_norm = std::sqrt(query_norm);
+  std::vector<float> query(context.query_vector.begin(), context.query_vector.end());
+  for (float& value : query) value = static_cast<float>(value / query_norm);
+
+  std::vector<RouteCandidate> candidates;
+  std::vector<float> combined;
+  for (const std::int64_t row : rows) {  // ascending: a fixed order
+    std::optional<std::vector<float>> own = vector_index.VectorOf(static_cast<std::uint64_t>(row));
+    if (!own.has_value()) continue;
+    std::optional<std::vector<float>> before;
+    if (const std::optional<std::size_t> at = layout.IndexOf(row)) {
+      if (const std::optional<std::size_t> previous = Adjacent(layout, *at, -1)) {
+        before = vector_index.VectorOf(static_cast<std::uint64_t>(layout.turns()[*previous].row));
+      }
+    }
+    combined = *own;
+    if (before.has_value()) {
+      for (std::size_t i = 0; i < combined.size(); ++i) {
+        combined[i] += static_cast<float>(weight * (*before)[i]);
+      }
+    }
+    double norm = 0;
+    for (const float value : combined) norm += double{value} * value;
+    if (norm <= 0) continue;
+    const double score = embed::Dot(query, combined) / std::sqrt(norm);
+    char explanation[96];
+    std::snprintf(explanation, sizeof explanation,
+                  before.has_value() ? "cosine=%.4f with the turn before it" : "cosine=%.4f",
+                  score);
+    candidates.push_back({row, score, explanation});
+  }
+  return candidates;
+}
+
+}  // namespace
 
 StatusOr<std::vector<RouteCandidate>> VectorRoute::Run(const RouteContext& context) const {
   std::vector<RouteCandidate> candidates;
@@ -24,8 +101,18 @@ StatusOr<std::vector<RouteCandidate>> VectorRoute::Run(const RouteContext& conte
     }
     if (!has_word) return candidates;
   }
+  const double context_weight =
+      context.config != nullptr && context.layout != nullptr
+          ? context.config->recall.vector_context
+          : 0.0;
   // Each scope's index gives its best `limit`; the union is cut to the overall best `limit`.
   for (const index::VectorIndex* vector_index : context.vector_indexes) {
+    if (context_weight > 0) {
+      ASSIGN_OR_RETURN(std::vector<RouteCandidate> scored,
+                       WithTurnBefore(*vector_index, context, context_weight));
+      candidates.insert(candidates.end(), scored.begin(), scored.end());
+      continue;
+    }
     ASSIGN_OR_RETURN(std::vector<index::VectorHit> hits,
                      vector_index->Search(context.query_vector, context.limit));
     for (const index::VectorHit& hit : hits) {

@@ -2,6 +2,13 @@
 // embeddings of the searched scopes (src/index/vector projections). Proposes nothing when the
 // store has no embedder ([embedder] kind = "none"), the query has no vector, or the query has no
 // content word (its nearest neighbours would be noise).
+//
+// With [recall] vector_context w > 0 and a turn layout, a turn is scored by the cosine of the
+// query with its own vector plus w x the vector of the turn just before it in its session (the
+// previous sequence number), normalised: a short reply ("Yeah, I play clarinet!") is found by
+// what it answers, and a question's speaker is near the reply it got. The index is searched
+// for twice the route's limit; those turns and the turn after each are rescored so. The stored
+// vectors stay each turn's own.
 #ifndef ENGRAM_READ_VECTOR_ROUTE_H_
 #define ENGRAM_READ_VECTOR_ROUTE_H_
 

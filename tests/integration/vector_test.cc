@@ -110,6 +110,48 @@ TEST(VectorTest, RememberStoresOneVectorPerTurnAndTheVectorRouteFindsThem) {
   EXPECT_EQ(stored.model_id, "hashing-256");
 }
 
+// [recall] vector_context: a reply that shares no word with the question is found through the
+// turn it answers, the turn just before it in its session; 0 scores each turn alone.
+TEST(VectorTest, AReplyIsFoundThroughTheTurnBeforeIt) {
+  const std::vector<Turn> turns = {
+      testing::MakeTurn("Ana", "Which instrument did you learn as a child?", "s1"),
+      testing::MakeTurn("Ben", "The clarinet, every afternoon after school", "s1"),
+      testing::MakeTurn("Ana", "Did you learn to plant tomatoes in the garden?", "s2"),
+      testing::MakeTurn("Ben", "Quarterly tax forms are due next week", "s3")};
+  for (const double context : {1.0, 0.0}) {
+    SCOPED_TRACE("vector_context " + std::to_string(context));
+    testing::TempDir dir;
+    Config config = WithEmbedder("hashing");
+    config.recall.vector_context = context;
+    // The route's own order: no stage after fusion that lifts a question's neighbours, lowers a
+    // question or favours the named speaker.
+    config.recall.neighbour_weight = 0;
+    config.recall.neighbour_answer_weight = 0;
+    config.recall.question_penalty = 0;
+    config.recall.person_boost = 1.0;
+    std::unique_ptr<Engine> engine = testing::OpenOrDie(Options(dir, config));
+    StatusOr<RememberResult> remembered = engine->Remember(testing::S("user:ana"), turns);
+    ASSERT_THAT(remembered, IsOk());
+    StatusOr<ReadResult> result = engine->Recall(
+        testing::S("user:ana"), {.text = "which instrument did Ana learn as a child"},
+        VectorOnly(4));
+    ASSERT_THAT(result, IsOk());
+    const std::vector<std::string> ids = testing::ItemIds(*result);
+    ASSERT_EQ(ids.size(), 4u);
+    EXPECT_EQ(ids[0], remembered->ids[0]);
+    const auto reply = std::find(ids.begin(), ids.end(), remembered->ids[1]);
+    ASSERT_NE(reply, ids.end());
+    const std::string& explanation = result->items[reply - ids.begin()].routes[0].explanation;
+    if (context > 0) {
+      EXPECT_EQ(reply - ids.begin(), 1);
+      EXPECT_THAT(explanation, HasSubstr("with the turn before it"));
+    } else {
+      EXPECT_GT(reply - ids.begin(), 1);  // it shares no word with the question
+      EXPECT_THAT(explanation, ::testing::Not(HasSubstr("turn before")));
+    }
+  }
+}
+
 TEST(VectorTest, DefaultRecallFusesBm25AndVectorRoutes) {
   testing::TempDir dir;
   std::unique_ptr<Engine> engine = testing::OpenOrDie(Options(dir, WithEmbedder("hashing")));

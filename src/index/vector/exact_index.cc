@@ -98,4 +98,12 @@ bool ExactIndex::Contains(std::uint64_t id) const {
   return existing != slot_of_.end() && live_[existing->second];
 }
 
+std::optional<std::vector<float>> ExactIndex::VectorOf(std::uint64_t id) const {
+  std::shared_lock lock(mutex_);
+  const auto existing = slot_of_.find(id);
+  if (existing == slot_of_.end() || !live_[existing->second]) return std::nullopt;
+  const auto begin = vectors_.begin() + static_cast<std::ptrdiff_t>(existing->second * dimension_);
+  return std::vector<float>(begin, begin + static_cast<std::ptrdiff_t>(dimension_));
+}
+
 }  // namespace engram::index

@@ -37,6 +37,7 @@ class ExactIndex final : public VectorIndex {
                                           const VectorFilter& filter = {}) const override;
   std::size_t size() const override;
   bool Contains(std::uint64_t id) const override;
+  std::optional<std::vector<float>> VectorOf(std::uint64_t id) const override;
 
  private:
   explicit ExactIndex(std::size_t dimension) : dimension_(dimension) {}

@@ -262,6 +262,17 @@ bool HnswIndex::Contains(std::uint64_t id) const {
   return existing != ids_.end() && existing->second;
 }
 
+std::optional<std::vector<float>> HnswIndex::VectorOf(std::uint64_t id) const {
+  std::shared_lock lock(mutex_);
+  const auto existing = ids_.find(id);
+  if (existing == ids_.end() || !existing->second || missing_vectors_ > 0) return std::nullopt;
+  try {
+    return graph_->hnsw.getDataByLabel<float>(static_cast<hnswlib::labeltype>(id));
+  } catch (const std::exception&) {
+    return std::nullopt;  // hnswlib throws for an id it does not hold
+  }
+}
+
 StatusOr<std::string> HnswIndex::SaveGraph() const {
   std::shared_lock lock(mutex_);
   if (missing_vectors_ > 0) {

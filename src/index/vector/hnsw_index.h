@@ -78,6 +78,7 @@ class HnswIndex final : public VectorIndex {
                                           const VectorFilter& filter = {}) const override;
   std::size_t size() const override;
   bool Contains(std::uint64_t id) const override;
+  std::optional<std::vector<float>> VectorOf(std::uint64_t id) const override;
 
   const HnswOptions& options() const { return options_; }
 

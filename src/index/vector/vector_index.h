@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <functional>
 #include <span>
 #include <string_view>
@@ -69,6 +70,9 @@ class VectorIndex {
 
   // True when `id` is live.
   virtual bool Contains(std::uint64_t id) const = 0;
+
+  // The stored (normalised) vector of a live `id`; nullopt when `id` is not live.
+  virtual std::optional<std::vector<float>> VectorOf(std::uint64_t id) const = 0;
 };
 
 // Checks length and values, then returns the L2-normalised copy of `vector`. `what` names the
