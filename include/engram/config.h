@@ -46,9 +46,8 @@ struct RecallConfig {
   // weights 0.5 and 1.0 lower R@5 / R@10 / MRR@30 a little and gain nothing at R@30
   // (docs/BENCHMARKS.md, keyword graph route); set it above 0 to add the route.
   std::map<std::string, double> route_weights = {
-      {"bm25", 1.0},    {"entity", 1.0},  {"facts", 1.0},    {"fragment", 1.0},
-      {"keyword", 0.0}, {"scene", 0.0},   {"session", 0.5}, {"temporal", 1.0},
-      {"vector", 1.0}};
+      {"bm25", 1.0},  {"entity", 1.0},  {"facts", 1.0},    {"fragment", 1.0}, {"keyword", 0.0},
+      {"scene", 0.0}, {"session", 0.5}, {"temporal", 1.0}, {"vector", 1.0}};
   // keyword route (KeyMem Path B): a keyword matched only through a WordNet synonym contributes
   // this × the synonym's idf (the keyword's own term contributes its idf). 0 = synonyms add
   // nothing to the score (a synonym still links its keyword for the intersection filter).

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -30,12 +31,28 @@ std::optional<std::size_t> Adjacent(const TurnLayout& layout, std::size_t at, in
 
 // The turns of one index the query is nearest to, each scored with the turn before it (see
 // vector_route.h): the index's best 2 x limit by their own vectors and the turn after each.
+// With unit vectors o (the turn's), b (the one before) and q (the query), the cosine of q with
+// o + w b is (q.o + w q.b) / sqrt(1 + w^2 + 2 w o.b): three dot products, the first two often
+// known from the search already.
 StatusOr<std::vector<RouteCandidate>> WithTurnBefore(const index::VectorIndex& vector_index,
-                                                     const RouteContext& context,
-                                                     double weight) {
+                                                     const RouteContext& context, double weight) {
   const TurnLayout& layout = *context.layout;
   ASSIGN_OR_RETURN(const std::vector<index::VectorHit> hits,
                    vector_index.Search(context.query_vector, 2 * context.limit));
+  std::map<std::int64_t, double> score_of;  // q.v of the rows scored so far
+  for (const index::VectorHit& hit : hits) score_of[static_cast<std::int64_t>(hit.id)] = hit.score;
+  std::vector<float> query(context.query_vector.begin(), context.query_vector.end());
+  double query_norm = 0;
+  for (const float value : query) query_norm += double{value} * value;
+  for (float& value : query) value = static_cast<float>(value / std::sqrt(query_norm));
+  const auto score = [&](std::int64_t row) -> std::optional<double> {
+    if (const auto found = score_of.find(row); found != score_of.end()) return found->second;
+    const std::optional<float> computed =
+        vector_index.ScoreOf(query, static_cast<std::uint64_t>(row));
+    if (computed.has_value()) score_of.emplace(row, *computed);
+    return computed;
+  };
+
   std::set<std::int64_t> rows;
   for (const index::VectorHit& hit : hits) {
     const auto row = static_cast<std::int64_t>(hit.id);
@@ -46,38 +63,30 @@ StatusOr<std::vector<RouteCandidate>> WithTurnBefore(const index::VectorIndex& v
       }
     }
   }
-  double query_norm = 0;
-  for (const float value : context.query_vector) query_norm += double{value} * value;
-  query_norm = std::sqrt(query_norm);
-  std::vector<float> query(context.query_vector.begin(), context.query_vector.end());
-  for (float& value : query) value = static_cast<float>(value / query_norm);
-
   std::vector<RouteCandidate> candidates;
-  std::vector<float> combined;
   for (const std::int64_t row : rows) {  // ascending: a fixed order
-    std::optional<std::vector<float>> own = vector_index.VectorOf(static_cast<std::uint64_t>(row));
+    const std::optional<double> own = score(row);
     if (!own.has_value()) continue;
-    std::optional<std::vector<float>> before;
+    double combined = *own;
+    bool with_before = false;
     if (const std::optional<std::size_t> at = layout.IndexOf(row)) {
       if (const std::optional<std::size_t> previous = Adjacent(layout, *at, -1)) {
-        before = vector_index.VectorOf(static_cast<std::uint64_t>(layout.turns()[*previous].row));
+        const std::int64_t before_row = layout.turns()[*previous].row;
+        const std::optional<double> before = score(before_row);
+        const std::optional<float> between = vector_index.Similarity(
+            static_cast<std::uint64_t>(row), static_cast<std::uint64_t>(before_row));
+        const double norm_squared =
+            between.has_value() ? 1 + weight * weight + 2 * weight * *between : 0;
+        if (before.has_value() && norm_squared > 0) {
+          combined = (*own + weight * *before) / std::sqrt(norm_squared);
+          with_before = true;
+        }
       }
     }
-    combined = *own;
-    if (before.has_value()) {
-      for (std::size_t i = 0; i < combined.size(); ++i) {
-        combined[i] += static_cast<float>(weight * (*before)[i]);
-      }
-    }
-    double norm = 0;
-    for (const float value : combined) norm += double{value} * value;
-    if (norm <= 0) continue;
-    const double score = embed::Dot(query, combined) / std::sqrt(norm);
     char explanation[96];
     std::snprintf(explanation, sizeof explanation,
-                  before.has_value() ? "cosine=%.4f with the turn before it" : "cosine=%.4f",
-                  score);
-    candidates.push_back({row, score, explanation});
+                  with_before ? "cosine=%.4f with the turn before it" : "cosine=%.4f", combined);
+    candidates.push_back({row, combined, explanation});
   }
   return candidates;
 }
@@ -101,10 +110,9 @@ StatusOr<std::vector<RouteCandidate>> VectorRoute::Run(const RouteContext& conte
     }
     if (!has_word) return candidates;
   }
-  const double context_weight =
-      context.config != nullptr && context.layout != nullptr
-          ? context.config->recall.vector_context
-          : 0.0;
+  const double context_weight = context.config != nullptr && context.layout != nullptr
+                                    ? context.config->recall.vector_context
+                                    : 0.0;
   // Each scope's index gives its best `limit`; the union is cut to the overall best `limit`.
   for (const index::VectorIndex* vector_index : context.vector_indexes) {
     if (context_weight > 0) {

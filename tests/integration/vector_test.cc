@@ -132,9 +132,9 @@ TEST(VectorTest, AReplyIsFoundThroughTheTurnBeforeIt) {
     std::unique_ptr<Engine> engine = testing::OpenOrDie(Options(dir, config));
     StatusOr<RememberResult> remembered = engine->Remember(testing::S("user:ana"), turns);
     ASSERT_THAT(remembered, IsOk());
-    StatusOr<ReadResult> result = engine->Recall(
-        testing::S("user:ana"), {.text = "which instrument did Ana learn as a child"},
-        VectorOnly(4));
+    StatusOr<ReadResult> result =
+        engine->Recall(testing::S("user:ana"),
+                       {.text = "which instrument did Ana learn as a child"}, VectorOnly(4));
     ASSERT_THAT(result, IsOk());
     const std::vector<std::string> ids = testing::ItemIds(*result);
     ASSERT_EQ(ids.size(), 4u);

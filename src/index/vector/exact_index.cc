@@ -98,12 +98,26 @@ bool ExactIndex::Contains(std::uint64_t id) const {
   return existing != slot_of_.end() && live_[existing->second];
 }
 
-std::optional<std::vector<float>> ExactIndex::VectorOf(std::uint64_t id) const {
+std::optional<float> ExactIndex::ScoreOf(std::span<const float> normalized,
+                                         std::uint64_t id) const {
   std::shared_lock lock(mutex_);
   const auto existing = slot_of_.find(id);
   if (existing == slot_of_.end() || !live_[existing->second]) return std::nullopt;
-  const auto begin = vectors_.begin() + static_cast<std::ptrdiff_t>(existing->second * dimension_);
-  return std::vector<float>(begin, begin + static_cast<std::ptrdiff_t>(dimension_));
+  return embed::Dot(normalized, std::span<const float>(vectors_).subspan(
+                                    existing->second * dimension_, dimension_));
+}
+
+std::optional<float> ExactIndex::Similarity(std::uint64_t a, std::uint64_t b) const {
+  std::shared_lock lock(mutex_);
+  const auto first = slot_of_.find(a);
+  const auto second = slot_of_.find(b);
+  if (first == slot_of_.end() || second == slot_of_.end() || !live_[first->second] ||
+      !live_[second->second]) {
+    return std::nullopt;
+  }
+  const std::span<const float> all(vectors_);
+  return embed::Dot(all.subspan(first->second * dimension_, dimension_),
+                    all.subspan(second->second * dimension_, dimension_));
 }
 
 }  // namespace engram::index

@@ -262,14 +262,35 @@ bool HnswIndex::Contains(std::uint64_t id) const {
   return existing != ids_.end() && existing->second;
 }
 
-std::optional<std::vector<float>> HnswIndex::VectorOf(std::uint64_t id) const {
+std::optional<float> HnswIndex::ScoreOf(std::span<const float> normalized, std::uint64_t id) const {
   std::shared_lock lock(mutex_);
   const auto existing = ids_.find(id);
   if (existing == ids_.end() || !existing->second || missing_vectors_ > 0) return std::nullopt;
   try {
-    return graph_->hnsw.getDataByLabel<float>(static_cast<hnswlib::labeltype>(id));
+    const std::vector<float> stored =
+        graph_->hnsw.getDataByLabel<float>(static_cast<hnswlib::labeltype>(id));
+    return embed::Dot(normalized, stored);
   } catch (const std::exception&) {
     return std::nullopt;  // hnswlib throws for an id it does not hold
+  }
+}
+
+std::optional<float> HnswIndex::Similarity(std::uint64_t a, std::uint64_t b) const {
+  std::shared_lock lock(mutex_);
+  const auto first = ids_.find(a);
+  const auto second = ids_.find(b);
+  if (first == ids_.end() || !first->second || second == ids_.end() || !second->second ||
+      missing_vectors_ > 0) {
+    return std::nullopt;
+  }
+  try {
+    const std::vector<float> x =
+        graph_->hnsw.getDataByLabel<float>(static_cast<hnswlib::labeltype>(a));
+    const std::vector<float> y =
+        graph_->hnsw.getDataByLabel<float>(static_cast<hnswlib::labeltype>(b));
+    return embed::Dot(x, y);
+  } catch (const std::exception&) {
+    return std::nullopt;
   }
 }
 

@@ -78,7 +78,8 @@ class HnswIndex final : public VectorIndex {
                                           const VectorFilter& filter = {}) const override;
   std::size_t size() const override;
   bool Contains(std::uint64_t id) const override;
-  std::optional<std::vector<float>> VectorOf(std::uint64_t id) const override;
+  std::optional<float> ScoreOf(std::span<const float> normalized, std::uint64_t id) const override;
+  std::optional<float> Similarity(std::uint64_t a, std::uint64_t b) const override;
 
   const HnswOptions& options() const { return options_; }
 

@@ -16,8 +16,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -71,8 +71,13 @@ class VectorIndex {
   // True when `id` is live.
   virtual bool Contains(std::uint64_t id) const = 0;
 
-  // The stored (normalised) vector of a live `id`; nullopt when `id` is not live.
-  virtual std::optional<std::vector<float>> VectorOf(std::uint64_t id) const = 0;
+  // embed::Dot of `normalized` (the caller's, already of unit length and of dimension() floats)
+  // with the stored vector of a live `id`: its score as Search gives it. nullopt when `id` is not
+  // live.
+  virtual std::optional<float> ScoreOf(std::span<const float> normalized,
+                                       std::uint64_t id) const = 0;
+  // embed::Dot of the stored vectors of two live ids (their cosine); nullopt when either is not.
+  virtual std::optional<float> Similarity(std::uint64_t a, std::uint64_t b) const = 0;
 };
 
 // Checks length and values, then returns the L2-normalised copy of `vector`. `what` names the

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -77,6 +78,29 @@ TEST_P(VectorIndexContractTest, ReturnsNearestFirstWithCosineScores) {
   EXPECT_NEAR((*hits)[1].score, std::sqrt(0.5f), 1e-6f);
   EXPECT_EQ((*hits)[2].id, 2u);
   EXPECT_NEAR((*hits)[2].score, 0.0f, 1e-6f);
+}
+
+TEST_P(VectorIndexContractTest, ScoresAndSimilaritiesOfStoredIdsAreTheSearchsCosines) {
+  auto index = Make(2);
+  ASSERT_THAT(index->Add(1, std::vector<float>{1.0f, 0.0f}), IsOk());
+  ASSERT_THAT(index->Add(3, std::vector<float>{3.0f, 3.0f}), IsOk());  // stored normalised
+  ASSERT_THAT(index->Add(4, std::vector<float>{-1.0f, 0.0f}), IsOk());
+  const std::vector<float> query = {0.0f, 1.0f};  // already of unit length
+  StatusOr<std::vector<VectorHit>> hits = index->Search(query, 3);
+  ASSERT_THAT(hits, IsOk());
+  for (const VectorHit& hit : *hits) {
+    EXPECT_EQ(index->ScoreOf(query, hit.id), std::optional<float>(hit.score)) << hit.id;
+  }
+  ASSERT_TRUE(index->Similarity(1, 3).has_value());
+  EXPECT_NEAR(*index->Similarity(1, 3), std::sqrt(0.5f), 1e-6f);
+  EXPECT_EQ(index->Similarity(1, 3), index->Similarity(3, 1));
+  EXPECT_NEAR(*index->Similarity(1, 4), -1.0f, 1e-6f);
+  // An id that is not live has neither.
+  EXPECT_EQ(index->ScoreOf(query, 2), std::nullopt);
+  EXPECT_EQ(index->Similarity(1, 2), std::nullopt);
+  ASSERT_THAT(index->Remove(4), IsOk());
+  EXPECT_EQ(index->ScoreOf(query, 4), std::nullopt);
+  EXPECT_EQ(index->Similarity(4, 1), std::nullopt);
 }
 
 TEST_P(VectorIndexContractTest, BreaksTiesByAscendingId) {
