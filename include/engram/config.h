@@ -67,7 +67,7 @@ struct RecallConfig {
   // index terms closest to a query term by GloVe word vectors (scripts/fetch-models), when their
   // cosine similarity is at least this, count as that term, scaled by the similarity ("dog"
   // for "pet"). 0 = off. The vectors load on the first recall that needs them (~0.3 s); when
-  // they are not installed, recall runs without these matches and the plan's description says
+  // they are not installed, recall runs without these matches and a diagnostics warning says
   // so (installed but damaged vectors are an error). A neighbour held by more than 1 % of the
   // searched turns is left out (read/word_neighbours.h: its idf is low and its postings are
   // long). 0.6 (weight 0.3), on LoCoMo dev: evidence all / any 0.855 / 0.925 -> 0.858 / 0.930,

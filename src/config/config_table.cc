@@ -72,7 +72,7 @@ const KeySpec kKeys[] = {
      "fragment route: index terms whose GloVe cosine to a query term is at least this count as "
      "it, scaled by the similarity, unless it is in more than 1% of the searched turns "
      "(scripts/fetch-models installs the vectors; without them recall runs without these "
-     "matches and its plan says so); 0 = off",
+     "matches and a diagnostics warning says so); 0 = off",
      "measured on the dev files and at 100,000 turns (docs/BENCHMARKS.md, word vectors bounded "
      "by document frequency)"},
     {"recall", "word_vector_neighbours", ENGRAM_FIELD(recall.word_vector_neighbours),

@@ -15,17 +15,14 @@
 namespace engram::read {
 namespace {
 
-// The layout index of the turn holding the sequence just before (step -1) or after (+1) turn
-// `at` in its scope and session, or nullopt.
+// The layout index of the turn just before (step -1) or after (+1) turn `at` in its session
+// (the layout's, as the neighbour expansion reads it) when it holds the adjacent sequence
+// number, or nullopt.
 std::optional<std::size_t> Adjacent(const TurnLayout& layout, std::size_t at, int step) {
-  if ((step < 0 && at == 0) || (step > 0 && at + 1 >= layout.turns().size())) return std::nullopt;
+  const LayoutSession& session = layout.sessions()[layout.SessionOf(at)];
+  if (step < 0 ? at == session.begin : at + 1 >= session.end) return std::nullopt;
   const std::size_t other = step < 0 ? at - 1 : at + 1;
-  const LayoutTurn& turn = layout.turns()[at];
-  const LayoutTurn& next = layout.turns()[other];
-  if (next.scope_id != turn.scope_id || next.session_id != turn.session_id ||
-      next.sequence != turn.sequence + step) {
-    return std::nullopt;
-  }
+  if (layout.turns()[other].sequence != layout.turns()[at].sequence + step) return std::nullopt;
   return other;
 }
 
