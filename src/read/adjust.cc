@@ -2,6 +2,7 @@
 #include "read/adjust.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -56,13 +57,53 @@ bool Answers(std::string_view kind, std::string_view value, double confidence, T
   return false;
 }
 
+// The words of the names a question already gives (its own names, the conversation's speakers),
+// lower-cased: a person or place made only of them is not what the question asks for ("who did
+// John go to yoga with?" is not answered by "Thanks, John!").
+class GivenWords {
+ public:
+  explicit GivenWords(std::span<const std::string> names) {
+    for (const std::string& name : names) {
+      for (std::string& word : LowerWords(name)) words_.insert(std::move(word));
+    }
+  }
+  bool Covers(std::string_view surface) const {
+    if (words_.empty()) return false;
+    const std::vector<std::string> words = LowerWords(surface);
+    return !words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& word) {
+      return words_.contains(word);
+    });
+  }
+
+ private:
+  // Letters and digits, lower-cased (ASCII), split at anything else: "Caroline's" -> caroline, s.
+  static std::vector<std::string> LowerWords(std::string_view text) {
+    std::vector<std::string> words;
+    std::string word;
+    for (const char c : text) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (std::isalnum(byte) != 0 || byte >= 0x80) {
+        word.push_back(static_cast<char>(std::tolower(byte)));
+      } else if (!word.empty()) {
+        words.push_back(std::move(word));
+        word.clear();
+      }
+    }
+    if (!word.empty()) words.push_back(std::move(word));
+    return words;
+  }
+
+  std::set<std::string> words_;
+};
+
 // The first thing of `type` the turn holds ("yesterday", "3 kids", "Paris"), or "": from its
 // stored analysis when it has one, else detected in its text.
 std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType type, Tense tense,
-                           const store::TurnAnalysis* stored) {
+                           const store::TurnAnalysis* stored, const GivenWords& given) {
   if (stored != nullptr) {
     for (const store::AnalysedSignal& signal : stored->signals) {
-      if (Answers(signal.kind, signal.value, signal.confidence, time, type, tense)) {
+      if (Answers(signal.kind, signal.value, signal.confidence, time, type, tense) &&
+          !given.Covers(signal.Surface(text))) {
         return std::string(signal.Surface(text));
       }
     }
@@ -73,7 +114,8 @@ std::string AnswerEvidence(std::string_view text, Timestamp time, AnswerType typ
   options.detect_entities = type == AnswerType::kPlace || type == AnswerType::kPerson;
   for (const text::Signal& signal : text::DetectSignals(text, time, options)) {
     if (Answers(text::SignalKindName(signal.kind), signal.value, signal.confidence, time, type,
-                tense)) {
+                tense) &&
+        !given.Covers(signal.surface)) {
       return signal.surface;
     }
   }
@@ -159,8 +201,12 @@ void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
 }
 
 void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnText& turn_text,
-                     const RecallConfig& config, Tense tense, const StoredAnalysis& stored) {
+                     const RecallConfig& config, Tense tense, const StoredAnalysis& stored,
+                     std::span<const std::string> given_names) {
   if (type == AnswerType::kNone || config.answer_type_boost == 1.0) return;
+  const GivenWords given(type == AnswerType::kPerson || type == AnswerType::kPlace
+                             ? given_names
+                             : std::span<const std::string>());
   const std::size_t depth = std::min(ranked.size(), config.answer_type_depth);
   for (std::size_t index = 0; index < depth; ++index) {
     Ranked& candidate = ranked[index];
@@ -168,7 +214,7 @@ void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnTex
     Timestamp time;
     if (!turn_text(candidate.fused.row, &text, &time)) continue;
     const std::string evidence = AnswerEvidence(
-        text, time, type, tense, stored ? stored(candidate.fused.row) : nullptr);
+        text, time, type, tense, stored ? stored(candidate.fused.row) : nullptr, given);
     if (evidence.empty()) continue;
     candidate.score *= config.answer_type_boost;
     candidate.adjustments.push_back({"answer_type", config.answer_type_boost,

@@ -72,11 +72,14 @@ using TurnText = std::function<bool(std::int64_t row, std::string_view* text, Ti
 // future one not by "last week" ("today", "this month" and clock times always count).
 // `stored` gives a turn's stored analysis (its signals, detected once at write time with the
 // gazetteer: store/turn_analysis.h), or null; a turn without one has its text's signals detected
-// here. An unset `stored` detects for every turn.
+// here. An unset `stored` detects for every turn. A person or place answers only when it is more
+// than `given_names` (the names the question gives and the conversation's speakers): every word
+// of it among theirs (case-insensitive) does not answer "who did John go with?" ("Thanks, John!").
 using StoredAnalysis = std::function<const store::TurnAnalysis*(std::int64_t row)>;
 void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnText& turn_text,
                      const RecallConfig& config, Tense tense = Tense::kUnknown,
-                     const StoredAnalysis& stored = {});
+                     const StoredAnalysis& stored = {},
+                     std::span<const std::string> given_names = {});
 
 // Adds `adjustment.bonus` to the candidate of `row` and records `adjustment` in it; a row not in
 // `ranked` is appended with the bonus as its score. `position_of_row` maps the rows of `ranked` to

@@ -319,5 +319,41 @@ TEST(AdjustTest, AnswerTypeTimeOnTheSideTheQuestionsTenseAsks) {
   EXPECT_THAT(boosted(Tense::kUnknown), ElementsAre(1, 2, 3, 4));
 }
 
+// A person the question names, or a speaker of the conversation, is not who a "who" question
+// asks for: a turn holding only such names is not lifted; one naming someone else is, with that
+// name as its evidence.
+TEST(AdjustTest, AnswerTypeSkipsTheNamesTheQuestionGives) {
+  const std::map<std::int64_t, std::string> texts = {
+      {1, "Thanks, John! The class was great fun."},
+      {2, "Thanks, John! My colleague Rob Miller invited me to the class."},
+      {3, "Thanks, Maria! See you in class."},
+  };
+  const TurnText turn_text = [&](std::int64_t row, std::string_view* text, Timestamp* time) {
+    *text = texts.at(row);
+    *time = At("2024-05-10T12:00:00Z");
+    return true;
+  };
+  RecallConfig config;
+  config.answer_type_boost = 2.0;
+  const auto lifted = [&](std::span<const std::string> given) {
+    std::vector<Ranked> ranked = {Candidate(1, 0.1), Candidate(2, 0.1), Candidate(3, 0.1)};
+    ApplyAnswerType(ranked, AnswerType::kPerson, turn_text, config, Tense::kUnknown, {}, given);
+    std::vector<std::string> details;
+    for (const Ranked& candidate : ranked) {
+      for (const Adjustment& adjustment : candidate.adjustments) {
+        details.push_back(std::to_string(candidate.fused.row) + ": " + adjustment.detail);
+      }
+    }
+    return details;
+  };
+  const std::vector<std::string> given = {"John", "Maria", "John"};
+  EXPECT_THAT(lifted(given),
+              ElementsAre("2: holds a person (\"Rob Miller\"), which the question asks for"));
+  // Without given names every turn naming someone is lifted.
+  EXPECT_THAT(lifted({}), ElementsAre(::testing::StartsWith("1: holds a person (\"John\")"),
+                                      ::testing::StartsWith("2: holds a person (\"John\")"),
+                                      ::testing::StartsWith("3: holds a person (\"Maria\")")));
+}
+
 }  // namespace
 }  // namespace engram::read

@@ -277,6 +277,11 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
         analyses.emplace(record.turn_row, std::move(analysis));
       }
     }
+    // What the question gives is not what it asks: its names and the conversation's speakers.
+    std::vector<std::string> given_names = frame.names;
+    if (layout) {
+      given_names.insert(given_names.end(), layout->Speakers().begin(), layout->Speakers().end());
+    }
     ApplyAnswerType(
         ranked, frame.answer_type,
         [&](std::int64_t row, std::string_view* text, Timestamp* time) {
@@ -290,7 +295,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
         [&](std::int64_t row) -> const store::TurnAnalysis* {
           const auto found = analyses.find(row);
           return found == analyses.end() ? nullptr : &found->second;
-        });
+        },
+        given_names);
     SortRanked(ranked);
     timer.Mark("answer_type");
   }
