@@ -229,6 +229,21 @@ Json ToJson(const ReadResult& result) {
   return json;
 }
 
+Json ToJsonWithoutExplanations(const ReadResult& result) {
+  Json json = ToJson(result);
+  Json warnings = std::move(json["diagnostics"]["warnings"]);
+  json["diagnostics"] = Json{{"warnings", std::move(warnings)}};
+  DropExplanations(json["items"]);
+  return json;
+}
+
+void DropExplanations(Json& items) {
+  for (Json& item : items) {
+    item.erase("routes");
+    item.erase("adjustments");
+  }
+}
+
 Json ToJson(const WindowTurn& turn) {
   Json json = Json::object();
   json["id"] = turn.id;

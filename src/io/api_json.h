@@ -46,6 +46,12 @@ Json ToJson(const Adjustment& adjustment);
 Json ToJson(const RecallItem& item);
 Json ToJson(const Diagnostics& diagnostics);
 Json ToJson(const ReadResult& result);
+// A recall without how it was reached (REST and MCP without "explain"): the items keep their
+// ranking and packing but lose their routes and adjustments; the diagnostics keep only their
+// warnings, so a degraded recall still says so.
+Json ToJsonWithoutExplanations(const ReadResult& result);
+// Removes "routes" and "adjustments" from each item of a JSON array of recall items.
+void DropExplanations(Json& items);
 Json ToJson(const WindowTurn& turn);
 Json ToJson(const ContextResult& result);
 Json ToJson(const ScopeInfo& scope);

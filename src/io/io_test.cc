@@ -592,6 +592,30 @@ TEST(ApiJsonTest, DiagnosticsAlwaysListTheirWarnings) {
   EXPECT_EQ(Dump(ToJson(context)["warnings"]), R"(["first","second"])");
 }
 
+// Without explanations (REST and MCP without "explain"): the items keep their ranking and
+// packing fields but not their routes and adjustments; the diagnostics only their warnings.
+TEST(ApiJsonTest, WithoutExplanationsKeepsTheItemsAndWarnings) {
+  const Json full = ToJson(SmallReadResult());
+  const Json json = ToJsonWithoutExplanations(SmallReadResult());
+  EXPECT_EQ(Dump(json["diagnostics"]),
+            R"({"warnings":["word-vector matches off: glove-100d.bin is missing"]})");
+  ASSERT_EQ(json["items"].size(), 1u);
+  EXPECT_FALSE(json["items"][0].contains("routes"));
+  EXPECT_FALSE(json["items"][0].contains("adjustments"));
+  Json expected_item = full["items"][0];
+  expected_item.erase("routes");
+  expected_item.erase("adjustments");
+  EXPECT_EQ(json["items"][0], expected_item);
+  for (const char* field :
+       {"query", "policy", "context", "answer_instructions", "latency_ms", "mode", "chat"}) {
+    EXPECT_EQ(json[field], full[field]) << field;
+  }
+  // The items of a run's context ("recalled") are trimmed the same way.
+  Json items = full["items"];
+  DropExplanations(items);
+  EXPECT_EQ(items, json["items"]);
+}
+
 TEST(ApiJsonTest, IsDeterministicAndPrettyPrints) {
   const std::string first = Dump(ToJson(SmallReadResult()), true);
   EXPECT_EQ(first, Dump(ToJson(SmallReadResult()), true));

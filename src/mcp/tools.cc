@@ -508,18 +508,9 @@ StatusOr<io::Json> RunRecall(const Call& call) {
     options.pack_by_value = *by_value;
   }
   ASSIGN_OR_RETURN(const ReadResult result, call.engine.Recall(scope, query, options));
-  io::Json out = io::ToJson(result);
-  if (!BoolArg(call.args, "explain", false)) {
-    // Without explain the diagnostics keep only their warnings (what this recall could not do),
-    // so the agent reading the text content learns its recall was degraded.
-    io::Json warnings = std::move(out["diagnostics"]["warnings"]);
-    out["diagnostics"] = io::Json{{"warnings", std::move(warnings)}};
-    for (io::Json& item : out["items"]) {
-      item.erase("routes");
-      item.erase("adjustments");
-    }
-  }
-  return out;
+  // Without explain the agent still learns from the warnings that its recall was degraded.
+  return BoolArg(call.args, "explain", false) ? io::ToJson(result)
+                                              : io::ToJsonWithoutExplanations(result);
 }
 
 StatusOr<io::Json> RunList(const Call& call) {

@@ -279,7 +279,9 @@ class ScopeGraphLoadTest : public ::testing::Test {
     // Drawing the same pair twice writes nothing the second time.
     const Status written =
         registry_->Apply(txn, {.type = type, .src = src, .dst = dst, .now = now_}).status();
-    if (written.code() != StatusCode::kAlreadyExists) EXPECT_THAT(written, IsOk());
+    if (written.code() != StatusCode::kAlreadyExists) {
+      EXPECT_THAT(written, IsOk());
+    }
   }
 
   // A scope of `turns` turns with `entities` entities and `facts` facts, written in rounds so a

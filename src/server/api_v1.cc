@@ -242,14 +242,6 @@ Status QueryFields(const json& body, std::size_t max_query_bytes, RecallQuery* q
   return Status::Ok();
 }
 
-// Without explain: the ranking and packing, not how each route scored each item.
-void DropExplanations(io::Json& items) {
-  for (io::Json& item : items) {
-    item.erase("routes");
-    item.erase("adjustments");
-  }
-}
-
 std::optional<ApiResponse> Require(const ApiRequest& request, const Scope& scope,
                                    auth::Right right) {
   if (request.access->Allows(scope, right)) return std::nullopt;
@@ -552,14 +544,7 @@ ApiResponse V1Api::Recall(const ApiRequest& request) {
   StatusOr<ReadResult> result = engine_.Recall(*scope, query, options);
   if (!result.ok()) return ErrorResponse(result.status(), request.request_id);
   if (metrics_ != nullptr) metrics_->RecordRecall(*result);
-  io::Json out = io::ToJson(*result);
-  if (!explain) {
-    // Without explain the diagnostics keep only their warnings: a degraded recall says so.
-    io::Json warnings = std::move(out["diagnostics"]["warnings"]);
-    out["diagnostics"] = io::Json{{"warnings", std::move(warnings)}};
-    DropExplanations(out["items"]);
-  }
-  return Ok(std::move(out));
+  return Ok(explain ? io::ToJson(*result) : io::ToJsonWithoutExplanations(*result));
 }
 
 ApiResponse V1Api::Context(const ApiRequest& request) {
@@ -592,7 +577,7 @@ ApiResponse V1Api::Context(const ApiRequest& request) {
   StatusOr<ContextResult> result = engine_.Context(*scope, query, options);
   if (!result.ok()) return ErrorResponse(result.status(), request.request_id);
   io::Json out = io::ToJson(*result);
-  if (!explain) DropExplanations(out["recalled"]);
+  if (!explain) io::DropExplanations(out["recalled"]);
   return Ok(std::move(out));
 }
 
