@@ -41,7 +41,7 @@ TEST(ConfigTableTest, AnEmptyFileGivesTheDefaults) {
   StatusOr<Config> parsed = ParseConfig("", "empty.toml");
   ASSERT_THAT(parsed, IsOk());
   EXPECT_EQ(parsed->bm25.k1, 1.2);
-  EXPECT_EQ(parsed->recall.rrf_k, 20);
+  EXPECT_EQ(parsed->recall.rrf_k, 15);
   EXPECT_EQ(parsed->recall.neighbour_radius, 2u);
   EXPECT_EQ(parsed->write.reference_ttl_turns, 3u);
   EXPECT_EQ(parsed->recall.route_weights, Config{}.recall.route_weights);

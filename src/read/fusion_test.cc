@@ -13,7 +13,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-constexpr double kRrfK = 20;  // Config::recall.rrf_k's default
+constexpr double kRrfK = 20;  // Eywa eq. 2's k
 
 // A route's run over `rows`, best first; each candidate's own score is 10 - its position.
 RouteRun RouteRunOf(std::string route, double weight, std::vector<std::int64_t> rows) {
