@@ -107,8 +107,8 @@ TEST_F(EngineTest, RecallRanksByBm25WithProvenanceAndExplanations) {
   EXPECT_EQ(top.routes[0].rank, 1u);
   EXPECT_GT(top.routes[0].score, 0);
   EXPECT_THAT(top.routes[0].explanation, HasSubstr("lgbtq"));
-  // RRF with k = 20 and weight 1: rank 1 scores 1/21.
-  EXPECT_DOUBLE_EQ(top.fused_score, 1.0 / 21.0);
+  // RRF with the default k = 15 and weight 1: rank 1 scores 1/16.
+  EXPECT_DOUBLE_EQ(top.fused_score, 1.0 / 16.0);
   ReadResult result = RecallOrDie(scope, "When did Caroline go to the LGBTQ support group?");
   ASSERT_THAT(result.items, Not(IsEmpty()));
   EXPECT_EQ(result.items[0].id, ids[0]);
