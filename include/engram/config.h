@@ -180,10 +180,11 @@ struct RecallConfig {
   bool answer_type_tense = true;
   // Entity bridge (read/bridge.h): the rare entities (mentioned by 2 to bridge_max_turns turns,
   // no speaker) that the best bridge_seeds candidates name give the other turns naming them
-  // + bridge_weight × the seed's score. bridge_weight 0 = off. 0.15: LoCoMo dev multi-hop MRR@30
-  // 0.441 -> 0.458 and R@10 0.812 -> 0.814 with the overall MRR unchanged (0.3 and 0.6 cost
-  // overall MRR); docs/BENCHMARKS.md, read path.
-  double bridge_weight = 0.15;
+  // + bridge_weight × the seed's score. bridge_weight 0 = off. 0.15 was measured with RRF k 20
+  // (docs/BENCHMARKS.md, read path: 0.3 cost LoCoMo's MRR then); with k 15 LoCoMo dev is flat
+  // from 0.15 to 0.5 and 0.3 brings LongMemEval's bridged sessions into the top 5
+  // (docs/BENCHMARKS.md, "Fusion re-tuned").
+  double bridge_weight = 0.3;
   std::size_t bridge_seeds = 3;
   std::size_t bridge_max_turns = 5;
   // Entity route (read/entity_route.h): a turn's score is its entity weights + this × its own
