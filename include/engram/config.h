@@ -154,7 +154,7 @@ struct RecallConfig {
   // in rank order while they fit, at most max_items.
   bool pack_by_value = true;
   std::size_t pack_max_items = 40;
-  double pack_floor = 0.25;
+  double pack_floor = 0.22;
   std::size_t pack_min_tokens = 48;
   double pack_adjacent_share = 0.0;
   // Value packing: an item's value (score relative to the best item's, after the session
@@ -169,6 +169,12 @@ struct RecallConfig {
   // MRR@30 0.584 -> 0.599, no category lower, 1.5 the same (docs/BENCHMARKS.md, read path).
   double answer_type_boost = 1.3;
   std::size_t answer_type_depth = 50;
+  // Coverage (Lucene's classic coord factor, weighted by idf): the best answer_type_depth turns
+  // get × (1 + coverage_weight × the share of the question's terms' idf that the turn's own
+  // terms hold), so a turn holding every asked-about word rises above one that repeats a single
+  // word. 0 = off. 0.3 with pack_floor 0.22: measured on both dev files (docs/BENCHMARKS.md,
+  // "Coverage").
+  double coverage_weight = 0.3;
   // Frame words (read/query_frame.h: "how many months have passed since", "when did I last",
   // the words of a resolved time expression) are left out of the lexical routes' query terms:
   // the shape, the answer type and the temporal route use them, and a turn that merely says

@@ -160,6 +160,10 @@ const KeySpec kKeys[] = {
      "x on turns holding the date / number / place / person a when / how many / where / who "
      "question asks for; 1 = off",
      kReadPath},
+    {"recall", "coverage_weight", ENGRAM_FIELD(recall.coverage_weight), Closed(0, 10), {},
+     "x (1 + this x the share of the question's term idf a turn holds) on the best "
+     "answer_type_depth turns; 0 = off",
+     "measured on the dev files (docs/BENCHMARKS.md, coverage)"},
     {"recall", "answer_type_depth", ENGRAM_FIELD(recall.answer_type_depth), Closed(0, 1'000), {},
      "answer type: among the best this many candidates", kChosen},
     {"recall", "drop_frame_words", ENGRAM_FIELD(recall.drop_frame_words), {}, {},

@@ -278,6 +278,45 @@ std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layo
   return added;
 }
 
+void ApplyCoverage(std::vector<Ranked>& ranked, std::span<const WeightedTerm> terms,
+                   const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
+                   const RecallConfig& config) {
+  if (config.coverage_weight <= 0 || terms.size() < 2) return;
+  double total = 0;
+  for (const WeightedTerm& term : terms) total += term.idf;
+  if (total <= 0) return;
+  const auto holds = [&](std::string_view term, std::uint64_t row) {
+    return std::any_of(indexes.begin(), indexes.end(), [&](const index::Bm25Index* bm25) {
+      const std::span<const index::Bm25Posting> postings = bm25->Postings(term);
+      const auto at = std::lower_bound(
+          postings.begin(), postings.end(), row,
+          [](const index::Bm25Posting& posting, std::uint64_t doc) { return posting.doc < doc; });
+      return at != postings.end() && at->doc == row;
+    });
+  };
+  const std::size_t depth = std::min(ranked.size(), config.answer_type_depth);
+  for (std::size_t index = 0; index < depth; ++index) {
+    Ranked& candidate = ranked[index];
+    if (!layout.IndexOf(candidate.fused.row)) continue;
+    const auto row = static_cast<std::uint64_t>(candidate.fused.row);
+    double covered = 0;
+    std::size_t count = 0;
+    for (const WeightedTerm& term : terms) {
+      if (!holds(term.term, row)) continue;
+      covered += term.idf;
+      ++count;
+    }
+    if (count == 0) continue;
+    const double factor = 1.0 + config.coverage_weight * covered / total;
+    candidate.score *= factor;
+    candidate.adjustments.push_back(
+        {"coverage", factor,
+         "holds " + std::to_string(count) + " of the question's " + std::to_string(terms.size()) +
+             " terms (" + Fixed(100 * covered / total, 0) + "% of their idf): x " + Fixed(factor),
+         0});
+  }
+}
+
 bool AddBonus(std::vector<Ranked>& ranked, std::map<std::int64_t, std::size_t>& position_of_row,
               std::int64_t row, Adjustment adjustment) {
   const auto [found, appended] = position_of_row.try_emplace(row, ranked.size());

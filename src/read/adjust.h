@@ -81,6 +81,19 @@ void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnTex
                      const StoredAnalysis& stored = {},
                      std::span<const std::string> given_names = {});
 
+// Coverage: × (1 + config.coverage_weight × c) on the turns of `layout` among the first
+// answer_type_depth candidates, c = the idf of the query terms the turn holds (its postings in
+// `indexes`, the BM25 indexes of its text) / the idf of all of them: Lucene's classic coord
+// factor, weighted. `ranked` must be sorted; leaves it unsorted. Terms are distinct; with fewer
+// than two nothing changes (every matching turn would gain alike).
+struct WeightedTerm {
+  std::string term;
+  double idf = 0;
+};
+void ApplyCoverage(std::vector<Ranked>& ranked, std::span<const WeightedTerm> terms,
+                   const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
+                   const RecallConfig& config);
+
 // Adds `adjustment.bonus` to the candidate of `row` and records `adjustment` in it; a row not in
 // `ranked` is appended with the bonus as its score. `position_of_row` maps the rows of `ranked` to
 // their positions and is kept up to date. Returns true when the row was appended.

@@ -355,5 +355,49 @@ TEST(AdjustTest, AnswerTypeSkipsTheNamesTheQuestionGives) {
                                       ::testing::StartsWith("3: holds a person (\"Maria\")")));
 }
 
+// Coverage: a turn holding more of the question's terms, weighted by their idf, is lifted more;
+// one holding none, or a candidate that is no turn of the layout, is left alone.
+TEST(AdjustTest, CoverageLiftsTurnsByTheShareOfTheQuestionsTermsTheyHold) {
+  const text::Tokenizer tokenizer;
+  const std::vector<std::string> query = tokenizer.Terms("Who went to the yoga class with John?");
+  ASSERT_THAT(query, ElementsAre("went", "yoga", "class", "john"));
+  const std::vector<WeightedTerm> terms = {
+      {"went", 0.5}, {"yoga", 2.0}, {"class", 1.0}, {"john", 0.5}};
+  index::Bm25Index first;   // rows 1 and 2: two scopes' turns in two indexes
+  index::Bm25Index second;  // row 3
+  first.Add(1, tokenizer.Terms("John and I love yoga; we went to a yoga class."));  // 4.0 of 4.0
+  first.Add(2, tokenizer.Terms("Yoga is great."));                                  // 2.0 of 4.0
+  second.Add(3, tokenizer.Terms("See you soon!"));                                  // none
+  second.Add(9, tokenizer.Terms("Yoga class with John"));  // row 9: no turn of the layout
+  const std::vector<const index::Bm25Index*> indexes = {&first, &second};
+  const TurnLayout layout = TurnLayout::FromTurns(OneSession(3));
+  RecallConfig config;
+  config.coverage_weight = 0.4;
+  config.answer_type_depth = 3;
+  std::vector<Ranked> ranked = {Candidate(2, 0.1), Candidate(3, 0.1), Candidate(9, 0.1),
+                                Candidate(1, 0.1)};  // row 1 beyond the depth
+  ApplyCoverage(ranked, terms, layout, indexes, config);
+  EXPECT_DOUBLE_EQ(ranked[0].score, 0.1 * 1.2);
+  ASSERT_EQ(ranked[0].adjustments.size(), 1u);
+  EXPECT_EQ(ranked[0].adjustments[0].detail,
+            "holds 1 of the question's 4 terms (50% of their idf): x 1.2000");
+  EXPECT_DOUBLE_EQ(ranked[1].score, 0.1);
+  EXPECT_THAT(ranked[1].adjustments, IsEmpty());
+  EXPECT_DOUBLE_EQ(ranked[2].score, 0.1);
+  EXPECT_DOUBLE_EQ(ranked[3].score, 0.1);
+
+  config.answer_type_depth = 50;
+  std::vector<Ranked> all = {Candidate(1, 0.1)};
+  ApplyCoverage(all, terms, layout, indexes, config);
+  EXPECT_DOUBLE_EQ(all[0].score, 0.1 * 1.4);
+  // Off: weight 0, or a question of one term (every matching turn would gain alike).
+  config.coverage_weight = 0;
+  std::vector<Ranked> off = {Candidate(1, 0.1)};
+  ApplyCoverage(off, terms, layout, indexes, config);
+  EXPECT_DOUBLE_EQ(off[0].score, 0.1);
+  config.coverage_weight = 0.4;
+  ApplyCoverage(off, std::span(terms).first(1), layout, indexes, config);
+  EXPECT_DOUBLE_EQ(off[0].score, 0.1);
+}
 }  // namespace
 }  // namespace engram::read

@@ -11,19 +11,20 @@
 #include <set>
 #include <unordered_map>
 
+#include "index/bm25/bm25.h"
+#include "read/adjust.h"
 #include "read/bm25_route.h"
 #include "read/bridge.h"
 #include "read/chat_context.h"
 #include "read/context_routes.h"
 #include "read/entity_route.h"
 #include "read/fact_route.h"
-#include "read/keyword_route.h"
-#include "read/adjust.h"
-#include "read/planner.h"
-#include "read/turn_layout.h"
 #include "read/fusion.h"
+#include "read/keyword_route.h"
 #include "read/packing.h"
+#include "read/planner.h"
 #include "read/scene_route.h"
+#include "read/turn_layout.h"
 #include "read/vector_route.h"
 #include "read/visibility.h"
 
@@ -257,6 +258,13 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, request.load_nodes(rows));
   std::unordered_map<std::int64_t, const store::NodeRecord*> node_by_row;
   for (const store::NodeRecord& node : nodes) node_by_row[node.row] = &node;
+  const TurnText turn_text = [&](std::int64_t row, std::string_view* text, Timestamp* time) {
+    const auto found = node_by_row.find(row);
+    if (found == node_by_row.end() || found->second->kind != NodeKind::kTurn) return false;
+    *text = found->second->text;
+    *time = found->second->event_time.value_or(frame.query_time);
+    return true;
+  };
   if (frame.answer_type != AnswerType::kNone) {
     // The stored analyses of the candidate turns the adjustment examines (no re-detection).
     std::unordered_map<std::int64_t, store::TurnAnalysis> analyses;
@@ -283,15 +291,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
       given_names.insert(given_names.end(), layout->Speakers().begin(), layout->Speakers().end());
     }
     ApplyAnswerType(
-        ranked, frame.answer_type,
-        [&](std::int64_t row, std::string_view* text, Timestamp* time) {
-          const auto found = node_by_row.find(row);
-          if (found == node_by_row.end() || found->second->kind != NodeKind::kTurn) return false;
-          *text = found->second->text;
-          *time = found->second->event_time.value_or(frame.query_time);
-          return true;
-        },
-        config.recall, config.recall.answer_type_tense ? frame.tense : Tense::kUnknown,
+        ranked, frame.answer_type, turn_text, config.recall,
+        config.recall.answer_type_tense ? frame.tense : Tense::kUnknown,
         [&](std::int64_t row) -> const store::TurnAnalysis* {
           const auto found = analyses.find(row);
           return found == analyses.end() ? nullptr : &found->second;
@@ -299,6 +300,23 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
         given_names);
     SortRanked(ranked);
     timer.Mark("answer_type");
+  }
+  if (config.recall.coverage_weight > 0 && layout) {
+    // The query terms' idf over the searched scopes' turns (the BM25 indexes' N and df).
+    std::uint64_t documents = 0;
+    for (const index::Bm25Index* bm25 : request.text_indexes) documents += bm25->doc_count();
+    std::vector<WeightedTerm> terms;
+    const std::set<std::string> distinct(frame.terms.begin(), frame.terms.end());
+    for (const std::string& term : distinct) {
+      std::uint64_t frequency = 0;
+      for (const index::Bm25Index* bm25 : request.text_indexes) {
+        frequency += bm25->DocumentFrequency(term);
+      }
+      terms.push_back({term, index::Bm25Idf(documents, frequency)});
+    }
+    ApplyCoverage(ranked, terms, *layout, request.text_indexes, config.recall);
+    SortRanked(ranked);
+    timer.Mark("coverage");
   }
 
   std::vector<RecallItem> items;
