@@ -258,13 +258,6 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, request.load_nodes(rows));
   std::unordered_map<std::int64_t, const store::NodeRecord*> node_by_row;
   for (const store::NodeRecord& node : nodes) node_by_row[node.row] = &node;
-  const TurnText turn_text = [&](std::int64_t row, std::string_view* text, Timestamp* time) {
-    const auto found = node_by_row.find(row);
-    if (found == node_by_row.end() || found->second->kind != NodeKind::kTurn) return false;
-    *text = found->second->text;
-    *time = found->second->event_time.value_or(frame.query_time);
-    return true;
-  };
   if (frame.answer_type != AnswerType::kNone) {
     // The stored analyses of the candidate turns the adjustment examines (no re-detection).
     std::unordered_map<std::int64_t, store::TurnAnalysis> analyses;
@@ -291,8 +284,15 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
       given_names.insert(given_names.end(), layout->Speakers().begin(), layout->Speakers().end());
     }
     ApplyAnswerType(
-        ranked, frame.answer_type, turn_text, config.recall,
-        config.recall.answer_type_tense ? frame.tense : Tense::kUnknown,
+        ranked, frame.answer_type,
+        [&](std::int64_t row, std::string_view* text, Timestamp* time) {
+          const auto found = node_by_row.find(row);
+          if (found == node_by_row.end() || found->second->kind != NodeKind::kTurn) return false;
+          *text = found->second->text;
+          *time = found->second->event_time.value_or(frame.query_time);
+          return true;
+        },
+        config.recall, config.recall.answer_type_tense ? frame.tense : Tense::kUnknown,
         [&](std::int64_t row) -> const store::TurnAnalysis* {
           const auto found = analyses.find(row);
           return found == analyses.end() ? nullptr : &found->second;
