@@ -1,7 +1,7 @@
 // The entity bridge (DESIGN §5.5; WorldDB §4's entity lane followed from the evidence side): a
 // multi-hop step after fusion. The question's words often find one piece of evidence ("I just
-// finished 'The Nightingale' by Kristin Hannah") while another piece shares no word with the
-// question but names the same rare entity ("I started the new Kristin Hannah novel"). So the
+// finished 'Middlemarch' by George Eliot") while another piece shares no word with the
+// question but names the same rare entity ("I started another George Eliot novel"). So the
 // entities of the best candidates lead to the other turns that mention them.
 //
 //   seeds     the best bridge_seeds turns of the sorted list;
