@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "text/normalize.h"
 #include "text/signals.h"
 
 namespace engram::read {
@@ -58,8 +59,8 @@ bool Answers(std::string_view kind, std::string_view value, double confidence, T
 }
 
 // The words of the names a question already gives (its own names, the conversation's speakers),
-// lower-cased: a person or place made only of them is not what the question asks for ("who did
-// John go to yoga with?" is not answered by "Thanks, John!").
+// normalised as the index normalises words: a person or place made only of them is not what the
+// question asks for ("who did John go to yoga with?" is not answered by "Thanks, John!").
 class GivenWords {
  public:
   explicit GivenWords(std::span<const std::string> names) {
@@ -76,14 +77,15 @@ class GivenWords {
   }
 
  private:
-  // Letters and digits, lower-cased (ASCII), split at anything else: "Caroline's" -> caroline, s.
+  // NormalizeForIndex (case folded, marks stripped), split at every ASCII character that is no
+  // letter or digit: "Zoë's" -> zoe, s.
   static std::vector<std::string> LowerWords(std::string_view text) {
     std::vector<std::string> words;
     std::string word;
-    for (const char c : text) {
+    for (const char c : text::NormalizeForIndex(text)) {
       const auto byte = static_cast<unsigned char>(c);
       if (std::isalnum(byte) != 0 || byte >= 0x80) {
-        word.push_back(static_cast<char>(std::tolower(byte)));
+        word.push_back(c);
       } else if (!word.empty()) {
         words.push_back(std::move(word));
         word.clear();
@@ -278,20 +280,16 @@ std::size_t ExpandNeighbours(std::vector<Ranked>& ranked, const TurnLayout& layo
   return added;
 }
 
-void ApplyCoverage(std::vector<Ranked>& ranked, std::span<const WeightedTerm> terms,
+void ApplyCoverage(std::vector<Ranked>& ranked, std::span<const index::Bm25QueryTerm> terms,
                    const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
                    const RecallConfig& config) {
   if (config.coverage_weight <= 0 || terms.size() < 2) return;
   double total = 0;
-  for (const WeightedTerm& term : terms) total += term.idf;
+  for (const index::Bm25QueryTerm& term : terms) total += term.idf;
   if (total <= 0) return;
   const auto holds = [&](std::string_view term, std::uint64_t row) {
     return std::any_of(indexes.begin(), indexes.end(), [&](const index::Bm25Index* bm25) {
-      const std::span<const index::Bm25Posting> postings = bm25->Postings(term);
-      const auto at = std::lower_bound(
-          postings.begin(), postings.end(), row,
-          [](const index::Bm25Posting& posting, std::uint64_t doc) { return posting.doc < doc; });
-      return at != postings.end() && at->doc == row;
+      return bm25 != nullptr && bm25->Holds(term, row);
     });
   };
   const std::size_t depth = std::min(ranked.size(), config.answer_type_depth);
@@ -301,7 +299,7 @@ void ApplyCoverage(std::vector<Ranked>& ranked, std::span<const WeightedTerm> te
     const auto row = static_cast<std::uint64_t>(candidate.fused.row);
     double covered = 0;
     std::size_t count = 0;
-    for (const WeightedTerm& term : terms) {
+    for (const index::Bm25QueryTerm& term : terms) {
       if (!holds(term.term, row)) continue;
       covered += term.idf;
       ++count;

@@ -86,11 +86,7 @@ void ApplyAnswerType(std::vector<Ranked>& ranked, AnswerType type, const TurnTex
 // `indexes`, the BM25 indexes of its text) / the idf of all of them: Lucene's classic coord
 // factor, weighted. `ranked` must be sorted; leaves it unsorted. Terms are distinct; with fewer
 // than two nothing changes (every matching turn would gain alike).
-struct WeightedTerm {
-  std::string term;
-  double idf = 0;
-};
-void ApplyCoverage(std::vector<Ranked>& ranked, std::span<const WeightedTerm> terms,
+void ApplyCoverage(std::vector<Ranked>& ranked, std::span<const index::Bm25QueryTerm> terms,
                    const TurnLayout& layout, std::span<const index::Bm25Index* const> indexes,
                    const RecallConfig& config);
 

@@ -346,7 +346,7 @@ TEST(AdjustTest, AnswerTypeSkipsTheNamesTheQuestionGives) {
     }
     return details;
   };
-  const std::vector<std::string> given = {"John", "Maria", "John"};
+  const std::vector<std::string> given = {"JOHN", "María", "John"};  // case and accents aside
   EXPECT_THAT(lifted(given),
               ElementsAre("2: holds a person (\"Rob Miller\"), which the question asks for"));
   // Without given names every turn naming someone is lifted.
@@ -361,7 +361,7 @@ TEST(AdjustTest, CoverageLiftsTurnsByTheShareOfTheQuestionsTermsTheyHold) {
   const text::Tokenizer tokenizer;
   const std::vector<std::string> query = tokenizer.Terms("Who went to the yoga class with John?");
   ASSERT_THAT(query, ElementsAre("went", "yoga", "class", "john"));
-  const std::vector<WeightedTerm> terms = {
+  const std::vector<index::Bm25QueryTerm> terms = {
       {"went", 0.5}, {"yoga", 2.0}, {"class", 1.0}, {"john", 0.5}};
   index::Bm25Index first;   // rows 1 and 2: two scopes' turns in two indexes
   index::Bm25Index second;  // row 3

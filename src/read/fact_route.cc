@@ -61,26 +61,8 @@ StatusOr<std::vector<RouteCandidate>> FactRoute::Run(const RouteContext& context
                    cache_->Get(*context.store, context.scope_ids, context.config->bm25.stem));
 
   // Query terms (distinct, in query order) with their BM25 idf over the searched turns.
-  struct QueryTerm {
-    std::string term;
-    double idf = 0;
-  };
-  std::uint64_t doc_count = 0;
-  for (const index::Bm25Index* text_index : context.text_indexes) {
-    if (text_index != nullptr) doc_count += text_index->doc_count();
-  }
-  std::vector<QueryTerm> terms;
-  for (const std::string& term : frame.terms) {
-    if (std::any_of(terms.begin(), terms.end(),
-                    [&](const QueryTerm& known) { return known.term == term; })) {
-      continue;
-    }
-    std::uint64_t df = 0;
-    for (const index::Bm25Index* text_index : context.text_indexes) {
-      if (text_index != nullptr) df += text_index->DocumentFrequency(term);
-    }
-    terms.push_back({term, index::Bm25Idf(doc_count, df)});
-  }
+  const std::vector<index::Bm25QueryTerm> terms =
+      index::WeighQueryTerms(frame.terms, context.text_indexes);
 
   // The persons asked about: the names of the question and the speakers it names (each also by
   // its first word), and "user" for a question in the first person.
@@ -138,7 +120,7 @@ StatusOr<std::vector<RouteCandidate>> FactRoute::Run(const RouteContext& context
       }
       double overlap = 0;
       std::string matched;
-      for (const QueryTerm& term : terms) {
+      for (const index::Bm25QueryTerm& term : terms) {
         if (!std::binary_search(fact.terms.begin(), fact.terms.end(), term.term)) continue;
         overlap += term.idf;
         char part[96];

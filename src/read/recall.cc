@@ -11,7 +11,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "index/bm25/bm25.h"
+#include "index/bm25/bm25_index.h"
 #include "read/adjust.h"
 #include "read/bm25_route.h"
 #include "read/bridge.h"
@@ -302,19 +302,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     timer.Mark("answer_type");
   }
   if (config.recall.coverage_weight > 0 && layout) {
-    // The query terms' idf over the searched scopes' turns (the BM25 indexes' N and df).
-    std::uint64_t documents = 0;
-    for (const index::Bm25Index* bm25 : request.text_indexes) documents += bm25->doc_count();
-    std::vector<WeightedTerm> terms;
-    const std::set<std::string> distinct(frame.terms.begin(), frame.terms.end());
-    for (const std::string& term : distinct) {
-      std::uint64_t frequency = 0;
-      for (const index::Bm25Index* bm25 : request.text_indexes) {
-        frequency += bm25->DocumentFrequency(term);
-      }
-      terms.push_back({term, index::Bm25Idf(documents, frequency)});
-    }
-    ApplyCoverage(ranked, terms, *layout, request.text_indexes, config.recall);
+    ApplyCoverage(ranked, index::WeighQueryTerms(frame.terms, request.text_indexes), *layout,
+                  request.text_indexes, config.recall);
     SortRanked(ranked);
     timer.Mark("coverage");
   }

@@ -352,6 +352,11 @@ std::span<const Bm25Posting> Bm25Index::Postings(std::string_view term) const {
   return terms_[found->second].postings;
 }
 
+bool Bm25Index::Holds(std::string_view term, std::uint64_t doc) const {
+  const std::span<const Bm25Posting> postings = Postings(term);
+  return FindPosting(postings, doc) != postings.end();
+}
+
 std::optional<std::string> Bm25Index::FirstDifference(const Bm25Index& other) const {
   if (doc_count() != other.doc_count()) {
     return "doc count " + std::to_string(doc_count()) + " != " + std::to_string(other.doc_count());
@@ -560,6 +565,27 @@ std::vector<Bm25Hit> Bm25Index::Search(std::span<const Bm25Index* const> indexes
     hits.push_back(std::move(hit));
   }
   return hits;
+}
+
+std::vector<Bm25QueryTerm> WeighQueryTerms(std::span<const std::string> terms,
+                                           std::span<const Bm25Index* const> indexes) {
+  std::uint64_t doc_count = 0;
+  for (const Bm25Index* index : indexes) {
+    if (index != nullptr) doc_count += index->doc_count();
+  }
+  std::vector<Bm25QueryTerm> weighted;
+  for (const std::string& term : terms) {
+    if (std::any_of(weighted.begin(), weighted.end(),
+                    [&](const Bm25QueryTerm& known) { return known.term == term; })) {
+      continue;
+    }
+    std::uint64_t doc_frequency = 0;
+    for (const Bm25Index* index : indexes) {
+      if (index != nullptr) doc_frequency += index->DocumentFrequency(term);
+    }
+    weighted.push_back({term, Bm25Idf(doc_count, doc_frequency)});
+  }
+  return weighted;
 }
 
 }  // namespace engram::index

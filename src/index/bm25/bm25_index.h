@@ -128,6 +128,8 @@ class Bm25Index {
 
   // Number of docs containing `term` (0 if none).
   std::size_t DocumentFrequency(std::string_view term) const { return Postings(term).size(); }
+  // Whether `doc` contains `term`: a binary search of its posting list.
+  bool Holds(std::string_view term, std::uint64_t doc) const;
   // The posting list of `term`, sorted by doc; empty if the term is not indexed.
   std::span<const Bm25Posting> Postings(std::string_view term) const;
   // Calls `visit` with every term that has postings, in term-id order (the order terms were
@@ -183,6 +185,16 @@ class Bm25Index {
   std::uint64_t total_length_ = 0;
   std::size_t posting_count_ = 0;
 };
+
+// A query term with its idf over indexes searched together.
+struct Bm25QueryTerm {
+  std::string term;
+  double idf = 0;
+};
+// The distinct `terms` in order of first occurrence, each with its idf over `indexes` as one
+// collection (N and df summed over them; null indexes skipped).
+std::vector<Bm25QueryTerm> WeighQueryTerms(std::span<const std::string> terms,
+                                           std::span<const Bm25Index* const> indexes);
 
 }  // namespace engram::index
 

@@ -136,6 +136,44 @@ TEST(Bm25IndexTest, AddingAnExistingDocReplacesIt) {
   EXPECT_TRUE(index.SameContent(expected)) << *index.FirstDifference(expected);
 }
 
+// Holds: whether a doc's posting list entry exists, for docs before, between and after others.
+TEST(Bm25IndexTest, HoldsAnswersWhetherADocContainsATerm) {
+  Bm25Index index;
+  index.Add(10, Terms{"jazz", "music"});
+  index.Add(20, Terms{"rock"});
+  index.Add(30, Terms{"jazz"});
+  EXPECT_TRUE(index.Holds("jazz", 10));
+  EXPECT_TRUE(index.Holds("jazz", 30));
+  EXPECT_FALSE(index.Holds("jazz", 20));   // between the term's docs
+  EXPECT_FALSE(index.Holds("jazz", 5));    // before them
+  EXPECT_FALSE(index.Holds("jazz", 40));   // after them
+  EXPECT_FALSE(index.Holds("opera", 10));  // a term no doc holds
+  index.Remove(30);
+  EXPECT_FALSE(index.Holds("jazz", 30));
+}
+
+// Query terms weighed over several indexes as one collection: repeats dropped in query order, N
+// and df summed, a null index skipped.
+TEST(Bm25IndexTest, WeighQueryTermsSumsTheIndexesStatistics) {
+  Bm25Index first;
+  first.Add(1, Terms{"jazz", "music"});
+  first.Add(2, Terms{"rock"});
+  Bm25Index second;
+  second.Add(3, Terms{"jazz"});
+  second.Add(4, Terms{"opera"});
+  const std::vector<const Bm25Index*> indexes = {&first, nullptr, &second};
+  const std::vector<Bm25QueryTerm> weighted =
+      WeighQueryTerms(Terms{"jazz", "opera", "jazz", "blues"}, indexes);
+  ASSERT_EQ(weighted.size(), 3u);
+  EXPECT_EQ(weighted[0].term, "jazz");
+  EXPECT_DOUBLE_EQ(weighted[0].idf, Bm25Idf(4, 2));
+  EXPECT_EQ(weighted[1].term, "opera");
+  EXPECT_DOUBLE_EQ(weighted[1].idf, Bm25Idf(4, 1));
+  EXPECT_EQ(weighted[2].term, "blues");
+  EXPECT_DOUBLE_EQ(weighted[2].idf, Bm25Idf(4, 0));
+  EXPECT_THAT(WeighQueryTerms(Terms{}, indexes), IsEmpty());
+}
+
 TEST(Bm25IndexTest, RemoveThenAddGivesIdenticalContent) {
   const Bm25Index original = ReferenceIndex();
   Bm25Index index = ReferenceIndex();
