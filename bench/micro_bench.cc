@@ -38,16 +38,17 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <sstream>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "core/paths.h"
+#include "core/sha256.h"
 #include "embed/use_lite.h"
 #include "engram/config.h"
 #include "engram/engine.h"
@@ -131,6 +132,30 @@ void BM_Tokenize(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * sentences.size()));
 }
 BENCHMARK(BM_Tokenize)->Unit(benchmark::kMicrosecond);
+
+// SHA-256 over 1 MiB (the model files' checksums at open, Merkle roots) and over a node's id
+// material (~100 bytes, one per stored node): Arg 0 the portable code, 1 the x86 SHA extensions.
+void BM_Sha256(benchmark::State& state) {
+  const auto path =
+      state.range(0) == 0 ? core::Sha256::Path::kPortable : core::Sha256::Path::kShaExtensions;
+  if (!core::Sha256::Supported(path)) {
+    state.SkipWithError("this CPU has no SHA extensions");
+    return;
+  }
+  const std::string data(static_cast<std::size_t>(state.range(1)), 'x');
+  for (auto _ : state) {
+    core::Sha256 hasher(path);
+    hasher.Update(data);
+    benchmark::DoNotOptimize(hasher.Finish());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * data.size()));
+}
+BENCHMARK(BM_Sha256)
+    ->Args({0, 1 << 20})
+    ->Args({1, 1 << 20})
+    ->Args({0, 100})
+    ->Args({1, 100})
+    ->Unit(benchmark::kMicrosecond);
 
 std::string Repeated(std::string_view piece, std::int64_t repeats) {
   std::string text;

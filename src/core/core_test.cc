@@ -189,6 +189,52 @@ TEST(Sha256Test, NistVectors) {
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+// Each path this CPU runs, on the FIPS 180-4 examples and the two-block message of 1,000,000
+// "a"s fed in uneven pieces (buffered, whole blocks straight from the input, a buffered tail).
+TEST(Sha256Test, EverySupportedPathGivesTheNistDigests) {
+  const auto hex = [](core::Sha256::Path path, std::initializer_list<std::string_view> pieces) {
+    core::Sha256 hasher(path);
+    for (const std::string_view piece : pieces) hasher.Update(piece);
+    std::string out;
+    for (const std::uint8_t byte : hasher.Finish()) {
+      out += "0123456789abcdef"[byte >> 4];
+      out += "0123456789abcdef"[byte & 0xF];
+    }
+    return out;
+  };
+  const std::string million(1000000, 'a');
+  const std::string_view m(million);
+  for (const auto path : {core::Sha256::Path::kPortable, core::Sha256::Path::kShaExtensions}) {
+    if (!core::Sha256::Supported(path)) continue;
+    SCOPED_TRACE(path == core::Sha256::Path::kPortable ? "portable" : "sha extensions");
+    EXPECT_EQ(hex(path, {"abc"}),
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(hex(path, {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"}),
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    EXPECT_EQ(hex(path, {m.substr(0, 7), m.substr(7, 64), m.substr(71, 1000), m.substr(1071)}),
+              "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  }
+}
+
+// The SHA extensions and the portable code agree on every length around the block and padding
+// boundaries, whole or in two pieces.
+TEST(Sha256Test, ShaExtensionsAgreeWithThePortableCode) {
+  if (!core::Sha256::Supported(core::Sha256::Path::kShaExtensions)) {
+    GTEST_SKIP() << "this CPU has no SHA extensions";
+  }
+  std::string input;
+  for (std::size_t i = 0; i < 300; ++i) input += static_cast<char>((i * 131 + 7) % 256);
+  for (std::size_t length = 0; length <= input.size(); ++length) {
+    const std::string_view data = std::string_view(input).substr(0, length);
+    core::Sha256 portable(core::Sha256::Path::kPortable);
+    portable.Update(data);
+    core::Sha256 extensions(core::Sha256::Path::kShaExtensions);
+    extensions.Update(data.substr(0, length / 3));
+    extensions.Update(data.substr(length / 3));
+    EXPECT_EQ(portable.Finish(), extensions.Finish()) << "length " << length;
+  }
+}
+
 TEST(IdsTest, ContentAddressesAreStableAndDistinct) {
   const std::string a = core::NodeId("turn", "{\"text\":\"hi\"}", "s", 1);
   EXPECT_EQ(a, core::NodeId("turn", "{\"text\":\"hi\"}", "s", 1));
