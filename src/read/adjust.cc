@@ -170,13 +170,30 @@ void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
 
 void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
                         const RecallConfig& config, const text::Tokenizer* tokenizer,
-                        std::span<const std::string> query_terms) {
+                        std::span<const std::string> query_terms,
+                        std::span<const index::Bm25Index* const> indexes) {
   if (config.question_penalty <= 0) return;
-  const std::set<std::string> wanted(query_terms.begin(), query_terms.end());
+  const std::set<std::string, std::less<>> wanted(query_terms.begin(), query_terms.end());
   const auto matches = [&](std::string_view text) {
     std::size_t count = 0;
     for (const std::string& term : tokenizer->Terms(text)) count += wanted.contains(term);
     return count;
+  };
+  // The query terms' occurrences in the turn's text: its BM25 document's less its speaker's.
+  std::map<std::string, std::size_t, std::less<>> in_speaker;  // by speaker
+  const auto matches_in_text = [&](const LayoutTurn& turn) -> std::size_t {
+    const auto row = static_cast<std::uint64_t>(turn.row);
+    const auto holder = std::find_if(indexes.begin(), indexes.end(), [&](const auto* bm25) {
+      return bm25 != nullptr && bm25->DocLength(row).has_value();
+    });
+    if (holder == indexes.end()) return matches(turn.asking_text);
+    auto speaker = in_speaker.find(turn.speaker);
+    if (speaker == in_speaker.end()) {
+      speaker = in_speaker.emplace(turn.speaker, matches(turn.speaker)).first;
+    }
+    std::size_t count = 0;
+    for (const std::string& term : wanted) count += (*holder)->TermFrequency(term, row);
+    return count - std::min(count, speaker->second);
   };
   for (Ranked& candidate : ranked) {
     const auto at = layout.IndexOf(candidate.fused.row);
@@ -186,7 +203,7 @@ void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
     double share = turn.question_share;
     std::string why = Fixed(100 * share, 0) + "% of its words ask a question";
     if (tokenizer != nullptr && !wanted.empty() && !turn.asking_text.empty()) {
-      const std::size_t all = matches(turn.asking_text);
+      const std::size_t all = matches_in_text(turn);
       if (all > 0) {
         const std::size_t asking = matches(AskingSentences(turn.asking_text));
         share = static_cast<double>(asking) / static_cast<double>(all);

@@ -58,10 +58,14 @@ void ApplyPersonBoost(std::vector<Ranked>& ranked, const TurnLayout& layout,
                       double first_person_boost);
 
 // Answerability: × (1 - config.question_penalty × share) on turns that ask (see above).
-// `tokenizer` may be null (then the question share is used).
+// `tokenizer` may be null (then the question share is used). The query terms' occurrences in a
+// turn's whole text are read from its BM25 document in `indexes` (DocumentTerms: its speaker's
+// terms, then its text's) when one of them holds it, else counted by tokenising the text; only
+// its asking sentences are tokenised then.
 void ApplyAnswerability(std::vector<Ranked>& ranked, const TurnLayout& layout,
                         const RecallConfig& config, const text::Tokenizer* tokenizer = nullptr,
-                        std::span<const std::string> query_terms = {});
+                        std::span<const std::string> query_terms = {},
+                        std::span<const index::Bm25Index* const> indexes = {});
 
 // The text and event time of a candidate turn; false when the row is no turn.
 using TurnText = std::function<bool(std::int64_t row, std::string_view* text, Timestamp* time)>;

@@ -1,12 +1,14 @@
 // Tests for the adjustments after fusion (adjust.h) with their exact scores: neighbour
 // bonuses, person and first-person boosts, answerability and answer type.
+#include "read/adjust.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "read/adjust.h"
+#include "index/bm25/bm25_index.h"
 #include "read/read_test_util.h"
 
 namespace engram::read {
@@ -153,6 +155,38 @@ TEST(AdjustTest, AnswerabilityEchoShareCountsQueryTermsInQuestions) {
   std::vector<Ranked> plain = {Candidate(2, 0.1)};
   ApplyAnswerability(plain, peers, config);
   EXPECT_DOUBLE_EQ(plain[0].score, 0.1 * (1 - 0.2 * turns[1].question_share));
+}
+
+// With the turns' BM25 documents (DocumentTerms: the speaker's terms, then the text's) the
+// matches in the whole text come from the postings, less the speaker's own: the same shares as
+// tokenising the text, also when the question names the speaker.
+TEST(AdjustTest, AnswerabilityReadsTheWholeTextsMatchesFromTheIndex) {
+  const text::Tokenizer tokenizer;
+  std::vector<LayoutTurn> turns = OneSession(4);
+  turns[1].speaker = "Caroline";
+  turns[1].asking_text =
+      "Caroline here: I ran a charity race for mental health. Did you ever run a race, Mel?";
+  turns[1].question_share = QuestionShare(turns[1].asking_text);
+  const TurnLayout peers = TurnLayout::FromTurns(turns);
+  index::Bm25Index bm25;
+  std::vector<std::string> document = tokenizer.Terms(turns[1].speaker);
+  for (std::string& term : tokenizer.Terms(turns[1].asking_text)) document.push_back(term);
+  bm25.Add(2, document);
+  const std::vector<const index::Bm25Index*> indexes = {nullptr, &bm25};
+  RecallConfig config;
+  config.question_penalty = 0.2;
+  const std::vector<std::string> query = tokenizer.Terms("Did Caroline run a race?");
+  std::vector<Ranked> tokenised = {Candidate(2, 0.1)};
+  ApplyAnswerability(tokenised, peers, config, &tokenizer, query);
+  std::vector<Ranked> indexed = {Candidate(2, 0.1)};
+  ApplyAnswerability(indexed, peers, config, &tokenizer, query, indexes);
+  // carolin (in the text; not the speaker's), race, run, race ("ran" stems apart): 4 matches
+  // in the text, 2 of them in its question.
+  ASSERT_EQ(indexed[0].adjustments.size(), 1u);
+  EXPECT_EQ(indexed[0].adjustments[0].detail,
+            "2 of its 4 query-term matches are in a question: x 0.9000");
+  EXPECT_EQ(tokenised[0].adjustments[0].detail, indexed[0].adjustments[0].detail);
+  EXPECT_DOUBLE_EQ(tokenised[0].score, indexed[0].score);
 }
 
 // Peers: every turn is role user. Turn 2 mostly asks; turn 3 replies.

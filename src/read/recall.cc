@@ -238,7 +238,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     ApplyPersonBoost(ranked, *layout, frame.asked_speakers,
                      frame.first_person && !frame.about_other_party,
                      config.recall.person_boost, config.recall.first_person_boost);
-    ApplyAnswerability(ranked, *layout, config.recall, request.tokenizer, frame.terms);
+    ApplyAnswerability(ranked, *layout, config.recall, request.tokenizer, frame.terms,
+                       request.text_indexes);
     SortRanked(ranked);
     diagnostics.neighbours_added = ExpandNeighbours(ranked, *layout, config.recall);
     SortRanked(ranked);

@@ -357,6 +357,12 @@ bool Bm25Index::Holds(std::string_view term, std::uint64_t doc) const {
   return FindPosting(postings, doc) != postings.end();
 }
 
+std::uint32_t Bm25Index::TermFrequency(std::string_view term, std::uint64_t doc) const {
+  const std::span<const Bm25Posting> postings = Postings(term);
+  const auto found = FindPosting(postings, doc);
+  return found == postings.end() ? 0 : found->term_frequency;
+}
+
 std::optional<std::string> Bm25Index::FirstDifference(const Bm25Index& other) const {
   if (doc_count() != other.doc_count()) {
     return "doc count " + std::to_string(doc_count()) + " != " + std::to_string(other.doc_count());

@@ -130,6 +130,8 @@ class Bm25Index {
   std::size_t DocumentFrequency(std::string_view term) const { return Postings(term).size(); }
   // Whether `doc` contains `term`: a binary search of its posting list.
   bool Holds(std::string_view term, std::uint64_t doc) const;
+  // Occurrences of `term` in `doc` (its posting's tf), 0 when it holds none.
+  std::uint32_t TermFrequency(std::string_view term, std::uint64_t doc) const;
   // The posting list of `term`, sorted by doc; empty if the term is not indexed.
   std::span<const Bm25Posting> Postings(std::string_view term) const;
   // Calls `visit` with every term that has postings, in term-id order (the order terms were

@@ -152,6 +152,17 @@ TEST(Bm25IndexTest, HoldsAnswersWhetherADocContainsATerm) {
   EXPECT_FALSE(index.Holds("jazz", 30));
 }
 
+// TermFrequency: the posting's tf, 0 for a doc or term without one.
+TEST(Bm25IndexTest, TermFrequencyCountsATermsOccurrencesInADoc) {
+  Bm25Index index;
+  index.Add(10, Terms{"jazz", "music", "jazz"});
+  index.Add(20, Terms{"rock"});
+  EXPECT_EQ(index.TermFrequency("jazz", 10), 2u);
+  EXPECT_EQ(index.TermFrequency("music", 10), 1u);
+  EXPECT_EQ(index.TermFrequency("jazz", 20), 0u);
+  EXPECT_EQ(index.TermFrequency("opera", 10), 0u);
+}
+
 // Query terms weighed over several indexes as one collection: repeats dropped in query order, N
 // and df summed, a null index skipped.
 TEST(Bm25IndexTest, WeighQueryTermsSumsTheIndexesStatistics) {
