@@ -136,7 +136,7 @@ bool Sha256::Supported(Path path) {
 Sha256::Sha256()
     : Sha256(Supported(Path::kShaExtensions) ? Path::kShaExtensions : Path::kPortable) {}
 
-Sha256::Sha256(Path path) : path_(path), state_(kInitial) {}
+Sha256::Sha256(Path path) : path_(Supported(path) ? path : Path::kPortable), state_(kInitial) {}
 
 void Sha256::Compress(const std::uint8_t* blocks, std::size_t count) {
 #if defined(__x86_64__)
@@ -146,6 +146,7 @@ void Sha256::Compress(const std::uint8_t* blocks, std::size_t count) {
 }
 
 void Sha256::Update(std::string_view data) {
+  if (data.empty()) return;  // (an empty view's data() may be null: no memcpy from it)
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(data.data());
   std::size_t size = data.size();
   total_bytes_ += size;

@@ -23,7 +23,7 @@ class Sha256 {
   static bool Supported(Path path);
 
   Sha256();  // the fastest supported path
-  // Tests and benchmarks choose the path; `path` must be Supported.
+  // Tests and benchmarks choose the path (the portable one when `path` is not Supported).
   explicit Sha256(Path path);
   void Update(std::string_view data);
   std::array<std::uint8_t, 32> Finish();

@@ -353,8 +353,7 @@ std::span<const Bm25Posting> Bm25Index::Postings(std::string_view term) const {
 }
 
 bool Bm25Index::Holds(std::string_view term, std::uint64_t doc) const {
-  const std::span<const Bm25Posting> postings = Postings(term);
-  return FindPosting(postings, doc) != postings.end();
+  return TermFrequency(term, doc) > 0;
 }
 
 std::uint32_t Bm25Index::TermFrequency(std::string_view term, std::uint64_t doc) const {
