@@ -726,6 +726,9 @@ TEST_P(StoreContractTest, GetNodesByRowKeepsTheGivenOrderAndSkipsUnknownRows) {
   const NodeRecord n3 = AddTurn(scope.scope_id, "three", At(3));
   const std::vector<std::int64_t> rows = {n3.row, 99999, n1.row, n2.row};
   EXPECT_THAT(Ids(store_->GetNodesByRow(rows).value()), ElementsAre(n3.id, n1.id, n2.id));
+  // A row given twice comes back twice, where it was asked.
+  const std::vector<std::int64_t> repeated = {n2.row, n1.row, n2.row};
+  EXPECT_THAT(Ids(store_->GetNodesByRow(repeated).value()), ElementsAre(n2.id, n1.id, n2.id));
   EXPECT_THAT(store_->GetNodesByRow({}), IsOkAndHolds(IsEmpty()));
 }
 

@@ -74,30 +74,34 @@ StatusOr<T> StoredName(StatusOr<T> parsed, std::string_view what, std::string_vi
                             parsed.status().message());
 }
 
-StatusOr<NodeRecord> ReadNode(const Statement& stmt) {
+// The node whose columns (kNodeColumns) start at column `first`.
+StatusOr<NodeRecord> ReadNodeAt(const Statement& stmt, int first) {
   NodeRecord node;
-  node.row = stmt.ColumnInt(0);
-  node.id = stmt.ColumnText(1);
-  ASSIGN_OR_RETURN(node.kind, StoredName(ParseNodeKind(stmt.ColumnText(2)), "kind", node.id));
-  node.scope_id = stmt.ColumnInt(3);
-  node.content_json = stmt.ColumnText(4);
-  node.text = stmt.ColumnText(5);
-  ASSIGN_OR_RETURN(node.role, StoredName(ParseRole(stmt.ColumnText(6)), "role", node.id));
-  node.speaker = stmt.ColumnText(7);
-  node.session_id = stmt.ColumnText(8);
-  node.sequence = stmt.ColumnInt(9);
-  node.event_time = stmt.ColumnTime(10);
-  node.metadata_json = stmt.ColumnText(11);
+  node.row = stmt.ColumnInt(first + 0);
+  node.id = stmt.ColumnText(first + 1);
+  ASSIGN_OR_RETURN(node.kind,
+                   StoredName(ParseNodeKind(stmt.ColumnText(first + 2)), "kind", node.id));
+  node.scope_id = stmt.ColumnInt(first + 3);
+  node.content_json = stmt.ColumnText(first + 4);
+  node.text = stmt.ColumnText(first + 5);
+  ASSIGN_OR_RETURN(node.role, StoredName(ParseRole(stmt.ColumnText(first + 6)), "role", node.id));
+  node.speaker = stmt.ColumnText(first + 7);
+  node.session_id = stmt.ColumnText(first + 8);
+  node.sequence = stmt.ColumnInt(first + 9);
+  node.event_time = stmt.ColumnTime(first + 10);
+  node.metadata_json = stmt.ColumnText(first + 11);
   ASSIGN_OR_RETURN(node.status,
-                   StoredName(ParseNodeStatus(stmt.ColumnText(12)), "status", node.id));
-  node.valid_from = stmt.ColumnTime(13);
-  node.valid_to = stmt.ColumnTime(14);
-  node.ingested_at = Timestamp{stmt.ColumnInt(15)};
-  node.updated_at = Timestamp{stmt.ColumnInt(16)};
-  node.idempotency_key = stmt.ColumnText(17);  // "" when NULL
+                   StoredName(ParseNodeStatus(stmt.ColumnText(first + 12)), "status", node.id));
+  node.valid_from = stmt.ColumnTime(first + 13);
+  node.valid_to = stmt.ColumnTime(first + 14);
+  node.ingested_at = Timestamp{stmt.ColumnInt(first + 15)};
+  node.updated_at = Timestamp{stmt.ColumnInt(first + 16)};
+  node.idempotency_key = stmt.ColumnText(first + 17);  // "" when NULL
   RETURN_IF_ERROR(RestoreContentJson(node, "sqlite"));
   return node;
 }
+
+StatusOr<NodeRecord> ReadNode(const Statement& stmt) { return ReadNodeAt(stmt, 0); }
 
 EdgeRecord ReadEdge(const Statement& stmt) {
   EdgeRecord edge;
@@ -882,16 +886,30 @@ class SqliteStore final : public Store {
 
   StatusOr<std::vector<NodeRecord>> GetNodesByRow(std::span<const std::int64_t> rows) override {
     return WithReader([&](Connection& conn) -> StatusOr<std::vector<NodeRecord>> {
-      static const std::string kSql = Sql("SELECT ", kNodeColumns, " FROM nodes WHERE row_id = ?1");
+      // One statement for all rows: json_each walks the array and each row is a rowid seek.
+      static const std::string kSql =
+          Sql("SELECT wanted.key, n.* FROM json_each(?1) AS wanted JOIN (SELECT ", kNodeColumns,
+              " FROM nodes) AS n ON n.row_id = wanted.value");
+      std::string array = "[";
+      for (const std::int64_t row : rows) {
+        if (array.size() > 1) array += ',';
+        array += std::to_string(row);
+      }
+      array += ']';
+      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "get nodes by row"));
+      stmt.BindText(1, array);
+      std::vector<std::optional<NodeRecord>> found(rows.size());
+      while (true) {
+        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+        if (!has_row) break;
+        const auto at = static_cast<std::size_t>(stmt.ColumnInt(0));
+        ASSIGN_OR_RETURN(NodeRecord node, ReadNodeAt(stmt, 1));
+        if (at < found.size()) found[at] = std::move(node);
+      }
       std::vector<NodeRecord> nodes;
       nodes.reserve(rows.size());
-      for (const std::int64_t row : rows) {
-        ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "get nodes by row"));
-        stmt.BindInt(1, row);
-        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
-        if (!has_row) continue;
-        ASSIGN_OR_RETURN(NodeRecord node, ReadNode(stmt));
-        nodes.push_back(std::move(node));
+      for (std::optional<NodeRecord>& node : found) {
+        if (node.has_value()) nodes.push_back(std::move(*node));
       }
       return nodes;
     });
