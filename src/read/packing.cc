@@ -241,7 +241,8 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
   struct Candidate {
     std::size_t rank;  // 1-based
     Line line;
-    double gain = 0;  // adjacency gain from packed neighbours
+    bool first = false;  // the best item, or some route's first item: packed first
+    double gain = 0;     // adjacency gain from packed neighbours
     bool open = true;
   };
   const double best = ranked.empty() ? 0.0 : ranked.front().score;
@@ -257,7 +258,7 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
       result.unpacked.push_back({item.id, item_idx + 1, "floor"});
       continue;
     }
-    candidates.push_back({item_idx + 1, Line(item)});
+    candidates.push_back({item_idx + 1, Line(item), item_idx == 0 || route_best});
   }
   // The floor's entries so far are in rank order; the picks' (duplicate, budget) come next.
   const std::size_t floor_end = result.unpacked.size();
@@ -282,6 +283,49 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
     }
     return value;
   };
+  // Takes `pick` out of the candidates and packs it (whole, else as an excerpt, Packer::TryPack)
+  // unless it is a duplicate or does not fit.
+  const auto take = [&](Candidate* pick) {
+    pick->open = false;
+    RecallItem& item = ranked[pick->rank - 1];
+    if (packer.IsDuplicate(item)) {
+      ++result.deduplicated;
+      result.unpacked.push_back({item.id, pick->rank, "duplicate"});
+      return;
+    }
+    const std::string id = item.id;
+    const std::string session = session_of(item);
+    const bool turn = item.kind == NodeKind::kTurn;
+    const std::string scope = item.scope;
+    const std::string session_id = item.session_id;
+    const std::int64_t sequence = item.sequence;
+    const double score = item.score;
+    if (!packer.TryPack(item, pick->rank, std::move(pick->line))) {
+      ++result.dropped_by_budget;
+      result.unpacked.push_back({id, pick->rank, "budget"});
+      return;
+    }
+    if (!session.empty()) ++packed_per_session[session];
+    if (turn && options.adjacent_share > 0 && !session_id.empty()) {
+      for (Candidate& candidate : candidates) {
+        if (!candidate.open) continue;
+        const RecallItem& other = ranked[candidate.rank - 1];
+        if (other.kind == NodeKind::kTurn && other.scope == scope &&
+            other.session_id == session_id &&
+            (other.sequence == sequence + 1 || other.sequence + 1 == sequence)) {
+          candidate.gain = std::max(candidate.gain, options.adjacent_share * score);
+        }
+      }
+    }
+  };
+  // First the best item and each route's first one, in rank order, whatever their value per
+  // token: a long best match would otherwise come after every short line of some value and be
+  // left out by k (issue 37). One too long for the budget is packed as its excerpt.
+  for (Candidate& candidate : candidates) {
+    if (packer.packed_count() >= max_items) break;
+    if (candidate.first) take(&candidate);
+  }
+  // Then the rest by value per token.
   const double min_tokens = static_cast<double>(std::max<std::size_t>(1, options.min_tokens));
   while (packer.packed_count() < max_items) {
     Candidate* pick = nullptr;
@@ -296,37 +340,7 @@ void PackByValue(std::vector<RecallItem>& ranked, std::size_t max_items,
       }
     }
     if (pick == nullptr) break;
-    pick->open = false;
-    RecallItem& item = ranked[pick->rank - 1];
-    if (packer.IsDuplicate(item)) {
-      ++result.deduplicated;
-      result.unpacked.push_back({item.id, pick->rank, "duplicate"});
-      continue;
-    }
-    const std::string id = item.id;
-    const std::string session = session_of(item);
-    const bool turn = item.kind == NodeKind::kTurn;
-    const std::string scope = item.scope;
-    const std::string session_id = item.session_id;
-    const std::int64_t sequence = item.sequence;
-    const double score = item.score;
-    if (!packer.TryPack(item, pick->rank, std::move(pick->line))) {
-      ++result.dropped_by_budget;
-      result.unpacked.push_back({id, pick->rank, "budget"});
-      continue;
-    }
-    if (!session.empty()) ++packed_per_session[session];
-    if (turn && options.adjacent_share > 0 && !session_id.empty()) {
-      for (Candidate& candidate : candidates) {
-        if (!candidate.open) continue;
-        const RecallItem& other = ranked[candidate.rank - 1];
-        if (other.kind == NodeKind::kTurn && other.scope == scope &&
-            other.session_id == session_id &&
-            (other.sequence == sequence + 1 || other.sequence + 1 == sequence)) {
-          candidate.gain = std::max(candidate.gain, options.adjacent_share * score);
-        }
-      }
-    }
+    take(pick);
   }
   packer.DropCoveredItems(result);
   // By rank (each item is listed once, so ranks are distinct): the floor's entries and the

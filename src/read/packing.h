@@ -80,7 +80,11 @@ std::pair<std::size_t, std::size_t> ExcerptWindow(
 // Value packing (options.by_value true): the candidates are the items scoring at least
 // options.floor × the best score, and every route's first candidate (`ranked` is best first; the
 // rest are left out as "floor").
-// Repeatedly, the candidate of most value per token is taken — value = score / (1 +
+// First the best item and then every route's first candidate are taken, in rank order, whatever
+// their value per token, so a long best match is never crowded out by short weak lines (issue
+// 37): each is packed whole if it fits, else as an excerpt as options say, else left out
+// ("budget"), until max_items are packed.
+// Then, repeatedly, the candidate of most value per token is taken — value = score / (1 +
 // session_discount × packed items of its session) + adjacent_share × the best score of a packed
 // turn next to it, per token = value / max(its tokens, min_tokens), the value first taken to
 // `score_power` relative to the best score (see PackOptions); ties go to the better rank —

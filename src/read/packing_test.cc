@@ -299,21 +299,23 @@ TEST(PackByValueTest, ARoutesFirstCandidateIsNotLeftOutByTheFloor) {
 }
 
 TEST(PackByValueTest, AFactTakenBeforeItsLongTurnIsDroppedOnceTheTurnIsPacked) {
-  // The fact is short, so it has the most value per token and is taken first; the turn it was
-  // read from follows, and then the fact only repeats it.
-  std::vector<RecallItem> ranked = {Scored("t", "s1", 1, 1.0, std::string(400, 'x')),
-                                    Fact("f", "Ann visited Zanzibar", {"t"}, "2024-05-01T10:00:00Z")};
-  ranked[1].score = 0.9;
+  // The fact is short, so it has more value per token than the long turn it was read from and
+  // is taken first (after the best item, which is always packed first); the turn follows, and
+  // then the fact only repeats it.
+  std::vector<RecallItem> ranked = {
+      Scored("a", "s2", 1, 1.0), Scored("t", "s1", 1, 0.95, std::string(400, 'x')),
+      Fact("f", "Ann visited Zanzibar", {"t"}, "2024-05-01T10:00:00Z")};
+  ranked[2].score = 0.9;
   const PackResult packed = Pack(ranked, 2000, 10, ByValue());
-  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("t"));
+  EXPECT_THAT(Ids(packed), ::testing::ElementsAre("a", "t"));
   EXPECT_THAT(Reasons(packed), ::testing::ElementsAre("f:duplicate"));
   EXPECT_EQ(packed.deduplicated, 1u);
   EXPECT_EQ(packed.context_tokens, CountTokens(packed.context));
 }
 
 TEST(PackByValueTest, MostValuePerTokenFirstUnderATightBudget) {
-  // a is the best item but long (about 120 tokens); b and c are short. The budget holds a,
-  // or b and c, not all three.
+  // a is the best item but long (about 120 tokens); b and c are short. The budget holds b and
+  // c, not a: a is tried first (the best item always is) and left out, without excerpts.
   const std::string long_text(480, 'x');
   const std::vector<RecallItem> ranked = {Scored("a", "s1", 1, 1.0, long_text),
                                           Scored("b", "s2", 5, 0.8), Scored("c", "s3", 9, 0.7)};
@@ -323,7 +325,7 @@ TEST(PackByValueTest, MostValuePerTokenFirstUnderATightBudget) {
   const std::size_t short_line = CountTokens(RenderItemLine(ranked[1]));
   const std::size_t budget = header + 2 * short_line + 5;
   ASSERT_GT(CountTokens(RenderItemLine(ranked[0])), budget - header);
-  // b: 0.8 / ~10 tokens, c: 0.7 / ~10 tokens, a: 1.0 / ~130: b, then c, then a does not fit.
+  // a does not fit; then b: 0.8 / ~10 tokens before c: 0.7 / ~10 tokens.
   const PackResult packed = Pack(ranked, budget, 10, options);
   EXPECT_THAT(Ids(packed), ::testing::ElementsAre("b", "c"));  // returned in rank order
   EXPECT_THAT(Reasons(packed), ::testing::ElementsAre("a:budget"));
@@ -334,29 +336,33 @@ TEST(PackByValueTest, MostValuePerTokenFirstUnderATightBudget) {
 }
 
 TEST(PackByValueTest, AScorePowerLetsAStrongLongItemBeatAWeakShortOne) {
-  // a is the best item and 3 to 5 times as long as b, which scores 0.4 of it. The budget
-  // holds one of them. By value per token b wins (0.4 / ~45 > 1.0 / ~155); with the value
-  // squared relative to the best (0.16 / ~45 < 1.0 / ~155), a does.
-  const std::vector<RecallItem> ranked = {Scored("a", "s1", 1, 1.0, std::string(560, 'x')),
+  // After the best item x (always packed first), a scores 0.9 of it and is 3 to 5 times as
+  // long as b, which scores 0.4. The budget left holds one of them. By value per token b wins
+  // (0.4 / ~45 > 0.9 / ~155); with the value squared relative to the best (0.16 / ~45 <
+  // 0.81 / ~155), a does.
+  const std::vector<RecallItem> ranked = {Scored("x", "s0", 1, 1.0),
+                                          Scored("a", "s1", 1, 0.9, std::string(560, 'x')),
                                           Scored("b", "s2", 5, 0.4, std::string(120, 'y'))};
   PackOptions options = ByValue();
   options.min_tokens = 1;
   const std::size_t header = CountTokens("Memories (evidence from earlier conversations):");
-  const std::size_t long_line = CountTokens(RenderItemLine(ranked[0]));
-  const std::size_t short_line = CountTokens(RenderItemLine(ranked[1]));
+  const std::size_t best_line = CountTokens(RenderItemLine(ranked[0]));
+  const std::size_t long_line = CountTokens(RenderItemLine(ranked[1]));
+  const std::size_t short_line = CountTokens(RenderItemLine(ranked[2]));
   ASSERT_GT(long_line, 3 * short_line);
   ASSERT_LT(long_line, 5 * short_line);
-  const std::size_t budget = header + long_line + short_line / 2;  // one of the two fits
+  // x, and one of the two.
+  const std::size_t budget = header + best_line + long_line + short_line / 2;
   const PackResult per_token = Pack(ranked, budget, 10, options);
-  EXPECT_THAT(Ids(per_token), ::testing::ElementsAre("b"));
+  EXPECT_THAT(Ids(per_token), ::testing::ElementsAre("x", "b"));
   EXPECT_THAT(Reasons(per_token), ::testing::ElementsAre("a:budget"));
   options.score_power = 2;
   const PackResult squared = Pack(ranked, budget, 10, options);
-  EXPECT_THAT(Ids(squared), ::testing::ElementsAre("a"));
+  EXPECT_THAT(Ids(squared), ::testing::ElementsAre("x", "a"));
   EXPECT_THAT(Reasons(squared), ::testing::ElementsAre("b:budget"));
   // Power 1 is value per token itself.
   options.score_power = 1;
-  EXPECT_THAT(Ids(Pack(ranked, budget, 10, options)), ::testing::ElementsAre("b"));
+  EXPECT_THAT(Ids(Pack(ranked, budget, 10, options)), ::testing::ElementsAre("x", "b"));
 }
 
 TEST(PackByValueTest, SessionDiscountSpreadsTheContextOverSessions) {
@@ -401,6 +407,122 @@ TEST(PackByValueTest, DuplicatesAndTiesAreDecidedByRank) {
   EXPECT_THAT(Reasons(three), ::testing::ElementsAre("c:duplicate"));
   EXPECT_EQ(three.deduplicated, 1u);
   EXPECT_EQ(three.context_tokens, CountTokens(three.context));
+}
+
+// Issue 37: value per token let a long best match lose to short weak lines. The probe's ranking:
+// one turn holds the query's word (score 0.330), short turns that hold none follow (0.163 and
+// less, found by the vector route), under the default value-packing settings and a 2,000-token
+// budget.
+std::string MatchingText(std::size_t bytes) {
+  const std::string_view filler = "The road went on past the fields and the old mill. ";
+  const std::string_view match = "We sailed to Zanzibar in May. ";
+  std::string text;
+  while (text.size() + match.size() < bytes * 3 / 5) text += filler;
+  text += match;
+  while (text.size() < bytes) text += filler;
+  text.resize(bytes);
+  return text;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> ZanzibarSpans(std::string_view text) {
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  for (std::size_t pos = text.find("Zanzibar"); pos != std::string_view::npos;
+       pos = text.find("Zanzibar", pos + 1)) {
+    spans.emplace_back(pos, pos + 8);
+  }
+  return spans;
+}
+
+std::vector<RecallItem> ProbeRanking(const std::string& matching_text) {
+  std::vector<RecallItem> ranked = {
+      Scored("m", "s1", 4, 0.330, matching_text), Scored("cat", "s2", 1, 0.163, "The cat sleeps."),
+      Scored("b", "s3", 1, 0.150, "We bought curtains."), Scored("c", "s4", 1, 0.140, "Tea?"),
+      Scored("d", "s5", 1, 0.120, "The bakery opens at seven.")};
+  ranked[0].text = matching_text;  // as given, without Scored's id mark
+  ranked[0].routes = {{"bm25", 1, 2.1, ""}, {"vector", 5, 0.1, ""}};
+  for (std::size_t item_idx = 1; item_idx < ranked.size(); ++item_idx) {
+    ranked[item_idx].routes = {{"vector", item_idx, 0.5, ""}};
+  }
+  return ranked;
+}
+
+PackOptions ProbeOptions() {
+  PackOptions options;  // [recall] defaults
+  options.by_value = true;
+  options.floor = 0.22;
+  options.min_tokens = 48;
+  options.score_power = 2;
+  options.excerpt_bytes = 1024;
+  options.match_spans = ZanzibarSpans;
+  return options;
+}
+
+TEST(PackByValueTest, TheBestMatchIsPackedAtEveryLengthAsAnExcerptWhenItDoesNotFit) {
+  constexpr std::size_t kBudget = 2000;
+  // About 4 bytes a token: up to 1.5 KB the turn fits the budget whole, from 10 KB on it does
+  // not and is packed as an excerpt of at most 1,024 bytes around "Zanzibar".
+  const std::vector<std::pair<std::size_t, bool>> sizes = {
+      {100, false}, {1'500, false}, {10'000, true}, {100'000, true}, {250'000, true}};
+  for (const auto& [bytes, excerpted] : sizes) {
+    const std::string text = MatchingText(bytes);
+    ASSERT_EQ(text.size(), bytes);
+    const std::vector<RecallItem> ranked = ProbeRanking(text);
+    // k 1: the best match, not the short line of most value per token. k 3: the best match, the
+    // vector route's first item (also always packed), then the best of the rest by value.
+    for (const std::size_t k : {std::size_t{1}, std::size_t{3}}) {
+      SCOPED_TRACE("turn of " + std::to_string(bytes) + " bytes, k " + std::to_string(k));
+      const PackResult packed = Pack(ranked, kBudget, k, ProbeOptions());
+      if (k == 1) {
+        EXPECT_THAT(Ids(packed), ::testing::ElementsAre("m"));
+      } else {
+        EXPECT_THAT(Ids(packed), ::testing::ElementsAre("m", "cat", "b"));
+      }
+      ASSERT_FALSE(packed.items.empty());
+      const RecallItem& item = packed.items[0];
+      ASSERT_EQ(item.id, "m");
+      EXPECT_EQ(item.excerpt, excerpted);
+      EXPECT_THAT(item.text, ::testing::HasSubstr("We sailed to Zanzibar"));
+      if (excerpted) {
+        // Provenance-carrying: the bytes it holds, of which whole text, and the context says so.
+        EXPECT_EQ(item.full_bytes, bytes);
+        EXPECT_LE(item.excerpt_end - item.excerpt_begin, 1024u);
+        EXPECT_EQ(item.text,
+                  text.substr(item.excerpt_begin, item.excerpt_end - item.excerpt_begin));
+        EXPECT_THAT(packed.context,
+                    ::testing::HasSubstr("(excerpt, bytes " + std::to_string(item.excerpt_begin) +
+                                         "-" + std::to_string(item.excerpt_end) + " of " +
+                                         std::to_string(bytes) + ") "));
+      } else {
+        EXPECT_EQ(item.text, text);
+      }
+      EXPECT_LE(packed.context_tokens, kBudget);
+      EXPECT_EQ(packed.context_tokens, CountTokens(packed.context));
+    }
+  }
+}
+
+TEST(PackByValueTest, EveryRoutesFirstItemIsPackedBeforeTheRestInRankOrderUpToK) {
+  // r1 and r2 are long and weak, each the first item of a route that found little else; by
+  // value per token every short line would come before them.
+  std::vector<RecallItem> ranked = {
+      Scored("a", "s1", 1, 1.0),  Scored("b", "s2", 1, 0.6),
+      Scored("c", "s3", 1, 0.55), Scored("r1", "s4", 1, 0.3, std::string(1500, 'x')),
+      Scored("d", "s5", 1, 0.28), Scored("r2", "s6", 1, 0.25, std::string(1500, 'y'))};
+  ranked[0].routes = {{"bm25", 1, 3.0, ""}, {"vector", 1, 0.8, ""}};
+  ranked[3].routes = {{"temporal", 1, 1.2, ""}};
+  ranked[5].routes = {{"entity", 1, 0.9, ""}};
+  PackOptions options = ByValue();
+  options.score_power = 2;
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 1, options)), ::testing::ElementsAre("a"));
+  const PackResult two = Pack(ranked, 2000, 2, options);
+  EXPECT_THAT(Ids(two), ::testing::ElementsAre("a", "r1"));
+  EXPECT_THAT(Reasons(two), ::testing::ElementsAre("b:k", "c:k", "d:k", "r2:k"));
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 4, options)), ::testing::ElementsAre("a", "b", "r1", "r2"));
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 5, options)),
+              ::testing::ElementsAre("a", "b", "c", "r1", "r2"));
+  // Without route ranks only the best item is packed out of value order.
+  for (RecallItem& item : ranked) item.routes.clear();
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 4, options)), ::testing::ElementsAre("a", "b", "c", "d"));
 }
 
 // Generated rankings with every reason to leave an item out (floor, duplicate, budget, k): the
