@@ -20,7 +20,8 @@ namespace engram {
 struct EngineOptions {
   // Where the store is: the path of a SQLite store file, or the URL of a PostgreSQL store
   // (postgresql://user@host/dbname, or postgres://; connection settings in the config's
-  // [store]). Default: "engram.db" in the current directory.
+  // [store]). Default: "engram.db" in the current directory. Engine::Open refuses a NUL byte in
+  // this path, data_dir or config_file (kInvalidArgument naming the field).
   std::string store_path = "engram.db";
   // Where engram's data files (models, lexicons) live. Default: "" = $ENGRAM_DATA_DIR, else
   // $XDG_DATA_HOME/engram, else ~/.local/share/engram.
@@ -116,7 +117,9 @@ struct RecallOptions {
   // Routes to run, by name ("bm25", ...). Default: empty = every route the planner picks.
   std::vector<std::string> routes;
   // Route weights that replace both [recall.route_weights] and the planner's for this call, by
-  // route name; weight 0 switches a route off. Default: empty = the planner decides.
+  // route name; weight 0 switches a route off. Each name must be a known route and each weight a
+  // finite number in [0, 1000]; otherwise Recall is kInvalidArgument naming the route (listing
+  // the known routes for an unknown one). Default: empty = the planner decides.
   std::map<std::string, double> route_weights;
   // Apply the planner's rule table ([planner]). Default: true (if the config enables it).
   bool use_planner = true;

@@ -48,11 +48,15 @@ struct ScopeSegment {
 };
 
 // A scope path. Invariant after Parse/Validate: at least one segment; every name is non-empty
-// valid UTF-8 of at most kMaxNameBytes bytes in Unicode NFC, without surrounding white space,
+// valid UTF-8 of at most kMaxNameBytes bytes in Unicode NFKC, without surrounding white space,
 // '/', control characters or invisible ones (format characters such as zero-width joiners and
-// bidirectional controls, and other default-ignorable code points). Parse trims each kind and
-// name and normalises names to NFC, so "user:alice " and "user:alice", or a decomposed and a
-// composed "é", are one scope; an invisible character is refused, not removed.
+// bidirectional controls, and other default-ignorable code points), and without letters of two
+// of the scripts Latin, Greek and Cyrillic (whose letters look alike: "a" U+0061, "а" U+0430;
+// Unicode TS #39's single-script rule); a name wholly in Greek or Cyrillic is fine, and digits,
+// punctuation and other scripts mix with any. Parse trims each kind and name and normalises
+// names to NFKC, so "user:alice " and "user:alice", a decomposed and a composed "é", or a
+// fullwidth "ａlice" (U+FF41) and "alice", are one scope; an invisible character or a mixed-script
+// name ("user:аlice" with a Cyrillic "а") is refused, not changed.
 class Scope {
  public:
   static constexpr std::size_t kMaxNameBytes = 200;

@@ -130,15 +130,24 @@ class PyEngine {
   }
 
  private:
+  // A path from str, bytes or os.PathLike; TypeError naming `name` for anything else, and
+  // InvalidArgument naming it for a NUL byte (the file system would cut the path there).
   static std::string PathFromPython(const py::handle& value, std::string_view name) {
+    std::string path;
     if (py::isinstance<py::str>(value) || py::isinstance<py::bytes>(value)) {
-      return TextFromPython(value, name);
+      path = TextFromPython(value, name);
+    } else if (py::hasattr(value, "__fspath__")) {
+      path = TextFromPython(py::module_::import("os").attr("fsencode")(value), name);
+    } else {
+      throw py::type_error(
+          std::string(name) + " must be a str or os.PathLike, got " +
+          py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>());
     }
-    if (py::hasattr(value, "__fspath__")) {
-      return TextFromPython(py::module_::import("os").attr("fsencode")(value), name);
+    if (const std::size_t nul = path.find('\0'); nul != std::string::npos) {
+      throw StatusError{Status::InvalidArgument(std::string(name) + " contains a NUL byte (at " +
+                                                std::to_string(nul) + ")")};
     }
-    throw py::type_error(std::string(name) + " must be a str or os.PathLike, got " +
-                         py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>());
+    return path;
   }
 
   std::string path_;
@@ -214,13 +223,22 @@ py::object Recall(const PyEngine& self, const py::object& scope_arg, const py::o
     if (!py::isinstance<py::dict>(route_weights)) {
       throw py::type_error("route_weights must be a dict of route name to float");
     }
+    // Names and ranges (known routes; finite weights in [0, 1000]) are the engine's to check,
+    // as for every other entry point.
     for (const auto [name, weight] : py::reinterpret_borrow<py::dict>(route_weights)) {
       if (!py::isinstance<py::str>(name) ||
           !(py::isinstance<py::float_>(weight) || py::isinstance<py::int_>(weight)) ||
           py::isinstance<py::bool_>(weight)) {
         throw py::type_error("route_weights must be a dict of route name (str) to float");
       }
-      options.route_weights[name.cast<std::string>()] = weight.cast<double>();
+      const std::string route = TextFromPython(name, "route_weights");
+      const double value = PyFloat_AsDouble(weight.ptr());
+      if (value == -1.0 && PyErr_Occurred()) {  // an int too large for a float
+        PyErr_Clear();
+        throw StatusError{Status::InvalidArgument("route_weights \"" + route.substr(0, 64) +
+                                                  "\" is too large for a float")};
+      }
+      options.route_weights[route] = value;
     }
   }
   options.include_retired = include_retired;
@@ -548,7 +566,8 @@ void BindEngine(py::module_& module) {
                        "engram's memory engine over one SQLite store file.\n\n"
                        "Engine(path, config=None, data_dir=None, create_if_missing=True)\n\n"
                        "path: the store file (created if missing unless create_if_missing is "
-                       "False).\nconfig: TOML text (str), a path to a TOML file (os.PathLike) or "
+                       "False); a path with a NUL byte raises engram.InvalidArgument.\nconfig: "
+                       "TOML text (str), a path to a TOML file (os.PathLike) or "
                        "a dict of sections ({'embedder': {'kind': 'none'}}); None = built-in "
                        "defaults.\ndata_dir: where the model and lexicon files live; None = "
                        "$ENGRAM_DATA_DIR, else the XDG data directory.\n\nA context manager: "
@@ -617,7 +636,9 @@ void BindEngine(py::module_& module) {
            "from the context.\nroutes: route names to run (None: the planner picks).\nexplain: "
            "fill ReadResult.explanation with the query frame, plan and fusion summary.\n"
            "include_retired: also return retired and superseded memories.\nroute_weights: "
-           "{route: weight} replacing the planner's weights (0 switches a route off).\n"
+           "{route: weight} replacing the planner's weights (0 switches a route off); an "
+           "unknown route, or a weight that is NaN, infinite, negative or above 1000, raises "
+           "engram.InvalidArgument naming the route.\n"
            "use_planner: apply the planner's rule table.\nat: the question's \"now\" (datetime "
            "or ISO-8601 str; None: the engine clock).\nvalid_at: what was true then -- only "
            "memories valid at this time (datetime or ISO-8601 str), superseded ones included.\n"

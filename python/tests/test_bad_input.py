@@ -1,6 +1,8 @@
 """Bad input: wrong types name the argument (TypeError), bad values are engram.InvalidArgument
 (a ValueError) with the engine's message, and a rejected batch stores nothing."""
 
+import re
+
 import pytest
 
 import engram
@@ -133,3 +135,76 @@ def test_an_unknown_packing_is_invalid_argument_naming_the_choices(engine):
     engine.remember("user:alice", [{"text": "A good turn."}])
     with pytest.raises(engram.InvalidArgument, match='packing: unknown packing "size"'):
         engine.recall("user:alice", "x", packing="size")
+
+
+@pytest.mark.parametrize("weights, message", [
+    ({"bm25": float("nan")}, r'route_weights "bm25" is nan; a route weight must be a finite '
+                             r'number in \[0, 1000\]'),
+    ({"vector": float("inf")}, r'route_weights "vector" is inf;'),
+    ({"bm25": float("-inf")}, r'route_weights "bm25" is -inf;'),
+    ({"bm25": -0.5}, r'route_weights "bm25" is -0.5;'),
+    ({"bm25": 10**400}, r'route_weights "bm25" is too large for a float'),
+    ({"bm25": 1.0, "vectr": 0.5}, r'route_weights "vectr": unknown route \(known: bm25, .*vector'),
+])
+def test_bad_route_weights_are_invalid_argument_naming_the_route(engine, weights, message):
+    engine.remember("user:alice", [{"text": "A good turn."}])
+    with pytest.raises(engram.InvalidArgument, match=message):
+        engine.recall("user:alice", "good turn", route_weights=weights, at="2024-06-01T12:00:00Z")
+    result = engine.recall("user:alice", "good turn", route_weights={"bm25": 2, "vector": 0},
+                           at="2024-06-01T12:00:00Z")
+    assert result.items and all(item.score == item.score for item in result.items)  # no NaN
+
+
+@pytest.mark.parametrize("argument", ["path", "data_dir", "config"])
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_a_path_with_a_nul_byte_is_invalid_argument_naming_it(tmp_path, argument, as_bytes):
+    good = str(tmp_path / "engram.db")
+    bad = str(tmp_path / "engram.db\0.evil")
+    kwargs = {"path": good}
+    if argument == "config":
+        bad = tmp_path / "config\0.toml"  # a PathLike is read as a file
+    kwargs[argument] = bad.encode() if as_bytes and isinstance(bad, str) else bad
+    with pytest.raises(engram.InvalidArgument,
+                       match="^" + argument + r" contains a NUL byte \(at \d+\)$"):
+        engram.Engine(**kwargs)
+    assert not (tmp_path / "engram.db").exists()  # nothing was opened at the cut path
+
+
+def test_metadata_integers_are_exact_within_64_bits(engine):
+    metadata = {"n": 9007199254740993, "u": 2**64 - 1, "m": -2**63, "f": 0.1}
+    stored = engine.remember("user:alice", [{"text": "Numbers.", "metadata": metadata}])
+    record = engine.get(stored.ids[0])
+    assert record.metadata == metadata
+    assert record.to_dict()["metadata"]["n"] == 9007199254740993
+    turn = engram.Turn("Numbers too.", metadata={"u": 2**64 - 1})
+    assert turn.metadata == {"u": 2**64 - 1}
+
+
+@pytest.mark.parametrize("value", [2**64, -2**63 - 1, 10**30])
+def test_metadata_integers_beyond_64_bits_are_refused(engine, value):
+    with pytest.raises(engram.InvalidArgument,
+                       match=rf'turns\[0\]: "metadata" holds the integer {value}, outside the '
+                             r"64-bit range"):
+        engine.remember("user:alice", [{"text": "Numbers.", "metadata": {"big": [value]}}])
+    assert turn_count(engine) == 0
+    engine.remember("user:alice", [{"text": "As text.", "metadata": {"big": str(value)}}])
+
+
+def test_fullwidth_scope_names_are_the_plain_scope(engine):
+    engine.remember("user:alice", [{"text": "My sister Maya lives in Porto."}])
+    engine.remember("user:\uff41lice", [{"text": "I moved to Lisbon."}])  # fullwidth a
+    assert [s.scope for s in engine.scopes()] == ["user:alice"]
+    assert turn_count(engine, "user:alice") == 2
+
+
+@pytest.mark.parametrize("scope, code_point", [
+    ("user:\u0430lice", "U+0430"),  # Cyrillic a
+    ("user:b\u03bfb", "U+03BF"),    # Greek omicron
+])
+def test_scope_names_mixing_look_alike_scripts_are_refused(engine, scope, code_point):
+    with pytest.raises(engram.InvalidArgument,
+                       match=re.escape(f'scope: scope "{scope}"') + ".*" + re.escape(code_point)):
+        engine.remember(scope, [{"text": "x"}])
+    assert engine.scopes() == []
+    engine.remember("user:\u0430\u043b\u0438\u0441\u0430", [{"text": "Cyrillic only."}])
+    assert [s.scope for s in engine.scopes()] == ["user:\u0430\u043b\u0438\u0441\u0430"]

@@ -465,6 +465,7 @@ constexpr std::string_view kShapes[] = {"factoid", "list",         "count",     
                                         "summary", "current_state"};
 
 std::string FormatNumber(double value) {
+  if (std::isnan(value)) return "nan";  // TOML's spelling, whatever the sign bit (printf: "-nan")
   if (value == std::floor(value) && std::fabs(value) < 1e15) {
     return std::to_string(static_cast<long long>(value));
   }
@@ -523,14 +524,15 @@ std::span<const std::string_view> RouteNames() {
 }
 
 Range RouteWeightRange() { return Closed(0, 100); }
+Range CallRouteWeightRange() { return Closed(0, 1000); }
 Range BudgetScaleRange() { return LeftOpen(0, 100); }
 Range SessionDiscountRange() { return Closed(0, 100); }
 
 std::string FormatValue(const Value& value) {
   if (const double* number = std::get_if<double>(&value)) {
     std::string text = FormatNumber(*number);
-    // TOML reads "1" as an integer: keep a float a float.
-    if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+    // TOML reads "1" as an integer: keep a float a float ("nan" and "inf" are floats already).
+    if (std::isfinite(*number) && text.find_first_of(".eE") == std::string::npos) text += ".0";
     return text;
   }
   if (const std::size_t* integer = std::get_if<std::size_t>(&value)) {
@@ -617,7 +619,12 @@ std::string ReferenceMarkdown() {
   out += "Weight of each route in fusion, " + RouteWeightRange().ToString() +
          "; a route not listed weighs 1.0, weight 0 means the route is not run (unless named in "
          "`--routes`). Routes: " +
-         JoinNames(RouteNames()) + ". Defaults:\n\n```toml\n[recall.route_weights]\n";
+         JoinNames(RouteNames()) +
+         ". An unknown route, or a weight outside the range (NaN and infinities included), is an "
+         "error naming it. One recall's own weights (`RecallOptions::route_weights`; "
+         "`route_weights` of REST, MCP and Python) replace these for that call, checked the same "
+         "way in " +
+         CallRouteWeightRange().ToString() + ". Defaults:\n\n```toml\n[recall.route_weights]\n";
   for (const auto& [route, weight] : defaults.recall.route_weights) {
     out += route + " = " + FormatValue(weight) + "\n";
   }

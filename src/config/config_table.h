@@ -78,6 +78,10 @@ std::span<const std::string_view> RouteNames();
 std::span<const std::string_view> ShapeNames();
 // Bounds of a route weight and of a planner value (a route weight, or budget_scale).
 Range RouteWeightRange();
+// Bounds of a per-call route weight (RecallOptions::route_weights, checked by the read path for
+// every entry point: C++ API, CLI, REST, MCP, Python): [0, 1000], wider than the config's so a
+// call can stress one route; never NaN or infinite.
+Range CallRouteWeightRange();
 Range BudgetScaleRange();
 // Bounds of a planner table's session_discount (value packing, read/packing.h).
 Range SessionDiscountRange();

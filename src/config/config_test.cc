@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -113,6 +114,31 @@ TEST(ConfigTableTest, MisspeltRouteNameIsAnErrorListingTheRoutes) {
   EXPECT_THAT(ParseConfig("[planner.summary]\nbudget_scale = 2\nsession = 1\n", "p.toml"), IsOk());
   EXPECT_THAT(ParseConfig("[planner.lists]\nfragment = 1.5\n", "p.toml"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("unknown key [planner] lists")));
+}
+
+// TOML spells NaN and infinity (nan, inf); a route weight or planner value must be finite, and
+// the error shows the value as TOML writes it.
+TEST(ConfigTableTest, NonFiniteRouteWeightsAreErrorsNamingTheRoute) {
+  EXPECT_THAT(ParseConfig("[recall.route_weights]\nbm25 = nan\n", "w.toml"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("w.toml:2: [recall.route_weights] bm25 is nan; it must be in "
+                                 "[0, 100]")));
+  EXPECT_THAT(ParseConfig("[recall.route_weights]\nvector = inf\n", "w.toml"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("[recall.route_weights] vector is inf; it must be in")));
+  EXPECT_THAT(ParseConfig("[recall.route_weights]\nvector = -inf\n", "w.toml"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("vector is -inf;")));
+  EXPECT_THAT(ParseConfig("[recall.route_weights]\nfragment = -0.5\n", "w.toml"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("fragment is -0.5;")));
+  EXPECT_THAT(ParseConfig("[planner.list]\nfragment = nan\n", "p.toml"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("[planner.list] fragment is nan;")));
+  EXPECT_THAT(ParseConfig("[planner.list]\nbudget_scale = inf\n", "p.toml"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("budget_scale is inf;")));
+  Config config;
+  config.recall.route_weights["bm25"] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THAT(config.Validate(),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("[recall.route_weights] bm25 is nan; it must be in [0, 100]")));
 }
 
 TEST(ConfigTableTest, VectorPrecisionIsOneOfThreeNamesAndAnotherNamesTheKey) {

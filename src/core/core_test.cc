@@ -4,6 +4,7 @@
 
 #include "core/civil_date.h"
 #include "core/ids.h"
+#include "core/json_depth.h"
 #include "core/sha256.h"
 #include "core/utf8.h"
 #include "engram/clock.h"
@@ -17,6 +18,7 @@ namespace {
 using ::engram::testing::IsOk;
 using ::engram::testing::IsOkAndHolds;
 using ::engram::testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 StatusOr<int> Half(int x) {
@@ -134,7 +136,7 @@ TEST(ScopeTest, RejectsMalformed) {
   EXPECT_THAT(Scope::Parse("user:\xff\xfe"), StatusIs(StatusCode::kInvalidArgument, HasSubstr("UTF-8")));
 }
 
-// Look-alike names are one scope or refused: surrounding white space is trimmed, names are NFC,
+// Look-alike names are one scope or refused: surrounding white space is trimmed, names are NFKC,
 // and invisible characters (zero-width joiner, bidirectional controls) are errors.
 TEST(ScopeTest, LookAlikeNamesAreOneScopeOrRefused) {
   StatusOr<Scope> plain = Scope::Parse("user:alice");
@@ -165,6 +167,93 @@ TEST(ScopeTest, LookAlikeNamesAreOneScopeOrRefused) {
                            "ecila"),  // U+202E right-to-left override
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("U+202E")));
   EXPECT_THAT(Scope::Parse("user:   "), StatusIs(StatusCode::kInvalidArgument));
+}
+
+// Compatibility forms fold to their plain letters (NFKC): fullwidth "ａｌｉｃｅ" (U+FF41...) and
+// the ligature "ﬁ" (U+FB01) name the same scope as the plain spelling.
+TEST(ScopeTest, CompatibilityFormsAreThePlainScope) {
+  StatusOr<Scope> fullwidth = Scope::Parse("user:\xEF\xBD\x81lice");  // U+FF41 + "lice"
+  ASSERT_THAT(fullwidth, IsOk());
+  EXPECT_EQ(fullwidth->ToString(), "user:alice");
+  StatusOr<Scope> all_fullwidth =
+      Scope::Parse("user:\xEF\xBD\x81\xEF\xBD\x8C\xEF\xBD\x89\xEF\xBD\x83\xEF\xBD\x85");
+  ASSERT_THAT(all_fullwidth, IsOk());
+  EXPECT_EQ(all_fullwidth->ToString(), "user:alice");
+  StatusOr<Scope> ligature = Scope::Parse("app:\xEF\xAC\x81nance");  // U+FB01 + "nance"
+  ASSERT_THAT(ligature, IsOk());
+  EXPECT_EQ(ligature->ToString(), "app:finance");
+  // A figure space (U+2007) at the end is trimmed.
+  StatusOr<Scope> figure_space = Scope::Parse("user:alice\xE2\x80\x87");
+  ASSERT_THAT(figure_space, IsOk());
+  EXPECT_EQ(figure_space->ToString(), "user:alice");
+  // A fullwidth solidus (U+FF0F) folds to '/', which a name may not hold.
+  EXPECT_THAT(Scope::Parse("user:a\xEF\xBC\x8F"
+                           "b"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("'/'")));
+  // Built without Parse, a fullwidth name is not valid: Validate wants the NFKC form.
+  EXPECT_THAT(Scope(ScopeKind::kUser, "\xEF\xBD\x81lice").Validate(),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("NFKC")));
+}
+
+// A name mixing Latin, Greek and Cyrillic letters is refused naming the scope and the odd
+// letter; a name wholly in one of them (with digits and punctuation) is a scope.
+TEST(ScopeTest, NamesMixingLookAlikeScriptsAreRefused) {
+  // "аlice" with a Cyrillic "а" (U+0430).
+  EXPECT_THAT(Scope::Parse("user:\xD0\xB0lice"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("scope \"user:\xD0\xB0lice\""), HasSubstr("U+0430"),
+                             HasSubstr("Latin and Cyrillic"))));
+  // "bοb" with a Greek omicron (U+03BF), nested under a plain scope.
+  EXPECT_THAT(Scope::Parse("app:crm/user:b\xCE\xBF"
+                           "b"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("app:crm/user:b\xCE\xBF"
+                                       "b"),
+                             HasSubstr("U+03BF"), HasSubstr("Latin and Greek"))));
+  // Mostly Cyrillic "алисa" with a Latin "a" at the end: the Latin letter is the odd one.
+  EXPECT_THAT(Scope::Parse("user:\xD0\xB0\xD0\xBB\xD0\xB8\xD1\x81"
+                           "a"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("U+0061"), HasSubstr("Cyrillic and Latin"))));
+  // Greek with a Cyrillic letter ("αβ" + Cyrillic "в" U+0432).
+  EXPECT_THAT(Scope::Parse("user:\xCE\xB1\xCE\xB2\xD0\xB2"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("U+0432")));
+  // A fullwidth Latin letter folds to Latin first, so it mixes with Cyrillic too.
+  EXPECT_THAT(Scope::Parse("user:\xD0\xB0\xD0\xBB\xEF\xBD\x89"),  // "ал" + U+FF49
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("U+0069")));
+
+  for (const std::string name : {
+           "user:\xD0\xB0\xD0\xBB\xD0\xB8\xD1\x81\xD0\xB0",          // "алиса"
+           "user:\xD0\x90\xD0\xBB\xD0\xB8\xD1\x81\xD0\xB0-2024_01",  // "Алиса-2024_01"
+           "user:\xCE\xB1\xCE\xBB\xCE\xAD\xCE\xBE\xCE\xB7\xCF\x82",  // "αλέξης"
+           "user:alice-\xE6\x9D\xB1\xE4\xBA\xAC",                    // "alice-東京"
+           "user:jos\xC3\xA9 2",                                     // "josé 2"
+       }) {
+    EXPECT_THAT(Scope::Parse(name), IsOk()) << name;
+  }
+  // Distinct names stay distinct scopes: the check refuses, it never rewrites.
+  EXPECT_NE(Scope::Parse("user:\xD0\xB0\xD0\xBB\xD0\xB8\xD1\x81\xD0\xB0")->ToString(),
+            Scope::Parse("user:alisa")->ToString());
+}
+
+// Integer literals no 64-bit type holds are found where they are written (outside strings);
+// every integer from -2^63 to 2^64 - 1, and every number with a fraction or exponent, passes.
+TEST(JsonIntegerTest, FindsIntegersBeyond64Bits) {
+  EXPECT_EQ(core::FindJsonIntegerBeyond64Bits(R"({"n": 18446744073709551616})"),
+            "18446744073709551616");  // 2^64
+  EXPECT_EQ(core::FindJsonIntegerBeyond64Bits(R"({"a": [1, -9223372036854775809]})"),
+            "-9223372036854775809");  // -2^63 - 1
+  EXPECT_EQ(core::FindJsonIntegerBeyond64Bits(R"({"n":123456789012345678901234567890})"),
+            "123456789012345678901234567890");
+  for (const std::string_view fine : {
+           R"({"n": 9007199254740993, "u": 18446744073709551615, "m": -9223372036854775808})",
+           R"({"f": 18446744073709551616.0, "e": 1e400, "g": 123456789012345678901234E-3})",
+           R"({"s": "18446744073709551616", "k\"99999999999999999999": 0})",
+           R"({"z": 0, "neg": -0, "big": 00018446744073709551615})",
+           R"([true, false, null, -])",
+       }) {
+    EXPECT_EQ(core::FindJsonIntegerBeyond64Bits(fine), std::nullopt) << fine;
+  }
 }
 
 TEST(Utf8Test, FindsInvalidSequences) {

@@ -3,12 +3,14 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/utf8.h"
 
@@ -58,17 +60,79 @@ struct FreeDeleter {
   void operator()(utf8proc_uint8_t* pointer) const { std::free(pointer); }
 };
 
-// `text` in Unicode NFC; `text` unchanged when it is not valid UTF-8 (Validate reports that).
-std::string ToNfc(std::string_view text) {
+// `text` in Unicode NFKC (compatibility forms such as fullwidth "ａ" U+FF41 or the ligature "ﬁ"
+// become their plain letters); `text` unchanged when it is not valid UTF-8 (Validate reports
+// that).
+std::string ToNfkc(std::string_view text) {
   if (!core::IsValidUtf8(text)) return std::string(text);
   utf8proc_uint8_t* output = nullptr;
-  const utf8proc_ssize_t length =
-      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-                   static_cast<utf8proc_ssize_t>(text.size()), &output,
-                   static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  const utf8proc_ssize_t length = utf8proc_map(
+      reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+      static_cast<utf8proc_ssize_t>(text.size()), &output,
+      static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT));
   std::unique_ptr<utf8proc_uint8_t, FreeDeleter> owned(output);
   if (length < 0) return std::string(text);
   return std::string(reinterpret_cast<const char*>(output), static_cast<std::size_t>(length));
+}
+
+// The scripts whose letters look alike ("a" U+0061, "а" U+0430, "α" U+03B1; "o", "о", "ο"), so
+// a name mixing two of them can pass for another name (Unicode TS #39, single-script
+// restriction). kOther is every other script and every character that is not a letter (digits,
+// punctuation, combining marks), which mixes with any script.
+enum class LookAlikeScript { kOther, kLatin, kGreek, kCyrillic };
+
+std::string_view LookAlikeScriptName(LookAlikeScript script) {
+  switch (script) {
+    case LookAlikeScript::kLatin:
+      return "Latin";
+    case LookAlikeScript::kGreek:
+      return "Greek";
+    case LookAlikeScript::kCyrillic:
+      return "Cyrillic";
+    case LookAlikeScript::kOther:
+      break;
+  }
+  return "other";
+}
+
+// The script of a letter from the Unicode blocks of Latin, Greek and Cyrillic letters (their
+// Scripts.txt ranges, Coptic's U+03E2..U+03EF left out); kOther for anything else.
+LookAlikeScript LookAlikeScriptOf(utf8proc_int32_t code_point) {
+  switch (utf8proc_category(code_point)) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+      break;
+    default:
+      return LookAlikeScript::kOther;
+  }
+  const auto in = [code_point](utf8proc_int32_t first, utf8proc_int32_t last) {
+    return code_point >= first && code_point <= last;
+  };
+  if (in(0x41, 0x5A) || in(0x61, 0x7A) || code_point == 0xAA || code_point == 0xBA ||
+      in(0xC0, 0x24F) || in(0x250, 0x2AF) || in(0x1D00, 0x1D25) || in(0x1E00, 0x1EFF) ||
+      in(0x2C60, 0x2C7F) || in(0xA722, 0xA7FF) || in(0xAB30, 0xAB64) || in(0xFF21, 0xFF3A) ||
+      in(0xFF41, 0xFF5A)) {
+    return LookAlikeScript::kLatin;
+  }
+  if ((in(0x370, 0x3FF) && !in(0x3E2, 0x3EF)) || in(0x1D26, 0x1D2A) || in(0x1F00, 0x1FFF) ||
+      code_point == 0xAB65) {
+    return LookAlikeScript::kGreek;
+  }
+  if (in(0x400, 0x52F) || in(0x1C80, 0x1C8F) || code_point == 0x1D2B || in(0xA640, 0xA69F)) {
+    return LookAlikeScript::kCyrillic;
+  }
+  return LookAlikeScript::kOther;
+}
+
+// At most `max_bytes` of valid UTF-8 `text`, cut at a character boundary.
+std::string_view Prefix(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
 }
 
 std::string U(utf8proc_int32_t code_point) {
@@ -231,6 +295,13 @@ Status Scope::Validate() const {
             "\" contains '/' or a control character");
       }
     }
+    // Per look-alike script: its letters in the name, and the first one and where it is.
+    struct ScriptLetters {
+      std::size_t count = 0;
+      utf8proc_int32_t first = 0;
+      std::size_t first_pos = 0;
+    };
+    std::array<ScriptLetters, 4> scripts{};
     for (std::size_t pos = 0; pos < name.size();) {
       const auto [code_point, length] = CodePointAt(name, pos);
       if (IsInvisible(code_point)) {
@@ -239,15 +310,47 @@ Status Scope::Validate() const {
             " (zero-width, bidirectional control or other default-ignorable characters make "
             "names that look alike)");
       }
+      ScriptLetters& script = scripts[static_cast<std::size_t>(LookAlikeScriptOf(code_point))];
+      if (script.count++ == 0) {
+        script.first = code_point;
+        script.first_pos = pos;
+      }
       pos += length;
+    }
+    // Two look-alike scripts in one name: the error names the first letter of the script with
+    // fewer letters (the later one on a tie), the one most likely standing in for another.
+    std::vector<LookAlikeScript> present;
+    for (const LookAlikeScript script :
+         {LookAlikeScript::kLatin, LookAlikeScript::kGreek, LookAlikeScript::kCyrillic}) {
+      if (scripts[static_cast<std::size_t>(script)].count > 0) present.push_back(script);
+    }
+    if (present.size() > 1) {
+      const auto letters_of = [&scripts](LookAlikeScript script) -> const ScriptLetters& {
+        return scripts[static_cast<std::size_t>(script)];
+      };
+      // A strict order (two scripts never start at one position): odder first.
+      const auto odder = [&letters_of](LookAlikeScript a, LookAlikeScript b) {
+        const ScriptLetters& left = letters_of(a);
+        const ScriptLetters& right = letters_of(b);
+        return left.count != right.count ? left.count < right.count
+                                         : left.first_pos > right.first_pos;
+      };
+      const LookAlikeScript odd = *std::min_element(present.begin(), present.end(), odder);
+      const LookAlikeScript usual = *std::max_element(present.begin(), present.end(), odder);
+      const std::string odd_name(LookAlikeScriptName(odd));
+      return Status::InvalidArgument(
+          "scope \"" + std::string(Prefix(ToString(), 128)) + "\": the name mixes " +
+          std::string(LookAlikeScriptName(usual)) + " and " + odd_name + " letters (" +
+          U(letters_of(odd).first) + " is " + odd_name +
+          "); letters of these scripts look alike, so a name keeps to one of them");
     }
     if (TrimSpace(name).size() != name.size()) {
       return Status::InvalidArgument("scope name \"" + name.substr(0, 64) +
                                      "\" begins or ends with white space");
     }
-    if (ToNfc(name) != name) {
+    if (ToNfkc(name) != name) {
       return Status::InvalidArgument("scope name \"" + name.substr(0, 64) +
-                                     "\" is not in Unicode NFC (Scope::Parse normalises names)");
+                                     "\" is not in Unicode NFKC (Scope::Parse normalises names)");
     }
   }
   return Status::Ok();
@@ -268,7 +371,9 @@ StatusOr<Scope> Scope::Parse(std::string_view text) {
     }
     StatusOr<ScopeKind> kind = ParseScopeKind(TrimSpace(segment.substr(0, colon)));
     if (!kind.ok()) return kind.status().WithContext("scope \"" + std::string(text.substr(0, 64)) + "\"");
-    scope.path_.push_back({*kind, ToNfc(TrimSpace(segment.substr(colon + 1)))});
+    // Trimmed again after NFKC, which may turn a compatibility space (U+2007) into a plain one.
+    scope.path_.push_back(
+        {*kind, std::string(TrimSpace(ToNfkc(TrimSpace(segment.substr(colon + 1)))))});
     if (end == text.size()) break;
     start = end + 1;
   }

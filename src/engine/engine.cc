@@ -400,6 +400,16 @@ std::string Engine::DisplayStoreLocation(std::string_view location) {
 }
 
 StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
+  // A path with a NUL byte would be cut at it by the file system calls: another file.
+  const auto refuse_nul = [](std::string_view path, std::string_view name) {
+    return path.find('\0') == std::string_view::npos
+               ? Status::Ok()
+               : Status::InvalidArgument("EngineOptions::" + std::string(name) +
+                                         " contains a NUL byte");
+  };
+  RETURN_IF_ERROR(refuse_nul(options.store_path, "store_path"));
+  RETURN_IF_ERROR(refuse_nul(options.data_dir, "data_dir"));
+  RETURN_IF_ERROR(refuse_nul(options.config_file, "config_file"));
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   if (options.config.has_value()) {

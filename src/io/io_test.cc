@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -229,6 +230,29 @@ TEST(TurnsJsonlTest, DeepNestingIsRejectedNotParsed) {
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("line 3: JSON nested deeper")));
   // Brackets inside strings do not count.
   EXPECT_THAT(ParseTurnJson("{\"text\": \"" + std::string(100, '[') + "\"}"), IsOk());
+}
+
+// Metadata integers keep every digit from -2^63 to 2^64 - 1 (nlohmann reads them as int64 or
+// uint64, and MetadataToJson gives them back so); an integer beyond 64 bits, which the parser
+// would read as a rounded double, is refused naming it.
+TEST(TurnsJsonlTest, MetadataIntegersAreExactOrRefused) {
+  const std::string exact =
+      R"({"big":18446744073709551615,"min":-9223372036854775808,"n":9007199254740993})";
+  StatusOr<Turn> turn = ParseTurnJson(R"({"text": "x", "metadata": )" + exact + "}");
+  ASSERT_THAT(turn, IsOk());
+  EXPECT_EQ(turn->metadata_json, exact);
+  EXPECT_EQ(Dump(MetadataToJson(turn->metadata_json)), exact);
+  EXPECT_EQ(MetadataToJson(turn->metadata_json)["big"].get<std::uint64_t>(), 18446744073709551615u);
+
+  EXPECT_THAT(ParseWithBadLine3(R"({"text": "x", "metadata": {"n": 18446744073709551616}})"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("turns.jsonl line 3: \"metadata\" holds the integer "
+                                 "18446744073709551616, outside the 64-bit range")));
+  EXPECT_THAT(ParseTurnJson(R"({"text": "x", "metadata": {"a": [-9223372036854775809]}})"),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("-9223372036854775809")));
+  // As a string or a float it is the user's choice to keep the text or a double.
+  EXPECT_THAT(ParseTurnJson(R"({"text": "x", "metadata": {"n": "18446744073709551616"}})"), IsOk());
+  EXPECT_THAT(ParseTurnJson(R"({"text": "x", "metadata": {"n": 1.8446744073709552e19}})"), IsOk());
 }
 
 TEST(TurnsJsonlTest, SizeLimits) {

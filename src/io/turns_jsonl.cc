@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/json_depth.h"
 #include "core/utf8.h"
 #include "io/file_reader.h"
 #include "io/json_util.h"
@@ -127,6 +128,13 @@ StatusOr<Turn> ParseTurnObject(std::string_view json_text, const TurnsJsonlOptio
   if (const auto metadata = object.find("metadata");
       metadata != object.end() && !metadata->is_null()) {
     if (!metadata->is_object()) return FieldMustBe("metadata", "a JSON object", *metadata);
+    // The parser has read such an integer as a double (rounded); the other fields are strings by
+    // now, so an integer literal in the line is in the metadata.
+    if (const auto big = core::FindJsonIntegerBeyond64Bits(json_text)) {
+      return Status::InvalidArgument(
+          "\"metadata\" holds the integer " + internal::Truncate(*big, 64) +
+          ", outside the 64-bit range [-2^63, 2^64 - 1]; write it as a string to keep it exactly");
+    }
     turn.metadata_json = metadata->dump();  // nlohmann::json objects are key-sorted
     if (options.max_metadata_bytes > 0 && turn.metadata_json.size() > options.max_metadata_bytes) {
       return Status::InvalidArgument(

@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "config/config_table.h"
 #include "index/bm25/bm25_index.h"
 #include "read/adjust.h"
 #include "read/bm25_route.h"
@@ -125,10 +126,37 @@ std::vector<std::string> AskedSpeakers(const QueryFrame& frame, const TurnLayout
   return asked;
 }
 
+// "bm25, fragment, ..." for unknown-route errors.
+std::string KnownRoutes(const Routes& routes) {
+  std::string known;
+  for (const std::string& known_name : routes.Names()) {
+    known += known.empty() ? known_name : ", " + known_name;
+  }
+  return known;
+}
+
+// RecallOptions::route_weights: known routes, finite weights in config::CallRouteWeightRange().
+Status CheckRouteWeights(const std::map<std::string, double>& route_weights, const Routes& routes) {
+  const config::Range range = config::CallRouteWeightRange();
+  for (const auto& [name, weight] : route_weights) {
+    const std::string key = "route_weights \"" + name.substr(0, 64) + "\"";
+    if (routes.Find(name) == nullptr) {
+      return Status::InvalidArgument(key + ": unknown route (known: " + KnownRoutes(routes) + ")");
+    }
+    if (!range.Contains(weight)) {
+      return Status::InvalidArgument(key + " is " + config::FormatValue(weight) +
+                                     "; a route weight must be a finite number in " +
+                                     range.ToString());
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& routes) {
   const auto started = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(CheckRouteWeights(request.options.route_weights, routes));
   ReadResult result;
   result.query = request.frame.text;
   result.policy = std::string(AnswerPolicyName(request.options.policy));
@@ -200,12 +228,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   for (const std::string& name : route_names) {
     const Route* route = routes.Find(name);
     if (route == nullptr) {
-      std::string known;
-      for (const std::string& known_name : routes.Names()) {
-        known += known.empty() ? known_name : ", " + known_name;
-      }
       return Status::InvalidArgument("unknown route \"" + name.substr(0, 64) +
-                                     "\" (known: " + known + ")");
+                                     "\" (known: " + KnownRoutes(routes) + ")");
     }
     const double weight = plan.WeightOf(name);
     if (!explicit_routes && weight <= 0) continue;

@@ -4,8 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engram/testing/status_matchers.h"
@@ -17,6 +19,7 @@ namespace engram::read {
 namespace {
 
 using ::engram::testing::IsOk;
+using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::Field;
@@ -114,6 +117,32 @@ TEST_F(RecallWarningsTest, WordVectorsThenSynonymsThenTheFailedRoutes) {
   EXPECT_EQ(result->diagnostics.warnings[0], "word-vector matches off: no vectors");
   EXPECT_EQ(result->diagnostics.warnings[1], "synonym matches off: no lexicons");
   EXPECT_THAT(result->diagnostics.warnings[2], StartsWith("route vector failed"));
+}
+
+// RecallOptions::route_weights is checked for every entry point: a route the registry does not
+// know is refused listing the known ones, and a weight that is NaN, infinite, negative or above
+// 1000 is refused naming the route; in range, any weight is accepted.
+TEST_F(RecallWarningsTest, RouteWeightsMustNameKnownRoutesWithFiniteWeights) {
+  using ::engram::testing::StatusIs;
+  RecallRequest request = Request({1, 0, 0});
+  request.options.route_weights = {{"bm25", 1.0}, {"vectr", 0.5}};
+  EXPECT_THAT(RunRecall(request, routes_),
+              StatusIs(StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("route_weights \"vectr\": unknown route (known: "),
+                             HasSubstr("bm25"), HasSubstr("vector"))));
+  const double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const double kInf = std::numeric_limits<double>::infinity();
+  for (const auto& [weight, shown] : std::vector<std::pair<double, std::string>>{
+           {kNaN, "nan"}, {kInf, "inf"}, {-kInf, "-inf"}, {-0.5, "-0.5"}, {1001, "1001.0"}}) {
+    request.options.route_weights = {{"bm25", weight}};
+    EXPECT_THAT(RunRecall(request, routes_),
+                StatusIs(StatusCode::kInvalidArgument,
+                         HasSubstr("route_weights \"bm25\" is " + shown +
+                                   "; a route weight must be a finite number in [0, 1000]")))
+        << shown;
+  }
+  request.options.route_weights = {{"bm25", 0.0}, {"vector", 1000.0}};
+  EXPECT_THAT(RunRecall(request, routes_), IsOk());
 }
 
 }  // namespace

@@ -65,6 +65,12 @@ StatusOr<std::string> ValidateTurn(const Turn& turn, const LimitsConfig& limits)
     return Status::InvalidArgument("metadata nests deeper than " +
                                    std::to_string(kMaxMetadataDepth) + " levels");
   }
+  // nlohmann would read such an integer as a double and write it back rounded.
+  if (const auto big = core::FindJsonIntegerBeyond64Bits(metadata)) {
+    return Status::InvalidArgument(
+        "metadata holds the integer " + std::string(big->substr(0, 64)) +
+        ", outside the 64-bit range [-2^63, 2^64 - 1]; write it as a string to keep it exactly");
+  }
   nlohmann::json parsed = nlohmann::json::parse(metadata, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return Status::InvalidArgument("metadata is not valid JSON");
   if (!parsed.is_object()) return Status::InvalidArgument("metadata must be a JSON object");

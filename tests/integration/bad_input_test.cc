@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
 #include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
 #include "backend_suites.h"
@@ -92,6 +95,25 @@ TEST_P(BadInputTest, MetadataIsStoredCanonically) {
   EXPECT_EQ(memory->metadata_json, R"({"a":{"x":null,"y":true},"b":1})");
 }
 
+// Integers keep every digit from -2^63 to 2^64 - 1 through the store; one beyond 64 bits, which
+// the JSON parser would round to a double, is refused naming it.
+TEST_P(BadInputTest, MetadataIntegersAreExactOrRefused) {
+  Turn turn = testing::MakeTurn("A", "hello");
+  turn.metadata_json =
+      R"({"n": 9007199254740993, "u": 18446744073709551615, "m": -9223372036854775808})";
+  StatusOr<RememberResult> result =
+      engine_->Remember(testing::S("user:numbers"), std::vector<Turn>{turn});
+  ASSERT_THAT(result, IsOk());
+  StatusOr<Memory> memory = engine_->Get(result->ids[0]);
+  ASSERT_THAT(memory, IsOk());
+  EXPECT_EQ(memory->metadata_json,
+            R"({"m":-9223372036854775808,"n":9007199254740993,"u":18446744073709551615})");
+
+  Turn beyond = testing::MakeTurn("A", "hello");
+  beyond.metadata_json = R"({"n": 18446744073709551616})";
+  ExpectRejected(beyond, "metadata holds the integer 18446744073709551616, outside the 64-bit");
+}
+
 TEST_P(BadInputTest, EmptyAndOversizedBatches) {
   EXPECT_THAT(engine_->Remember(testing::S("user:x"), std::vector<Turn>{}),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("no turns")));
@@ -132,6 +154,14 @@ TEST_P(BadInputTest, RecallOnUnknownScopeAndBadQueries) {
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("max_query_bytes")));
   EXPECT_THAT(engine_->Recall(scope, {.text = "hello"}, {.routes = {"telepathy"}}),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("unknown route")));
+  EXPECT_THAT(engine_->Recall(scope, {.text = "hello"}, {.route_weights = {{"telepathy", 1.0}}}),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("route_weights \"telepathy\": unknown route (known: bm25")));
+  EXPECT_THAT(
+      engine_->Recall(scope, {.text = "hello"}, {.route_weights = {{"bm25", std::nan("")}}}),
+      StatusIs(StatusCode::kInvalidArgument,
+               HasSubstr("route_weights \"bm25\" is nan; a route weight must be a "
+                         "finite number in [0, 1000]")));
   // Control characters and stopwords only: a valid, empty answer rather than an error.
   StatusOr<ReadResult> odd = engine_->Recall(scope, {.text = std::string("\x01\x02 the of", 8)});
   ASSERT_THAT(odd, IsOk());
@@ -144,6 +174,23 @@ TEST_P(BadInputTest, BadIds) {
   EXPECT_THAT(engine_->Retire("'; DROP TABLE nodes; --"), StatusIs(StatusCode::kInvalidArgument));
   EXPECT_THAT(engine_->History(std::string(32, '0')), StatusIs(StatusCode::kNotFound));
   EXPECT_THAT(engine_->AcceptProposal(std::string(32, 'b')), StatusIs(StatusCode::kNotFound));
+}
+
+// A NUL byte would cut the path short at the file system: another file. Refused naming the field.
+TEST_P(BadInputTest, PathsWithANulByte) {
+  EngineOptions options = Options("nul.db");
+  options.store_path += std::string("\0.evil", 6);
+  EXPECT_THAT(Engine::Open(options),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("EngineOptions::store_path contains a NUL byte")));
+  options = Options("nul.db");
+  options.config_file = std::string("x.toml\0y", 8);
+  EXPECT_THAT(Engine::Open(options),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("EngineOptions::config_file")));
+  options = Options("nul.db");
+  options.data_dir = std::string("data\0", 5);
+  EXPECT_THAT(Engine::Open(options),
+              StatusIs(StatusCode::kInvalidArgument, HasSubstr("EngineOptions::data_dir")));
 }
 
 TEST_P(BadInputTest, BadConfig) {
