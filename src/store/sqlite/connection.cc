@@ -68,6 +68,16 @@ Status SqliteStatus(int rc, std::string_view message, std::string_view operation
   }
 }
 
+void DamageRecord::Record(std::string_view message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!first_.has_value()) first_ = std::string(message);
+}
+
+std::optional<std::string> DamageRecord::first() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return first_;
+}
+
 Statement::Statement(Connection* connection, sqlite3_stmt* stmt, bool* in_use,
                      std::string_view operation)
     : connection_(connection), stmt_(stmt), in_use_(in_use), operation_(operation) {}
@@ -198,8 +208,8 @@ Status Connection::Exec(std::string_view sql, std::string_view operation) {
   const std::string sql_text(sql);
   const int rc = sqlite3_exec(db_, sql_text.c_str(), nullptr, nullptr, &message);
   if (rc == SQLITE_OK) return Status::Ok();
-  Status status = SqliteStatus(sqlite3_extended_errcode(db_),
-                               message != nullptr ? message : sqlite3_errstr(rc), operation, path_);
+  Status status = Failure(sqlite3_extended_errcode(db_),
+                          message != nullptr ? message : sqlite3_errstr(rc), operation);
   sqlite3_free(message);
   return status;
 }
@@ -238,7 +248,15 @@ Status Connection::Error(int rc, std::string_view operation) const {
   // code it recorded, which distinguishes e.g. UNIQUE from FOREIGN KEY constraint failures.
   const int extended = sqlite3_extended_errcode(db_);
   const int code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc;
-  return SqliteStatus(code, sqlite3_errmsg(db_), operation, path_);
+  return Failure(code, sqlite3_errmsg(db_), operation);
+}
+
+Status Connection::Failure(int code, std::string_view message, std::string_view operation) const {
+  Status status = SqliteStatus(code, message, operation, path_);
+  if (damage_record_ != nullptr && status.code() == StatusCode::kCorruption) {
+    damage_record_->Record(status.message());
+  }
+  return status;
 }
 
 std::int64_t Connection::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -37,6 +38,20 @@ Status SqliteStatus(int rc, std::string_view message, std::string_view operation
                     std::string_view path);
 
 class Connection;
+
+// The first SQLite error a store's connections met that says the file is damaged
+// (SQLITE_CORRUPT, SQLITE_NOTADB): the store refuses writes from then on. Thread-safe; shared by
+// the store and its connections.
+class DamageRecord {
+ public:
+  void Record(std::string_view message);
+  // The first recorded message, or nullopt when no damage was met.
+  std::optional<std::string> first() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::optional<std::string> first_;  // guarded by mutex_
+};
 
 // A statement ready to bind and step. Move-only. A cached statement is reset and its bindings
 // cleared when the handle is destroyed, so it can be reused; an uncached one is finalized.
@@ -106,6 +121,12 @@ class Connection {
   // The Status for a failed call on this connection, with sqlite3_errmsg.
   Status Error(int rc, std::string_view operation) const;
 
+  // From now on, a failure of this connection that says the file is damaged is recorded in
+  // `record` (nullptr: not recorded).
+  void set_damage_record(std::shared_ptr<DamageRecord> record) {
+    damage_record_ = std::move(record);
+  }
+
   std::int64_t LastInsertRowId() const;
   std::int64_t Changes() const;
   sqlite3* db() const { return db_; }
@@ -119,8 +140,12 @@ class Connection {
 
   Connection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
 
+  // The status of a failure with `code`; records damage in damage_record_.
+  Status Failure(int code, std::string_view message, std::string_view operation) const;
+
   sqlite3* db_;
   std::string path_;
+  std::shared_ptr<DamageRecord> damage_record_;
   // Keyed by SQL text. std::map keeps the slots' addresses stable.
   std::map<std::string, CachedStatement, std::less<>> cache_;
 };

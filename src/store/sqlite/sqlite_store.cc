@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -31,6 +32,7 @@
 #include "store/backend_common.h"
 #include "store/journal.h"
 #include "store/sqlite/connection.h"
+#include "store/sqlite/integrity.h"
 #include "store/sqlite/merkle_sqlite.h"
 #include "store/sqlite/migrations.h"
 
@@ -818,6 +820,38 @@ class SqliteTransaction final : public Transaction {
   bool open_ = true;
 };
 
+// How many busy timeouts in a row BeginImmediate waits while other writers keep committing.
+constexpr int kMaxBusyRounds = 24;
+
+// PRAGMA data_version: changes when another connection commits.
+StatusOr<std::int64_t> DataVersion(Connection& conn) {
+  ASSIGN_OR_RETURN(const std::optional<std::string> version,
+                   conn.QueryText("PRAGMA data_version", "read data version"));
+  return version.has_value() ? std::stoll(*version) : 0;
+}
+
+// BEGIN IMMEDIATE on `conn` (outside a transaction), waiting for other processes' writers.
+// SQLite's busy handler sleeps and polls, so a writer that commits and begins again at once
+// takes the lock ahead of one asleep in the handler: with three processes deriving chunk after
+// chunk, one could wait out its whole busy timeout while the others took turns, and fail with
+// "database is locked" although the store was never stuck. So a busy timeout that ran out while
+// another writer committed (data_version moved) is waited again, up to kMaxBusyRounds times; only
+// a whole busy timeout without any commit by others (a writer holding the lock that long) is
+// kUnavailable.
+Status BeginImmediate(Connection& conn, std::string_view operation) {
+  std::optional<std::int64_t> last_version;
+  for (int round = 0;; ++round) {
+    Status begun = conn.Exec("BEGIN IMMEDIATE", operation);
+    if (begun.code() != StatusCode::kUnavailable ||
+        (sqlite3_extended_errcode(conn.db()) & 0xFF) != SQLITE_BUSY || round == kMaxBusyRounds) {
+      return begun;
+    }
+    ASSIGN_OR_RETURN(const std::int64_t version, DataVersion(conn));
+    if (last_version.has_value() && version == *last_version) return begun;
+    last_version = version;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Store.
 
@@ -825,7 +859,9 @@ class SqliteStore final : public Store {
  public:
   // A writable store: `writer` is open read-write; readers open `path`.
   SqliteStore(std::string path, SqliteOptions options, std::unique_ptr<Connection> writer)
-      : path_(std::move(path)), options_(options), writer_(std::move(writer)) {}
+      : path_(std::move(path)), options_(options), writer_(std::move(writer)) {
+    writer_->set_damage_record(damage_);
+  }
   // A read-only store: no writer; readers open `reader_uri`, and every write is refused naming
   // `read_only_reason`.
   SqliteStore(std::string path, SqliteOptions options, std::string reader_uri,
@@ -839,8 +875,9 @@ class SqliteStore final : public Store {
 
   StatusOr<std::unique_ptr<Transaction>> BeginWrite() override {
     if (writer_ == nullptr) return ReadOnlyError();
+    RETURN_IF_ERROR(RefuseIfDamaged());
     std::unique_lock<std::mutex> lock(write_mutex_);
-    RETURN_IF_ERROR(writer_->Exec("BEGIN IMMEDIATE", "begin write transaction"));
+    RETURN_IF_ERROR(BeginImmediate(*writer_, "begin write transaction"));
     return std::unique_ptr<Transaction>(
         std::make_unique<SqliteTransaction>(std::move(lock), *writer_,
                                            options_.vector_precision));
@@ -1191,8 +1228,22 @@ class SqliteStore final : public Store {
         return conn;
       }
     }
-    return Connection::Open(path_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-                            options_.busy_timeout_ms, reader_uri_);
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
+                     Connection::Open(path_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                                      options_.busy_timeout_ms, reader_uri_));
+    conn->set_damage_record(damage_);
+    return conn;
+  }
+
+  // kCorruption once any connection of this store met a SQLite error saying the file is damaged:
+  // a write into a damaged file could spread the damage, so none is started.
+  Status RefuseIfDamaged() const {
+    const std::optional<std::string> damage = damage_->first();
+    if (!damage.has_value()) return Status::Ok();
+    IntegrityReport report;
+    report.check = IntegrityCheck::kInUse;
+    report.problems.push_back(*damage);
+    return DamagedStoreError(path_, report);
   }
 
   Status ReadOnlyError() const {
@@ -1217,6 +1268,8 @@ class SqliteStore final : public Store {
   // Held by the open Transaction (or EraseScopes); guards writer_.
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;
+  // What the connections met of damage (shared with them).
+  const std::shared_ptr<DamageRecord> damage_ = std::make_shared<DamageRecord>();
   // Guards idle_readers_; never held while a query runs.
   std::mutex pool_mutex_;
   std::vector<std::unique_ptr<Connection>> idle_readers_;
@@ -1224,11 +1277,16 @@ class SqliteStore final : public Store {
 
 StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> scope_ids) {
   if (writer_ == nullptr) return ReadOnlyError();
+  RETURN_IF_ERROR(RefuseIfDamaged());
   std::lock_guard<std::mutex> lock(write_mutex_);
   EraseCounts counts;
   // The erase itself, in one transaction: all of it or (on an error) none of it.
   const Status erased = [&]() -> Status {
-    ScopedSqlTransaction txn(*writer_, "BEGIN IMMEDIATE");
+    // Takes the lock as BeginWrite does; the ScopedSqlTransaction's BEGIN is then a no-op
+    // ("BEGIN" inside a transaction is an error, so it opens with a SAVEPOINT instead).
+    RETURN_IF_ERROR(BeginImmediate(*writer_, "erase scopes: begin"));
+    ScopedSqlTransaction txn(*writer_, "SAVEPOINT erase_scopes");
+    if (!txn.status().ok()) static_cast<void>(writer_->Exec("ROLLBACK", "erase scopes: rollback"));
     RETURN_IF_ERROR(txn.status());
     // The scopes named and every scope nested in them, in scope_id order.
     std::vector<ScopeRecord> tree;
@@ -1469,6 +1527,15 @@ std::string FileUri(std::string_view path) {
   return uri;
 }
 
+// The open-time damage check (integrity.h) on `connection`: kCorruption naming the file and what
+// to do when it finds damage. Different opens probe different rows of a large store.
+Status CheckUndamaged(Connection& connection, const std::string& path) {
+  ASSIGN_OR_RETURN(const IntegrityReport report,
+                   CheckAtOpen(connection, StoreFileBytes(path), std::random_device()()));
+  if (!report.ok()) return DamagedStoreError(path, report);
+  return Status::Ok();
+}
+
 // Opens an existing store that cannot be written (`reason` says why) for reading. A WAL-mode
 // database is read through its shared-memory file (-shm): `mode=ro` uses it when it exists (a
 // writer elsewhere has it open) or can be created. When neither holds, the file is read as
@@ -1481,6 +1548,7 @@ StatusOr<std::unique_ptr<Store>> OpenReadOnly(const std::string& path, const Sql
     ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
                      Connection::Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
                                       options.busy_timeout_ms, uri));
+    RETURN_IF_ERROR(CheckUndamaged(*conn, path));
     return CheckSchemaReadOnly(*conn, reason);
   };
   const std::string shared_uri = FileUri(path) + "?mode=ro";
@@ -1530,6 +1598,16 @@ StatusOr<std::unique_ptr<Store>> Open(std::string_view path, const SqliteOptions
     return Status::FailedPrecondition("sqlite: " + path_text +
                                       " is an empty file, not an engram store");
   }
+  // A file that is not SQLite is refused before SQLite reads it (and before anything writes it).
+  if (exists) {
+    ASSIGN_OR_RETURN(const std::string header_problem, HeaderProblem(path_text));
+    if (!header_problem.empty()) {
+      IntegrityReport report;
+      report.check = IntegrityCheck::kHeader;
+      report.problems.push_back(header_problem);
+      return DamagedStoreError(path_text, report);
+    }
+  }
   if (const std::string reason = NotWritableReason(path_text, exists); !reason.empty()) {
     if (!exists) {
       return Status::FailedPrecondition("sqlite: cannot create store " + path_text + ": " + reason);
@@ -1542,10 +1620,10 @@ StatusOr<std::unique_ptr<Store>> Open(std::string_view path, const SqliteOptions
                    Connection::Open(path_text, flags, options.busy_timeout_ms));
   auto not_a_store = [&](const Status& status) {
     if (status.code() == StatusCode::kCorruption) {
-      return Status::Corruption("sqlite: " + path_text +
-                                " is not a valid SQLite database (damaged or not an engram "
-                                "store): " +
-                                status.message());
+      IntegrityReport report;
+      report.check = IntegrityCheck::kInUse;
+      report.problems.push_back(status.message());
+      return DamagedStoreError(path_text, report);
     }
     return status;
   };
@@ -1563,6 +1641,8 @@ StatusOr<std::unique_ptr<Store>> Open(std::string_view path, const SqliteOptions
   RETURN_IF_ERROR(writer->Exec("PRAGMA secure_delete=ON", "enable secure delete"));
   // Temporary tables (EraseScopes' id list) stay in memory, never in a temp file.
   RETURN_IF_ERROR(writer->Exec("PRAGMA temp_store=MEMORY", "set temp store"));
+  // Before any migration writes to it.
+  RETURN_IF_ERROR(CheckUndamaged(*writer, path_text));
   Status migrated = ApplyMigrations(*writer);
   if (!migrated.ok()) return not_a_store(migrated);
   return std::unique_ptr<Store>(
