@@ -172,6 +172,8 @@ void AddMcpCommand(CLI::App& app, Console& console, CommandList* commands);
 void AddAuditCommands(CLI::App& app, Console& console, CommandList* commands);
 // amend (amend_command.cc)
 void AddAmendCommand(CLI::App& app, Console& console, CommandList* commands);
+// check (check_command.cc)
+void AddCheckCommand(CLI::App& app, Console& console, CommandList* commands);
 
 }  // namespace engram::cli
 

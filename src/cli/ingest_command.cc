@@ -9,12 +9,16 @@
 //
 // Idempotency: every turn carries an idempotency key (Turn::idempotency_key, kept apart from its
 // metadata): the JSONL field "idempotency_key" when given, else derived as the first 128 bits
-// (hex) of SHA-256 over the length-prefixed input file's base name, the turn's position there
-// (JSONL: its line; LoCoMo and LongMemEval: its 1-based index in its conversation or question),
-// role, speaker, session id, event time and text. The engine recognises a key its scope already
-// holds (or that an earlier turn of the input had) inside the write transaction and does not
-// store the turn again but reports it, counted here as "already stored": re-running an import
-// after a failure, twice, or in two processes at once stores each turn once.
+// (hex) of SHA-256 over the length-prefixed scope, the turn's position in its input (JSONL: its
+// line; LoCoMo and LongMemEval: its 1-based index in its conversation or question), role,
+// speaker, session id, event time and text. The key depends on what the input says, not on
+// where it came from: the file's name, its compression (.zst) or stdin give the same keys, so a
+// renamed or compressed copy of an ingested file stores nothing new. (Keys of engram before
+// this rule, "engram-ingest-v1", also hashed the file's name: a file ingested with them is
+// stored once more by its first ingest under this rule.) The engine recognises a key its scope
+// already holds (or that an earlier turn of the input had) inside the write transaction and does
+// not store the turn again but reports it, counted here as "already stored": re-running an
+// import after a failure, twice, or in two processes at once stores each turn once.
 //
 // Two phases (DESIGN §4): every scope is acknowledged as soon as its turns are stored and
 // searchable by BM25 (RememberWait::kIndexed); the engine's worker embeds and derives them in the
@@ -23,7 +27,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <future>
 #include <memory>
 #include <string>
@@ -71,14 +74,16 @@ std::string DerivedSoFar(Engine& engine) {
          std::to_string(derivation->pending_turns) + " pending)";
 }
 
-// The derived idempotency key (see the file comment).
-std::string DerivedKey(std::string_view file, std::string_view position, const Turn& turn) {
-  const std::string base = std::filesystem::path(std::string(file)).filename().string();
+// The derived idempotency key (see the file comment): the scope, the turn's position in its input
+// and its content; never the input's name.
+std::string DerivedKey(const Scope& scope, std::string_view position, const Turn& turn) {
+  const std::string scope_text = scope.ToString();
   const std::string time = turn.event_time ? FormatTimestamp(*turn.event_time) : "";
-  std::string material = "engram-ingest-v1";
+  std::string material = "engram-ingest-v2";
   for (const std::string_view part :
-       {std::string_view(base), position, RoleName(turn.role), std::string_view(turn.speaker),
-        std::string_view(turn.session_id), std::string_view(time), std::string_view(turn.text)}) {
+       {std::string_view(scope_text), position, RoleName(turn.role),
+        std::string_view(turn.speaker), std::string_view(turn.session_id), std::string_view(time),
+        std::string_view(turn.text)}) {
     material += "\n" + std::to_string(part.size()) + ":";
     material += part;
   }
@@ -86,9 +91,9 @@ std::string DerivedKey(std::string_view file, std::string_view position, const T
 }
 
 // Adds the turn to the batch with its idempotency key: `given`, else derived.
-void AddTurn(Batch& batch, Turn turn, std::string origin, std::string given, std::string_view file,
+void AddTurn(Batch& batch, Turn turn, std::string origin, std::string given,
              std::string_view position) {
-  turn.idempotency_key = given.empty() ? DerivedKey(file, position, turn) : std::move(given);
+  turn.idempotency_key = given.empty() ? DerivedKey(batch.scope, position, turn) : std::move(given);
   batch.turns.push_back(std::move(turn));
   batch.origins.push_back(std::move(origin));
 }
@@ -143,7 +148,7 @@ Status LoadJsonl(const IngestArgs& args, const Scope& scope, const Config& confi
     for (std::size_t turn_idx = 0; turn_idx < parsed.turns.size(); ++turn_idx) {
       const std::string line = std::to_string(parsed.line_numbers[turn_idx]);
       AddTurn(batch, std::move(parsed.turns[turn_idx]), io::DisplayName(file) + " line " + line,
-              std::move(parsed.idempotency_keys[turn_idx]), file, "line " + line);
+              std::move(parsed.idempotency_keys[turn_idx]), "line " + line);
     }
   }
   batches->push_back(std::move(batch));
@@ -157,7 +162,7 @@ Status AddConversation(const std::string& file, Scope scope, std::vector<Turn> t
   const std::string prefix = io::DisplayName(file) + ": " + batch.scope.ToString() + " turn ";
   for (std::size_t turn_idx = 0; turn_idx < turns.size(); ++turn_idx) {
     const std::string position = std::to_string(turn_idx + 1);
-    AddTurn(batch, std::move(turns[turn_idx]), prefix + position, "", file, "turn " + position);
+    AddTurn(batch, std::move(turns[turn_idx]), prefix + position, "", "turn " + position);
   }
   batches->push_back(std::move(batch));
   return Status::Ok();
@@ -362,9 +367,9 @@ void AddIngestCommand(CLI::App& app, Console& console, CommandList* commands) {
       "be zstd-compressed (.zst); '-' reads stdin. Every input is parsed and every turn checked\n"
       "before anything is stored, so a bad line or turn in any format stores nothing; each scope\n"
       "is stored all-or-nothing. Each turn carries an idempotency key (the JSONL field\n"
-      "\"idempotency_key\", else derived from the file name, the turn's position and content),\n"
-      "so ingesting a file again stores only what is new and reports the rest as already\n"
-      "stored. Turns are acknowledged once stored and searchable by keyword; their embeddings\n"
+      "\"idempotency_key\", else derived from the scope, the turn's position and content, not\n"
+      "the file's name), so ingesting a file again, or a renamed or .zst copy of it, stores only\n"
+      "what is new and reports the rest as already stored. Turns are acknowledged once stored and searchable by keyword; their embeddings\n"
       "and derived facts follow in the background, and ingest waits for them before it exits\n"
       "(progress lines on stderr) unless --no-wait. -q prints no summary.\n");
   command->add_option("--scope", args->scope, "Scope of the turns (jsonl only), e.g. user:alice");

@@ -76,6 +76,7 @@ int Run(int argc, char** argv) {
   AddMcpCommand(app, console, &commands);
   AddAuditCommands(app, console, &commands);
   AddAmendCommand(app, console, &commands);
+  AddCheckCommand(app, console, &commands);
   AddVersionCommand(app, console, &commands);
 
   try {
