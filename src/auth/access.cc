@@ -73,9 +73,10 @@ Access Access::Unrestricted() {
   return access;
 }
 
-Access Access::Granted(std::vector<Grant> grants) {
+Access Access::Granted(std::vector<Grant> grants, std::string key_id) {
   Access access;
   access.grants_ = std::move(grants);
+  access.key_id_ = std::move(key_id);
   return access;
 }
 

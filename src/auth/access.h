@@ -52,7 +52,10 @@ class Access {
   // Every right on every scope: the caller of a server without keys (loopback only) and of
   // `engram mcp` over stdio.
   static Access Unrestricted();
-  static Access Granted(std::vector<Grant> grants);
+  // `key_id` names the API key the grants came from (KeyRecord::id, "k_..."); empty for grants
+  // made in code. It says who the caller is, not what it may do: the MCP transport binds each
+  // session to it (mcp/http_transport.h).
+  static Access Granted(std::vector<Grant> grants, std::string key_id = {});
 
   // True when a grant whose prefix contains `scope` holds `right` (or kAdmin).
   bool Allows(const Scope& scope, Right right) const;
@@ -62,10 +65,14 @@ class Access {
   bool IsServerAdmin() const;
   bool unrestricted() const { return unrestricted_; }
   const std::vector<Grant>& grants() const { return grants_; }
+  // The id of the API key this Access was authenticated with; empty for Unrestricted and for
+  // grants made in code.
+  const std::string& key_id() const { return key_id_; }
 
  private:
   bool unrestricted_ = false;
   std::vector<Grant> grants_;
+  std::string key_id_;
 };
 
 }  // namespace engram::auth

@@ -279,7 +279,7 @@ StatusOr<Access> KeyFile::Authenticate(std::string_view presented_key) const {
     if (ConstantTimeEquals(record.sha256, digest)) match = &record;
   }
   if (match == nullptr || match->revoked) return refused;
-  return Access::Granted({Grant{.prefix = match->scope, .rights = match->rights}});
+  return Access::Granted({Grant{.prefix = match->scope, .rights = match->rights}}, match->id);
 }
 
 }  // namespace engram::auth

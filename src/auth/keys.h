@@ -76,9 +76,10 @@ class KeyFile {
   // Marks the key revoked. kNotFound for an unknown id; revoking twice is kFailedPrecondition.
   Status Revoke(std::string_view id);
 
-  // The Access a presented key grants: one grant, the key's rights on its scope. An unknown,
-  // malformed or revoked key is kFailedPrecondition with a message safe to show the client
-  // ("unknown or revoked API key"); the server answers 401. Compares hashes, never secrets.
+  // The Access a presented key grants: one grant, the key's rights on its scope, and the key's
+  // id (Access::key_id). An unknown, malformed or revoked key is kFailedPrecondition with a
+  // message safe to show the client ("unknown or revoked API key"); the server answers 401.
+  // Compares hashes, never secrets.
   StatusOr<Access> Authenticate(std::string_view presented_key) const;
 
   const std::vector<KeyRecord>& keys() const { return keys_; }

@@ -39,6 +39,7 @@ TEST(KeyFileTest, CreatedKeyAuthenticatesWithItsScopeAndRights) {
   EXPECT_FALSE(access->Allows(S("app:crm/user:alice"), Right::kWrite));
   EXPECT_FALSE(access->Allows(S("app:crm2"), Right::kRead));
   EXPECT_FALSE(access->IsServerAdmin());
+  EXPECT_EQ(access->key_id(), created->record.id);
 }
 
 TEST(KeyFileTest, TwoKeysDiffer) {

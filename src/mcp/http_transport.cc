@@ -106,6 +106,16 @@ std::string RandomSessionId() {
   return id;
 }
 
+std::string SessionOwner(const auth::Access& access) {
+  if (access.unrestricted()) return "local";
+  if (!access.key_id().empty()) return "key:" + access.key_id();
+  std::string owner = "grants:";
+  for (const auth::Grant& grant : access.grants()) {
+    owner += grant.prefix.ToString() + "=" + auth::RightsToString(grant.rights) + ";";
+  }
+  return owner;
+}
+
 HttpTransport::HttpTransport(const McpServer& server, HttpOptions options)
     : server_(server), options_(std::move(options)) {}
 
@@ -153,7 +163,7 @@ HttpResult HttpTransport::Handle(const HttpCall& call, const auth::Access& acces
     return Refuse(403, error_code::kInvalidRequest, "Origin not allowed");
   }
   if (call.method == "POST") return Post(call, access);
-  if (call.method == "DELETE") return Delete(call);
+  if (call.method == "DELETE") return Delete(call, access);
   // GET included: this server opens no server-to-client stream, as it never sends requests or
   // notifications of its own.
   HttpResult result;
@@ -162,30 +172,49 @@ HttpResult HttpTransport::Handle(const HttpCall& call, const auth::Access& acces
   return result;
 }
 
-HttpResult HttpTransport::Delete(const HttpCall& call) {
+HttpResult HttpTransport::Delete(const HttpCall& call, const auth::Access& access) {
   const std::optional<std::string> id = Header(call, "Mcp-Session-Id");
   if (!id) return Refuse(400, error_code::kInvalidRequest, "Mcp-Session-Id header is required");
   std::lock_guard<std::mutex> lock(mutex_);
-  if (sessions_.erase(*id) == 0) {
+  const auto found = sessions_.find(*id);
+  // Another caller's session is answered as one that does not exist.
+  if (found == sessions_.end() || found->second.owner != SessionOwner(access)) {
     return Refuse(404, error_code::kInvalidRequest, "session not found");
   }
+  sessions_.erase(found);
   HttpResult result;
   result.status = 204;
   return result;
 }
 
-std::string HttpTransport::OpenSession(const Session& session) {
+StatusOr<std::string> HttpTransport::OpenSession(const Session& session,
+                                                 const auth::Access& access) {
+  const std::string owner = SessionOwner(access);
+  const std::size_t total_cap = std::max<std::size_t>(options_.max_sessions, 1);
+  const std::size_t owner_cap =
+      access.unrestricted()
+          ? total_cap
+          : std::clamp<std::size_t>(options_.max_sessions_per_key, 1, total_cap);
   const std::string id = RandomSessionId();
   std::lock_guard<std::mutex> lock(mutex_);
-  while (!sessions_.empty() &&
-         sessions_.size() >= std::max<std::size_t>(options_.max_sessions, 1)) {
-    auto oldest = sessions_.begin();
-    for (auto entry = sessions_.begin(); entry != sessions_.end(); ++entry) {
-      if (entry->second.last_used < oldest->second.last_used) oldest = entry;
-    }
-    sessions_.erase(oldest);
+  // The caller's own sessions, least recently used first; only these may be ended here.
+  std::vector<std::pair<std::uint64_t, std::string>> own;
+  for (const auto& [session_id, entry] : sessions_) {
+    if (entry.owner == owner) own.emplace_back(entry.last_used, session_id);
   }
-  sessions_[id] = SessionEntry{.session = session, .last_used = ++use_counter_};
+  std::sort(own.begin(), own.end());
+  std::size_t own_idx = 0;
+  while (own_idx < own.size() &&
+         (own.size() - own_idx >= owner_cap || sessions_.size() >= total_cap)) {
+    sessions_.erase(own[own_idx].second);
+    ++own_idx;
+  }
+  if (sessions_.size() >= total_cap) {
+    return Status::ResourceExhausted(
+        "too many open MCP sessions: all " + std::to_string(total_cap) +
+        " are held by other callers; try again once one ends");
+  }
+  sessions_[id] = SessionEntry{.session = session, .owner = owner, .last_used = ++use_counter_};
   return id;
 }
 
@@ -237,8 +266,12 @@ HttpResult HttpTransport::Post(const HttpCall& call, const auth::Access& access)
     if (!reply || !reply->contains("result")) {
       return reply_with(std::move(reply), 400);
     }
+    StatusOr<std::string> session_id = OpenSession(session, access);
+    if (!session_id.ok()) {
+      return Refuse(503, error_code::kInternalError, session_id.status().message());
+    }
     HttpResult result = JsonResult(200, *reply);
-    result.headers["Mcp-Session-Id"] = OpenSession(session);
+    result.headers["Mcp-Session-Id"] = *session_id;
     return result;
   }
 
@@ -284,7 +317,8 @@ HttpResult HttpTransport::Post(const HttpCall& call, const auth::Access& access)
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = sessions_.find(*session_id);
-    if (found == sessions_.end()) {
+    // Another caller's session is answered as one that does not exist: no hint that it does.
+    if (found == sessions_.end() || found->second.owner != SessionOwner(access)) {
       return Refuse(404, error_code::kInvalidRequest,
                     "session not found (it ended or was never opened): initialize again");
     }
@@ -301,7 +335,9 @@ HttpResult HttpTransport::Post(const HttpCall& call, const auth::Access& access)
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = sessions_.find(*session_id);
-    if (found != sessions_.end()) found->second.session = session;
+    if (found != sessions_.end() && found->second.owner == SessionOwner(access)) {
+      found->second.session = session;
+    }
   }
   return reply_with(std::move(reply), 200);
 }

@@ -21,8 +21,14 @@
 //     headers, when sent, must match the body (400, error -32020).
 //   - GET: 405 (this server opens no server-to-client stream). DELETE with a session id ends
 //     the session (204; 404 if unknown). Other methods: 405.
-// Sessions are bounded (HttpOptions::max_sessions); opening one more ends the least recently
-// used. Session ids are 128 random bits from the operating system, in hex.
+// Sessions belong to the caller that opened them: its API key (auth::Access::key_id), or the
+// unrestricted local caller. A request or DELETE naming another caller's session is answered
+// exactly as for a session that does not exist (404), so a session id reveals nothing to
+// another key and ending one takes its owner's key. Sessions are bounded per caller
+// (HttpOptions::max_sessions_per_key) and in all (HttpOptions::max_sessions); opening one more
+// ends the caller's own least recently used session, never another caller's: a caller holding
+// none while the other callers' sessions fill the table is refused (503) until one ends.
+// Session ids are 128 random bits from the operating system, in hex.
 //
 // Thread-safety: Handle may be called from any number of threads; the session table is guarded
 // by a mutex and the McpServer is thread-safe.
@@ -38,6 +44,7 @@
 #include <vector>
 
 #include "auth/access.h"
+#include "engram/status.h"
 #include "mcp/server.h"
 
 namespace engram::mcp {
@@ -62,8 +69,12 @@ struct HttpResult {
 };
 
 struct HttpOptions {
-  // Sessions open at once at most; opening one more ends the least recently used. Default: 64.
+  // Sessions open at once at most, all callers together. Default: 64.
   std::size_t max_sessions = 64;
+  // Sessions one API key holds at most; opening one more ends that key's least recently used.
+  // Not applied to the unrestricted caller (a server without keys, `engram mcp --http`): being
+  // the only caller there, it is bounded by max_sessions alone. Default: 16.
+  std::size_t max_sessions_per_key = 16;
   // Origins accepted besides loopback ones, exactly as browsers send them
   // ("https://app.example.com"). Default: none.
   std::vector<std::string> allowed_origins;
@@ -86,14 +97,17 @@ class HttpTransport {
  private:
   struct SessionEntry {
     Session session;
+    std::string owner;            // SessionOwner of the caller that opened it
     std::uint64_t last_used = 0;  // a counter, not a clock: least recently used is smallest
   };
 
   HttpResult Post(const HttpCall& call, const auth::Access& access);
-  HttpResult Delete(const HttpCall& call);
+  HttpResult Delete(const HttpCall& call, const auth::Access& access);
   bool HostAllowed(const HttpCall& call) const;
   bool OriginAllowed(const HttpCall& call) const;
-  std::string OpenSession(const Session& session);
+  // Adds `session` for the caller, first ending the caller's own least recently used sessions
+  // as the caps require. kUnavailable when the table is full of other callers' sessions.
+  StatusOr<std::string> OpenSession(const Session& session, const auth::Access& access);
 
   const McpServer& server_;
   HttpOptions options_;
@@ -104,6 +118,11 @@ class HttpTransport {
 
 // 32 hex digits from the operating system's random source.
 std::string RandomSessionId();
+
+// Who owns the sessions a caller opens: "key:<id>" for an API key, "local" for the
+// unrestricted caller, and for grants made in code without a key id a description of the grants
+// (so two such callers with different grants never share sessions).
+std::string SessionOwner(const auth::Access& access);
 
 }  // namespace engram::mcp
 

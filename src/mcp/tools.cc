@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -563,7 +564,21 @@ StatusOr<io::Json> RunRead(const Call& call) {
   if (BoolArg(call.args, "history", false)) {
     ASSIGN_OR_RETURN(const std::vector<HistoryEvent> history, call.engine.History(memory.id));
     out["history"] = io::Json::array();
-    for (const HistoryEvent& event : history) out["history"].push_back(io::ToJson(event));
+    std::map<std::string, bool> readable;  // related id -> the caller may read it
+    for (const HistoryEvent& event : history) {
+      // An event relating to a memory the caller may not read (a same_as to an entity of an
+      // enclosing scope, say) would reveal that memory's id: it is left out, as over REST.
+      if (!event.related_id.empty()) {
+        auto [known, inserted] = readable.try_emplace(event.related_id, false);
+        if (inserted) {
+          StatusOr<Memory> related = call.engine.Get(event.related_id);
+          known->second =
+              related.ok() && call.access.AllowsPath(related->scope, auth::Right::kRead);
+        }
+        if (!known->second) continue;
+      }
+      out["history"].push_back(io::ToJson(event));
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -578,6 +579,58 @@ TEST_F(McpServerTest, AccessLimitsEveryTool) {
   EXPECT_EQ(ToolOk("memory_read", {{"id", alice[0]}})["memory"]["status"], "active");
 }
 
+TEST_F(McpServerTest, ReadHistoryNamesNoMemoryOutsideTheCallersScopes) {
+  ToolOk("memory_write", {{"scope", "user:alice"},
+                          {"turns", {{{"text", "My sister Maya lives in Porto."}}}},
+                          {"wait", "derived"}});
+  const std::string run_turn =
+      ToolOk("memory_write", {{"scope", "user:alice/run:1"},
+                              {"turns", {{{"text", "Maya called me from Porto today."}}}},
+                              {"wait", "derived"}})["ids"][0];
+  // The entity named Porto of exactly `scope`.
+  auto porto = [&](const std::string& scope) {
+    json listed = ToolOk("memory_list", {{"scope", scope}, {"kind", "entity"}});
+    for (const json& memory : listed["memories"]) {
+      if (memory["text"] == "Porto") return memory["id"].get<std::string>();
+    }
+    ADD_FAILURE() << "no entity Porto in " << scope << ": " << listed.dump();
+    return std::string();
+  };
+  const std::string alice_porto = porto("user:alice");
+  const std::string run_porto = porto("user:alice/run:1");
+  ASSERT_FALSE(alice_porto.empty());
+  ASSERT_FALSE(run_porto.empty());
+  ASSERT_TRUE(engine_->ProposeSameAs(run_porto, alice_porto, "the same city").ok());
+
+  // The memories the history of run:1's Porto names, by action, as `access` reads it.
+  auto related = [&](const auth::Access& access) {
+    std::map<std::string, std::string> ids;
+    json read = ToolOk("memory_read", {{"id", run_porto}, {"history", true}}, access);
+    for (const json& event : read["history"]) {
+      if (!event["related_id"].get<std::string>().empty()) {
+        ids[event["action"].get<std::string>()] = event["related_id"];
+      }
+    }
+    return ids;
+  };
+  const auth::Access alice = auth::Access::Granted(
+      {{.prefix = Scope::Parse("user:alice").value(), .rights = {auth::Right::kRead}}});
+  const auth::Access run = auth::Access::Granted(
+      {{.prefix = Scope::Parse("user:alice/run:1").value(), .rights = {auth::Right::kRead}}});
+  const std::map<std::string, std::string> everything = related(auth::Access::Unrestricted());
+  ASSERT_EQ(everything.size(), 3u) << json(everything).dump();
+  const std::string run_scope_node = everything.at("has_entity (incoming)");
+  EXPECT_EQ(everything, (std::map<std::string, std::string>{
+                            {"has_entity (incoming)", run_scope_node},
+                            {"mentions (incoming)", run_turn},
+                            {"same_as", alice_porto}}));
+  EXPECT_EQ(related(alice), everything);
+  // The key of run:1 reads its entity's history without the enclosing scope's entity.
+  EXPECT_EQ(related(run), (std::map<std::string, std::string>{
+                              {"has_entity (incoming)", run_scope_node},
+                              {"mentions (incoming)", run_turn}}));
+}
+
 // ---- the stateless revision (2026-07-28) -------------------------------------------------------
 
 TEST_F(McpServerTest, DiscoverDescribesTheServer) {
@@ -638,6 +691,40 @@ class HttpTransportTest : public McpServerTest {
                                  {"params", {{"protocolVersion", version}}}}));
     EXPECT_EQ(result.status, 200) << result.body;
     return result.headers["Mcp-Session-Id"];
+  }
+
+  // The Access an API key with id `key_id` grants: read on `scope`.
+  static auth::Access KeyAccess(const std::string& key_id, const std::string& scope) {
+    return auth::Access::Granted(
+        {{.prefix = Scope::Parse(scope).value(), .rights = {auth::Right::kRead}}}, key_id);
+  }
+
+  // initialize on `transport` as `access`: the whole result (status 200 with a session id, or
+  // the refusal).
+  HttpResult InitializeAs(HttpTransport& transport, const auth::Access& access) {
+    return transport.Handle(Post({{"jsonrpc", "2.0"},
+                                  {"id", 1},
+                                  {"method", "initialize"},
+                                  {"params", {{"protocolVersion", "2025-11-25"}}}}),
+                            access);
+  }
+
+  // A session `access` opened on `transport` (its id; the test fails when none was opened).
+  std::string OpenAs(HttpTransport& transport, const auth::Access& access) {
+    HttpResult result = InitializeAs(transport, access);
+    EXPECT_EQ(result.status, 200) << result.body;
+    return result.headers["Mcp-Session-Id"];
+  }
+
+  // The status of a ping in session `session` sent as `access`.
+  int PingAs(HttpTransport& transport, const std::string& session, const auth::Access& access) {
+    return transport.Handle(Post(kPing, session), access).status;
+  }
+
+  HttpResult DeleteAs(HttpTransport& transport, const std::string& session,
+                      const auth::Access& access) {
+    return transport.Handle(HttpCall{.method = "DELETE", .headers = {{"Mcp-Session-Id", session}}},
+                            access);
   }
 
   void SetUp() override {
@@ -702,6 +789,113 @@ TEST_F(HttpTransportTest, SessionsAreBoundedLeastRecentlyUsedFirst) {
   EXPECT_EQ(Do(Post(kPing, second)).status, 404);
   EXPECT_EQ(Do(Post(kPing, first)).status, 200);
   EXPECT_EQ(Do(Post(kPing, third)).status, 200);
+}
+
+TEST_F(HttpTransportTest, ASessionAnswersOnlyTheKeyThatOpenedIt) {
+  const auth::Access alice = KeyAccess("k_a11ce0000001", "user:alice");
+  const auth::Access bob = KeyAccess("k_b0b000000002", "user:bob");
+  // Another key with alice's very grants is still another key.
+  const auth::Access alice_twin = KeyAccess("k_a11ce0000003", "user:alice");
+  const std::string session = OpenAs(*transport_, alice);
+
+  const HttpResult unknown = transport_->Handle(Post(kPing, std::string(32, 'f')), bob);
+  ASSERT_EQ(unknown.status, 404);
+  for (const auth::Access* other : {&bob, &alice_twin}) {
+    // Refused exactly as a session that does not exist: same status, same body.
+    const HttpResult foreign = transport_->Handle(Post(kPing, session), *other);
+    EXPECT_EQ(foreign.status, 404);
+    EXPECT_EQ(foreign.body, unknown.body);
+    EXPECT_EQ(DeleteAs(*transport_, session, *other).status, 404);
+  }
+  EXPECT_EQ(PingAs(*transport_, session, auth::Access::Unrestricted()), 404);
+  EXPECT_EQ(DeleteAs(*transport_, session, auth::Access::Unrestricted()).status, 404);
+  // The owner's session outlived every attempt; only the owner ends it.
+  EXPECT_EQ(PingAs(*transport_, session, alice), 200);
+  EXPECT_EQ(DeleteAs(*transport_, session, alice).status, 204);
+  EXPECT_EQ(PingAs(*transport_, session, alice), 404);
+}
+
+TEST_F(HttpTransportTest, AKeyOpeningManySessionsEndsOnlyItsOwn) {
+  HttpTransport transport(*server_, {.max_sessions = 4, .max_sessions_per_key = 2});
+  const auth::Access alice = KeyAccess("k_a11ce0000001", "user:alice");
+  const auth::Access bob = KeyAccess("k_b0b000000002", "user:bob");
+  const std::string alice_session = OpenAs(transport, alice);
+  std::vector<std::string> bob_sessions;
+  for (int open_idx = 0; open_idx < 64; ++open_idx) bob_sessions.push_back(OpenAs(transport, bob));
+  // Bob holds his cap, his two most recent; alice's session is untouched.
+  EXPECT_EQ(transport.session_count(), 3u);
+  EXPECT_EQ(PingAs(transport, alice_session, alice), 200);
+  EXPECT_EQ(PingAs(transport, bob_sessions[0], bob), 404);
+  EXPECT_EQ(PingAs(transport, bob_sessions[61], bob), 404);
+  EXPECT_EQ(PingAs(transport, bob_sessions[62], bob), 200);
+  EXPECT_EQ(PingAs(transport, bob_sessions[63], bob), 200);
+  // Within its cap, a key's least recently used session goes first.
+  EXPECT_EQ(PingAs(transport, bob_sessions[62], bob), 200);
+  const std::string latest = OpenAs(transport, bob);
+  EXPECT_EQ(PingAs(transport, bob_sessions[63], bob), 404);
+  EXPECT_EQ(PingAs(transport, bob_sessions[62], bob), 200);
+  EXPECT_EQ(PingAs(transport, latest, bob), 200);
+}
+
+TEST_F(HttpTransportTest, ATableFullOfOtherKeysSessionsRefusesANewKey) {
+  HttpTransport transport(*server_, {.max_sessions = 4, .max_sessions_per_key = 2});
+  const auth::Access alice = KeyAccess("k_a11ce0000001", "user:alice");
+  const auth::Access bob = KeyAccess("k_b0b000000002", "user:bob");
+  const auth::Access carol = KeyAccess("k_c4a010000003", "user:carol");
+  const std::vector<std::string> bob_sessions = {OpenAs(transport, bob), OpenAs(transport, bob)};
+  const std::vector<std::string> carol_sessions = {OpenAs(transport, carol),
+                                                   OpenAs(transport, carol)};
+  ASSERT_EQ(transport.session_count(), 4u);
+
+  const HttpResult refused = InitializeAs(transport, alice);
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_FALSE(refused.headers.contains("Mcp-Session-Id"));
+  const json error = json::parse(refused.body)["error"];
+  EXPECT_EQ(error["code"], error_code::kInternalError);
+  EXPECT_EQ(error["message"],
+            "too many open MCP sessions: all 4 are held by other callers; try again once one "
+            "ends");
+  for (const std::string& session : bob_sessions) EXPECT_EQ(PingAs(transport, session, bob), 200);
+  for (const std::string& session : carol_sessions) {
+    EXPECT_EQ(PingAs(transport, session, carol), 200);
+  }
+
+  // Once a session ends, alice gets its place; with the table full again, a key holding
+  // sessions ends its own least recently used one, never another key's.
+  ASSERT_EQ(DeleteAs(transport, carol_sessions[0], carol).status, 204);
+  const std::string alice_session = OpenAs(transport, alice);
+  const std::string alice_second = OpenAs(transport, alice);
+  EXPECT_EQ(transport.session_count(), 4u);
+  EXPECT_EQ(PingAs(transport, alice_session, alice), 404);
+  EXPECT_EQ(PingAs(transport, alice_second, alice), 200);
+  for (const std::string& session : bob_sessions) EXPECT_EQ(PingAs(transport, session, bob), 200);
+  EXPECT_EQ(PingAs(transport, carol_sessions[1], carol), 200);
+}
+
+TEST_F(HttpTransportTest, TheLocalCallerIsBoundedOnlyByTheTotal) {
+  // Without keys every caller is the same local user: the per-key cap does not apply.
+  HttpTransport transport(*server_, {.max_sessions = 3, .max_sessions_per_key = 1});
+  const auth::Access local = auth::Access::Unrestricted();
+  const std::vector<std::string> sessions = {OpenAs(transport, local), OpenAs(transport, local),
+                                             OpenAs(transport, local)};
+  for (const std::string& session : sessions) EXPECT_EQ(PingAs(transport, session, local), 200);
+  OpenAs(transport, local);
+  EXPECT_EQ(transport.session_count(), 3u);
+  EXPECT_EQ(PingAs(transport, sessions[0], local), 404);
+}
+
+TEST(SessionOwnerTest, NamesTheKeyTheLocalCallerOrTheGrants) {
+  const Scope alice = Scope::Parse("user:alice").value();
+  EXPECT_EQ(SessionOwner(auth::Access::Unrestricted()), "local");
+  EXPECT_EQ(SessionOwner(auth::Access::Granted({{.prefix = alice, .rights = {auth::Right::kRead}}},
+                                               "k_0123456789ab")),
+            "key:k_0123456789ab");
+  EXPECT_EQ(SessionOwner(auth::Access::Granted(
+                {{.prefix = alice, .rights = {auth::Right::kRead, auth::Right::kWrite}}})),
+            "grants:user:alice=read,write;");
+  EXPECT_NE(SessionOwner(auth::Access::Granted({{.prefix = alice, .rights = {auth::Right::kRead}}})),
+            SessionOwner(auth::Access::Granted(
+                {{.prefix = Scope::Parse("user:bob").value(), .rights = {auth::Right::kRead}}})));
 }
 
 TEST_F(HttpTransportTest, ProtocolVersionHeaderMustMatchTheSession) {

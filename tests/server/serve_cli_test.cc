@@ -1,7 +1,7 @@
 // The built `engram` binary: `engram keys create|list|revoke`, `engram serve` refusing a public
-// address without keys, serving with keys and stopping cleanly on SIGTERM, and SIGKILL under
-// load followed by a restart: every acknowledged turn is there exactly once and the rebuilt
-// index matches the live one.
+// address without keys, serving with keys and stopping cleanly on SIGTERM, MCP sessions at /mcp
+// bound to the key that opened them, and SIGKILL under load followed by a restart: every
+// acknowledged turn is there exactly once and the rebuilt index matches the live one.
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -144,6 +144,63 @@ TEST_F(ServeCliTest, ServesWithKeysAndStopsCleanlyOnSigterm) {
   Ran listed = RunCli(Store() + " --json list --scope user:alice");
   EXPECT_EQ(listed.exit_code, 0) << listed.out;
   EXPECT_THAT(listed.out, HasSubstr("Served by a child process."));
+}
+
+TEST_F(ServeCliTest, McpSessionsAtSlashMcpBelongToTheKeyThatOpenedThem) {
+  const std::string keys = dir_.File("keys.json");
+  auto create_key = [&](const std::string& scope) {
+    Ran created = RunCli("keys create --keys '" + keys + "' --scope " + scope + " --rights read");
+    EXPECT_EQ(created.exit_code, 0) << created.out;
+    std::smatch match;
+    EXPECT_TRUE(std::regex_search(created.out, match, std::regex("egk_[0-9a-f]{64}")));
+    return match.empty() ? std::string() : std::string(match[0]);
+  };
+  const std::string alice = create_key("user:alice");
+  const std::string bob = create_key("user:bob");
+  ServeOnFile serve(dir_, {"--keys", keys}, 0);
+  ASSERT_NE(serve.port(), 0) << serve.log();
+  httplib::Client client("127.0.0.1", serve.port());
+  const std::string initialize =
+      R"({"jsonrpc": "2.0", "id": 1, "method": "initialize",)"
+      R"( "params": {"protocolVersion": "2025-11-25"}})";
+  const std::string ping = R"({"jsonrpc": "2.0", "id": 2, "method": "ping"})";
+  // POST /mcp as `key`, in `session` when not empty: the status and the session id returned.
+  auto post = [&](const std::string& key, const std::string& session, const std::string& body) {
+    httplib::Headers headers = {{"Authorization", "Bearer " + key},
+                                {"Accept", "application/json"}};
+    if (!session.empty()) headers.emplace("Mcp-Session-Id", session);
+    auto result = client.Post("/mcp", headers, body, "application/json");
+    EXPECT_TRUE(result);
+    if (!result) return std::pair<int, std::string>(0, "");
+    return std::pair<int, std::string>(result->status,
+                                       result->get_header_value("Mcp-Session-Id"));
+  };
+  auto end = [&](const std::string& key, const std::string& session) {
+    auto result = client.Delete(
+        "/mcp", {{"Authorization", "Bearer " + key}, {"Mcp-Session-Id", session}});
+    EXPECT_TRUE(result);
+    return result ? result->status : 0;
+  };
+
+  const auto [opened, alice_session] = post(alice, "", initialize);
+  ASSERT_EQ(opened, 200);
+  ASSERT_EQ(alice_session.size(), 32u);
+  // Bob opens as many sessions as the whole server holds (64): he ends only his own.
+  std::vector<std::string> bob_sessions;
+  for (int open_idx = 0; open_idx < 64; ++open_idx) {
+    const auto [status, session] = post(bob, "", initialize);
+    ASSERT_EQ(status, 200) << "session " << open_idx;
+    bob_sessions.push_back(session);
+  }
+  EXPECT_EQ(post(alice, alice_session, ping).first, 200);
+  EXPECT_EQ(post(bob, bob_sessions.front(), ping).first, 404);  // past bob's 16
+  EXPECT_EQ(post(bob, bob_sessions.back(), ping).first, 200);
+  // Bob can neither use nor end alice's session: to him it does not exist.
+  EXPECT_EQ(post(bob, alice_session, ping).first, 404);
+  EXPECT_EQ(end(bob, alice_session), 404);
+  EXPECT_EQ(post(alice, alice_session, ping).first, 200);
+  EXPECT_EQ(end(alice, alice_session), 204);
+  EXPECT_EQ(post(alice, alice_session, ping).first, 404);
 }
 
 TEST_F(ServeCliTest, SigkillUnderLoadKeepsEveryAcknowledgedTurn) {
