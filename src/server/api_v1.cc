@@ -298,6 +298,12 @@ class ReadableCache {
   std::map<std::string, bool> cache_;
 };
 
+// Leaves out of `ids` those the caller may not read, so a scope's records name no memory of a
+// scope outside the caller's grants (an entity of an enclosing scope it was merged with, say).
+void KeepReadable(ReadableCache& readable, std::vector<std::string>& ids) {
+  std::erase_if(ids, [&readable](const std::string& id) { return !readable.Readable(id); });
+}
+
 }  // namespace
 
 StatusOr<Memory> ReadableMemory(Engine& engine, const auth::Access& access, std::string_view id) {
@@ -646,6 +652,13 @@ ApiResponse V1Api::Facts(const ApiRequest& request) {
   if (!status.ok()) return ErrorResponse(status, request.request_id);
   StatusOr<std::vector<io::FactRecord>> facts = io::LoadFacts(engine_, *scope, filter);
   if (!facts.ok()) return ErrorResponse(facts.status(), request.request_id);
+  ReadableCache readable(engine_, *request.access);
+  for (io::FactRecord& fact : *facts) {
+    for (std::vector<std::string>* ids : {&fact.supersedes, &fact.superseded_by, &fact.corrects,
+                                          &fact.corrected_by, &fact.contradicts}) {
+      KeepReadable(readable, *ids);
+    }
+  }
   return Ok(io::FactsDocument(*scope, filter, *facts));
 }
 
@@ -655,6 +668,8 @@ ApiResponse V1Api::Entities(const ApiRequest& request) {
   if (auto denied = Require(request, *scope, auth::Right::kRead)) return *denied;
   StatusOr<std::vector<io::EntityRecord>> entities = io::LoadEntities(engine_, *scope);
   if (!entities.ok()) return ErrorResponse(entities.status(), request.request_id);
+  ReadableCache readable(engine_, *request.access);
+  for (io::EntityRecord& entity : *entities) KeepReadable(readable, entity.same_as);
   return Ok(io::EntitiesDocument(*scope, *entities));
 }
 

@@ -6,6 +6,7 @@
 
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server_fixture.h"
@@ -115,6 +116,46 @@ TEST_F(ServerAuthTest, AnotherTenantsMemoryIsNotFoundNever403) {
   // Alice's memory is untouched.
   HttpResult still = server_.Call("GET", "/v1/memories/" + id, "", alice);
   EXPECT_EQ(still.body["status"], "active");
+}
+
+// A key for a nested scope learns no id of the enclosing scope's memories, not even through an
+// identity merge that links its entity to one of them.
+TEST_F(ServerAuthTest, ANestedScopesKeySeesNoIdOfTheEnclosingScope) {
+  const std::string alice = server_.AddKey("user:alice", "read,write");
+  const std::string run = server_.AddKey("user:alice/run:1", "read");
+  const std::vector<std::pair<std::string, std::string>> writes = {
+      {"user:alice", "My sister Maya lives in Porto."},
+      {"user:alice/run:1", "Maya called me from Porto today."}};
+  for (const auto& [scope, text] : writes) {
+    HttpResult written = server_.Call("POST", "/v1/scopes/" + scope + "/memories?wait=derived",
+                                      R"({"turns": [{"text": ")" + text + R"("}]})", alice);
+    ASSERT_EQ(written.status, 201) << written.raw;
+  }
+  // The entity Porto of `scope` as `key` lists it.
+  auto porto = [&](const std::string& scope, const std::string& key) {
+    HttpResult listed = server_.Call("GET", "/v1/scopes/" + scope + "/entities", "", key);
+    EXPECT_EQ(listed.status, 200) << listed.raw;
+    for (const Json& entity : listed.body["entities"]) {
+      if (entity["name"] == "Porto") return entity;
+    }
+    ADD_FAILURE() << "no entity Porto in " << scope << ": " << listed.raw;
+    return Json();
+  };
+  const std::string alice_porto = porto("user:alice", alice)["id"];
+  const std::string run_porto = porto("user:alice/run:1", alice)["id"];
+  HttpResult proposed = server_.Call(
+      "POST", "/v1/proposals",
+      R"({"a": ")" + run_porto + R"(", "b": ")" + alice_porto + R"(", "reason": "one city"})",
+      alice);
+  ASSERT_EQ(proposed.status, 201) << proposed.raw;
+
+  EXPECT_EQ(porto("user:alice/run:1", alice)["same_as"], Json::array({alice_porto}));
+  EXPECT_EQ(porto("user:alice", alice)["same_as"], Json::array({run_porto}));
+  EXPECT_EQ(porto("user:alice/run:1", run)["same_as"], Json::array());
+  // Nor through the entity's history.
+  HttpResult history = server_.Call("GET", "/v1/memories/" + run_porto + "/history", "", run);
+  ASSERT_EQ(history.status, 200);
+  EXPECT_THAT(history.raw, ::testing::Not(HasSubstr(alice_porto)));
 }
 
 // Seeded random tenants, scopes and operations: every response a tenant gets is checked for the
