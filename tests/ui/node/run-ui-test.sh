@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# run-ui-test.sh ENGRAM_BIN SCREENSHOT_DIR [BENCH_DATA_DIR]: the web inspector's browser suite (ctest ui_browser).
+# run-ui-test.sh SUITE ENGRAM_BIN [SCREENSHOT_DIR [BENCH_DATA_DIR]]: one browser suite of this folder
+# (SUITE: inspector.test.mjs for ctest ui_browser, cross_site.test.mjs for ui_cross_site).
 # Exits 77 (skipped) when Chromium or the npm packages are missing, unless
 # ENGRAM_REQUIRE_BENCH_DATA=1 asks for every suite to run (then it fails instead).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+suite="$1"
+name="${suite%.test.mjs}"
 
 skip() {
   if [[ "${ENGRAM_REQUIRE_BENCH_DATA:-0}" == "1" ]]; then
-    echo "ui_browser: FAILED: $1 (ENGRAM_REQUIRE_BENCH_DATA=1 needs every suite)" >&2
+    echo "ui $name: FAILED: $1 (ENGRAM_REQUIRE_BENCH_DATA=1 needs every suite)" >&2
     exit 1
   fi
-  echo "ui_browser: skipped: $1" >&2
+  echo "ui $name: skipped: $1" >&2
   exit 77
 }
 
@@ -22,6 +25,6 @@ chromium_bin="${ENGRAM_CHROMIUM:-$(command -v chromium || true)}"
 source "$here/../../mcp/node/node-env.sh"
 
 cd "$here"
-ENGRAM_BIN="$1" ENGRAM_SCREENSHOTS="$2" ENGRAM_CHROMIUM="$chromium_bin" \
-  ENGRAM_LOCOMO="${ENGRAM_BENCH_DATA:-${3:-}}/locomo_dev.json" \
-  exec "$ENGRAM_NODE" --test --test-concurrency=1 inspector.test.mjs
+ENGRAM_BIN="$2" ENGRAM_SCREENSHOTS="${3:-}" ENGRAM_CHROMIUM="$chromium_bin" \
+  ENGRAM_LOCOMO="${ENGRAM_BENCH_DATA:-${4:-}}/locomo_dev.json" \
+  exec "$ENGRAM_NODE" --test --test-concurrency=1 "$suite"
