@@ -69,7 +69,7 @@ def test_missing_store_without_create(tmp_path):
 def test_a_file_that_is_not_a_store(tmp_path):
     path = tmp_path / "garbage.db"
     path.write_bytes(b"this is not a SQLite database" * 200)
-    with pytest.raises(engram.Corruption, match="not a valid SQLite database"):
+    with pytest.raises(engram.Corruption, match="not a SQLite database"):
         engram.Engine(str(path), config=FAST_CONFIG)
 
 
