@@ -73,6 +73,12 @@ Access Access::Unrestricted() {
   return access;
 }
 
+Access Access::UnrestrictedWithoutAdmin() {
+  Access access = Unrestricted();
+  access.server_admin_ = false;
+  return access;
+}
+
 Access Access::Granted(std::vector<Grant> grants, std::string key_id) {
   Access access;
   access.grants_ = std::move(grants);
@@ -96,7 +102,7 @@ bool Access::AllowsPath(std::string_view scope_path, Right right) const {
 }
 
 bool Access::IsServerAdmin() const {
-  if (unrestricted_) return true;
+  if (unrestricted_) return server_admin_;
   for (const Grant& grant : grants_) {
     if (grant.prefix.empty() && grant.rights.count(Right::kAdmin) > 0) return true;
   }

@@ -52,6 +52,9 @@ class Access {
   // Every right on every scope: the caller of a server without keys (loopback only) and of
   // `engram mcp` over stdio.
   static Access Unrestricted();
+  // As Unrestricted, without the server-wide operations IsServerAdmin guards (mem0's reset, index
+  // rebuilds): the caller of a server without keys that was not started with --allow-admin.
+  static Access UnrestrictedWithoutAdmin();
   // `key_id` names the API key the grants came from (KeyRecord::id, "k_..."); empty for grants
   // made in code. It says who the caller is, not what it may do: the MCP transport binds each
   // session to it (mcp/http_transport.h).
@@ -61,7 +64,7 @@ class Access {
   bool Allows(const Scope& scope, Right right) const;
   // Allows for a scope given as text (Scope::ToString form); false when it does not parse.
   bool AllowsPath(std::string_view scope_path, Right right) const;
-  // True for Unrestricted and for a root grant holding kAdmin.
+  // True for Unrestricted (not UnrestrictedWithoutAdmin) and for a root grant holding kAdmin.
   bool IsServerAdmin() const;
   bool unrestricted() const { return unrestricted_; }
   const std::vector<Grant>& grants() const { return grants_; }
@@ -71,6 +74,7 @@ class Access {
 
  private:
   bool unrestricted_ = false;
+  bool server_admin_ = true;  // false for UnrestrictedWithoutAdmin
   std::vector<Grant> grants_;
   std::string key_id_;
 };

@@ -9,11 +9,11 @@
 // every caller has full access and only a loopback address may be bound.
 #include <pthread.h>
 #include <signal.h>
-#include <strings.h>
 
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "auth/keys.h"
 #include "cli/cli.h"
@@ -39,33 +39,14 @@ struct ServeArgs {
   std::size_t max_token_budget = 100000;
   std::size_t max_query_bytes = 4096;
   int timeout_seconds = 10;
+  int keep_alive_seconds = 5;
+  std::size_t max_connections = 512;
+  std::size_t max_connections_per_client = 64;
+  std::vector<std::string> allowed_origins;
+  std::vector<std::string> allowed_hosts;
+  bool allow_admin = false;
   bool log_requests = false;
 };
-
-// The MCP streamable-HTTP transport behind the server's raw mount at /mcp: the request, already
-// authenticated, goes to the transport with the caller's Access.
-server::RawResponse ServeMcp(mcp::HttpTransport& transport, const server::RawRequest& request) {
-  server::RawResponse response;
-  if (request.path != "/mcp") {
-    response.status = 404;
-    response.body = R"({"error":{"code":"NOT_FOUND","message":"the MCP endpoint is /mcp"}})";
-    return response;
-  }
-  mcp::HttpCall call{.method = request.method, .body = request.body};
-  for (const auto& [name, value] : request.headers) call.headers.emplace(name, value);
-  mcp::HttpResult result = transport.Handle(call, *request.access);
-  response.status = result.status;
-  response.content_type = "";
-  for (const auto& [name, value] : result.headers) {
-    if (strcasecmp(name.c_str(), "Content-Type") == 0) {
-      response.content_type = value;
-    } else {
-      response.headers.emplace_back(name, value);
-    }
-  }
-  response.body = std::move(result.body);
-  return response;
-}
 
 int RunServe(const ServeArgs& args, Console& console) {
   StatusOr<std::pair<std::string, int>> address = server::ParseListenAddress(args.listen);
@@ -107,6 +88,12 @@ int RunServe(const ServeArgs& args, Console& console) {
     options.max_body_bytes = args.max_body_bytes;
     options.read_timeout_seconds = args.timeout_seconds;
     options.write_timeout_seconds = args.timeout_seconds;
+    options.keep_alive_timeout_seconds = args.keep_alive_seconds;
+    options.max_connections = args.max_connections;
+    options.max_connections_per_client = args.max_connections_per_client;
+    options.allowed_origins = args.allowed_origins;
+    options.allowed_hosts = args.allowed_hosts;
+    options.allow_admin = args.allow_admin;
     options.log_requests = args.log_requests;
     options.store_path = console.global().store;
     options.keys_path = args.keys;
@@ -120,12 +107,15 @@ int RunServe(const ServeArgs& args, Console& console) {
     http.AddRoutes(v1.Routes());
     server::Mem0Api mem0(**engine, server::Mem0Options{});
     http.AddRoutes(mem0.Routes());
-    // MCP at /mcp. With keys every caller presents one, which a DNS-rebound browser request
-    // cannot, so only the Origin is checked; without keys (loopback only) the Host is too.
+    // MCP at /mcp. The server has checked Host and Origin for every route already; the
+    // transport checks them again with the same lists.
     const mcp::McpServer mcp_server(**engine);
-    mcp::HttpTransport mcp_http(mcp_server, {.check_host = !http.authenticated()});
+    mcp::HttpTransport mcp_http(mcp_server, {.allowed_origins = args.allowed_origins,
+                                             .allowed_hosts = args.allowed_hosts,
+                                             .check_host = !http.authenticated() ||
+                                                           !args.allowed_hosts.empty()});
     http.MountRaw("/mcp", [&mcp_http](const server::RawRequest& request) {
-      return ServeMcp(mcp_http, request);
+      return ServeMcpRequest(mcp_http, request);
     });
     // The web inspector's pages are public; the API calls they make carry the user's key.
     http.MountPublic("/ui", server::ServeUi);
@@ -201,7 +191,7 @@ void AddServeCommand(CLI::App& app, Console& console, CommandList* commands) {
       ->check(CLI::Range(1, 256));
   serve
       ->add_option("--queue", args->queue,
-                   "Connections waiting for a worker before accepting pauses (default 256)")
+                   "Whole requests waiting for a worker; more are 503 (default 256)")
       ->check(CLI::Range(1, 100000));
   serve
       ->add_option("--max-body-bytes", args->max_body_bytes,
@@ -221,8 +211,31 @@ void AddServeCommand(CLI::App& app, Console& console, CommandList* commands) {
       ->check(CLI::Range(1, 1024 * 1024));
   serve
       ->add_option("--timeout", args->timeout_seconds,
-                   "Seconds a client may take to send a request or read a response (default 10)")
+                   "Seconds a client may take to send a whole request, or to read a response "
+                   "(default 10)")
       ->check(CLI::Range(1, 3600));
+  serve
+      ->add_option("--keep-alive", args->keep_alive_seconds,
+                   "Seconds an idle keep-alive connection stays open (default 5)")
+      ->check(CLI::Range(1, 3600));
+  serve
+      ->add_option("--max-connections", args->max_connections,
+                   "Connections open at once; over it the oldest idle one is closed, else 503 "
+                   "(default 512)")
+      ->check(CLI::Range(1, 100000));
+  serve
+      ->add_option("--max-connections-per-client", args->max_connections_per_client,
+                   "Connections open at once from one client address; over it 503 (default 64)")
+      ->check(CLI::Range(1, 100000));
+  serve->add_option("--allow-origin", args->allowed_origins,
+                    "A browser origin allowed to call the server besides loopback ones, e.g. "
+                    "https://app.example.com (repeatable)");
+  serve->add_option("--allow-host", args->allowed_hosts,
+                    "A Host name (or host:port) accepted besides loopback names (repeatable); "
+                    "with --keys on a network address any Host is accepted unless given");
+  serve->add_flag("--allow-admin", args->allow_admin,
+                  "Without --keys: let callers run server-wide admin operations (mem0's POST "
+                  "/reset erases every scope; index rebuilds). Off by default");
   serve->add_flag("--log-requests", args->log_requests,
                   "One line per request on stderr: request id, method, path, status, time");
   commands->push_back({serve, [args, &console] { return RunServe(*args, console); }});

@@ -1,7 +1,7 @@
 // api.h: the transport-free shape of one HTTP API call, shared by the native /v1 routes, the
 // mem0-compatible routes and the HTTP server that dispatches to them. Handlers take an ApiRequest
 // (method, path parameters, query, raw body, the caller's Access) and return an ApiResponse (HTTP
-// status and JSON body); they never see cpp-httplib, so they are tested by calling them directly.
+// status and JSON body); they never see the HTTP wire, so they are tested by calling them directly.
 //
 //   ApiResponse Get(Engine& engine, const ApiRequest& request) {
 //     ASSIGN_OR_RETURN... // handlers turn a Status into a response with ErrorResponse

@@ -1,22 +1,30 @@
 // The HTTP server of `engram serve` (see http_server.h).
 #include "server/http_server.h"
 
-#include <httplib.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <iostream>
 #include <random>
 #include <thread>
+#include <unordered_map>
 
-#include "core/utf8.h"
+#include "server/http_wire.h"
 
 namespace engram::server {
 namespace {
@@ -24,65 +32,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kListenBacklog = 1024;  // capped by the kernel's somaxconn
-
-// httplib's task queue with a bound: enqueue waits while `limit` connections are already waiting
-// for a worker, so a flood of connections cannot grow memory without bound.
-class BoundedTaskQueue : public httplib::TaskQueue {
- public:
-  BoundedTaskQueue(std::size_t threads, std::size_t limit) : limit_(limit == 0 ? 1 : limit) {
-    for (std::size_t i = 0; i < (threads == 0 ? 1 : threads); ++i) {
-      workers_.emplace_back([this] { Work(); });
-    }
-  }
-  ~BoundedTaskQueue() override { shutdown(); }
-
-  void enqueue(std::function<void()> fn) override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    room_.wait(lock, [this] { return jobs_.size() < limit_ || stopping_; });
-    if (stopping_) return;
-    jobs_.push_back(std::move(fn));
-    ready_.notify_one();
-  }
-
-  // Runs what is queued, then joins the workers.
-  void shutdown() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (stopping_ && workers_.empty()) return;
-      stopping_ = true;
-    }
-    ready_.notify_all();
-    room_.notify_all();
-    for (std::thread& worker : workers_) {
-      if (worker.joinable()) worker.join();
-    }
-    workers_.clear();
-  }
-
- private:
-  void Work() {
-    for (;;) {
-      std::function<void()> job;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        ready_.wait(lock, [this] { return !jobs_.empty() || stopping_; });
-        if (jobs_.empty()) return;  // stopping and drained
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-      }
-      room_.notify_one();
-      job();
-    }
-  }
-
-  const std::size_t limit_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::condition_variable room_;
-  std::deque<std::function<void()>> jobs_;
-  bool stopping_ = false;
-  std::vector<std::thread> workers_;
-};
+constexpr std::uint64_t kListenToken = 0;
+constexpr std::uint64_t kWakeToken = 1;
+constexpr std::size_t kReadChunk = 64 * 1024;
+// After an error response that closes the connection, what the client still sends is read and
+// dropped for this long (at most), so the kernel does not reset the connection before the client
+// has read the response.
+constexpr auto kLingerTime = std::chrono::seconds(2);
+constexpr std::size_t kMaxLingerBytes = 16 * 1024 * 1024;
 
 std::vector<std::string> SplitPath(const std::string& path) {
   std::vector<std::string> segments;
@@ -148,8 +105,8 @@ std::string NewRequestId() {
   return buffer;
 }
 
-std::string RequestIdFor(const httplib::Request& req) {
-  const std::string incoming = req.get_header_value("X-Request-Id");
+std::string RequestIdFor(const HttpRequest& req) {
+  const std::string incoming = req.Header("X-Request-Id").value_or("");
   return SaneRequestId(incoming) ? incoming : NewRequestId();
 }
 
@@ -173,25 +130,124 @@ std::string CredentialFrom(const std::string& authorization) {
   return credential;
 }
 
-void WriteJson(httplib::Response& res, const ApiResponse& response) {
-  res.status = response.status;
+HttpResponse JsonResponse(const ApiResponse& response) {
+  HttpResponse out;
+  out.status = response.status;
   if (response.status == 204) {
-    res.body.clear();
-    return;
+    out.content_type.clear();
+    return out;
   }
-  res.set_content(io::Dump(response.body), "application/json");
+  out.body = io::Dump(response.body);
+  return out;
+}
+
+std::string Printable(std::string text) {
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  }
+  return text;
+}
+
+bool IsStateChanging(const std::string& method) {
+  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+}
+
+// Whether a Content-Type is one a browser page may send cross-site without a CORS preflight
+// (form, multipart, text): refused from browsers on state-changing requests.
+bool IsSimpleFormType(const std::optional<std::string>& content_type) {
+  if (!content_type) return false;
+  std::string media = content_type->substr(0, content_type->find(';'));
+  for (char& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!media.empty() && media.back() == ' ') media.pop_back();
+  while (!media.empty() && media.front() == ' ') media.erase(0, 1);
+  return media == "application/x-www-form-urlencoded" || media == "multipart/form-data" ||
+         media.rfind("text/", 0) == 0;
+}
+
+std::string PeerAddress(const sockaddr_storage& address) {
+  char text[INET6_ADDRSTRLEN] = {0};
+  if (address.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&address)->sin_addr, text,
+                sizeof(text));
+  } else if (address.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&address)->sin6_addr, text,
+                sizeof(text));
+  }
+  return text;
 }
 
 }  // namespace
 
+// One accepted connection; touched only by the event loop thread.
+struct Connection {
+  enum class State { kReading, kProcessing, kWriting, kLingering };
+  std::uint64_t id = 0;
+  int fd = -1;
+  std::string peer;
+  State state = State::kReading;
+  RequestParser parser;
+  std::string in;        // received, not yet parsed (a pipelined request)
+  std::string out;       // the response being written
+  std::size_t written = 0;
+  bool close_after_write = false;
+  bool watched = false;  // registered with epoll
+  bool idle = true;      // between requests, nothing of the next one received
+  Clock::time_point deadline;
+  std::optional<auth::Access> access;  // decided when the head arrived
+  std::string route_label;             // for metrics of a response the loop answers itself
+  std::size_t lingered = 0;
+
+  explicit Connection(HttpLimits limits) : parser(limits) {}
+};
+
 struct HttpServer::Impl {
-  // Serves one request; returns the route label for metrics ("/v1/memories/{id}", "unmatched").
-  std::string Serve(const httplib::Request& req, httplib::Response& res,
-                    const std::string& request_id);
+  // A whole request for a worker.
+  struct Job {
+    std::uint64_t connection = 0;
+    HttpRequest request;
+    auth::Access access;
+    std::chrono::steady_clock::time_point started;
+  };
+  // A worker's response for the loop to write.
+  struct Done {
+    std::uint64_t connection = 0;
+    std::string bytes;
+    bool keep_alive = false;
+  };
+  // What the head of a request asks for, decided before its body is read.
+  struct Admission {
+    bool ok = true;
+    HttpResponse refusal;
+    std::string label = "unmatched";
+    std::optional<auth::Access> access;
+  };
+
+  // --- dispatch (worker threads) ---
+  std::string Serve(const HttpRequest& req, const std::string& body, const auth::Access& access,
+                    HttpResponse& res, const std::string& request_id);
+  HttpResponse Process(Job& job, const std::string& request_id, std::string* label);
+  void Work();
+
+  // --- the event loop (one thread) ---
+  Admission Admit(const HttpRequest& req);
+  void Loop();
+  void Accept();
+  void ReadFrom(Connection& connection);
+  void Advance(Connection& connection);
+  void Respond(Connection& connection, HttpResponse response, bool keep_alive);
+  void WriteTo(Connection& connection);
+  void Linger(Connection& connection);
+  void Watch(Connection& connection, std::uint32_t events);
+  void Unwatch(Connection& connection);
+  void Close(std::uint64_t id);
+  void Finished();
+  void Expire(Clock::time_point now);
+  void RecordRefusal(const HttpRequest* req, int status, const std::string& label,
+                     const std::string& request_id);
+  void Wake();
 
   HttpServer* owner = nullptr;
-  httplib::Server http;
-  int listen_socket = -1;  // the socket httplib binds, to widen its listen backlog
   std::vector<Route> routes;
   std::vector<std::vector<std::string>> route_segments;
   struct Mount {
@@ -202,14 +258,42 @@ struct HttpServer::Impl {
   std::vector<Mount> raw_mounts;
   std::vector<std::function<std::vector<Gauge>()>> gauge_sources;  // AddGauges
   std::mutex log_mutex;
+  OriginPolicy policy;
+  HttpLimits limits;
+
+  int listen_fd = -1;
+  int epoll_fd = -1;
+  int wake_fd = -1;
+  bool accepting = true;
+  Clock::time_point resume_accept;  // after EMFILE, accepting pauses briefly
+
+  std::unordered_map<std::uint64_t, std::unique_ptr<Connection>> connections;
+  std::unordered_map<std::string, std::size_t> per_client;
+  std::uint64_t next_id = 2;  // 0 and 1 are the listening socket's and the wake-up's tokens
+
+  std::mutex jobs_mutex;
+  std::condition_variable jobs_ready;
+  std::deque<Job> jobs;
+  bool workers_stopping = false;
+  std::vector<std::thread> workers;
+
+  std::mutex done_mutex;
+  std::deque<Done> done;
+
+  // For /metrics (the loop writes them, workers read them).
+  std::atomic<std::size_t> open_connections{0};
+  std::atomic<std::uint64_t> refused_connections{0};
 };
 
-std::string HttpServer::Impl::Serve(const httplib::Request& req, httplib::Response& res,
+std::string HttpServer::Impl::Serve(const HttpRequest& req, const std::string& body,
+                                    const auth::Access& access, HttpResponse& res,
                                     const std::string& request_id) {
   HttpServer& server = *owner;
-  if (req.method == "GET" && req.path == "/healthz") {
-    io::Json body = io::Json::object();
-    body["status"] = "ok";
+  // HEAD is GET without the body (SerializeResponse leaves it out).
+  const std::string method = req.method == "HEAD" ? "GET" : req.method;
+  if (method == "GET" && req.path == "/healthz") {
+    io::Json out = io::Json::object();
+    out["status"] = "ok";
     // The background derivation (DESIGN §4): what is pending and its last failure, if any.
     if (StatusOr<DerivationStatus> derivation = server.engine_.Derivation(); derivation.ok()) {
       io::Json progress = io::Json::object();
@@ -217,26 +301,25 @@ std::string HttpServer::Impl::Serve(const httplib::Request& req, httplib::Respon
       progress["derived_turns"] = derivation->derived_turns;
       progress["failures"] = derivation->failures;
       if (!derivation->last_error.ok()) progress["last_error"] = derivation->last_error.ToString();
-      body["derivation"] = std::move(progress);
+      out["derivation"] = std::move(progress);
     }
-    WriteJson(res, {200, body});
+    res = JsonResponse({200, out});
     return req.path;
   }
-  if (req.method == "GET" && req.path == "/readyz") {
+  if (method == "GET" && req.path == "/readyz") {
     StatusOr<std::vector<ScopeInfo>> scopes = server.engine_.ListScopes();
     if (!scopes.ok()) {
-      WriteJson(res, ErrorResponse(
-                         Status::Unavailable("store not readable: " + scopes.status().message()),
-                         request_id));
+      res = JsonResponse(ErrorResponse(
+          Status::Unavailable("store not readable: " + scopes.status().message()), request_id));
       return req.path;
     }
-    io::Json body = io::Json::object();
-    body["status"] = "ready";
-    body["scopes"] = scopes->size();
-    WriteJson(res, {200, body});
+    io::Json out = io::Json::object();
+    out["status"] = "ready";
+    out["scopes"] = scopes->size();
+    res = JsonResponse({200, out});
     return req.path;
   }
-  if (req.method == "GET" && req.path == "/metrics") {
+  if (method == "GET" && req.path == "/metrics") {
     std::vector<Gauge> gauges;
     if (!server.options_.store_path.empty()) {
       double bytes = 0;
@@ -261,44 +344,36 @@ std::string HttpServer::Impl::Serve(const httplib::Request& req, httplib::Respon
                         "Derivation chunks that failed since the server started.",
                         static_cast<double>(derivation->failures)});
     }
+    gauges.push_back({"engram_http_open_connections", "Client connections open now.",
+                      static_cast<double>(open_connections.load())});
+    gauges.push_back({"engram_http_refused_connections",
+                      "Connections refused (503) for the per-address or total cap.",
+                      static_cast<double>(refused_connections.load())});
     for (const auto& source : gauge_sources) {
       for (Gauge& gauge : source()) gauges.push_back(std::move(gauge));
     }
     res.status = 200;
-    res.set_content(server.metrics_.Render(gauges), "text/plain; version=0.0.4");
+    res.content_type = "text/plain; version=0.0.4";
+    res.body = server.metrics_.Render(gauges);
     return req.path;
   }
 
-  // Raw mounts (the MCP transport) and routes both need the caller's Access.
-  auto authenticate = [&]() -> std::optional<auth::Access> {
-    StatusOr<auth::Access> access = server.Authenticate(req.get_header_value("Authorization"));
-    if (!access.ok()) {
-      WriteJson(res, UnauthenticatedResponse(access.status().message(), request_id));
-      res.set_header("WWW-Authenticate", "Bearer");
-      return std::nullopt;
-    }
-    return *std::move(access);
-  };
-
   for (const auto& [mount, handler, public_mount] : raw_mounts) {
     if (req.path != mount && req.path.rfind(mount + "/", 0) != 0) continue;
-    std::optional<auth::Access> access =
-        public_mount ? std::optional<auth::Access>(auth::Access::Granted({})) : authenticate();
-    if (!access) return mount;
     RawRequest raw;
     raw.method = req.method;
     raw.path = req.path;
     for (const auto& [name, value] : req.headers) raw.headers.emplace(name, value);
-    for (const auto& [name, value] : req.params) raw.query.emplace(name, value);
-    raw.body = req.body;
-    raw.access = &*access;
+    for (const auto& [name, value] : req.query) raw.query.emplace(name, value);
+    raw.body = body;
+    raw.access = &access;
     raw.request_id = request_id;
     RawResponse response = handler(raw);
     res.status = response.status;
-    for (const auto& [name, value] : response.headers) res.set_header(name, value);
-    if (!response.body.empty() || !response.content_type.empty()) {
-      res.set_content(response.body, response.content_type);
-    }
+    res.headers = std::move(response.headers);
+    res.content_type = std::move(response.content_type);
+    res.body = std::move(response.body);
+    if (res.content_type.empty() && !res.body.empty()) res.content_type = "text/plain";
     return mount;
   }
 
@@ -312,48 +387,617 @@ std::string HttpServer::Impl::Serve(const httplib::Request& req, httplib::Respon
     std::map<std::string, std::string> params;
     if (!MatchPattern(route_segments[i], segments, &params)) continue;
     const Route& route = routes[i];
-    if (route.method != req.method) {
+    if (route.method != method) {
       allowed += (allowed.empty() ? "" : ", ") + route.method;
       allowed_label = route.pattern;
       continue;
     }
-    std::optional<auth::Access> access;
-    if (route.pattern == "/v1/openapi.json") {
-      access = auth::Access::Granted({});  // public document: no key needed, no rights given
-    } else {
-      access = authenticate();
-      if (!access) return route.pattern;
-    }
     ApiRequest request;
-    request.method = req.method;
+    request.method = method;
     request.path = req.path;
     request.path_params = std::move(params);
-    for (const auto& [name, value] : req.params) request.query.emplace(name, value);
-    request.body = req.body;
-    request.access = &*access;
+    for (const auto& [name, value] : req.query) request.query.emplace(name, value);
+    request.body = body;
+    request.access = &access;
     request.request_id = request_id;
-    WriteJson(res, route.handler(request));
+    res = JsonResponse(route.handler(request));
     return route.pattern;
   }
   if (!allowed.empty()) {
-    WriteJson(res,
-              ErrorResponse(Status::InvalidArgument(req.method + " is not allowed on " +
-                                                    allowed_label + " (allowed: " + allowed + ")"),
-                            request_id));
+    res = JsonResponse(
+        ErrorResponse(Status::InvalidArgument(req.method + " is not allowed on " + allowed_label +
+                                              " (allowed: " + allowed + ")"),
+                      request_id));
     res.status = 405;
-    res.set_header("Allow", allowed);
+    res.headers.emplace_back("Allow", allowed);
     return allowed_label;
   }
-  WriteJson(res, ErrorResponse(
-                     Status::NotFound("no route for " + req.method + " " +
-                                      (req.path.size() > 200 ? req.path.substr(0, 200) : req.path)),
-                     request_id));
+  res = JsonResponse(ErrorResponse(
+      Status::NotFound("no route for " + req.method + " " +
+                       (req.path.size() > 200 ? req.path.substr(0, 200) : req.path)),
+      request_id));
   return "unmatched";
 }
 
-bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+HttpServer::Impl::Admission HttpServer::Impl::Admit(const HttpRequest& req) {
+  Admission admission;
+  auto refuse = [&](int status, const Status& why) {
+    admission.ok = false;
+    admission.refusal = JsonResponse(ErrorResponse(why, ""));
+    admission.refusal.status = status;
+    admission.label = "refused";
+    return admission;
+  };
+  // DNS rebinding: a page that pointed its own name at this machine sends that name as Host.
+  if (Status host = policy.CheckHost(req.Header("Host")); !host.ok()) {
+    return refuse(403, Status::FailedPrecondition(host.message()));
+  }
+  const std::optional<std::string> origin = req.Header("Origin");
+  if (Status allowed = policy.CheckOrigin(origin); !allowed.ok()) {
+    return refuse(403, Status::FailedPrecondition(allowed.message()));
+  }
+  if (IsStateChanging(req.method)) {
+    // Browsers say where a request comes from; a cross-site one without an Origin we could
+    // check, or one carrying a form or text body (which needs no CORS preflight), is refused.
+    const std::string fetch_site = req.Header("Sec-Fetch-Site").value_or("");
+    const bool cross = fetch_site == "cross-site" || fetch_site == "same-site";
+    if (cross && !origin) {
+      return refuse(403, Status::FailedPrecondition(
+                             "a cross-site browser request without an Origin is refused"));
+    }
+    const bool from_browser = origin.has_value() || !fetch_site.empty();
+    if (from_browser && fetch_site != "same-origin" && IsSimpleFormType(req.Header("Content-Type"))) {
+      return refuse(403, Status::FailedPrecondition(
+                             "a web page may only send JSON to this server (Content-Type: "
+                             "application/json); form and text bodies are refused"));
+    }
+  }
+  if (req.method == "OPTIONS" && origin && req.Header("Access-Control-Request-Method")) {
+    admission.access = auth::Access::Granted({});  // a CORS preflight: no key, nothing granted
+    return admission;
+  }
+  if (const std::optional<std::string> coding = req.Header("Content-Encoding")) {
+    StatusOr<std::string> probe = DecodeContent(*coding, std::string(), 0);
+    if (!probe.ok() && probe.status().code() == StatusCode::kInvalidArgument &&
+        probe.status().message().rfind("unsupported", 0) == 0) {
+      return refuse(415, probe.status());
+    }
+  }
+
+  // Which requests need no key: the probes, public mounts and the OpenAPI document.
+  const std::string method = req.method == "HEAD" ? "GET" : req.method;
+  bool public_request = method == "GET" && (req.path == "/healthz" || req.path == "/readyz" ||
+                                            req.path == "/metrics");
+  for (const Mount& mount : raw_mounts) {
+    if (req.path == mount.path || req.path.rfind(mount.path + "/", 0) == 0) {
+      public_request = mount.public_mount;
+      break;
+    }
+  }
+  std::string path = req.path;
+  if (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (path == "/v1/openapi.json") public_request = true;
+  if (public_request) {
+    admission.access = auth::Access::Granted({});  // no key needed, no rights given
+    return admission;
+  }
+  std::optional<std::string> authorization = req.Header("Authorization");
+  StatusOr<auth::Access> access = owner->Authenticate(authorization.value_or(""));
+  if (!access.ok()) {
+    admission.ok = false;
+    admission.refusal = JsonResponse(UnauthenticatedResponse(access.status().message(), ""));
+    admission.refusal.headers.emplace_back("WWW-Authenticate", "Bearer");
+    admission.label = "refused";
+    return admission;
+  }
+  admission.access = *std::move(access);
+  return admission;
 }
+
+HttpResponse HttpServer::Impl::Process(Job& job, const std::string& request_id,
+                                       std::string* label) {
+  HttpRequest& req = job.request;
+  HttpResponse res;
+  const std::optional<std::string> origin = req.Header("Origin");
+  if (req.method == "OPTIONS" && origin && req.Header("Access-Control-Request-Method")) {
+    // A CORS preflight from an allowed origin (Admit refused the others).
+    res.status = 204;
+    res.content_type.clear();
+    res.headers = {
+        {"Access-Control-Allow-Origin", *origin},
+        {"Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS"},
+        {"Access-Control-Allow-Headers",
+         "Authorization, Content-Type, X-Request-Id, Mcp-Session-Id, MCP-Protocol-Version, "
+         "Last-Event-ID"},
+        {"Access-Control-Max-Age", "600"},
+        {"Vary", "Origin"},
+    };
+    *label = "preflight";
+  } else {
+    // Decompressed only now: after authentication, streamed, capped again when decoded.
+    StatusOr<std::string> body = DecodeContent(req.Header("Content-Encoding").value_or(""),
+                                               std::move(req.body), owner->options_.max_body_bytes);
+    if (!body.ok()) {
+      res = JsonResponse(ErrorResponse(body.status(), request_id));
+      *label = "unmatched";
+    } else {
+      try {
+        *label = Serve(req, *body, job.access, res, request_id);
+      } catch (const std::exception& error) {
+        res = JsonResponse(ErrorResponse(
+            Status::Internal(std::string("unexpected error: ") + error.what()), request_id));
+      } catch (...) {
+        res = JsonResponse(ErrorResponse(Status::Internal("unexpected error"), request_id));
+      }
+    }
+    if (origin) {
+      res.headers.emplace_back("Access-Control-Allow-Origin", *origin);
+      res.headers.emplace_back("Access-Control-Expose-Headers", "X-Request-Id, Mcp-Session-Id");
+      res.headers.emplace_back("Vary", "Origin");
+    }
+  }
+  res.headers.emplace_back("X-Request-Id", request_id);
+  return res;
+}
+
+void HttpServer::Impl::Work() {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock<std::mutex> lock(jobs_mutex);
+      jobs_ready.wait(lock, [this] { return !jobs.empty() || workers_stopping; });
+      if (jobs.empty()) return;  // stopping and drained
+      job = std::move(jobs.front());
+      jobs.pop_front();
+    }
+    const std::string request_id = RequestIdFor(job.request);
+    std::string label = "unmatched";
+    HttpResponse res = Process(job, request_id, &label);
+    const double seconds = std::chrono::duration<double>(Clock::now() - job.started).count();
+    owner->metrics_.RecordRequest(label, job.request.method, res.status, seconds);
+    if (owner->options_.log_requests) {
+      char line[160];
+      std::snprintf(line, sizeof(line), " %d %.1fms", res.status, seconds * 1000.0);
+      std::lock_guard<std::mutex> lock(log_mutex);
+      std::cerr << "engram: " << request_id << " " << Printable(job.request.method) << " "
+                << Printable(job.request.path) << line << "\n";
+    }
+    const bool keep_alive = job.request.keep_alive && !owner->stop_requested_;
+    Done finished{job.connection,
+                  SerializeResponse(res, job.request.method == "HEAD", keep_alive), keep_alive};
+    {
+      std::lock_guard<std::mutex> lock(done_mutex);
+      done.push_back(std::move(finished));
+    }
+    Wake();
+  }
+}
+
+void HttpServer::Impl::Wake() {
+  if (wake_fd < 0) return;
+  const std::uint64_t one = 1;
+  ssize_t ignored = ::write(wake_fd, &one, sizeof(one));
+  (void)ignored;
+}
+
+void HttpServer::Impl::RecordRefusal(const HttpRequest* req, int status, const std::string& label,
+                                     const std::string& request_id) {
+  const std::string method = req != nullptr && !req->method.empty() ? req->method : "-";
+  owner->metrics_.RecordRequest(label, method, status, 0.0);
+  if (owner->options_.log_requests) {
+    std::lock_guard<std::mutex> lock(log_mutex);
+    std::cerr << "engram: " << request_id << " " << Printable(method) << " "
+              << Printable(req != nullptr && !req->path.empty() ? req->path : "-") << " "
+              << status << " (refused before the body)\n";
+  }
+}
+
+void HttpServer::Impl::Watch(Connection& connection, std::uint32_t events) {
+  epoll_event event{};
+  event.events = events;
+  event.data.u64 = connection.id;
+  ::epoll_ctl(epoll_fd, connection.watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, connection.fd, &event);
+  connection.watched = true;
+}
+
+void HttpServer::Impl::Unwatch(Connection& connection) {
+  if (!connection.watched) return;
+  ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, connection.fd, nullptr);
+  connection.watched = false;
+}
+
+void HttpServer::Impl::Close(std::uint64_t id) {
+  const auto found = connections.find(id);
+  if (found == connections.end()) return;
+  Connection& connection = *found->second;
+  Unwatch(connection);
+  ::close(connection.fd);
+  const auto client = per_client.find(connection.peer);
+  if (client != per_client.end() && --client->second == 0) per_client.erase(client);
+  connections.erase(found);
+  open_connections = connections.size();
+}
+
+void HttpServer::Impl::Accept() {
+  const ServerOptions& options = owner->options_;
+  for (int accepted = 0; accepted < 64; ++accepted) {
+    sockaddr_storage address{};
+    socklen_t length = sizeof(address);
+    const int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&address), &length,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // Out of descriptors: stop watching the listening socket for a moment instead of
+        // spinning on it (the kernel's backlog holds the waiting clients).
+        ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, listen_fd, nullptr);
+        accepting = false;
+        resume_accept = Clock::now() + std::chrono::milliseconds(100);
+      }
+      return;  // EAGAIN: nothing more waiting
+    }
+    int yes = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
+    const std::string peer = PeerAddress(address);
+    auto refuse = [&](const char* why) {
+      HttpResponse busy;
+      busy.status = 503;
+      busy.headers.emplace_back("Retry-After", "1");
+      busy.body = io::Dump(ErrorResponse(Status::Unavailable(why), "").body);
+      const std::string bytes = SerializeResponse(busy, false, false);
+      ssize_t ignored = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      (void)ignored;
+      ::close(fd);
+      ++refused_connections;
+      owner->metrics_.RecordRequest("refused", "-", 503, 0.0);
+    };
+    const auto client = per_client.find(peer);
+    if (client != per_client.end() && client->second >= options.max_connections_per_client) {
+      refuse("too many connections from this address");
+      continue;
+    }
+    if (connections.size() >= options.max_connections) {
+      // The oldest idle connection (nothing of a request received) makes room.
+      Connection* oldest = nullptr;
+      for (auto& [id, open] : connections) {
+        if (open->state != Connection::State::kReading || !open->idle) continue;
+        if (oldest == nullptr || open->deadline < oldest->deadline ||
+            (open->deadline == oldest->deadline && open->id < oldest->id)) {
+          oldest = open.get();
+        }
+      }
+      if (oldest == nullptr) {
+        refuse("the server has too many open connections");
+        continue;
+      }
+      Close(oldest->id);
+    }
+    auto connection = std::make_unique<Connection>(limits);
+    connection->id = next_id++;
+    connection->fd = fd;
+    connection->peer = peer;
+    connection->deadline = Clock::now() + std::chrono::seconds(options.read_timeout_seconds);
+    ++per_client[peer];
+    Watch(*connection, EPOLLIN);
+    connections.emplace(connection->id, std::move(connection));
+    open_connections = connections.size();
+  }
+}
+
+void HttpServer::Impl::ReadFrom(Connection& connection) {
+  const std::uint64_t id = connection.id;
+  char buffer[kReadChunk];
+  for (;;) {
+    const ssize_t got = ::recv(connection.fd, buffer, sizeof(buffer), 0);
+    if (got > 0) {
+      connection.in.append(buffer, static_cast<std::size_t>(got));
+      Advance(connection);
+      if (connections.count(id) == 0 || connection.state != Connection::State::kReading) return;
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    // The client closed (or the connection broke): a request half received is dropped.
+    Close(id);
+    return;
+  }
+}
+
+void HttpServer::Impl::Advance(Connection& connection) {
+  const std::uint64_t id = connection.id;
+  while (connection.state == Connection::State::kReading) {
+    if (connection.in.empty() && !connection.parser.started()) return;
+    const bool was_started = connection.parser.started();
+    std::size_t used = 0;
+    const ParseState state = connection.parser.Feed(connection.in, &used);
+    connection.in.erase(0, used);
+    if (!was_started && connection.parser.started()) {
+      // The whole request must arrive within the read timeout of its first byte.
+      connection.idle = false;
+      connection.deadline =
+          Clock::now() + std::chrono::seconds(owner->options_.read_timeout_seconds);
+    }
+    switch (state) {
+      case ParseState::kNeedMore:
+        return;
+      case ParseState::kError: {
+        const int status = connection.parser.error_status();
+        const Status why = status == 413 || status == 431 || status == 414
+                               ? Status::ResourceExhausted(connection.parser.error_message())
+                               : Status::InvalidArgument(connection.parser.error_message());
+        const std::string request_id = NewRequestId();
+        HttpResponse refusal = JsonResponse(ErrorResponse(why, request_id));
+        refusal.status = status;
+        refusal.headers.emplace_back("X-Request-Id", request_id);
+        RecordRefusal(&connection.parser.request(), status, "unmatched", request_id);
+        Respond(connection, std::move(refusal), /*keep_alive=*/false);
+        return;
+      }
+      case ParseState::kHeadersComplete: {
+        const HttpRequest& request = connection.parser.request();
+        Admission admission = Admit(request);
+        if (!admission.ok) {
+          const std::string request_id = RequestIdFor(request);
+          // The error body names the request id the response carries.
+          if (admission.refusal.body.find("\"request_id\"") != std::string::npos) {
+            io::Json body = io::Json::parse(admission.refusal.body, nullptr, false);
+            if (body.is_object() && body.contains("error") && body["error"].is_object()) {
+              body["error"]["request_id"] = request_id;
+              admission.refusal.body = io::Dump(body);
+            }
+          }
+          admission.refusal.headers.emplace_back("X-Request-Id", request_id);
+          RecordRefusal(&request, admission.refusal.status, admission.label, request_id);
+          Respond(connection, std::move(admission.refusal), /*keep_alive=*/false);
+          return;
+        }
+        connection.access = std::move(admission.access);
+        if (request.expect_continue) {
+          static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+          ssize_t ignored = ::send(connection.fd, kContinue, sizeof(kContinue) - 1,
+                                   MSG_NOSIGNAL | MSG_DONTWAIT);
+          (void)ignored;
+        }
+        continue;
+      }
+      case ParseState::kComplete: {
+        std::size_t waiting = 0;
+        {
+          std::lock_guard<std::mutex> lock(jobs_mutex);
+          waiting = jobs.size();
+        }
+        if (waiting >= owner->options_.queue_limit) {
+          // Every worker is busy and the queue is full: refuse now rather than let it grow.
+          const std::string request_id = RequestIdFor(connection.parser.request());
+          HttpResponse busy = JsonResponse(ErrorResponse(
+              Status::Unavailable("the server is busy: " + std::to_string(waiting) +
+                                  " requests are waiting for a worker; retry shortly"),
+              request_id));
+          busy.headers.emplace_back("Retry-After", "1");
+          busy.headers.emplace_back("X-Request-Id", request_id);
+          RecordRefusal(&connection.parser.request(), busy.status, "unmatched", request_id);
+          Respond(connection, std::move(busy), /*keep_alive=*/false);
+          return;
+        }
+        Unwatch(connection);
+        connection.state = Connection::State::kProcessing;
+        Job job{connection.id, std::move(connection.parser.request()),
+                connection.access.value_or(auth::Access::Granted({})), Clock::now()};
+        connection.access.reset();
+        {
+          std::lock_guard<std::mutex> lock(jobs_mutex);
+          jobs.push_back(std::move(job));
+        }
+        jobs_ready.notify_one();
+        return;
+      }
+    }
+  }
+  (void)id;
+}
+
+void HttpServer::Impl::Respond(Connection& connection, HttpResponse response, bool keep_alive) {
+  connection.out = SerializeResponse(response, connection.parser.request().method == "HEAD",
+                                     keep_alive);
+  connection.written = 0;
+  connection.close_after_write = !keep_alive;
+  connection.state = Connection::State::kWriting;
+  connection.deadline =
+      Clock::now() + std::chrono::seconds(owner->options_.write_timeout_seconds);
+  WriteTo(connection);
+}
+
+void HttpServer::Impl::WriteTo(Connection& connection) {
+  const std::uint64_t id = connection.id;
+  while (connection.written < connection.out.size()) {
+    const ssize_t sent = ::send(connection.fd, connection.out.data() + connection.written,
+                                connection.out.size() - connection.written, MSG_NOSIGNAL);
+    if (sent > 0) {
+      connection.written += static_cast<std::size_t>(sent);
+      continue;
+    }
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      Watch(connection, EPOLLOUT);
+      return;
+    }
+    Close(id);
+    return;
+  }
+  connection.out.clear();
+  connection.written = 0;
+  if (connection.close_after_write || owner->stop_requested_) {
+    // Lingering close: stop sending, drop what the client still sends for a moment, so its
+    // kernel does not see a reset before it has read the response.
+    ::shutdown(connection.fd, SHUT_WR);
+    connection.state = Connection::State::kLingering;
+    connection.deadline = Clock::now() + kLingerTime;
+    connection.in.clear();
+    Watch(connection, EPOLLIN);
+    Linger(connection);
+    return;
+  }
+  connection.state = Connection::State::kReading;
+  connection.idle = true;
+  connection.parser.Reset();
+  connection.deadline =
+      Clock::now() + std::chrono::seconds(owner->options_.keep_alive_timeout_seconds);
+  Watch(connection, EPOLLIN);
+  if (!connection.in.empty()) Advance(connection);  // a pipelined request
+}
+
+void HttpServer::Impl::Linger(Connection& connection) {
+  char buffer[kReadChunk];
+  for (;;) {
+    const ssize_t got = ::recv(connection.fd, buffer, sizeof(buffer), 0);
+    if (got > 0) {
+      connection.lingered += static_cast<std::size_t>(got);
+      if (connection.lingered > kMaxLingerBytes) break;
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    break;
+  }
+  Close(connection.id);
+}
+
+void HttpServer::Impl::Finished() {
+  std::deque<Done> finished;
+  {
+    std::lock_guard<std::mutex> lock(done_mutex);
+    finished.swap(done);
+  }
+  for (Done& response : finished) {
+    const auto found = connections.find(response.connection);
+    if (found == connections.end()) continue;
+    Connection& connection = *found->second;
+    connection.out = std::move(response.bytes);
+    connection.written = 0;
+    connection.close_after_write = !response.keep_alive;
+    connection.state = Connection::State::kWriting;
+    connection.deadline =
+        Clock::now() + std::chrono::seconds(owner->options_.write_timeout_seconds);
+    WriteTo(connection);
+  }
+}
+
+void HttpServer::Impl::Expire(Clock::time_point now) {
+  std::vector<std::uint64_t> expired;
+  for (const auto& [id, connection] : connections) {
+    if (connection->state != Connection::State::kProcessing && now >= connection->deadline) {
+      expired.push_back(id);
+    }
+  }
+  for (const std::uint64_t id : expired) {
+    const auto found = connections.find(id);
+    if (found == connections.end()) continue;
+    Connection& connection = *found->second;
+    if (connection.state == Connection::State::kReading && connection.parser.started()) {
+      // A request that did not arrive whole in time: 408, and the connection is closed.
+      const std::string request_id = NewRequestId();
+      HttpResponse timeout = JsonResponse(ErrorResponse(
+          Status::DeadlineExceeded("the request did not arrive within " +
+                                   std::to_string(owner->options_.read_timeout_seconds) +
+                                   " seconds"),
+          request_id));
+      timeout.status = 408;
+      timeout.headers.emplace_back("X-Request-Id", request_id);
+      RecordRefusal(&connection.parser.request(), 408, "unmatched", request_id);
+      Respond(connection, std::move(timeout), /*keep_alive=*/false);
+      continue;
+    }
+    Close(id);  // idle past the keep-alive timeout, a response not taken, a lingering close
+  }
+}
+
+void HttpServer::Impl::Loop() {
+  epoll_event events[64];
+  bool stop_seen = false;
+  for (;;) {
+    if (owner->stop_requested_ && !stop_seen) {
+      stop_seen = true;
+      // Stop accepting; drop connections with nothing in flight (a request still arriving was
+      // never acknowledged). Requests being served finish and their responses are sent.
+      if (listen_fd >= 0) {
+        ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, listen_fd, nullptr);
+        ::close(listen_fd);
+        listen_fd = -1;
+      }
+      std::vector<std::uint64_t> idle;
+      for (const auto& [id, connection] : connections) {
+        if (connection->state == Connection::State::kReading ||
+            connection->state == Connection::State::kLingering) {
+          idle.push_back(id);
+        }
+      }
+      for (const std::uint64_t id : idle) Close(id);
+    }
+    if (stop_seen) {
+      bool busy = false;
+      for (const auto& [id, connection] : connections) {
+        busy = busy || connection->state == Connection::State::kProcessing ||
+               connection->state == Connection::State::kWriting;
+      }
+      if (!busy) break;
+    }
+    const Clock::time_point now = Clock::now();
+    long long timeout_ms = 1000;
+    for (const auto& [id, connection] : connections) {
+      if (connection->state == Connection::State::kProcessing) continue;
+      const long long until =
+          std::chrono::duration_cast<std::chrono::milliseconds>(connection->deadline - now)
+              .count() +
+          1;
+      timeout_ms = std::min(timeout_ms, std::max(0LL, until));
+    }
+    if (!accepting) timeout_ms = std::min(timeout_ms, 100LL);
+    const int ready = ::epoll_wait(epoll_fd, events, 64, static_cast<int>(timeout_ms));
+    for (int i = 0; i < ready; ++i) {
+      const std::uint64_t token = events[i].data.u64;
+      if (token == kListenToken) {
+        if (listen_fd >= 0) Accept();
+        continue;
+      }
+      if (token == kWakeToken) {
+        std::uint64_t count = 0;
+        ssize_t ignored = ::read(wake_fd, &count, sizeof(count));
+        (void)ignored;
+        Finished();
+        continue;
+      }
+      const auto found = connections.find(token);
+      if (found == connections.end()) continue;
+      Connection& connection = *found->second;
+      switch (connection.state) {
+        case Connection::State::kReading:
+          ReadFrom(connection);
+          break;
+        case Connection::State::kWriting:
+          WriteTo(connection);
+          break;
+        case Connection::State::kLingering:
+          Linger(connection);
+          break;
+        case Connection::State::kProcessing:
+          break;
+      }
+    }
+    Expire(Clock::now());
+    if (!accepting && listen_fd >= 0 && Clock::now() >= resume_accept) {
+      epoll_event event{};
+      event.events = EPOLLIN;
+      event.data.u64 = kListenToken;
+      ::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, listen_fd, &event);
+      accepting = true;
+    }
+  }
+  std::vector<std::uint64_t> remaining;
+  for (const auto& [id, connection] : connections) remaining.push_back(id);
+  for (const std::uint64_t id : remaining) Close(id);
+}
+
+bool IsLoopbackHost(const std::string& host) { return IsLoopbackName(host); }
 
 StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string& text) {
   const std::size_t colon = text.rfind(':');
@@ -362,15 +1006,20 @@ StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string& text
   }
   std::string host = text.substr(0, colon);
   const std::string port_text = text.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
+  const bool bracketed = host.size() >= 2 && host.front() == '[' && host.back() == ']';
+  if (bracketed) host = host.substr(1, host.size() - 2);
   if (host.empty()) host = "127.0.0.1";
   if (port_text.empty() || port_text.size() > 5 ||
       port_text.find_first_not_of("0123456789") != std::string::npos ||
       std::stoi(port_text) > 65535) {
     return Status::InvalidArgument("--listen: the port must be a number from 0 to 65535, got \"" +
                                    port_text + "\"");
+  }
+  const bool ipv6 = host.find(':') != std::string::npos;
+  if ((ipv6 && !bracketed) || !ParseAuthority(ipv6 ? "[" + host + "]" : host)) {
+    return Status::InvalidArgument("--listen: \"" + host +
+                                   "\" is not a host name or address (IPv6 in brackets: "
+                                   "[::1]:8420)");
   }
   return std::make_pair(host, std::stoi(port_text));
 }
@@ -381,7 +1030,14 @@ HttpServer::HttpServer(Engine& engine, ServerOptions options, std::unique_ptr<au
   if (keys != nullptr) keys_ = std::shared_ptr<const auth::KeyFile>(std::move(keys));
 }
 
-HttpServer::~HttpServer() { Stop(); }
+HttpServer::~HttpServer() {
+  Stop();
+  if (impl_ == nullptr) return;
+  for (int* fd : {&impl_->listen_fd, &impl_->epoll_fd, &impl_->wake_fd}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
+}
 
 void HttpServer::AddRoutes(RouteList routes) {
   for (Route& route : routes) {
@@ -413,7 +1069,10 @@ StatusOr<auth::Access> HttpServer::Authenticate(const std::string& authorization
     std::lock_guard<std::mutex> lock(keys_mutex_);
     keys = keys_;
   }
-  if (keys == nullptr) return auth::Access::Unrestricted();
+  if (keys == nullptr) {
+    return options_.allow_admin ? auth::Access::Unrestricted()
+                                : auth::Access::UnrestrictedWithoutAdmin();
+  }
   const std::string credential = CredentialFrom(authorization);
   if (credential.empty()) {
     return Status::FailedPrecondition(
@@ -437,119 +1096,93 @@ Status HttpServer::Bind() {
                                       " without --keys: an unauthenticated server may only bind "
                                       "a loopback address (127.0.0.1, ::1)");
   }
-  httplib::Server& http = impl_->http;
-  const std::size_t threads = options_.threads;
-  const std::size_t queue_limit = options_.queue_limit;
-  http.new_task_queue = [threads, queue_limit] {
-    return new BoundedTaskQueue(threads, queue_limit);
-  };
-  http.set_payload_max_length(options_.max_body_bytes);
-  http.set_read_timeout(options_.read_timeout_seconds, 0);
-  http.set_write_timeout(options_.write_timeout_seconds, 0);
-  http.set_keep_alive_timeout(options_.keep_alive_timeout_seconds);
+  if (impl_->listen_fd >= 0) return Status::FailedPrecondition("HttpServer::Bind called twice");
+  OriginPolicy& policy = impl_->policy;
+  policy.allowed_hosts = options_.allowed_hosts;
+  policy.allowed_origins = options_.allowed_origins;
+  // With keys on a network address every caller presents a key, which a rebound page cannot:
+  // any Host will do unless names were given.
+  policy.any_host =
+      authenticated() && !IsLoopbackHost(options_.host) && options_.allowed_hosts.empty();
+  RETURN_IF_ERROR(policy.Validate());
+  impl_->limits.max_body_bytes = options_.max_body_bytes;
+  impl_->limits.max_header_bytes = options_.max_header_bytes;
+  impl_->limits.max_header_count = options_.max_header_count;
 
-  auto dispatch = [this](const httplib::Request& req, httplib::Response& res) {
-    const auto started = Clock::now();
-    const std::string request_id = RequestIdFor(req);
-    std::string label = "unmatched";
-    try {
-      label = impl_->Serve(req, res, request_id);
-    } catch (const std::exception& error) {
-      WriteJson(res,
-                ErrorResponse(Status::Internal(std::string("unexpected error: ") + error.what()),
-                              request_id));
-    } catch (...) {
-      WriteJson(res, ErrorResponse(Status::Internal("unexpected error"), request_id));
-    }
-    res.set_header("X-Request-Id", request_id);
-    const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    metrics_.RecordRequest(label, req.method, res.status, seconds);
-    if (options_.log_requests) {
-      char line[160];
-      std::snprintf(line, sizeof(line), " %d %.1fms", res.status, seconds * 1000.0);
-      std::string path = req.path.size() > 200 ? req.path.substr(0, 200) + "..." : req.path;
-      for (char& c : path) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-      }
-      std::lock_guard<std::mutex> lock(impl_->log_mutex);
-      std::cerr << "engram: " << request_id << " " << req.method << " " << path << line << "\n";
-    }
-  };
-  http.Get(".*", dispatch);
-  http.Post(".*", dispatch);
-  http.Put(".*", dispatch);
-  http.Delete(".*", dispatch);
-  http.Patch(".*", dispatch);
-  http.Options(".*", dispatch);
-  // Errors httplib answers itself (body too large, malformed request line, ...) get a JSON body
-  // too; responses a handler already filled are left alone.
-  http.set_error_handler(
-      httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        const std::string request_id = RequestIdFor(req);
-        Status status = Status::InvalidArgument("malformed HTTP request");
-        if (res.status == 413) {
-          status = Status::ResourceExhausted("request body is larger than the server accepts");
-        } else if (res.status == 404) {
-          status = Status::NotFound("no such route");
-        } else if (res.status >= 500) {
-          status = Status::Internal("the server could not process the request");
-        }
-        ApiResponse response = ErrorResponse(status, request_id);
-        const int code = res.status;
-        res.set_content(io::Dump(response.body), "application/json");
-        res.status = code;
-        res.set_header("X-Request-Id", request_id);
-        return httplib::Server::HandlerResponse::Handled;
-      }));
-  http.set_exception_handler(
-      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
-        WriteJson(res, ErrorResponse(Status::Internal("unexpected error"), RequestIdFor(req)));
-      });
-
-  // httplib listens with a backlog of 5, too short for a burst of clients (connections beyond it
-  // can be reset): keep httplib's socket options and widen the backlog after binding. Accepted
-  // sockets inherit TCP_NODELAY, so a response written as headers then body is not held back by
-  // Nagle's algorithm waiting for the client's delayed ACK.
-  http.set_socket_options([this](int socket) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string port_text = std::to_string(options_.port);
+  const std::string unavailable = "cannot listen on " + options_.host + ":" + port_text +
+                                  " (address in use, or not an address of this machine)";
+  if (::getaddrinfo(options_.host.c_str(), port_text.c_str(), &hints, &found) != 0) {
+    return Status::Unavailable(unavailable);
+  }
+  int fd = -1;
+  for (addrinfo* candidate = found; candidate != nullptr; candidate = candidate->ai_next) {
+    fd = ::socket(candidate->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
     int yes = 1;
-    ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    ::setsockopt(socket, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
-    impl_->listen_socket = socket;
-  });
-  int bound = -1;
-  if (options_.port == 0) {
-    bound = http.bind_to_any_port(options_.host);
-  } else if (http.bind_to_port(options_.host, options_.port)) {
-    bound = options_.port;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    if (::bind(fd, candidate->ai_addr, candidate->ai_addrlen) == 0 &&
+        ::listen(fd, kListenBacklog) == 0) {
+      break;
+    }
+    ::close(fd);
+    fd = -1;
   }
-  if (bound <= 0) {
-    return Status::Unavailable("cannot listen on " + options_.host + ":" +
-                               std::to_string(options_.port) +
-                               " (address in use, or not an address of this machine)");
+  ::freeaddrinfo(found);
+  if (fd < 0) return Status::Unavailable(unavailable);
+  sockaddr_storage bound{};
+  socklen_t length = sizeof(bound);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
+  port_ = bound.ss_family == AF_INET6
+              ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+              : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+
+  impl_->listen_fd = fd;
+  impl_->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+  impl_->wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (impl_->epoll_fd < 0 || impl_->wake_fd < 0) {
+    return Status::Unavailable(std::string("cannot set up the event loop: ") +
+                               std::strerror(errno));
   }
-  port_ = bound;
-  if (impl_->listen_socket >= 0) ::listen(impl_->listen_socket, kListenBacklog);
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = kListenToken;
+  ::epoll_ctl(impl_->epoll_fd, EPOLL_CTL_ADD, fd, &event);
+  event.data.u64 = kWakeToken;
+  ::epoll_ctl(impl_->epoll_fd, EPOLL_CTL_ADD, impl_->wake_fd, &event);
   return Status::Ok();
 }
 
 Status HttpServer::Run() {
   if (port_ == 0) return Status::FailedPrecondition("HttpServer::Run before Bind");
   running_ = true;
-  bool listened = true;
-  if (!stop_requested_) listened = impl_->http.listen_after_bind();
+  if (!stop_requested_) {
+    const std::size_t threads = options_.threads == 0 ? 1 : options_.threads;
+    for (std::size_t i = 0; i < threads; ++i) {
+      impl_->workers.emplace_back([this] { impl_->Work(); });
+    }
+    impl_->Loop();
+    {
+      std::lock_guard<std::mutex> lock(impl_->jobs_mutex);
+      impl_->workers_stopping = true;
+    }
+    impl_->jobs_ready.notify_all();
+    for (std::thread& worker : impl_->workers) worker.join();
+    impl_->workers.clear();
+  }
   running_ = false;
-  if (!listened && !stop_requested_) return Status::Unavailable("the listening socket failed");
   return Status::Ok();
 }
 
 void HttpServer::Stop() {
   if (impl_ == nullptr) return;
   stop_requested_ = true;
-  // A Run that has not reached its accept loop yet would miss httplib's stop: wait for it (the
-  // loop starts without blocking on anything) or for Run to return.
-  while (running_ && !impl_->http.is_running()) std::this_thread::yield();
-  impl_->http.stop();
+  impl_->Wake();
 }
 
 }  // namespace engram::server

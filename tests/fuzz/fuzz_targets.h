@@ -34,6 +34,7 @@ int FuzzTemporal(const std::uint8_t* data, std::size_t size);
 int FuzzSignals(const std::uint8_t* data, std::size_t size);
 int FuzzQueryFrame(const std::uint8_t* data, std::size_t size);
 int FuzzConfig(const std::uint8_t* data, std::size_t size);
+int FuzzHttpRequest(const std::uint8_t* data, std::size_t size);
 
 struct FuzzTarget {
   std::string_view name;  // also the folder of its corpus and regression inputs
@@ -43,7 +44,7 @@ struct FuzzTarget {
 inline constexpr FuzzTarget kFuzzTargets[] = {
     {"turns_jsonl", FuzzTurnsJsonl}, {"locomo", FuzzLocomo},   {"longmemeval", FuzzLongMemEval},
     {"temporal", FuzzTemporal},      {"signals", FuzzSignals}, {"query_frame", FuzzQueryFrame},
-    {"config", FuzzConfig},
+    {"config", FuzzConfig},          {"http_request", FuzzHttpRequest},
 };
 
 // Names the target in test output (gtest's default prints the struct's bytes).

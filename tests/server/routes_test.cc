@@ -131,7 +131,14 @@ class ServerRoutesTest : public ::testing::Test {
     return ids;
   }
 
-  TestServer server_;
+  // A keyless server started with --allow-admin, so that the admin routes can be exercised.
+  static TestServerOptions AdminOptions() {
+    TestServerOptions options;
+    options.allow_admin = true;
+    return options;
+  }
+
+  TestServer server_{AdminOptions()};
   std::set<std::string> exercised_;
 };
 

@@ -34,8 +34,14 @@ TestServer::TestServer(TestServerOptions options) {
   server_options.host = "127.0.0.1";
   server_options.port = 0;
   server_options.threads = options.threads;
+  server_options.queue_limit = options.queue_limit;
   server_options.max_body_bytes = options.max_body_bytes;
   server_options.read_timeout_seconds = options.read_timeout_seconds;
+  server_options.keep_alive_timeout_seconds = options.keep_alive_timeout_seconds;
+  server_options.max_connections = options.max_connections;
+  server_options.max_connections_per_client = options.max_connections_per_client;
+  server_options.allowed_origins = options.allowed_origins;
+  server_options.allow_admin = options.allow_admin;
   server_options.store_path = engine_options.store_path;
   std::unique_ptr<auth::KeyFile> keys;
   if (options.with_keys) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "auth/keys.h"
 #include "engram/engine.h"
@@ -36,8 +37,14 @@ struct TestServerOptions {
   bool with_keys = false;
   server::ApiLimits limits;
   std::size_t threads = 8;
+  std::size_t queue_limit = 256;
   std::size_t max_body_bytes = 1024 * 1024;
   int read_timeout_seconds = 10;
+  int keep_alive_timeout_seconds = 5;
+  std::size_t max_connections = 512;
+  std::size_t max_connections_per_client = 64;
+  std::vector<std::string> allowed_origins;
+  bool allow_admin = false;
   // Called after the /v1 routes are added and before Bind (to mount more routes).
   std::function<void(server::HttpServer&)> before_bind;
   // The engine's configuration, and its model and lexicon files ("" = the default, what
