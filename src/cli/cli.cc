@@ -1,6 +1,8 @@
 // cli.cc: the console (results, errors, exit codes), opening the engine, terminal-safe text.
 #include "cli/cli.h"
 
+#include <strings.h>
+
 #include <chrono>
 #include <cstdio>
 #include <ostream>
@@ -9,6 +11,8 @@
 #include "core/ids.h"
 #include "core/utf8.h"
 #include "engram/config.h"
+#include "mcp/http_transport.h"
+#include "server/http_server.h"
 #include "server/journal_follower.h"
 
 namespace engram::cli {
@@ -114,6 +118,30 @@ StatusOr<std::unique_ptr<server::JournalFollower>> MakeJournalFollower(Engine& e
                   << (status.ok() ? std::string("resumed") : status.ToString()) << std::endl;
   };
   return std::make_unique<server::JournalFollower>(engine, std::move(options));
+}
+
+server::RawResponse ServeMcpRequest(mcp::HttpTransport& transport,
+                                    const server::RawRequest& request) {
+  server::RawResponse response;
+  if (request.path != "/mcp") {
+    response.status = 404;
+    response.body = R"({"error":{"code":"NOT_FOUND","message":"the MCP endpoint is /mcp"}})";
+    return response;
+  }
+  mcp::HttpCall call{.method = request.method, .body = request.body};
+  for (const auto& [name, value] : request.headers) call.headers.emplace(name, value);
+  mcp::HttpResult result = transport.Handle(call, *request.access);
+  response.status = result.status;
+  response.content_type = "";
+  for (const auto& [name, value] : result.headers) {
+    if (strcasecmp(name.c_str(), "Content-Type") == 0) {
+      response.content_type = value;
+    } else {
+      response.headers.emplace_back(name, value);
+    }
+  }
+  response.body = std::move(result.body);
+  return response;
 }
 
 std::string Printable(std::string_view text, bool keep_newlines) {

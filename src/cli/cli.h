@@ -23,7 +23,12 @@
 
 namespace engram::server {
 class JournalFollower;
+struct RawRequest;
+struct RawResponse;
 }  // namespace engram::server
+namespace engram::mcp {
+class HttpTransport;
+}  // namespace engram::mcp
 
 namespace engram::cli {
 
@@ -103,6 +108,12 @@ StatusOr<std::unique_ptr<Engine>> OpenEngine(const GlobalOptions& global, bool c
 StatusOr<std::unique_ptr<server::JournalFollower>> MakeJournalFollower(Engine& engine,
                                                                       Console& console,
                                                                       std::string_view command);
+
+// For a command that serves MCP's streamable HTTP through server::HttpServer (serve, mcp
+// --http): the request on the raw mount at /mcp, already past the server's Host, Origin and key
+// checks, handled by `transport` with the caller's Access; any other path below /mcp is 404.
+server::RawResponse ServeMcpRequest(mcp::HttpTransport& transport,
+                                    const server::RawRequest& request);
 
 // `text` made safe for a terminal: control characters (but newlines and tabs when
 // `keep_newlines`) and invalid UTF-8 bytes become \xNN escapes.

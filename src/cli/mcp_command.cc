@@ -8,10 +8,12 @@
 // POST/GET/DELETE at /mcp on a loopback address only (`engram serve` is the networked server),
 // prints "engram mcp: listening on http://HOST:PORT/mcp" on stderr once bound, and stops on
 // SIGINT or SIGTERM; meanwhile a journal follower takes other processes' writes to the store into
-// the projections ([store] follow_poll_ms, server/journal_follower.h). Both serve the caller with every right (auth::Access::Unrestricted).
-#include <httplib.h>
+// the projections ([store] follow_poll_ms, server/journal_follower.h). stdio serves the caller
+// with every right (auth::Access::Unrestricted); HTTP, like a keyless `engram serve`, with every
+// right but the server-wide admin ones, and only to requests whose Host is a loopback name and
+// whose Origin, if any, is loopback or --allow-origin.
+#include <pthread.h>
 #include <signal.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,12 +23,14 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "auth/access.h"
 #include "cli/cli.h"
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
+#include "server/http_server.h"
 #include "server/journal_follower.h"
 
 namespace engram::cli {
@@ -100,32 +104,15 @@ int ServeStdio(const mcp::McpServer& server, Console& console) {
   return ToInt(ExitCode::kOk);
 }
 
-bool IsLoopbackHost(std::string_view host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]";
-}
-
 // `engine` is the one `server` serves; a journal follower keeps its projections current with
-// other processes' writes to the store meanwhile (as in `engram serve`).
+// other processes' writes to the store meanwhile (as in `engram serve`). The HTTP server is
+// `engram serve`'s (server/http_server.h), with only /mcp mounted: the same request limits,
+// timeouts, connection caps and Host and Origin checks.
 int ServeHttp(Engine& engine, const mcp::McpServer& server, const McpArgs& args,
               Console& console) {
-  const std::size_t colon = args.http.rfind(':');
-  if (colon == std::string::npos) {
-    return console.UsageError("mcp", "--http: expected HOST:PORT, e.g. 127.0.0.1:0");
-  }
-  std::string host = args.http.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  int port = -1;
-  try {
-    port = std::stoi(args.http.substr(colon + 1));
-  } catch (const std::exception&) {
-    port = -1;
-  }
-  if (port < 0 || port > 65535) {
-    return console.UsageError("mcp", "--http: the port must be a number from 0 to 65535");
-  }
-  if (!IsLoopbackHost(host)) {
+  StatusOr<std::pair<std::string, int>> address = server::ParseListenAddress(args.http);
+  if (!address.ok()) return console.UsageError("mcp", "--http: " + address.status().message());
+  if (!server::IsLoopbackHost(address->first)) {
     return console.UsageError("mcp",
                               "--http binds loopback addresses only (127.0.0.1, localhost, ::1); "
                               "use `engram serve` to serve a network");
@@ -143,58 +130,39 @@ int ServeHttp(Engine& engine, const mcp::McpServer& server, const McpArgs& args,
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  server::ServerOptions options;
+  options.host = address->first;
+  options.port = address->second;
+  options.max_body_bytes = server.options().max_message_bytes;
+  options.allowed_origins = args.allowed_origins;
+  server::HttpServer http(engine, options, /*keys=*/nullptr);
   mcp::HttpTransport transport(
       server, {.max_sessions = args.max_sessions, .allowed_origins = args.allowed_origins});
-  const auth::Access access = auth::Access::Unrestricted();
-  httplib::Server http;
-  http.set_payload_max_length(server.options().max_message_bytes + 1);
-  const auto forward = [&transport, &access](const httplib::Request& request,
-                                             httplib::Response& response) {
-    mcp::HttpCall call;
-    call.method = request.method;
-    for (const auto& [name, value] : request.headers) call.headers.emplace(name, value);
-    call.body = request.body;
-    mcp::HttpResult result = transport.Handle(call, access);
-    response.status = result.status;
-    std::string content_type = "text/plain";
-    for (const auto& [name, value] : result.headers) {
-      if (strcasecmp(name.c_str(), "Content-Type") == 0) {
-        content_type = value;
-      } else {
-        response.set_header(name, value);
-      }
-    }
-    if (!result.body.empty()) response.set_content(result.body, content_type);
-  };
-  http.Post("/mcp", forward);
-  http.Get("/mcp", forward);
-  http.Delete("/mcp", forward);
-  http.Options("/mcp", forward);
+  http.MountRaw("/mcp", [&transport](const server::RawRequest& request) {
+    return ServeMcpRequest(transport, request);
+  });
+  const Status bound = http.Bind();
+  if (!bound.ok()) return console.Fail("mcp", bound);
 
-  const int bound =
-      port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
-  if (bound < 0) {
-    return console.Fail("mcp", Status::Unavailable("cannot listen on " + args.http));
-  }
   std::atomic<bool> stopping = false;
   std::thread stopper([&http, &stop_signals, &stopping] {
     int received = 0;
     sigwait(&stop_signals, &received);
     stopping = true;
-    http.stop();
+    http.Stop();
   });
-  const std::string shown_host = host.find(':') == std::string::npos ? host : "[" + host + "]";
+  const std::string shown_host =
+      address->first.find(':') == std::string::npos ? address->first : "[" + address->first + "]";
   // Always printed (not a --quiet note): tests and scripts read the port from it.
-  console.err() << "engram mcp: listening on http://" << shown_host << ":" << bound << "/mcp"
-                << std::endl;
+  console.err() << "engram mcp: listening on http://" << shown_host << ":" << http.port()
+                << "/mcp" << std::endl;
   (*follower)->Start();
-  const bool served = http.listen_after_bind();
+  const Status ran = http.Run();
   (*follower)->Stop();
   // Wake the stopper if the server ended on its own (the signal stays blocked everywhere else).
   if (!stopping) kill(getpid(), SIGTERM);
   stopper.join();
-  return served ? ToInt(ExitCode::kOk)
-                : console.Fail("mcp", Status::Unavailable("HTTP server stopped"));
+  return ran.ok() ? ToInt(ExitCode::kOk) : console.Fail("mcp", ran);
 }
 
 }  // namespace

@@ -55,6 +55,17 @@ std::string_view HostWithoutPort(std::string_view host) {
   return colon == std::string_view::npos ? host : host.substr(0, colon);
 }
 
+// Whether `authority` ("host" or "host:port", lowercase) names a loopback host and nothing else:
+// "localhost:80@evil.example" (userinfo) and "127.0.0.1.evil.example" do not.
+bool IsLoopbackAuthority(std::string_view authority) {
+  const std::string_view host = HostWithoutPort(authority);
+  if (!IsLoopbackHostName(host)) return false;
+  const std::string_view rest = authority.substr(host.size());
+  if (rest.empty()) return true;
+  if (rest.front() != ':' || rest.size() < 2 || rest.size() > 6) return false;
+  return rest.substr(1).find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 bool MediaTypeIs(std::string_view value, std::string_view type) {
   const std::string lower = Lower(value);
   const std::size_t end = lower.find(';');
@@ -128,7 +139,7 @@ bool HttpTransport::HostAllowed(const HttpCall& call) const {
   if (!options_.check_host) return true;
   const std::optional<std::string> host = Header(call, "Host");
   if (!host) return true;  // HTTP/1.0 and in-process callers send none
-  if (IsLoopbackHostName(HostWithoutPort(*host))) return true;
+  if (IsLoopbackAuthority(Lower(*host))) return true;
   for (const std::string& allowed : options_.allowed_hosts) {
     if (Lower(allowed) == Lower(*host) || Lower(allowed) == Lower(HostWithoutPort(*host))) {
       return true;
@@ -146,9 +157,8 @@ bool HttpTransport::OriginAllowed(const HttpCall& call) const {
   const std::string lower = Lower(*origin);
   for (std::string_view scheme : {"http://", "https://"}) {
     if (lower.rfind(scheme, 0) == 0) {
-      std::string_view authority = std::string_view(lower).substr(scheme.size());
-      authority = authority.substr(0, authority.find('/'));
-      return IsLoopbackHostName(HostWithoutPort(authority));
+      // An origin is scheme://host[:port] exactly: no path, no userinfo.
+      return IsLoopbackAuthority(std::string_view(lower).substr(scheme.size()));
     }
   }
   return false;  // "null" and other schemes

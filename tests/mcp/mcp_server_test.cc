@@ -921,7 +921,17 @@ TEST_F(HttpTransportTest, ForeignHostsAndOriginsAreForbidden) {
   EXPECT_EQ(Do(call).status, 403);
   call.headers["Origin"] = "null";
   EXPECT_EQ(Do(call).status, 403);
+  // Names that only start like a loopback one: userinfo, a longer name, a path, a bad port.
+  for (const char* origin : {"http://localhost:80@evil.example", "http://127.0.0.1.evil.example",
+                             "http://localhost.evil.example:80", "http://localhost/path",
+                             "http://localhost:80x"}) {
+    call.headers["Origin"] = origin;
+    EXPECT_EQ(Do(call).status, 403) << origin;
+  }
   call.headers["Origin"] = "http://localhost:3000";
+  call.headers["Host"] = "localhost:80@evil.example";
+  EXPECT_EQ(Do(call).status, 403);
+  call.headers.erase("Host");
   EXPECT_EQ(Do(call).status, 200);
   call.headers["Host"] = "evil.example.com:8080";
   EXPECT_EQ(Do(call).status, 403);

@@ -4,6 +4,7 @@
 //
 //   ENGRAM_BIN=build/engram node --test tests/mcp/node/sdk_client.test.mjs
 import { spawn } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -245,6 +246,47 @@ describe("engram mcp over streamable HTTP", () => {
       }),
     });
     assert.equal(response.status, 403);
+  });
+
+  test("a DNS-rebound Host is refused before the body is read", async () => {
+    // fetch() cannot set Host; node:http can, as a rebound page's browser would send it.
+    const target = new URL(url);
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
+    const answer = await new Promise((resolve, reject) => {
+      const sent = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: "/mcp",
+          method: "POST",
+          headers: {
+            Host: `evil.example:${target.port}`,
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+          },
+        },
+        (response) => {
+          let body = "";
+          response.on("data", (chunk) => (body += chunk));
+          response.on("end", () => resolve({ status: response.statusCode, body }));
+        },
+      );
+      sent.on("error", reject);
+      sent.end(initialize);
+    });
+    assert.equal(answer.status, 403, answer.body);
+    assert.match(answer.body, /Host/);
+  });
+
+  test("GET opens no stream: 405 naming the methods allowed", async () => {
+    const response = await fetch(url, { headers: { Accept: "text/event-stream" } });
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get("allow"), "POST, DELETE");
   });
 });
 
