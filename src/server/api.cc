@@ -1,7 +1,9 @@
 // Transport-free API call helpers (see api.h).
 #include "server/api.h"
 
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/json_depth.h"
@@ -12,6 +14,90 @@ namespace engram::server {
 namespace {
 
 constexpr std::size_t kMaxBodyDepth = 64;
+
+// Walks a JSON text and finds the first integer literal beyond 64 bits (which nlohmann reads as a
+// double) that lies inside a "metadata" member, where it would be stored rounded. Its place is
+// given as a path ("turns[0].metadata.n"). Other numbers are left to the fields' own checks,
+// which name the field and its range.
+class MetadataBigIntegerFinder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::optional<std::string> found() const { return found_; }
+
+  bool number_float(number_float_t /*value*/, const string_t& literal) override {
+    Value();
+    if (!found_ && InMetadata() &&
+        literal.find_first_of(".eE") == std::string::npos) {
+      found_ = "\"" + Path() + "\" holds the integer " + literal.substr(0, 64);
+    }
+    return true;
+  }
+  bool null() override { return Value(); }
+  bool boolean(bool /*value*/) override { return Value(); }
+  bool number_integer(number_integer_t /*value*/) override { return Value(); }
+  bool number_unsigned(number_unsigned_t /*value*/) override { return Value(); }
+  bool string(string_t& /*value*/) override { return Value(); }
+  bool binary(binary_t& /*value*/) override { return Value(); }
+  bool start_object(std::size_t /*size*/) override {
+    Value();
+    frames_.push_back({false, 0, ""});
+    return true;
+  }
+  bool key(string_t& name) override {
+    frames_.back().key = name;
+    return true;
+  }
+  bool end_object() override {
+    frames_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t /*size*/) override {
+    Value();
+    frames_.push_back({true, 0, ""});
+    return true;
+  }
+  bool end_array() override {
+    frames_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& /*error*/) override {
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::size_t next_index = 0;  // arrays: the index the next value takes
+    std::string key;             // objects: the key of the current member
+  };
+
+  // A value starts in the innermost container: arrays count it.
+  bool Value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().next_index;
+    return true;
+  }
+  bool InMetadata() const {
+    for (const Frame& frame : frames_) {
+      if (!frame.array && frame.key == "metadata") return true;
+    }
+    return false;
+  }
+  std::string Path() const {
+    std::string path;
+    for (const Frame& frame : frames_) {
+      if (frame.array) {
+        path += "[" + std::to_string(frame.next_index - 1) + "]";
+      } else {
+        if (!path.empty()) path += ".";
+        path += frame.key;
+      }
+    }
+    return path;
+  }
+
+  std::vector<Frame> frames_;
+  std::optional<std::string> found_;
+};
 
 }  // namespace
 
@@ -83,6 +169,18 @@ StatusOr<nlohmann::json> ParseJsonBody(std::string_view body) {
   if (core::JsonNestingDepth(body, kMaxBodyDepth + 1) > kMaxBodyDepth) {
     return Status::InvalidArgument("request body is nested deeper than " +
                                    std::to_string(kMaxBodyDepth) + " levels");
+  }
+  // nlohmann reads an integer beyond 64 bits as a double: metadata would be stored rounded.
+  // (The quick scan finds none in almost every body; the walk then names where it is.)
+  if (core::FindJsonIntegerBeyond64Bits(body)) {
+    MetadataBigIntegerFinder finder;
+    nlohmann::json::sax_parse(body, &finder, nlohmann::json::input_format_t::json,
+                              /*strict=*/false);
+    if (const std::optional<std::string> found = finder.found()) {
+      return Status::InvalidArgument("request body field " + *found +
+                                     ", outside the 64-bit range [-2^63, 2^64 - 1]; write it as "
+                                     "a string to keep it exactly");
+    }
   }
   // A repeated key is an error rather than nlohmann's silent last-one-wins.
   io::internal::DuplicateKeyFinder duplicates;

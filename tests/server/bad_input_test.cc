@@ -89,6 +89,10 @@ TEST_F(ServerBadInputTest, NumbersOutOfRangeAreRejectedNamingTheField) {
   ExpectRejected(kRecall, R"({"query": "x", "k": 1e300})", 400, "\"k\"");
   ExpectRejected(kRecall, R"({"query": "x", "k": 1180591620717411303424})", 400, "\"k\"");
   ExpectRejected(kRecall, R"({"query": "x", "k": 2.5})", 400, "\"k\"");
+  // Metadata would be stored rounded: refused, naming where the integer is.
+  ExpectRejected(kMemories,
+                 R"({"turns": [{"text": "a"}, {"text": "b", "metadata": {"ids": [1, 2, 36893488147419103232]}}]})",
+                 400, "\"turns[1].metadata.ids[2]\" holds the integer 36893488147419103232");
   ExpectRejected(kRecall, R"({"query": "x", "k": "3"})", 400, "\"k\"");
   ExpectRejected(kRecall, R"({"query": "x", "k": 51})", 400, "\"k\"");
   ExpectRejected(kRecall, R"({"query": "x", "token_budget": 1001})", 400, "\"token_budget\"");
