@@ -147,6 +147,18 @@ ParseState RequestParser::Fail(int status, std::string message) {
   return ParseState::kError;
 }
 
+namespace {
+
+// The length of the request line at the start of `head` without its line end; while the line
+// has not ended, the bytes so far (less a final CR, which may begin the CRLF).
+std::size_t RequestLineLength(std::string_view head) {
+  std::size_t length = std::min(head.find('\n'), head.size());
+  if (length > 0 && head[length - 1] == '\r') --length;
+  return length;
+}
+
+}  // namespace
+
 ParseState RequestParser::Feed(std::string_view input, std::size_t* consumed) {
   *consumed = 0;
   if (error_status_ != 0) return ParseState::kError;
@@ -178,15 +190,15 @@ ParseState RequestParser::Feed(std::string_view input, std::size_t* consumed) {
             break;
           }
         }
+        // The same checks in the same order whether the head came whole or in pieces: the
+        // request line (414), then the head's size (431), then the rest (ParseHead).
+        if (RequestLineLength(line_) > limits_.max_request_line_bytes) {
+          return Fail(414, "the request line is longer than " +
+                               std::to_string(limits_.max_request_line_bytes) + " bytes");
+        }
         if (end == std::string::npos) {
-          // The request line alone may be checked before the head ends.
-          const std::size_t first_newline = line_.find('\n');
-          if ((first_newline == std::string::npos ? line_.size() : first_newline) >
-              limits_.max_request_line_bytes) {
-            return Fail(414, "the request line is longer than " +
-                                 std::to_string(limits_.max_request_line_bytes) + " bytes");
-          }
-          if (line_.size() > limits_.max_header_bytes) {
+          // Without its end in the first max_header_bytes + 4 bytes, the head is too large.
+          if (line_.size() >= limits_.max_header_bytes + 4) {
             return Fail(431, "the request header is larger than " +
                                  std::to_string(limits_.max_header_bytes) + " bytes");
           }
@@ -262,20 +274,23 @@ ParseState RequestParser::Feed(std::string_view input, std::size_t* consumed) {
         continue;
       }
       case Phase::kChunkDataEnd: {
-        // The CRLF after a chunk's data (a bare LF is tolerated).
-        while (at < input.size() && line_.size() < 2) {
-          line_.push_back(input[at++]);
-          if (line_ == "\n" || line_ == "\r\n") break;
+        // The CRLF after a chunk's data (a bare LF is tolerated); any other byte is an error
+        // as soon as it arrives.
+        while (at < input.size() && phase_ == Phase::kChunkDataEnd) {
+          const char c = input[at++];
+          if (c == '\n') {
+            line_.clear();
+            phase_ = Phase::kChunkSize;
+          } else if (c == '\r' && line_.empty()) {
+            line_ = "\r";
+          } else {
+            *consumed = at;
+            return Fail(400, "a chunk's data is not followed by CRLF");
+          }
         }
         *consumed = at;
-        if (line_ == "\n" || line_ == "\r\n") {
-          line_.clear();
-          phase_ = Phase::kChunkSize;
-          continue;
-        }
-        if (line_ == "\r" && at == input.size()) return ParseState::kNeedMore;
-        if (line_.empty()) return ParseState::kNeedMore;
-        return Fail(400, "a chunk's data is not followed by CRLF");
+        if (phase_ == Phase::kChunkDataEnd) return ParseState::kNeedMore;
+        continue;
       }
       case Phase::kTrailers: {
         // Trailer fields are read and dropped, up to an empty line; bounded like the head.

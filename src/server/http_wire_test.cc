@@ -131,6 +131,16 @@ TEST(HttpWireTest, ChunkedBodiesAreDecodedAndCountedAgainstTheLimit) {
   EXPECT_EQ(huge.error_status, 413);
   const Parsed bad = Parse("POST /m HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
   EXPECT_EQ(bad.error_status, 400);
+  // A chunk's data longer than its size says: refused at the first byte past it, whether the
+  // bytes come at once or one at a time.
+  const std::string overlong =
+      "POST /m HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n";
+  for (std::size_t piece : {0, 1, 3}) {
+    const Parsed parsed = Parse(overlong, piece);
+    EXPECT_EQ(parsed.state, ParseState::kError) << piece;
+    EXPECT_EQ(parsed.error_status, 400) << piece;
+    EXPECT_EQ(parsed.consumed, overlong.find("c\r\n0") + 1) << piece;
+  }
 }
 
 TEST(HttpWireTest, FramingThatSmugglesOrOverflowsIsRefused) {
@@ -166,6 +176,33 @@ TEST(HttpWireTest, FramingThatSmugglesOrOverflowsIsRefused) {
     EXPECT_EQ(parsed.state, ParseState::kError) << c.wire;
     EXPECT_EQ(parsed.error_status, c.status) << c.wire << " -> " << parsed.error;
     EXPECT_THAT(parsed.error, HasSubstr(c.names)) << c.wire;
+  }
+}
+
+TEST(HttpWireTest, LimitsAtTheirEdgeGiveOneAnswerWholeOrInPieces) {
+  // A request line of exactly the limit (its CRLF not counted) and one byte more; a head of
+  // exactly the limit (its final CRLF CRLF not counted) and one byte more.
+  const std::string line_at = "GET /" + std::string(256 - 14, 'a') + " HTTP/1.1";
+  ASSERT_EQ(line_at.size(), 256u);
+  const std::string line_over = "GET /" + std::string(256 - 13, 'a') + " HTTP/1.1";
+  std::string head_at = "GET / HTTP/1.1\r\nX: ";
+  head_at += std::string(1024 - head_at.size(), 'v');
+  const std::string head_over = head_at + "v";
+  const struct {
+    std::string wire;
+    int status;  // 0 = complete
+  } cases[] = {
+      {line_at + "\r\n\r\n", 0},
+      {line_over + "\r\n\r\n", 414},
+      {head_at + "\r\n\r\n", 0},
+      {head_over + "\r\n\r\n", 431},
+  };
+  for (const auto& c : cases) {
+    for (std::size_t piece : {0, 1, 7, 255, 256, 257}) {
+      const Parsed parsed = Parse(c.wire, piece);
+      EXPECT_EQ(parsed.error_status, c.status) << c.wire.size() << " bytes, pieces of " << piece;
+      EXPECT_EQ(parsed.state, c.status == 0 ? ParseState::kComplete : ParseState::kError);
+    }
   }
 }
 
