@@ -154,10 +154,12 @@ struct RecallOptions {
   // that order; the evidence gets the rest. Default: kEvidence (the evidence only).
   ContextMode mode = ContextMode::kEvidence;
   // Added with issue 22: how the context is chosen from the ranked items. true = by value
-  // under the token budget (src/read/packing.h: items scoring at least [recall] pack_floor x
-  // the best one, best value per token first, k an upper bound that defaults to [recall]
-  // pack_max_items); false = in rank order while they fit, at most k (default [recall]
-  // max_items), so the items are the ranking itself (what the benchmarks evaluate).
+  // under the token budget (src/read/packing.h: the best item before the rest, whole when it
+  // fits, else as an excerpt around the question's words; then items scoring at least [recall]
+  // pack_floor x the best one or first in some route, best value per token first; k an upper
+  // bound that defaults to [recall] pack_max_items); false = in rank order while they fit,
+  // at most k (default [recall] max_items), so the items are the ranking itself (what the
+  // benchmarks evaluate).
   // Default: unset = [recall] pack_by_value.
   std::optional<bool> pack_by_value;
 };

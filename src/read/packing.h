@@ -80,10 +80,9 @@ std::pair<std::size_t, std::size_t> ExcerptWindow(
 // Value packing (options.by_value true): the candidates are the items scoring at least
 // options.floor × the best score, and every route's first candidate (`ranked` is best first; the
 // rest are left out as "floor").
-// First the best item and then every route's first candidate are taken, in rank order, whatever
-// their value per token, so a long best match is never crowded out by short weak lines (issue
-// 37): each is packed whole if it fits, else as an excerpt as options say, else left out
-// ("budget"), until max_items are packed.
+// First the best item is taken whatever its value per token, so a long best match is never
+// crowded out by short weak lines (issue 37): whole if it fits, else as an excerpt as options
+// say, else left out ("budget").
 // Then, repeatedly, the candidate of most value per token is taken — value = score / (1 +
 // session_discount × packed items of its session) + adjacent_share × the best score of a packed
 // turn next to it, per token = value / max(its tokens, min_tokens), the value first taken to

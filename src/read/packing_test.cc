@@ -501,13 +501,16 @@ TEST(PackByValueTest, TheBestMatchIsPackedAtEveryLengthAsAnExcerptWhenItDoesNotF
   }
 }
 
-TEST(PackByValueTest, EveryRoutesFirstItemIsPackedBeforeTheRestInRankOrderUpToK) {
-  // r1 and r2 are long and weak, each the first item of a route that found little else; by
-  // value per token every short line would come before them.
+TEST(PackByValueTest, TheBestItemIsPackedFirstWhateverItsLengthTheRestByValue) {
+  // a, the best match, is long: by value per token every short line would come before it and k
+  // would leave it out (issue 37). r1 and r2 are long and weak, each the first item of a route
+  // that found little else: they are kept from the floor but wait for their value, since packing
+  // every route's first item ahead of the rest spent the budget of long-turn conversations on
+  // them.
   std::vector<RecallItem> ranked = {
-      Scored("a", "s1", 1, 1.0),  Scored("b", "s2", 1, 0.6),
-      Scored("c", "s3", 1, 0.55), Scored("r1", "s4", 1, 0.3, std::string(1500, 'x')),
-      Scored("d", "s5", 1, 0.28), Scored("r2", "s6", 1, 0.25, std::string(1500, 'y'))};
+      Scored("a", "s1", 1, 1.0, std::string(1500, 'x')), Scored("b", "s2", 1, 0.6),
+      Scored("c", "s3", 1, 0.55), Scored("r1", "s4", 1, 0.3, std::string(1500, 'y')),
+      Scored("d", "s5", 1, 0.28), Scored("r2", "s6", 1, 0.25, std::string(1500, 'z'))};
   ranked[0].routes = {{"bm25", 1, 3.0, ""}, {"vector", 1, 0.8, ""}};
   ranked[3].routes = {{"temporal", 1, 1.2, ""}};
   ranked[5].routes = {{"entity", 1, 0.9, ""}};
@@ -515,14 +518,15 @@ TEST(PackByValueTest, EveryRoutesFirstItemIsPackedBeforeTheRestInRankOrderUpToK)
   options.score_power = 2;
   EXPECT_THAT(Ids(Pack(ranked, 2000, 1, options)), ::testing::ElementsAre("a"));
   const PackResult two = Pack(ranked, 2000, 2, options);
-  EXPECT_THAT(Ids(two), ::testing::ElementsAre("a", "r1"));
-  EXPECT_THAT(Reasons(two), ::testing::ElementsAre("b:k", "c:k", "d:k", "r2:k"));
-  EXPECT_THAT(Ids(Pack(ranked, 2000, 4, options)), ::testing::ElementsAre("a", "b", "r1", "r2"));
-  EXPECT_THAT(Ids(Pack(ranked, 2000, 5, options)),
-              ::testing::ElementsAre("a", "b", "c", "r1", "r2"));
-  // Without route ranks only the best item is packed out of value order.
-  for (RecallItem& item : ranked) item.routes.clear();
+  EXPECT_THAT(Ids(two), ::testing::ElementsAre("a", "b"));
+  EXPECT_THAT(Reasons(two), ::testing::ElementsAre("c:k", "r1:k", "d:k", "r2:k"));
   EXPECT_THAT(Ids(Pack(ranked, 2000, 4, options)), ::testing::ElementsAre("a", "b", "c", "d"));
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 6, options)),
+              ::testing::ElementsAre("a", "b", "c", "r1", "d", "r2"));
+  // Below the floor, a route's first item is still a candidate; other items are not.
+  options.floor = 0.5;
+  EXPECT_THAT(Ids(Pack(ranked, 2000, 6, options)),
+              ::testing::ElementsAre("a", "b", "c", "r1", "r2"));
 }
 
 // Generated rankings with every reason to leave an item out (floor, duplicate, budget, k): the
