@@ -175,6 +175,12 @@ struct RecallConfig {
   // word. 0 = off. 0.3 with pack_floor 0.22: measured on both dev files (docs/BENCHMARKS.md,
   // "Coverage").
   double coverage_weight = 0.3;
+  // Current state (read/current_state.h): × on the score of a turn every claim of which has been
+  // superseded, in a recall about the present (not as of a past time, not a past-tense question);
+  // the current claim's evidence turn joins the items with the stale turn's score if no route
+  // proposed it. 1 = marked only. Measured on both dev files (docs/BENCHMARKS.md, "Current
+  // state").
+  double superseded_factor = 0.5;
   // Frame words (read/query_frame.h: "how many months have passed since", "when did I last",
   // the words of a resolved time expression) are left out of the lexical routes' query terms:
   // the shape, the answer type and the temporal route use them, and a turn that merely says

@@ -32,6 +32,20 @@ struct Adjustment {
   double bonus = 0;
 };
 
+// Another stored claim that bears on an item's (issue 40): the current claim that superseded
+// it, or one that contradicts it.
+struct RelatedClaim {
+  std::string id;         // the other claim's fact id
+  std::string statement;  // that fact as stored ("Iris | lives_in | Munich")
+  // What its latest evidence turn says, at most 200 bytes on a character boundary ("..." when
+  // cut): the words the answer model reads.
+  std::string text;
+  // When it became true (the fact's valid_from), else when its evidence turn was said.
+  std::optional<Timestamp> time;
+  std::vector<std::string> evidence;  // its evidence turn ids, in sequence order
+  std::string claim;                  // the item's own claim it bears on, as stored
+};
+
 struct RecallItem {
   std::string id;
   NodeKind kind = NodeKind::kTurn;
@@ -57,6 +71,13 @@ struct RecallItem {
   std::size_t excerpt_begin = 0;
   std::size_t excerpt_end = 0;
   std::size_t full_bytes = 0;
+  // Current state (issue 40), in a recall about the present (no valid_at / known_at): set on a
+  // turn every claim of which has been superseded, to the current claim that replaced it; the
+  // context shows it beside the turn ("(superseded 2024-06-15: I live in Munich now)").
+  std::optional<RelatedClaim> superseded_by;
+  // Claims that contradict this item's (a `contradicts` edge between their facts), by id; the
+  // context shows them beside it.
+  std::vector<RelatedClaim> conflicts;
 };
 
 struct StageTiming {
@@ -98,6 +119,11 @@ struct Diagnostics {
   std::size_t fused_candidates = 0;
   std::size_t neighbours_added = 0;   // turns only the neighbour expansion brought in
   std::size_t bridged = 0;            // turns only the entity bridge brought in
+  // Current state (issue 40): items marked superseded_by, turns added as the current claim that
+  // superseded one (no route proposed them), items given conflicts.
+  std::size_t superseded = 0;
+  std::size_t successors_added = 0;
+  std::size_t conflicted = 0;
   std::size_t filtered_out = 0;       // hidden by status, validity or scope filters
   std::map<std::string, std::size_t> filtered_by;  // filtered_out per filter name
   std::vector<FilteredItem> filtered;              // each hidden candidate, in rank order

@@ -69,6 +69,15 @@ class Adjustment:
     detail: str
     def to_dict(self) -> Dict[str, Any]: ...
 
+class RelatedClaim:
+    id: str
+    statement: str
+    text: str
+    time: Optional[datetime.datetime]
+    evidence: List[str]
+    claim: str
+    def to_dict(self) -> Dict[str, Any]: ...
+
 class RecallItem:
     id: str
     kind: str
@@ -90,6 +99,8 @@ class RecallItem:
     adjustments: List[Adjustment]
     provenance: List[str]
     tokens: int
+    superseded_by: Optional[RelatedClaim]
+    conflicts: List[RelatedClaim]
     explanation: str
     def to_dict(self) -> Dict[str, Any]: ...
 
@@ -100,6 +111,9 @@ class Diagnostics:
     fused_candidates: int
     neighbours_added: int
     bridged: int
+    superseded: int
+    successors_added: int
+    conflicted: int
     filtered_out: int
     dropped_by_budget: int
     deduplicated: int

@@ -383,6 +383,17 @@ void BindTypes(py::module_& module) {
       .def_readonly("bonus", &Adjustment::bonus)
       .def_readonly("detail", &Adjustment::detail);
 
+  BindRecord<RelatedClaim>(module, "RelatedClaim",
+                           "A stored claim bearing on a recall item's: the current one that "
+                           "superseded it, or one that contradicts it.")
+      .def_readonly("id", &RelatedClaim::id)
+      .def_readonly("statement", &RelatedClaim::statement)
+      .def_readonly("text", &RelatedClaim::text)
+      .def_property_readonly("time",
+                             [](const RelatedClaim& c) { return TimestampToPython(c.time); })
+      .def_readonly("evidence", &RelatedClaim::evidence)
+      .def_readonly("claim", &RelatedClaim::claim);
+
   BindRecord<RecallItem>(module, "RecallItem",
                          "One ranked memory of a recall, with every route's rank and score, "
                          "the adjustments applied and its provenance (evidence turn ids).")
@@ -427,6 +438,11 @@ void BindTypes(py::module_& module) {
       .def_property_readonly("provenance",
                              [](const RecallItem& i) { return MetadataList(i.provenance); })
       .def_readonly("tokens", &RecallItem::tokens)
+      .def_readonly("superseded_by", &RecallItem::superseded_by,
+                    "The current claim that superseded every claim of this turn (a recall "
+                    "about the present), or None.")
+      .def_readonly("conflicts", &RecallItem::conflicts,
+                    "Claims that contradict this item's.")
       .def_property_readonly("explanation", &ExplainItem,
                              "Why the item ranked where it did: each route's rank, score and "
                              "explanation, then each adjustment, one per line.");
@@ -439,6 +455,9 @@ void BindTypes(py::module_& module) {
       .def_readonly("fused_candidates", &Diagnostics::fused_candidates)
       .def_readonly("neighbours_added", &Diagnostics::neighbours_added)
       .def_readonly("bridged", &Diagnostics::bridged)
+      .def_readonly("superseded", &Diagnostics::superseded)
+      .def_readonly("successors_added", &Diagnostics::successors_added)
+      .def_readonly("conflicted", &Diagnostics::conflicted)
       .def_readonly("filtered_out", &Diagnostics::filtered_out)
       .def_readonly("dropped_by_budget", &Diagnostics::dropped_by_budget)
       .def_readonly("deduplicated", &Diagnostics::deduplicated)

@@ -75,6 +75,11 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
         << " added by the entity bridge; " << diagnostics.filtered_out << " filtered out; "
         << diagnostics.dropped_by_budget << " dropped by the budget of " << diagnostics.token_budget
         << " tokens; " << diagnostics.deduplicated << " duplicates skipped\n";
+    if (diagnostics.superseded + diagnostics.successors_added + diagnostics.conflicted > 0) {
+      out << "current state: " << diagnostics.superseded << " superseded, "
+          << diagnostics.successors_added << " successors added, " << diagnostics.conflicted
+          << " with conflicting claims\n";
+    }
     if (!diagnostics.unpacked.empty()) {
       std::map<std::string, std::size_t> left_out;  // reason → items
       for (const UnpackedItem& item : diagnostics.unpacked) ++left_out[item.reason];
@@ -109,6 +114,15 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
     if (item.excerpt) {
       out << "   (excerpt: bytes " << item.excerpt_begin << "-" << item.excerpt_end << " of "
           << item.full_bytes << ")\n";
+    }
+    if (item.superseded_by.has_value()) {
+      out << "   superseded " << TimeOrDash(item.superseded_by->time) << " by "
+          << Printable(item.superseded_by->statement) << ": "
+          << Printable(item.superseded_by->text) << "\n";
+    }
+    for (const RelatedClaim& conflict : item.conflicts) {
+      out << "   contradicted " << TimeOrDash(conflict.time) << " by "
+          << Printable(conflict.statement) << ": " << Printable(conflict.text) << "\n";
     }
     out << "   routes:";
     if (item.routes.empty()) out << " -";

@@ -164,6 +164,10 @@ const KeySpec kKeys[] = {
      "x (1 + this x the share of the question's term idf a turn holds) on the best "
      "answer_type_depth turns; 0 = off",
      "measured on the dev files (docs/BENCHMARKS.md, coverage)"},
+    {"recall", "superseded_factor", ENGRAM_FIELD(recall.superseded_factor), Closed(0, 1), {},
+     "x on a turn every claim of which has been superseded, in a recall about the present; its "
+     "successor's evidence turn joins the items; 1 = only marked (superseded_by)",
+     "measured on the dev files (docs/BENCHMARKS.md, current state)"},
     {"recall", "answer_type_depth", ENGRAM_FIELD(recall.answer_type_depth), Closed(0, 1'000), {},
      "answer type: among the best this many candidates", kChosen},
     {"recall", "drop_frame_words", ENGRAM_FIELD(recall.drop_frame_words), {}, {},

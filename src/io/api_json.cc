@@ -125,6 +125,17 @@ Json ToJson(const Adjustment& adjustment) {
   return json;
 }
 
+Json ToJson(const RelatedClaim& claim) {
+  Json json = Json::object();
+  json["id"] = claim.id;
+  json["statement"] = claim.statement;
+  json["text"] = claim.text;
+  json["time"] = TimestampToJson(claim.time);
+  json["evidence"] = Strings(claim.evidence);
+  json["claim"] = claim.claim;
+  return json;
+}
+
 Json ToJson(const RecallItem& item) {
   Json json = Json::object();
   json["id"] = item.id;
@@ -148,6 +159,8 @@ Json ToJson(const RecallItem& item) {
     json["excerpt"] = {
         {"begin", item.excerpt_begin}, {"end", item.excerpt_end}, {"full_bytes", item.full_bytes}};
   }
+  json["superseded_by"] = item.superseded_by.has_value() ? ToJson(*item.superseded_by) : Json();
+  json["conflicts"] = List(item.conflicts);
   return json;
 }
 
@@ -182,6 +195,9 @@ Json ToJson(const Diagnostics& diagnostics) {
   json["fused_candidates"] = diagnostics.fused_candidates;
   json["neighbours_added"] = diagnostics.neighbours_added;
   json["bridged"] = diagnostics.bridged;
+  json["superseded"] = diagnostics.superseded;
+  json["successors_added"] = diagnostics.successors_added;
+  json["conflicted"] = diagnostics.conflicted;
   json["filtered_out"] = diagnostics.filtered_out;
   Json filtered_by = Json::object();
   for (const auto& [filter, count] : diagnostics.filtered_by) filtered_by[filter] = count;

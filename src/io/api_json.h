@@ -43,6 +43,7 @@ Json ToJson(const Memory& memory);
 Json ToJson(const HistoryEvent& event);
 Json ToJson(const RouteScore& route);
 Json ToJson(const Adjustment& adjustment);
+Json ToJson(const RelatedClaim& claim);
 Json ToJson(const RecallItem& item);
 Json ToJson(const Diagnostics& diagnostics);
 Json ToJson(const ReadResult& result);

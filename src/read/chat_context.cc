@@ -35,16 +35,6 @@ std::string EvidenceText(const std::vector<std::string>& turns) {
 
 std::string DayOf(Timestamp time) { return FormatTimestamp(time).substr(0, 10); }
 
-MemoryView ViewOfFact(const GraphFact& fact) {
-  return {.id = fact.id,
-          .kind = NodeKind::kFact,
-          .status = fact.status,
-          .valid_from = fact.valid_from,
-          .valid_to = fact.valid_to,
-          .ingested_at = fact.ingested_at,
-          .updated_at = fact.updated_at};
-}
-
 // Is any of the facts shown by the recall's filters?
 StatusOr<bool> AnyShown(const ScopeGraph& graph, const std::vector<std::string>& fact_ids,
                         const Visibility& visibility) {

@@ -57,6 +57,16 @@ std::string RenderItemBody(const RecallItem& item) {
   }
   // One line per item: newlines inside the text become spaces.
   for (const char c : item.text) body += (c == '\n' || c == '\r') ? ' ' : c;
+  // What the memory holds now, beside a stale claim; what contradicts a claim (current_state.h).
+  const auto date = [](const std::optional<Timestamp>& time) {
+    return time.has_value() ? FormatTimestamp(*time).substr(0, 10) + ": " : std::string();
+  };
+  if (item.superseded_by.has_value()) {
+    body += " (superseded " + date(item.superseded_by->time) + item.superseded_by->text + ")";
+  }
+  for (const RelatedClaim& conflict : item.conflicts) {
+    body += " (contradicted " + date(conflict.time) + conflict.text + ")";
+  }
   return body;
 }
 

@@ -17,6 +17,7 @@
 #include "read/bm25_route.h"
 #include "read/bridge.h"
 #include "read/chat_context.h"
+#include "read/current_state.h"
 #include "read/context_routes.h"
 #include "read/entity_route.h"
 #include "read/fact_route.h"
@@ -361,6 +362,32 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   }
   if (request.store != nullptr) RETURN_IF_ERROR(ExpandFactProvenance(*request.store, items));
   timer.Mark("filter");
+
+  // Current state (read/current_state.h): superseded claims marked, and in a recall about the
+  // present demoted with their successors brought in; contradicted claims shown.
+  if (request.store != nullptr && !request.scope_ids.empty() && routes.graphs() != nullptr) {
+    ASSIGN_OR_RETURN(const std::vector<std::shared_ptr<const ScopeGraph>> graphs,
+                     routes.graphs()->Get(*request.store, request.scope_ids, config.bm25.stem));
+    CurrentStateOptions current;
+    current.mark_superseded = !request.options.known_at.has_value();
+    current.holds = [&visibility](const GraphFact& fact) -> StatusOr<bool> {
+      ASSIGN_OR_RETURN(const Verdict verdict, visibility.Check(ViewOfFact(fact)));
+      return verdict.shown();
+    };
+    current.superseded_factor =
+        frame.tense == Tense::kPast ? 1.0 : config.recall.superseded_factor;
+    current.visible = [&visibility](const store::NodeRecord& node) -> StatusOr<bool> {
+      ASSIGN_OR_RETURN(const Verdict verdict, visibility.CheckWithEvidence(node));
+      return verdict.shown();
+    };
+    current.scope_path = request.scope_path;
+    ASSIGN_OR_RETURN(const CurrentStateReport report,
+                     ApplyCurrentState(items, graphs, *request.store, request.load_nodes, current));
+    diagnostics.superseded = report.superseded;
+    diagnostics.successors_added = report.successors_added;
+    diagnostics.conflicted = report.conflicts;
+    timer.Mark("current_state");
+  }
 
   // Chat mode: the profile and foresight lines come first, within their share of the budget;
   // the evidence gets the rest (read/chat_context.h).

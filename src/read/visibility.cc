@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "read/scope_graph.h"
+
 namespace engram::read {
 namespace {
 
@@ -18,6 +20,16 @@ bool IsForesight(const store::NodeRecord& node) {
 }
 
 }  // namespace
+
+MemoryView ViewOfFact(const GraphFact& fact) {
+  return {.id = fact.id,
+          .kind = NodeKind::kFact,
+          .status = fact.status,
+          .valid_from = fact.valid_from,
+          .valid_to = fact.valid_to,
+          .ingested_at = fact.ingested_at,
+          .updated_at = fact.updated_at};
+}
 
 MemoryView ViewOf(const store::NodeRecord& node) {
   return {.id = node.id,

@@ -41,6 +41,8 @@ struct MemoryView {
   Timestamp updated_at;
 };
 MemoryView ViewOf(const store::NodeRecord& node);
+struct GraphFact;  // read/scope_graph.h
+MemoryView ViewOfFact(const GraphFact& fact);
 
 // Names of the filters, as diagnostics count them.
 inline constexpr std::string_view kFilterKnownAt = "known_at";    // ingested after known_at

@@ -115,6 +115,16 @@ Json Schemas() {
               {"mode", Enum({"evidence", "chat"})},
               {"packing", Enum({"value", "rank"})}},
              {"query"});
+  // The claim that superseded an item's, or one that contradicts it (read/current_state.h).
+  s["RelatedClaim"] = Object({{"id", Type("string")},
+                              {"statement", Type("string")},
+                              {"text", Type("string")},
+                              {"time", Nullable("string")},
+                              {"evidence", ArrayOf(Type("string"))},
+                              {"claim", Type("string")}},
+                             {"id", "statement", "text", "time", "evidence", "claim"});
+  Json superseded_by = s["RelatedClaim"];
+  superseded_by["type"] = Json::array({"object", "null"});
   s["RecallItem"] = Object({{"id", Type("string")},
                             {"kind", kKindEnum},
                             {"scope", Type("string")},
@@ -131,9 +141,15 @@ Json Schemas() {
                             {"routes", ArrayOf(Type("object"))},
                             {"adjustments", ArrayOf(Type("object"))},
                             {"provenance", ArrayOf(Type("string"))},
-                            {"tokens", Type("integer")}},
+                            {"tokens", Type("integer")},
+                            {"excerpt", Object({{"begin", Type("integer")},
+                                                {"end", Type("integer")},
+                                                {"full_bytes", Type("integer")}},
+                                               {"begin", "end", "full_bytes"})},
+                            {"superseded_by", superseded_by},
+                            {"conflicts", ArrayOf(Ref("RelatedClaim"))}},
                            {"id", "kind", "scope", "sequence", "status", "text", "score",
-                            "fused_score", "provenance", "tokens"});
+                            "fused_score", "provenance", "tokens", "superseded_by", "conflicts"});
   s["RecallResult"] =
       Object({{"query", Type("string")},
               {"policy", Enum({"strict", "balanced", "advanced"})},

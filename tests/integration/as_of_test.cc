@@ -92,15 +92,18 @@ TEST_F(AsOfTest, ValidInAprilAnswersBerlin) {
 }
 
 TEST_F(AsOfTest, ValidNowAnswersMunich) {
+  // The Munich claim comes first (its turn: a fact and its turn count once), the Berlin turn says
+  // what superseded it (read/current_state.h), and no fact says Berlin.
   const ReadResult now = Recall({});
-  const std::vector<std::string> facts = FactTexts(now);
-  ASSERT_FALSE(facts.empty());
-  EXPECT_THAT(facts.front(), HasSubstr("Munich"));
-  for (const std::string& fact : facts) EXPECT_THAT(fact, Not(HasSubstr("Berlin")));
+  ASSERT_FALSE(now.items.empty());
+  EXPECT_THAT(now.items.front().text, HasSubstr("Munich"));
+  for (const std::string& fact : FactTexts(now)) EXPECT_THAT(fact, Not(HasSubstr("Berlin")));
+  EXPECT_THAT(now.context, HasSubstr("(superseded 2024-06-15: I moved to Munich.)"));
 
-  // Asking explicitly for a time after the move gives the same facts: Berlin's had ended.
+  // Asking explicitly for a time after the move gives the same: Berlin's had ended.
   const ReadResult august = Recall({.valid_at = T("2024-08-01T00:00:00Z")});
-  EXPECT_EQ(FactTexts(august), facts);
+  EXPECT_EQ(AllText(august), AllText(now));
+  EXPECT_EQ(august.context, now.context);
 }
 
 TEST_F(AsOfTest, KnownInMayAnswersBerlinAsTheActiveFact) {
