@@ -37,13 +37,21 @@ ApiResponse BadRequest(const std::string& message, const ApiRequest& request) {
 std::string Quote(std::string_view field) { return "\"" + std::string(field) + "\""; }
 
 // The request body as a JSON object whose keys are all in `allowed`. An empty body is an empty
-// object when `body_optional`.
+// object when `body_optional`. The body is read as JSON whatever its Content-Type says (curl's
+// -d sends application/x-www-form-urlencoded), so a body that is not JSON is told so, naming the
+// header, rather than being read as form fields.
 StatusOr<json> ObjectBody(const ApiRequest& request, const std::set<std::string>& allowed,
                           bool body_optional = false) {
   if (body_optional && request.body.find_first_not_of(" \t\r\n") == std::string::npos) {
     return json::object();
   }
-  ASSIGN_OR_RETURN(json body, ParseJsonBody(request.body));
+  StatusOr<json> parsed = ParseJsonBody(request.body);
+  if (!parsed.ok() && parsed.status().message().rfind("request body is not valid JSON", 0) == 0) {
+    return Status::InvalidArgument(parsed.status().message() +
+                                   " (a request body is read as JSON whatever its Content-Type "
+                                   "header says; form fields and plain text are not read)");
+  }
+  ASSIGN_OR_RETURN(json body, std::move(parsed));
   if (!body.is_object()) {
     return Status::InvalidArgument(std::string("request body must be a JSON object, got ") +
                                    body.type_name());

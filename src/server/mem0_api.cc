@@ -100,7 +100,8 @@ std::string_view TypeName(const json& value) {
 // ---------------------------------------------------------------------------------------------
 // Request bodies.
 
-// Parses the body as a JSON object: 413 when too large, 422 when not JSON or not an object.
+// Parses the body as a JSON object, whatever its Content-Type: 413 when too large, 422 when not
+// JSON or not an object.
 std::optional<ApiResponse> ParseObjectBody(const ApiRequest& request, std::size_t max_bytes,
                                            json* body) {
   if (request.body.size() > max_bytes) {
@@ -116,7 +117,15 @@ std::optional<ApiResponse> ParseObjectBody(const ApiRequest& request, std::size_
     return Invalid({"body"}, std::string("request body is not valid JSON: ") + error.what(),
                    "json_invalid");
   }
-  if (!parsed.ok()) return Invalid({"body"}, parsed.status().message(), "json_invalid");
+  if (!parsed.ok()) {
+    std::string message = parsed.status().message();
+    // Read as JSON whatever the Content-Type (curl's -d sends a form type): say so, naming it.
+    if (message.rfind("request body is not valid JSON", 0) == 0) {
+      message += " (a request body is read as JSON whatever its Content-Type header says; form "
+                 "fields and plain text are not read)";
+    }
+    return Invalid({"body"}, std::move(message), "json_invalid");
+  }
   if (!parsed->is_object()) {
     return Invalid({"body"},
                    "request body must be a JSON object, got " + std::string(TypeName(*parsed)),
