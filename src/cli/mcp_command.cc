@@ -2,6 +2,7 @@
 //
 //   engram --store memory.db mcp                       # stdio: what MCP hosts launch
 //   engram --store memory.db mcp --http 127.0.0.1:0    # streamable HTTP on a loopback port
+//   engram --store memory.db mcp --scope user:alice    # the tools work in user:alice
 //
 // stdio: newline-delimited JSON-RPC messages on stdin, replies on stdout (nothing else is ever
 // written there), notes on stderr; exits 0 at end of input, closing the store. HTTP: serves
@@ -11,7 +12,9 @@
 // the projections ([store] follow_poll_ms, server/journal_follower.h). stdio serves the caller
 // with every right (auth::Access::Unrestricted); HTTP, like a keyless `engram serve`, with every
 // right but the server-wide admin ones, and only to requests whose Host is a loopback name and
-// whose Origin, if any, is loopback or --allow-origin.
+// whose Origin, if any, is loopback or --allow-origin. With --scope, a tool call that names no
+// scope works in that one (mcp::ServerOptions::default_scope), so the host pins the user's scope
+// and the model needs no scope names.
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -37,7 +40,8 @@ namespace engram::cli {
 namespace {
 
 struct McpArgs {
-  std::string http;  // "host:port"; empty: stdio
+  std::string http;   // "host:port"; empty: stdio
+  std::string scope;  // the tools' default scope; empty: none
   std::vector<std::string> allowed_origins;
   std::size_t max_sessions = 64;
 };
@@ -178,15 +182,27 @@ void AddMcpCommand(CLI::App& app, Console& console, CommandList* commands) {
                       "(loopback only; port 0 picks a free one)");
   command->add_option("--allow-origin", args->allowed_origins,
                       "With --http: a browser Origin to accept besides loopback ones (repeatable)");
+  command->add_option("--scope", args->scope,
+                      "The scope the tools work in when a call names none (e.g. user:alice): "
+                      "the model then needs no scope names");
   command
       ->add_option("--max-sessions", args->max_sessions,
                    "With --http: sessions open at once at most (default 64)")
       ->check(WholeNumber(1));
   commands->push_back({command, [&console, args] {
+                         mcp::ServerOptions options;
+                         if (!args->scope.empty()) {
+                           StatusOr<Scope> scope = Scope::Parse(args->scope);
+                           if (!scope.ok()) {
+                             return console.UsageError("mcp",
+                                                       "--scope: " + scope.status().message());
+                           }
+                           options.default_scope = *std::move(scope);
+                         }
                          StatusOr<std::unique_ptr<Engine>> engine =
                              OpenEngine(console.global(), /*create_if_missing=*/true);
                          if (!engine.ok()) return console.Fail("mcp", engine.status());
-                         const mcp::McpServer server(**engine);
+                         const mcp::McpServer server(**engine, std::move(options));
                          if (args->http.empty()) return ServeStdio(server, console);
                          return ServeHttp(**engine, server, *args, console);
                        }});

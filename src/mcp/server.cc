@@ -21,12 +21,22 @@ constexpr std::size_t kMaxIdBytes = 256;
 // How long a client may cache what server/discover says (2026-07-28), in milliseconds.
 constexpr std::int64_t kDiscoverTtlMs = 5 * 60 * 1000;
 
-constexpr std::string_view kInstructions =
-    "engram is a long-term memory for this conversation's user and agent. Store what is said "
-    "with memory_write (verbatim turns, in a scope such as user:alice); before answering a "
-    "question that may depend on the past, call memory_recall with the question and answer from "
-    "the returned context, following answer_instructions. Correct a stored turn with "
-    "memory_amend; forget with memory_retire; memory_purge_scope erases for good.";
+// What initialize and server/discover tell the model about the server; with a default scope,
+// that the tools work in it.
+std::string Instructions(const std::optional<Scope>& default_scope) {
+  std::string text =
+      "engram is a long-term memory for this conversation's user and agent. Store what is said "
+      "with memory_write (verbatim turns";
+  text += default_scope ? "; the tools work in scope " + default_scope->ToString() +
+                              " unless a call names another"
+                        : ", in a scope such as user:alice";
+  text +=
+      "); before answering a question that may depend on the past, call memory_recall with the "
+      "question and answer from the returned context, following answer_instructions. Correct a "
+      "stored turn with memory_amend; forget with memory_retire; memory_purge_scope erases for "
+      "good.";
+  return text;
+}
 
 // The request id as it must be echoed, or nullopt when the id is not a string or integer.
 std::optional<io::Json> EchoId(const json& id) {
@@ -67,6 +77,20 @@ bool IsSupportedProtocolVersion(std::string_view version) {
 
 bool IsSessionProtocolVersion(std::string_view version) {
   return version == kProtocol20250618 || version == kProtocol20251125;
+}
+
+std::optional<Scope> DefaultScope(const ServerOptions& options, const auth::Access& access) {
+  if (options.default_scope) return options.default_scope;
+  if (!options.default_scope_from_key || access.unrestricted() || access.grants().empty()) {
+    return std::nullopt;
+  }
+  const Scope& prefix = access.grants().front().prefix;
+  for (const auth::Grant& grant : access.grants()) {
+    if (!(grant.prefix == prefix)) return std::nullopt;
+  }
+  // The root grant ('*') names every scope, so none in particular.
+  if (prefix.empty()) return std::nullopt;
+  return prefix;
 }
 
 McpServer::McpServer(Engine& engine, ServerOptions options)
@@ -196,7 +220,7 @@ std::optional<io::Json> McpServer::Handle(const json& message, Session& session,
 
 io::Json McpServer::Dispatch(const std::string& method, const json& params, Session& session,
                              const auth::Access& access, const io::Json& id) const {
-  if (method == "initialize") return Initialize(params, session, id);
+  if (method == "initialize") return Initialize(params, session, access, id);
   if (method == "server/discover") return Discover(id);
 
   // The revision this request speaks: its own _meta (stateless clients) or the session's.
@@ -226,7 +250,7 @@ io::Json McpServer::Dispatch(const std::string& method, const json& params, Sess
       return ErrorReply(id, error_code::kInvalidParams, "unknown cursor");
     }
     io::Json result = io::Json::object();
-    result["tools"] = ToolDefinitions(options_);
+    result["tools"] = ToolDefinitions(options_, access);
     return ResultReply(id, Finish(std::move(result), version));
   }
   if (method == "tools/call") {
@@ -245,6 +269,12 @@ io::Json McpServer::Dispatch(const std::string& method, const json& params, Sess
     static const json kNoArguments = json::object();
     const json& args =
         arguments == params.end() || arguments->is_null() ? kNoArguments : *arguments;
+    if (!args.is_object()) {
+      // The request itself is malformed (CallToolRequest's arguments are an object): a protocol
+      // error, unlike an argument the tool refuses, which is a tool result with isError.
+      return ErrorReply(id, error_code::kInvalidParams,
+                        "tools/call params.arguments must be an object");
+    }
     return ResultReply(id, Finish(CallTool(tool, args, engine_, access, options_), version));
   }
   return ErrorReply(
@@ -269,7 +299,8 @@ io::Json McpServer::Capabilities() const {
   return capabilities;
 }
 
-io::Json McpServer::Initialize(const json& params, Session& session, const io::Json& id) const {
+io::Json McpServer::Initialize(const json& params, Session& session, const auth::Access& access,
+                               const io::Json& id) const {
   const auto requested = params.find("protocolVersion");
   if (requested == params.end() || !requested->is_string()) {
     return ErrorReply(id, error_code::kInvalidParams,
@@ -292,7 +323,7 @@ io::Json McpServer::Initialize(const json& params, Session& session, const io::J
   result["protocolVersion"] = session.protocol_version;
   result["capabilities"] = Capabilities();
   result["serverInfo"] = ServerInfo();
-  result["instructions"] = kInstructions;
+  result["instructions"] = Instructions(DefaultScope(options_, access));
   return ResultReply(id, std::move(result));
 }
 
@@ -301,9 +332,9 @@ io::Json McpServer::Discover(const io::Json& id) const {
   result["supportedVersions"] = SupportedProtocolVersions();
   result["capabilities"] = Capabilities();
   result["serverInfo"] = ServerInfo();
-  result["instructions"] = kInstructions;
-  // What is described here is the same for every caller (tools are filtered per call, not
-  // listed per caller).
+  // What is described here is the same for every caller (the default scope a caller's key
+  // brings shows in its initialize and tools/list, never here).
+  result["instructions"] = Instructions(options_.default_scope);
   result["cacheScope"] = "public";
   result["ttlMs"] = kDiscoverTtlMs;
   result["resultType"] = "complete";

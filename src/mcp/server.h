@@ -16,9 +16,14 @@
 // `resultType: "complete"`. The server is liberal: a request is answered whether or not the
 // session was initialized, so each request is self-contained.
 //
-// Tools: WorldDB's nine memory tools and two for consolidation (tools.h). A tool's failure (bad arguments, an engine error,
-// a missing right) is a tool result with isError: true and a message a model can act on; only an
-// unknown tool name or malformed call parameters are JSON-RPC errors (-32602).
+// Tools: eleven, WorldDB's nine memory tools and two for consolidation (tools.h). A tool's
+// failure (bad arguments, an engine error, a missing right) is a tool result with isError: true
+// and a message a model can act on; only an unknown tool name or malformed call parameters
+// (params.name not a string, params.arguments not an object) are JSON-RPC errors (-32602).
+//
+// Default scope: with ServerOptions::default_scope (`engram mcp --scope user:alice`), or for a
+// caller whose API key grants one scope prefix, the tools' `scope` argument is optional (but for
+// the two that wipe a whole scope) and tools/list says so, so a model needs no scope names.
 //
 // Thread-safety: the server is immutable after construction and Engine is thread-safe, so any
 // number of threads may call HandleMessage at once, each with its own Session.
@@ -34,6 +39,7 @@
 
 #include "auth/access.h"
 #include "engram/engine.h"
+#include "engram/types.h"
 #include "io/api_json.h"
 
 #ifndef ENGRAM_MCP_VERSION
@@ -81,7 +87,17 @@ struct ServerOptions {
   std::size_t max_recall_k = 200;
   // Turns one memory_write call may carry at most. Default: 1000.
   std::size_t max_turns_per_write = 1000;
+  // The scope the tools work in when a call names none (`engram mcp --scope`). Default: none.
+  std::optional<Scope> default_scope;
+  // Without default_scope, a caller whose grants (auth::Access::grants, an API key's) all name
+  // one scope prefix works in that scope when a call names none. Default: true.
+  bool default_scope_from_key = true;
 };
+
+// The scope a call of `access` that names none works in: options.default_scope, else (with
+// default_scope_from_key) the one prefix all of the caller's grants name; nullopt when there is
+// neither (the unrestricted caller, a key on '*' or on several prefixes).
+std::optional<Scope> DefaultScope(const ServerOptions& options, const auth::Access& access);
 
 // What one connection (a stdio process, an HTTP session) has negotiated. Owned by the transport.
 struct Session {
@@ -127,7 +143,8 @@ class McpServer {
  private:
   io::Json Dispatch(const std::string& method, const nlohmann::json& params, Session& session,
                     const auth::Access& access, const io::Json& id) const;
-  io::Json Initialize(const nlohmann::json& params, Session& session, const io::Json& id) const;
+  io::Json Initialize(const nlohmann::json& params, Session& session, const auth::Access& access,
+                      const io::Json& id) const;
   io::Json Discover(const io::Json& id) const;
   io::Json ServerInfo() const;
   io::Json Capabilities() const;

@@ -1,10 +1,12 @@
-// The nine memory tools (see tools.h): one table of argument specs per tool, from which both the
+// The eleven tools (see tools.h): one table of argument specs per tool, from which both the
 // inputSchema and the argument checks come, and one function per tool that runs it.
 #include "mcp/tools.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,7 +77,7 @@ struct ArgSpec {
   std::string_view name;
   ArgType type = ArgType::kString;
   bool required = false;
-  std::string_view description;
+  std::string description;
   std::int64_t minimum = 0;  // integers: smallest value; strings and arrays: fewest bytes / items
   std::int64_t maximum = 0;  // integers: largest value; strings: most bytes; arrays: most items
   std::vector<std::string_view> choices;  // strings: the allowed values (empty: any)
@@ -83,11 +85,21 @@ struct ArgSpec {
   io::Json items = nullptr;               // arrays: the schema of one item
 };
 
+// What a tool's right is checked on before it runs.
+enum class Target {
+  kNone,    // nothing (memory_list_scopes filters what it lists instead)
+  kScope,   // the `scope` argument, or the default scope when the call names none
+  kMemory,  // the scope of the memory `id` names
+};
+
+// One call, with its target resolved and the caller's right on it checked.
 struct Call {
   const json& args;
   Engine& engine;
   const auth::Access& access;
   const ServerOptions& options;
+  Scope scope;    // Target::kScope
+  Memory memory;  // Target::kMemory
 };
 
 using Runner = StatusOr<io::Json> (*)(const Call& call);
@@ -95,11 +107,15 @@ using Runner = StatusOr<io::Json> (*)(const Call& call);
 struct ToolSpec {
   std::string_view name;
   std::string_view title;
-  std::string_view description;
+  std::string description;
   std::vector<ArgSpec> args;
+  Target target = Target::kNone;
+  auth::Right right = auth::Right::kRead;
   bool read_only = false;
   bool destructive = false;
   bool idempotent = false;
+  // The shape of structuredContent. Null for a tool whose result is its text item alone
+  // (memory_recall): then it has neither outputSchema nor structuredContent.
   io::Json output_schema;
   Runner run = nullptr;
 };
@@ -320,54 +336,77 @@ bool BoolArg(const json& args, std::string_view name, bool fallback) {
 
 // ---- access ----------------------------------------------------------------------------------
 
-Status Denied(std::string_view scope, auth::Right right) {
-  return Status::InvalidArgument("permission denied: this caller has no " +
-                                 std::string(auth::RightName(right)) + " right on scope " +
-                                 std::string(scope));
+// A tool call the caller's rights do not allow. engram's StatusCode has no code for it (the
+// engine never refuses a caller; REST answers 403 PERMISSION_DENIED), so it travels apart from
+// Status and becomes a result of its own.
+struct Denial {
+  auth::Right right;
+  std::string scope;
+};
+
+std::string DenialMessage(const Denial& denial) {
+  return "this caller has no " + std::string(auth::RightName(denial.right)) + " right on scope " +
+         denial.scope;
 }
 
-StatusOr<Scope> ScopeArg(const Call& call, std::string_view name, auth::Right right) {
-  StatusOr<Scope> scope = Scope::Parse(StringArg(call.args, name));
-  if (!scope.ok()) return ArgError(name, "is not a valid scope: " + scope.status().message());
-  if (!call.access.Allows(*scope, right)) return Denied(scope->ToString(), right);
+// The scope a call names, or the default scope when it names none.
+StatusOr<Scope> ScopeArg(const json& args, const std::optional<Scope>& default_scope) {
+  const auto found = args.find("scope");
+  if ((found == args.end() || found->is_null()) && default_scope) return *default_scope;
+  StatusOr<Scope> scope = Scope::Parse(StringArg(args, "scope"));
+  if (!scope.ok()) return ArgError("scope", "is not a valid scope: " + scope.status().message());
   return scope;
 }
 
-// The memory `id` names, if the caller may read it (and hold `right` on its scope). A memory the
-// caller may not read is "not found", so ids reveal nothing about other tenants.
-StatusOr<Memory> MemoryArg(const Call& call, auth::Right right) {
-  const std::string id = StringArg(call.args, "id");
+// The memory `id` names, if the caller may read it. A memory the caller may not read is "not
+// found", so ids reveal nothing about other tenants.
+StatusOr<Memory> MemoryArg(const json& args, Engine& engine, const auth::Access& access) {
+  const std::string id = StringArg(args, "id");
   if (!core::LooksLikeId(id)) {
     return ArgError("id", "must be a memory id: 32 lowercase hex digits");
   }
-  StatusOr<Memory> memory = call.engine.Get(id);
+  StatusOr<Memory> memory = engine.Get(id);
   if ((!memory.ok() && memory.status().code() == StatusCode::kNotFound) ||
-      (memory.ok() && !call.access.AllowsPath(memory->scope, auth::Right::kRead))) {
+      (memory.ok() && !access.AllowsPath(memory->scope, auth::Right::kRead))) {
     return Status::NotFound("no memory with id " + id);
-  }
-  if (!memory.ok()) return memory.status();
-  if (right != auth::Right::kRead && !call.access.AllowsPath(memory->scope, right)) {
-    return Denied(memory->scope, right);
   }
   return memory;
 }
 
 // ---- the tools -------------------------------------------------------------------------------
 
-ArgSpec ScopeSpec(std::string_view description) {
+constexpr std::string_view kScopeHelp =
+    "Scope: kind:name segments joined by '/', kinds user, agent, app, run, world "
+    "(e.g. user:alice or app:crm/user:alice/run:42).";
+
+// The `scope` argument: optional when there is a default scope.
+ArgSpec ScopeSpec(const std::optional<Scope>& default_scope) {
+  std::string description(kScopeHelp);
+  if (default_scope) description += " Default: " + default_scope->ToString() + ".";
   return {.name = "scope",
           .type = ArgType::kString,
-          .required = true,
-          .description = description,
+          .required = !default_scope,
+          .description = std::move(description),
           .minimum = 1,
           .maximum = kMaxScopeBytes};
+}
+
+// The `scope` of a tool that wipes a whole scope: required even with a default, so the model
+// names what it wipes.
+ArgSpec WipedScopeSpec(const std::optional<Scope>& default_scope) {
+  ArgSpec spec = ScopeSpec(std::nullopt);
+  if (default_scope) {
+    spec.description += " Required even though the other tools default to " +
+                        default_scope->ToString() + ": name the scope this wipes.";
+  }
+  return spec;
 }
 
 ArgSpec IdSpec(std::string_view description) {
   return {.name = "id",
           .type = ArgType::kString,
           .required = true,
-          .description = description,
+          .description = std::string(description),
           .minimum = 1,
           .maximum = 256};  // the exact form (32 hex digits) is checked with a clearer message
 }
@@ -378,10 +417,6 @@ ArgSpec ReasonSpec() {
           .description = "Why, in a few words; kept in the memory's history.",
           .maximum = kMaxReasonBytes};
 }
-
-constexpr std::string_view kScopeHelp =
-    "Scope: kind:name segments joined by '/', kinds user, agent, app, run, world "
-    "(e.g. user:alice or app:crm/user:alice/run:42).";
 
 // One item of memory_write's `turns`.
 io::Json TurnItemSchema() {
@@ -465,7 +500,7 @@ StatusOr<Turn> ParseTurn(const json& item, std::size_t index) {
 }
 
 StatusOr<io::Json> RunWrite(const Call& call) {
-  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kWrite));
+  const Scope& scope = call.scope;
   std::vector<Turn> turns;
   const json& items = call.args.at("turns");
   for (std::size_t index = 0; index < items.size(); ++index) {
@@ -485,13 +520,81 @@ StatusOr<io::Json> RunWrite(const Call& call) {
   return out;
 }
 
+// True when no scope `scope` exists: nothing was ever written to it or to a scope nested in it.
+StatusOr<bool> IsUnknownScope(Engine& engine, const Scope& scope) {
+  ASSIGN_OR_RETURN(const std::vector<ScopeInfo> scopes, engine.ListScopes());
+  const std::string path = scope.ToString();
+  for (const ScopeInfo& info : scopes) {
+    if (info.scope == path) return false;
+  }
+  return true;
+}
+
+// Scores as a model reads them: three decimals tell the items apart.
+double RoundedScore(double score) { return std::round(score * 1000.0) / 1000.0; }
+
+// memory_recall's result, sized to the token budget: the packed context once, and each packed
+// item as a reference a later call can use (memory_read, memory_amend, memory_retire) without
+// its text, which the context shows: [id, score], best first, and a third element
+// {kind, scope, provenance, excerpt} with what differs from a turn of the recalled scope that is
+// its own evidence (a fact's kind and the turns it rests on, a nested scope, a turn the context
+// shows only part of). Arrays, not objects, because the references are most of what the result
+// adds to the context. `warnings` (what the recall could not do) when there are any; with
+// `explain`, each item's route scores and adjustments and all the diagnostics. `note` (when
+// not empty) says why there are no items.
+io::Json RecallView(const Scope& scope, const ReadResult& result, bool explain, std::string note) {
+  const std::string path = scope.ToString();
+  io::Json out = io::Json::object();
+  out["scope"] = path;
+  out["policy"] = result.policy;
+  out["mode"] = result.mode;
+  out["context"] = result.context;
+  out["answer_instructions"] = result.answer_instructions;
+  out["context_tokens"] = result.diagnostics.context_tokens;
+  io::Json items = io::Json::array();
+  for (const RecallItem& item : result.items) {
+    io::Json details = io::Json::object();
+    if (item.kind != NodeKind::kTurn) details["kind"] = NodeKindName(item.kind);
+    if (item.scope != path) details["scope"] = item.scope;
+    if (!(item.provenance.size() == 1 && item.provenance[0] == item.id)) {
+      details["provenance"] = item.provenance;
+    }
+    if (item.excerpt) details["excerpt"] = true;
+    if (explain) {
+      const io::Json full = io::ToJson(item);
+      for (const char* field : {"fused_score", "routes", "adjustments"}) {
+        details[field] = full[field];
+      }
+    }
+    io::Json ref = io::Json::array({item.id, RoundedScore(item.score)});
+    if (!details.empty()) ref.push_back(std::move(details));
+    items.push_back(std::move(ref));
+  }
+  out["items"] = std::move(items);
+  if (!result.chat.empty()) {
+    // The context shows each line's text; these say which memory and turns it rests on.
+    io::Json chat = io::Json::array();
+    for (const ChatLine& line : result.chat) {
+      chat.push_back(io::Json{{"section", line.section},
+                              {"person", line.person},
+                              {"memory_id", line.memory_id},
+                              {"evidence", line.evidence}});
+    }
+    out["chat"] = std::move(chat);
+  }
+  if (!note.empty()) out["note"] = std::move(note);
+  if (!result.diagnostics.warnings.empty()) out["warnings"] = result.diagnostics.warnings;
+  if (explain) out["diagnostics"] = io::ToJson(result.diagnostics);
+  return out;
+}
+
 StatusOr<io::Json> RunRecall(const Call& call) {
-  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kRead));
+  const Scope& scope = call.scope;
   RecallQuery query{.text = StringArg(call.args, "query")};
   RecallOptions options;
-  for (const auto& [name, field] : {std::pair{"query_time", &query.query_time},
-                                    std::pair{"valid_at", &options.valid_at},
-                                    std::pair{"known_at", &options.known_at}}) {
+  for (const auto& [name, field] :
+       {std::pair{"query_time", &query.query_time}, std::pair{"valid_at", &options.valid_at},
+        std::pair{"known_at", &options.known_at}}) {
     const std::string text = StringArg(call.args, name);
     if (text.empty()) continue;
     StatusOr<Timestamp> time = ParseTimestamp(text);
@@ -508,14 +611,28 @@ StatusOr<io::Json> RunRecall(const Call& call) {
     if (!by_value.ok()) return ArgError("packing", "must be value or rank");
     options.pack_by_value = *by_value;
   }
-  ASSIGN_OR_RETURN(const ReadResult result, call.engine.Recall(scope, query, options));
-  // Without explain the agent still learns from the warnings that its recall was degraded.
-  return BoolArg(call.args, "explain", false) ? io::ToJson(result)
-                                              : io::ToJsonWithoutExplanations(result);
+  const bool explain = BoolArg(call.args, "explain", false);
+  StatusOr<ReadResult> result = call.engine.Recall(scope, query, options);
+  if (!result.ok() && result.status().code() == StatusCode::kNotFound) {
+    // A scope nothing was written to yet is not an error for a model: it has nothing to recall.
+    ASSIGN_OR_RETURN(const bool unknown, IsUnknownScope(call.engine, scope));
+    if (unknown) {
+      ReadResult empty;
+      empty.policy = AnswerPolicyName(options.policy);
+      empty.mode = ContextModeName(options.mode);
+      return RecallView(scope, empty, explain, "nothing stored yet in scope " + scope.ToString());
+    }
+  }
+  if (!result.ok()) return result.status();
+  std::string note;
+  if (result->items.empty()) {
+    note = "nothing stored in scope " + scope.ToString() + " matched the query";
+  }
+  return RecallView(scope, *result, explain, std::move(note));
 }
 
 StatusOr<io::Json> RunList(const Call& call) {
-  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kRead));
+  const Scope& scope = call.scope;
   ListOptions options;
   options.limit = static_cast<std::size_t>(IntArg(call.args, "limit", 100));
   options.after_sequence = IntArg(call.args, "after", 0);
@@ -537,7 +654,7 @@ StatusOr<io::Json> RunList(const Call& call) {
 }
 
 StatusOr<io::Json> RunRead(const Call& call) {
-  ASSIGN_OR_RETURN(const Memory memory, MemoryArg(call, auth::Right::kRead));
+  const Memory& memory = call.memory;
   io::Json out = io::Json::object();
   out["memory"] = io::ToJson(memory);
   if (BoolArg(call.args, "links", false)) {
@@ -584,7 +701,7 @@ StatusOr<io::Json> RunRead(const Call& call) {
 }
 
 StatusOr<io::Json> RunAmend(const Call& call) {
-  ASSIGN_OR_RETURN(const Memory memory, MemoryArg(call, auth::Right::kWrite));
+  const Memory& memory = call.memory;
   Turn replacement;
   replacement.text = StringArg(call.args, "text");
   replacement.role = memory.role;
@@ -600,7 +717,7 @@ StatusOr<io::Json> RunAmend(const Call& call) {
 }
 
 StatusOr<io::Json> RunRetire(const Call& call) {
-  ASSIGN_OR_RETURN(const Memory memory, MemoryArg(call, auth::Right::kWrite));
+  const Memory& memory = call.memory;
   RETURN_IF_ERROR(call.engine.Retire(memory.id, StringArg(call.args, "reason")));
   ASSIGN_OR_RETURN(const Memory retired, call.engine.Get(memory.id));
   io::Json out = io::Json::object();
@@ -609,7 +726,7 @@ StatusOr<io::Json> RunRetire(const Call& call) {
 }
 
 StatusOr<io::Json> RunRetireAll(const Call& call) {
-  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kWrite));
+  const Scope& scope = call.scope;
   ASSIGN_OR_RETURN(const std::size_t retired, call.engine.RetireAll(scope));
   io::Json out = io::Json::object();
   out["scope"] = scope.ToString();
@@ -618,7 +735,7 @@ StatusOr<io::Json> RunRetireAll(const Call& call) {
 }
 
 StatusOr<io::Json> RunPurgeScope(const Call& call) {
-  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kErase));
+  const Scope& scope = call.scope;
   ASSIGN_OR_RETURN(const EraseResult result, call.engine.Erase(scope));
   io::Json out = io::Json::object();
   out["scope"] = scope.ToString();
@@ -640,13 +757,13 @@ StatusOr<io::Json> RunListScopes(const Call& call) {
 }
 
 StatusOr<io::Json> RunConsolidate(const Call& call) {
-  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kWrite));
+  const Scope& scope = call.scope;
   ASSIGN_OR_RETURN(const ConsolidateResult result, call.engine.Consolidate(scope));
   return server::ConsolidateResultView(scope, result);
 }
 
 StatusOr<io::Json> RunStructure(const Call& call) {
-  ASSIGN_OR_RETURN(const Scope scope, ScopeArg(call, "scope", auth::Right::kRead));
+  const Scope& scope = call.scope;
   const std::string what = StringArg(call.args, "what");
   const bool all = BoolArg(call.args, "all", false);
   io::Json view;
@@ -654,7 +771,9 @@ StatusOr<io::Json> RunStructure(const Call& call) {
     Timestamp at = SystemClock()->Now();
     if (const std::string text = StringArg(call.args, "at"); !text.empty()) {
       StatusOr<Timestamp> parsed = ParseTimestamp(text);
-      if (!parsed.ok()) return ArgError("at", "is not an ISO-8601 time: " + parsed.status().message());
+      if (!parsed.ok()) {
+        return ArgError("at", "is not an ISO-8601 time: " + parsed.status().message());
+      }
       at = *parsed;
     }
     ASSIGN_OR_RETURN(view, server::ForesightView(call.engine, scope, at, all));
@@ -668,7 +787,9 @@ StatusOr<io::Json> RunStructure(const Call& call) {
   return view;
 }
 
-std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
+// The tools, for a caller whose calls default to `default_scope` (none: scope is required).
+std::vector<ToolSpec> BuildTools(const ServerOptions& options,
+                                 const std::optional<Scope>& default_scope) {
   std::vector<ToolSpec> tools;
   tools.push_back(
       {.name = "memory_write",
@@ -676,7 +797,7 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
        .description =
            "Stores conversation turns or observations verbatim in a scope, in order, all or "
            "none. Returns one memory id per turn.",
-       .args = {ScopeSpec(kScopeHelp),
+       .args = {ScopeSpec(default_scope),
                 {.name = "turns",
                  .type = ArgType::kArray,
                  .required = true,
@@ -690,6 +811,8 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                      "keyword search; embeddings and derived facts follow in the background) or "
                      "\"derived\" (after embedding and derivation too).",
                  .choices = {"durable", "indexed", "derived"}}},
+       .target = Target::kScope,
+       .right = auth::Right::kWrite,
        .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
                                       {"ids", ArrayOf(TypeSchema("string"))},
                                       {"first_sequence", TypeSchema("integer")},
@@ -702,9 +825,14 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
        .title = "Recall memories",
        .description =
            "Finds what a scope (and the scopes nested in it) remembers about a question. "
-           "Returns `context` (evidence to answer from), `answer_instructions` and the "
-           "ranked items with their provenance.",
-       .args = {ScopeSpec(kScopeHelp),
+           "Answers one JSON text sized to the token budget: `context` (the evidence to answer "
+           "from, each line under the date it was recorded), `answer_instructions`, and `items`: "
+           "the memories the context shows, best first, as references for memory_read, "
+           "memory_amend and memory_retire: [id, score], with a third element {kind, scope, "
+           "provenance: the turn ids it rests on, excerpt} for one that is not simply a turn of "
+           "the recalled scope. A scope with nothing stored yet answers no items and a `note` "
+           "saying so; `warnings` say what the recall could not do.",
+       .args = {ScopeSpec(default_scope),
                 {.name = "query",
                  .type = ArgType::kString,
                  .required = true,
@@ -759,22 +887,10 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                                 "score floor, k an upper bound) or rank (in rank order, at most "
                                 "k). Default: the server's config (value).",
                  .choices = {"value", "rank"}}},
+       .target = Target::kScope,
+       .right = auth::Right::kRead,
        .read_only = true,
        .idempotent = true,
-       .output_schema =
-           ObjectSchema({{"query", TypeSchema("string")},
-                         {"policy", TypeSchema("string")},
-                         {"context", TypeSchema("string")},
-                         {"mode", TypeSchema("string")},
-                         {"chat", ArrayOf(TypeSchema("object"))},
-                         {"answer_instructions", TypeSchema("string")},
-                         {"items", ArrayOf(ObjectSchema({{"id", TypeSchema("string")},
-                                                         {"scope", TypeSchema("string")},
-                                                         {"text", TypeSchema("string")},
-                                                         {"score", TypeSchema("number")}},
-                                                        {"id", "scope", "text"}))},
-                         {"diagnostics", TypeSchema("object")}},
-                        {"query", "policy", "context", "answer_instructions", "items"}),
        .run = RunRecall});
   tools.push_back(
       {.name = "memory_list",
@@ -782,7 +898,7 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
        .description =
            "Lists the memories of exactly one scope in sequence order, a page at a time: pass "
            "the returned next_after as `after` for the next page.",
-       .args = {ScopeSpec(kScopeHelp),
+       .args = {ScopeSpec(default_scope),
                 {.name = "kind",
                  .type = ArgType::kString,
                  .description = "Kind of memory listed, or all. Default: turn.",
@@ -800,6 +916,8 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                 {.name = "include_retired",
                  .type = ArgType::kBoolean,
                  .description = "Also list retired and superseded memories. Default: true."}},
+       .target = Target::kScope,
+       .right = auth::Right::kRead,
        .read_only = true,
        .idempotent = true,
        .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
@@ -824,6 +942,8 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                 {.name = "history",
                  .type = ArgType::kBoolean,
                  .description = "Include the memory's history. Default: false."}},
+       .target = Target::kMemory,
+       .right = auth::Right::kRead,
        .read_only = true,
        .idempotent = true,
        .output_schema = ObjectSchema({{"memory", MemorySchema()},
@@ -848,6 +968,8 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                  .type = ArgType::kString,
                  .description = "The speaker, when it changes. Default: the old turn's.",
                  .maximum = kMaxSpeakerBytes}},
+       .target = Target::kMemory,
+       .right = auth::Right::kWrite,
        .destructive = true,
        .output_schema = ObjectSchema({{"id", TypeSchema("string")},
                                       {"superseded_id", TypeSchema("string")},
@@ -861,6 +983,8 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                        "Closes a memory's validity now: it stays in history and lists but recall "
                        "no longer returns it.",
                    .args = {IdSpec("The id of the memory to retire."), ReasonSpec()},
+                   .target = Target::kMemory,
+                   .right = auth::Right::kWrite,
                    .destructive = true,
                    .idempotent = true,
                    .output_schema = ObjectSchema({{"memory", MemorySchema()}}, {"memory"}),
@@ -870,7 +994,9 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
        .title = "Retire a scope's memories",
        .description = "Retires every active memory of a scope and of the scopes nested in it. "
                       "Returns how many were retired.",
-       .args = {ScopeSpec(kScopeHelp)},
+       .args = {WipedScopeSpec(default_scope)},
+       .target = Target::kScope,
+       .right = auth::Right::kWrite,
        .destructive = true,
        .idempotent = true,
        .output_schema =
@@ -883,12 +1009,14 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
        .description =
            "Permanently deletes a scope, the scopes nested in it and everything they hold. "
            "Cannot be undone; set confirm to true.",
-       .args = {ScopeSpec(kScopeHelp),
+       .args = {WipedScopeSpec(default_scope),
                 {.name = "confirm",
                  .type = ArgType::kBoolean,
                  .required = true,
                  .description = "Must be true: the erase cannot be undone.",
                  .must_be_true = true}},
+       .target = Target::kScope,
+       .right = auth::Right::kErase,
        .destructive = true,
        .idempotent = true,
        .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
@@ -902,6 +1030,8 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
        .title = "List scopes",
        .description = "Lists the scopes this caller may read, with how many memories each holds.",
        .args = {},
+       .target = Target::kNone,
+       .right = auth::Right::kRead,
        .read_only = true,
        .idempotent = true,
        .output_schema =
@@ -919,17 +1049,19 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
            "with a narrative quoting its turns), scenes (episodes clustered by theme) and each "
            "person's profile, and stores them. Idempotent: a second run writes nothing. Read them "
            "with memory_structure.",
-       .args = {ScopeSpec(kScopeHelp)},
+       .args = {ScopeSpec(default_scope)},
+       .target = Target::kScope,
+       .right = auth::Right::kWrite,
        .idempotent = true,
-       .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
-                                      {"turns", TypeSchema("integer")},
-                                      {"episodes", TypeSchema("integer")},
-                                      {"scenes", TypeSchema("integer")},
-                                      {"profiles", TypeSchema("integer")},
-                                      {"written", TypeSchema("integer")},
-                                      {"superseded", TypeSchema("integer")}},
-                                     {"scope", "turns", "episodes", "scenes", "profiles",
-                                      "written", "superseded"}),
+       .output_schema = ObjectSchema(
+           {{"scope", TypeSchema("string")},
+            {"turns", TypeSchema("integer")},
+            {"episodes", TypeSchema("integer")},
+            {"scenes", TypeSchema("integer")},
+            {"profiles", TypeSchema("integer")},
+            {"written", TypeSchema("integer")},
+            {"superseded", TypeSchema("integer")}},
+           {"scope", "turns", "episodes", "scenes", "profiles", "written", "superseded"}),
        .run = RunConsolidate});
   tools.push_back(
       {.name = "memory_structure",
@@ -939,7 +1071,7 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
            "person's profile (current facts with their history, and traits), every entry with "
            "the turn ids behind it; or the plans and temporary states (foresight) valid at a "
            "time.",
-       .args = {ScopeSpec(kScopeHelp),
+       .args = {ScopeSpec(default_scope),
                 {.name = "what",
                  .type = ArgType::kString,
                  .required = true,
@@ -953,17 +1085,18 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options) {
                  .type = ArgType::kString,
                  .description = "foresight: the ISO-8601 time it must be valid at. Default now.",
                  .maximum = 64}},
+       .target = Target::kScope,
+       .right = auth::Right::kRead,
        .read_only = true,
        .idempotent = true,
-       .output_schema = ObjectSchema(
-           {{"scope", TypeSchema("string")},
-            {"what", TypeSchema("string")},
-            {"count", TypeSchema("integer")},
-            {"episodes", ArrayOf(TypeSchema("object"))},
-            {"scenes", ArrayOf(TypeSchema("object"))},
-            {"people", ArrayOf(TypeSchema("object"))},
-            {"foresight", ArrayOf(TypeSchema("object"))}},
-           {"scope", "what", "count"}),
+       .output_schema = ObjectSchema({{"scope", TypeSchema("string")},
+                                      {"what", TypeSchema("string")},
+                                      {"count", TypeSchema("integer")},
+                                      {"episodes", ArrayOf(TypeSchema("object"))},
+                                      {"scenes", ArrayOf(TypeSchema("object"))},
+                                      {"people", ArrayOf(TypeSchema("object"))},
+                                      {"foresight", ArrayOf(TypeSchema("object"))}},
+                                     {"scope", "what", "count"}),
        .run = RunStructure});
   return tools;
 }
@@ -982,25 +1115,47 @@ io::Json TextContent(std::string text) {
   return io::Json::array({std::move(item)});
 }
 
-io::Json ErrorResult(const Status& status) {
+io::Json ErrorResult(std::string_view code, std::string_view message) {
   io::Json result = io::Json::object();
-  result["content"] =
-      TextContent(std::string(StatusCodeName(status.code())) + ": " + status.message());
+  result["content"] = TextContent(std::string(code) + ": " + std::string(message));
   result["isError"] = true;
   return result;
 }
 
+io::Json ErrorResult(const Status& status) {
+  return ErrorResult(StatusCodeName(status.code()), status.message());
+}
+
+// A missing right: a tool execution error a model can report (the MCP spec keeps JSON-RPC
+// errors for malformed requests), with the code of REST's 403.
+io::Json DeniedResult(const Denial& denial) {
+  return ErrorResult("PERMISSION_DENIED", DenialMessage(denial));
+}
+
+bool HasOptionalScope(const ToolSpec& tool) {
+  for (const ArgSpec& arg : tool.args) {
+    if (arg.name == "scope") return !arg.required;
+  }
+  return false;
+}
+
 }  // namespace
 
-io::Json ToolDefinitions(const ServerOptions& options) {
+io::Json ToolDefinitions(const ServerOptions& options, const auth::Access& access) {
+  const std::optional<Scope> default_scope = DefaultScope(options, access);
   io::Json list = io::Json::array();
-  for (const ToolSpec& tool : BuildTools(options)) {
+  for (const ToolSpec& tool : BuildTools(options, default_scope)) {
     io::Json entry = io::Json::object();
     entry["name"] = tool.name;
     entry["title"] = tool.title;
-    entry["description"] = tool.description;
+    std::string description = tool.description;
+    if (HasOptionalScope(tool)) {
+      description +=
+          " Works in scope " + default_scope->ToString() + " unless `scope` names another.";
+    }
+    entry["description"] = std::move(description);
     entry["inputSchema"] = InputSchema(tool.args);
-    entry["outputSchema"] = tool.output_schema;
+    if (!tool.output_schema.is_null()) entry["outputSchema"] = tool.output_schema;
     io::Json annotations = io::Json::object();
     annotations["title"] = tool.title;
     annotations["readOnlyHint"] = tool.read_only;
@@ -1014,23 +1169,48 @@ io::Json ToolDefinitions(const ServerOptions& options) {
 }
 
 bool IsKnownTool(std::string_view name) {
-  static const std::vector<ToolSpec> tools = BuildTools(ServerOptions{});
+  static const std::vector<ToolSpec> tools = BuildTools(ServerOptions{}, std::nullopt);
   return FindTool(tools, name) != nullptr;
 }
 
 io::Json CallTool(std::string_view name, const json& arguments, Engine& engine,
                   const auth::Access& access, const ServerOptions& options) {
-  const std::vector<ToolSpec> tools = BuildTools(options);
+  const std::optional<Scope> default_scope = DefaultScope(options, access);
+  const std::vector<ToolSpec> tools = BuildTools(options, default_scope);
   const ToolSpec* tool = FindTool(tools, name);
   if (tool == nullptr) {
     return ErrorResult(Status::InvalidArgument("unknown tool " + std::string(name)));
   }
   if (Status valid = CheckArgs(*tool, arguments); !valid.ok()) return ErrorResult(valid);
-  StatusOr<io::Json> output = tool->run(Call{arguments, engine, access, options});
+  Call call{.args = arguments, .engine = engine, .access = access, .options = options};
+  // The right the tool needs, on what it works on, before anything runs.
+  switch (tool->target) {
+    case Target::kNone:
+      break;
+    case Target::kScope: {
+      StatusOr<Scope> scope = ScopeArg(arguments, default_scope);
+      if (!scope.ok()) return ErrorResult(scope.status());
+      if (!access.Allows(*scope, tool->right)) {
+        return DeniedResult({.right = tool->right, .scope = scope->ToString()});
+      }
+      call.scope = *std::move(scope);
+      break;
+    }
+    case Target::kMemory: {
+      StatusOr<Memory> memory = MemoryArg(arguments, engine, access);
+      if (!memory.ok()) return ErrorResult(memory.status());
+      if (!access.AllowsPath(memory->scope, tool->right)) {
+        return DeniedResult({.right = tool->right, .scope = memory->scope});
+      }
+      call.memory = *std::move(memory);
+      break;
+    }
+  }
+  StatusOr<io::Json> output = tool->run(call);
   if (!output.ok()) return ErrorResult(output.status());
   io::Json result = io::Json::object();
   result["content"] = TextContent(io::Dump(*output));
-  result["structuredContent"] = *std::move(output);
+  if (!tool->output_schema.is_null()) result["structuredContent"] = *std::move(output);
   result["isError"] = false;
   return result;
 }

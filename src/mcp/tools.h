@@ -1,9 +1,9 @@
-// The nine memory tools of WorldDB §7 as MCP tools, and two for consolidation: their definitions
-// (name, description, inputSchema, outputSchema, annotations) and how a call runs against the
-// Engine.
+// engram's eleven MCP tools: the nine memory tools of WorldDB §7 and two for consolidation. Their
+// definitions (name, description, inputSchema, outputSchema, annotations) and how a call runs
+// against the Engine.
 //
 //   memory_write        scope + turns -> ids              write right
-//   memory_recall       scope + query -> context + items  read right
+//   memory_recall       scope + query -> context + refs   read right
 //   memory_list         scope, kind, limit, after         read right
 //   memory_read         id -> memory (+ links, history)   read right on the memory's scope
 //   memory_amend        id + text (+ reason) -> new id    write right
@@ -16,11 +16,18 @@
 //                       | profile | foresight)
 //
 // Each tool's arguments are checked against one table that also yields its inputSchema, so the
-// schema a client sees and the checks the server runs cannot drift apart. Results carry the
-// io::ToJson shapes (the ones `engram --json` and the REST API print) as structuredContent, and
-// the same JSON as one text content item for clients that read only text.
+// schema a client sees and the checks the server runs cannot drift apart; the same table names
+// the right a tool needs and what it is checked on (the scope argument or the memory's scope).
+// Results carry the io::ToJson shapes (the ones `engram --json` and the REST API print) as
+// structuredContent, and the same JSON as one text content item for clients that read only text.
+// memory_recall is the exception: its result is sized to the token budget, the packed context
+// once and the items as references (id, score, provenance) without their text, in one text
+// content item and no structuredContent (hosts differ in which of the two they show the model;
+// with both, the context would be sent twice).
 //
-// A memory whose scope the caller may not read is reported as not found, never as forbidden.
+// Errors are tool results with isError and one text item "CODE: message": engram's status code,
+// or PERMISSION_DENIED naming the right the caller lacks (as REST's 403). A memory whose scope
+// the caller may not read is reported as not found, never as forbidden.
 #ifndef ENGRAM_MCP_TOOLS_H_
 #define ENGRAM_MCP_TOOLS_H_
 
@@ -34,12 +41,14 @@
 
 namespace engram::mcp {
 
-// The tools/list entries, in a fixed order.
-io::Json ToolDefinitions(const ServerOptions& options);
+// The tools/list entries for `access`, in a fixed order: with a default scope (DefaultScope),
+// `scope` is optional where a tool allows it and the descriptions name the default.
+io::Json ToolDefinitions(const ServerOptions& options, const auth::Access& access);
 bool IsKnownTool(std::string_view name);
 
 // Runs the tool `name` (which IsKnownTool) with `arguments` (any JSON value; a non-object is an
-// isError result). Returns a CallToolResult: {content, structuredContent, isError}.
+// isError result). Returns a CallToolResult: {content, structuredContent, isError}
+// (memory_recall: {content, isError}).
 io::Json CallTool(std::string_view name, const nlohmann::json& arguments, Engine& engine,
                   const auth::Access& access, const ServerOptions& options);
 

@@ -23,6 +23,7 @@ namespace {
 using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr std::size_t kMaxTurnBytes = 2048;
@@ -81,6 +82,16 @@ class McpServerTest : public ::testing::Test {
     EXPECT_EQ(result.value("isError", false), true) << result.dump();
     EXPECT_FALSE(result.contains("structuredContent"));
     return result["content"][0].value("text", "");
+  }
+
+  // A successful memory_recall's result: the JSON of its one text item (it has no
+  // structuredContent, so no host shows the model the context twice).
+  json RecallOk(const json& arguments, const auth::Access& access = auth::Access::Unrestricted()) {
+    json result = Tool("memory_recall", arguments, access);
+    EXPECT_EQ(result.value("isError", true), false) << result.dump();
+    EXPECT_FALSE(result.contains("structuredContent"));
+    EXPECT_EQ(result["content"].size(), 1u);
+    return json::parse(result["content"][0].value("text", "null"));
   }
 
   std::vector<std::string> WriteAlice() {
@@ -157,13 +168,18 @@ TEST_F(McpServerTest, ToolsListNamesTheElevenToolsWithStrictSchemas) {
     names.push_back(tool["name"]);
     EXPECT_EQ(tool["inputSchema"]["type"], "object");
     EXPECT_EQ(tool["inputSchema"]["additionalProperties"], false) << tool["name"];
-    EXPECT_EQ(tool["outputSchema"]["type"], "object");
+    if (tool["name"] == "memory_recall") {
+      // Its result is one text item sized to the token budget, not structuredContent.
+      EXPECT_FALSE(tool.contains("outputSchema"));
+    } else {
+      EXPECT_EQ(tool["outputSchema"]["type"], "object") << tool["name"];
+    }
     EXPECT_EQ(tool["annotations"]["openWorldHint"], false);
   }
-  EXPECT_THAT(names, ElementsAre("memory_write", "memory_recall", "memory_list", "memory_read",
-                                 "memory_amend", "memory_retire", "memory_retire_all",
-                                 "memory_purge_scope", "memory_list_scopes",
-                                 "memory_consolidate", "memory_structure"));
+  EXPECT_THAT(
+      names, ElementsAre("memory_write", "memory_recall", "memory_list", "memory_read",
+                         "memory_amend", "memory_retire", "memory_retire_all", "memory_purge_scope",
+                         "memory_list_scopes", "memory_consolidate", "memory_structure"));
   EXPECT_EQ(tools[9]["annotations"]["readOnlyHint"], false);
   EXPECT_EQ(tools[9]["annotations"]["idempotentHint"], true);
   EXPECT_EQ(tools[10]["annotations"]["readOnlyHint"], true);
@@ -290,17 +306,14 @@ TEST_F(McpServerTest, RecallWarnsInItsTextWhenTheWordVectorsAreMissing) {
   engine_ = engram::testing::OpenOrDie(options);
   server_ = std::make_unique<McpServer>(*engine_);
   WriteAlice();
-  const json result =
-      Tool("memory_recall", {{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
-  ASSERT_EQ(result.value("isError", true), false) << result.dump();
-  // The agent reads the text content: the warning is there, not only in structuredContent.
-  EXPECT_THAT(result["content"][0]["text"].get<std::string>(),
-              HasSubstr("word-vector matches off: word vectors file "));
-  const json& warnings = result["structuredContent"]["diagnostics"]["warnings"];
+  // The agent reads the text content: the warning is there.
+  const json result = RecallOk({{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
+  const json& warnings = result["warnings"];
   ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0].get<std::string>(),
+              HasSubstr("word-vector matches off: word vectors file "));
   EXPECT_THAT(warnings[0].get<std::string>(), HasSubstr("scripts/fetch-models"));
-  EXPECT_THAT(result["structuredContent"]["items"][0]["text"].get<std::string>(),
-              HasSubstr("Porto"));
+  EXPECT_THAT(result["context"].get<std::string>(), HasSubstr("Porto"));
 }
 
 TEST_F(McpServerTest, WriteReturnsOneIdPerTurn) {
@@ -314,36 +327,98 @@ TEST_F(McpServerTest, WriteReturnsOneIdPerTurn) {
   EXPECT_EQ(stored->speaker, "Alice");
 }
 
-TEST_F(McpServerTest, RecallReturnsContextAndItems) {
-  WriteAlice();
-  json result =
-      ToolOk("memory_recall", {{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
+TEST_F(McpServerTest, RecallReturnsTheContextAndItemsAsReferences) {
+  const std::vector<std::string> ids = WriteAlice();
+  json result = RecallOk({{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
+  EXPECT_EQ(result["scope"], "user:alice");
+  EXPECT_EQ(result["policy"], "balanced");
   EXPECT_THAT(result["context"].get<std::string>(), HasSubstr("Porto"));
+  EXPECT_THAT(result["answer_instructions"].get<std::string>(), HasSubstr("Answer from"));
+  EXPECT_GT(result["context_tokens"].get<int>(), 0);
   ASSERT_FALSE(result["items"].empty());
-  EXPECT_EQ(result["items"][0]["text"], "My sister Maya lives in Porto.");
-  // Without explain the diagnostics are only their warnings (none: the vectors are installed).
-  EXPECT_EQ(result["diagnostics"], json({{"warnings", json::array()}}));
-  EXPECT_FALSE(result["items"][0].contains("routes"));
+  // The best item is the turn about Maya, as [id, score]: a turn of the recalled scope that is
+  // its own evidence needs no more, and its text is the context's.
+  const json& best = result["items"][0];
+  ASSERT_EQ(best.size(), 2u) << best.dump();
+  EXPECT_EQ(best[0], ids[0]);
+  EXPECT_GT(best[1].get<double>(), 0.0);
+  EXPECT_THAT(result.dump(), Not(HasSubstr("\"text\"")));
+  // Without explain there are no diagnostics, and no warnings when nothing was degraded.
+  EXPECT_FALSE(result.contains("diagnostics"));
+  EXPECT_FALSE(result.contains("warnings"));
+  EXPECT_FALSE(result.contains("note"));
 
-  json explained = ToolOk("memory_recall", {{"scope", "user:alice"},
-                                            {"query", "Where does Maya live?"},
-                                            {"explain", true},
-                                            {"k", 1},
-                                            {"policy", "strict"}});
+  json explained = RecallOk({{"scope", "user:alice"},
+                             {"query", "Where does Maya live?"},
+                             {"explain", true},
+                             {"k", 1},
+                             {"policy", "strict"}});
   EXPECT_TRUE(explained["diagnostics"].contains("plan"));
   EXPECT_TRUE(explained["diagnostics"]["warnings"].is_array());
-  EXPECT_TRUE(explained["items"][0].contains("routes"));
-  EXPECT_EQ(explained["items"].size(), 1u);
+  ASSERT_EQ(explained["items"].size(), 1u);
+  EXPECT_TRUE(explained["items"][0][2].contains("routes")) << explained["items"].dump();
   EXPECT_EQ(explained["policy"], "strict");
 
   // As of a time before anything was ingested: nothing was known, and the explanation says so.
-  json before = ToolOk("memory_recall", {{"scope", "user:alice"},
-                                         {"query", "Where does Maya live?"},
-                                         {"explain", true},
-                                         {"known_at", "2001-01-01T00:00:00Z"},
-                                         {"valid_at", "2001-01-01T00:00:00Z"}});
+  json before = RecallOk({{"scope", "user:alice"},
+                          {"query", "Where does Maya live?"},
+                          {"explain", true},
+                          {"known_at", "2001-01-01T00:00:00Z"},
+                          {"valid_at", "2001-01-01T00:00:00Z"}});
   EXPECT_TRUE(before["items"].empty());
+  EXPECT_EQ(before["note"], "nothing stored in scope user:alice matched the query");
   EXPECT_GE(before["diagnostics"]["filtered_by"]["known_at"].get<int>(), 1);
+}
+
+// Issue 41: a recall answered ~25,000 characters for a 2,000-token budget, its items repeating
+// the context's text (twice over: structuredContent and the text item). The whole tool result
+// is now at most 1.3 times the packed context.
+TEST_F(McpServerTest, RecallIsSizedToTheTokenBudget) {
+  const std::vector<std::string> sentences = {
+      "We talked it through over dinner and decided to wait a few weeks before changing anything.",
+      "It took longer than expected, mostly because the paperwork kept coming back with questions.",
+      "Honestly it was the highlight of the month, and I keep thinking about doing it again.",
+      "The neighbours helped a lot, especially with carrying the heavy boxes up the stairs.",
+      "I wrote down the details so I would not forget them when we plan the next step.",
+      "There were a few surprises along the way but nothing we could not handle together."};
+  const std::vector<std::string> subjects = {
+      "the garden",      "my sister Maya", "the Lisbon apartment", "the cello lessons",
+      "our dog Biscuit", "the migration",  "the trip to Japan",    "Sam's restaurant",
+      "the marathon",    "the book club"};
+  json turns = json::array();
+  for (std::size_t turn_idx = 0; turn_idx < 40; ++turn_idx) {
+    std::string text = "About " + subjects[turn_idx % subjects.size()] + ":";
+    // Two to five sentences, so turns run from about 200 to 450 characters.
+    for (std::size_t sentence_idx = 0; sentence_idx < 2 + turn_idx % 4; ++sentence_idx) {
+      text += " " + sentences[(turn_idx + sentence_idx) % sentences.size()];
+    }
+    turns.push_back(
+        {{"text", text},
+         {"speaker", turn_idx % 2 == 0 ? "Alice" : "Assistant"},
+         {"role", turn_idx % 2 == 0 ? "user" : "assistant"},
+         {"session_id", "session-" + std::to_string(turn_idx / 8)},
+         {"event_time", "2024-05-0" + std::to_string(1 + turn_idx / 8) + "T10:00:00Z"}});
+  }
+  ToolOk("memory_write", {{"scope", "user:alice"}, {"turns", turns}});
+
+  const json result = Tool("memory_recall", {{"scope", "user:alice"},
+                                             {"query", "What happened with the Lisbon apartment?"},
+                                             {"token_budget", 2000}});
+  ASSERT_EQ(result.value("isError", true), false) << result.dump();
+  const json recall = json::parse(result["content"][0]["text"].get<std::string>());
+  const std::string& context = recall["context"].get_ref<const std::string&>();
+  const std::size_t whole = result.dump().size();
+  EXPECT_LE(static_cast<double>(whole), 1.3 * static_cast<double>(context.size()))
+      << whole << " bytes for a context of " << context.size();
+  // The budget is what bounds the context here, not a shortage of memories.
+  EXPECT_GT(recall.value("context_tokens", 0), 1500);
+  EXPECT_LE(recall.value("context_tokens", 0), 2000);
+  ASSERT_GE(recall["items"].size(), 10u);
+  // Every item is a reference a later call can follow.
+  for (const json& item : recall["items"]) {
+    ASSERT_TRUE(item[0].is_string());
+    EXPECT_EQ(ToolOk("memory_read", {{"id", item[0]}})["memory"]["scope"], "user:alice");
+  }
 }
 
 TEST_F(McpServerTest, ListPagesBySequence) {
@@ -377,9 +452,8 @@ TEST_F(McpServerTest, RetireHidesFromRecallAndIsReportedOnce) {
   const std::vector<std::string> ids = WriteAlice();
   json retired = ToolOk("memory_retire", {{"id", ids[0]}, {"reason", "moved"}});
   EXPECT_EQ(retired["memory"]["status"], "retired");
-  json recall =
-      ToolOk("memory_recall", {{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
-  for (const json& item : recall["items"]) EXPECT_NE(item["id"], ids[0]);
+  json recall = RecallOk({{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
+  for (const json& item : recall["items"]) EXPECT_NE(item[0], ids[0]);
   EXPECT_THAT(ToolError("memory_retire", {{"id", ids[0]}}), StartsWith("FAILED_PRECONDITION"));
 }
 
@@ -431,8 +505,8 @@ TEST_F(McpServerTest, ConsolidateThenReadTheStructure) {
   EXPECT_EQ(foresight["at"], "2024-01-01T00:00:00Z");
 
   // A chat-mode recall puts the consolidated profile before the evidence, with evidence ids.
-  json chat = ToolOk("memory_recall",
-                     {{"scope", "user:alice"}, {"query", "Where does Maya live?"}, {"mode", "chat"}});
+  json chat =
+      RecallOk({{"scope", "user:alice"}, {"query", "Where does Maya live?"}, {"mode", "chat"}});
   EXPECT_EQ(chat["mode"], "chat");
   ASSERT_FALSE(chat["chat"].empty()) << chat.dump(2);
   for (const json& line : chat["chat"]) {
@@ -444,10 +518,8 @@ TEST_F(McpServerTest, ConsolidateThenReadTheStructure) {
   EXPECT_THAT(chat["context"].get<std::string>(), HasSubstr("Porto"));
 
   // Rank packing on request: at most k items.
-  json by_rank = ToolOk("memory_recall", {{"scope", "user:alice"},
-                                          {"query", "Where does Maya live?"},
-                                          {"packing", "rank"},
-                                          {"k", 1}});
+  json by_rank = RecallOk(
+      {{"scope", "user:alice"}, {"query", "Where does Maya live?"}, {"packing", "rank"}, {"k", 1}});
   EXPECT_EQ(by_rank["items"].size(), 1u) << by_rank.dump(2);
 }
 
@@ -465,10 +537,10 @@ TEST_F(McpServerTest, ConsolidationToolsRejectBadArguments) {
   EXPECT_THAT(ToolError("memory_structure",
                         {{"scope", "user:alice"}, {"what", "foresight"}, {"at", "tomorrow"}}),
               HasSubstr("\"at\""));
-  EXPECT_THAT(ToolError("memory_structure",
-                        {{"scope", "user:alice"}, {"what", "foresight"},
-                         {"at", std::string(100, '2')}}),
-              HasSubstr("\"at\""));
+  EXPECT_THAT(
+      ToolError("memory_structure",
+                {{"scope", "user:alice"}, {"what", "foresight"}, {"at", std::string(100, '2')}}),
+      HasSubstr("\"at\""));
 }
 
 TEST_F(McpServerTest, AmendSupersedesTheTurn) {
@@ -480,8 +552,7 @@ TEST_F(McpServerTest, AmendSupersedesTheTurn) {
   EXPECT_NE(amended["id"], ids[0]);
   json old = ToolOk("memory_read", {{"id", ids[0]}});
   EXPECT_EQ(old["memory"]["status"], "superseded");
-  json recall =
-      ToolOk("memory_recall", {{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
+  json recall = RecallOk({{"scope", "user:alice"}, {"query", "Where does Maya live?"}});
   EXPECT_THAT(recall["context"].get<std::string>(), HasSubstr("Lisbon"));
   EXPECT_THAT(ToolError("memory_amend", {{"id", ids[0]}, {"text", "again"}}),
               StartsWith("FAILED_PRECONDITION"));
@@ -529,8 +600,9 @@ TEST_F(McpServerTest, BadArgumentsAreToolErrorsAModelCanActOn) {
               HasSubstr("must be one of"));
   EXPECT_THAT(ToolError("memory_list_scopes", {{"scope", "user:a"}}),
               HasSubstr("takes no arguments"));
+  // Arguments that are not an object make the request itself malformed: a protocol error.
   json not_object = Request("tools/call", {{"name", "memory_list_scopes"}, {"arguments", 5}});
-  EXPECT_EQ(not_object["result"]["isError"], true);
+  EXPECT_EQ(not_object["error"]["code"], error_code::kInvalidParams) << not_object.dump();
 }
 
 TEST_F(McpServerTest, OversizedTurnTextIsAToolError) {
@@ -542,8 +614,19 @@ TEST_F(McpServerTest, OversizedTurnTextIsAToolError) {
 
 TEST_F(McpServerTest, EngineErrorsBecomeToolErrors) {
   EXPECT_THAT(ToolError("memory_read", {{"id", std::string(32, '0')}}), StartsWith("NOT_FOUND"));
-  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:nobody"}, {"query", "anything"}}),
-              StartsWith("NOT_FOUND"));
+}
+
+TEST_F(McpServerTest, RecallingAScopeWithNothingStoredYetIsAnEmptyResult) {
+  json nothing = RecallOk({{"scope", "user:nobody"}, {"query", "anything"}});
+  EXPECT_EQ(nothing["scope"], "user:nobody");
+  EXPECT_EQ(nothing["items"], json::array());
+  EXPECT_EQ(nothing["context"], "");
+  EXPECT_EQ(nothing["note"], "nothing stored yet in scope user:nobody");
+  // Once something is stored there, the same recall finds it.
+  ToolOk("memory_write", {{"scope", "user:nobody"}, {"turns", {{{"text", "I live in Oslo."}}}}});
+  json found = RecallOk({{"scope", "user:nobody"}, {"query", "Where do I live?"}});
+  EXPECT_THAT(found["context"].get<std::string>(), HasSubstr("Oslo"));
+  EXPECT_FALSE(found.contains("note"));
 }
 
 // ---- access ----------------------------------------------------------------------------------
@@ -564,18 +647,21 @@ TEST_F(McpServerTest, AccessLimitsEveryTool) {
   json scopes = ToolOk("memory_list_scopes", json::object(), reader)["scopes"];
   ASSERT_EQ(scopes.size(), 1u);
   EXPECT_EQ(scopes[0]["scope"], "user:alice");
-  EXPECT_THAT(ToolError("memory_recall", {{"scope", "user:bob"}, {"query", "tea"}}, reader),
-              HasSubstr("permission denied"));
+  // A missing right is a tool error coded PERMISSION_DENIED (as REST's 403) naming the right,
+  // not INVALID_ARGUMENT: the arguments were fine.
+  EXPECT_EQ(ToolError("memory_recall", {{"scope", "user:bob"}, {"query", "tea"}}, reader),
+            "PERMISSION_DENIED: this caller has no read right on scope user:bob");
 
   // Writes, retirements and erasure need their own rights.
-  EXPECT_THAT(
+  EXPECT_EQ(
       ToolError("memory_write", {{"scope", "user:alice"}, {"turns", {{{"text", "x"}}}}}, reader),
-      HasSubstr("no write right on scope user:alice"));
-  EXPECT_THAT(ToolError("memory_retire", {{"id", alice[0]}}, reader), HasSubstr("no write right"));
-  EXPECT_THAT(ToolError("memory_retire_all", {{"scope", "user:alice"}}, reader),
-              HasSubstr("no write right"));
-  EXPECT_THAT(ToolError("memory_purge_scope", {{"scope", "user:alice"}, {"confirm", true}}, reader),
-              HasSubstr("no erase right"));
+      "PERMISSION_DENIED: this caller has no write right on scope user:alice");
+  EXPECT_EQ(ToolError("memory_retire", {{"id", alice[0]}}, reader),
+            "PERMISSION_DENIED: this caller has no write right on scope user:alice");
+  EXPECT_EQ(ToolError("memory_retire_all", {{"scope", "user:alice"}}, reader),
+            "PERMISSION_DENIED: this caller has no write right on scope user:alice");
+  EXPECT_EQ(ToolError("memory_purge_scope", {{"scope", "user:alice"}, {"confirm", true}}, reader),
+            "PERMISSION_DENIED: this caller has no erase right on scope user:alice");
   EXPECT_EQ(ToolOk("memory_read", {{"id", alice[0]}})["memory"]["status"], "active");
 }
 
@@ -620,15 +706,122 @@ TEST_F(McpServerTest, ReadHistoryNamesNoMemoryOutsideTheCallersScopes) {
   const std::map<std::string, std::string> everything = related(auth::Access::Unrestricted());
   ASSERT_EQ(everything.size(), 3u) << json(everything).dump();
   const std::string run_scope_node = everything.at("has_entity (incoming)");
-  EXPECT_EQ(everything, (std::map<std::string, std::string>{
-                            {"has_entity (incoming)", run_scope_node},
-                            {"mentions (incoming)", run_turn},
-                            {"same_as", alice_porto}}));
+  EXPECT_EQ(everything,
+            (std::map<std::string, std::string>{{"has_entity (incoming)", run_scope_node},
+                                                {"mentions (incoming)", run_turn},
+                                                {"same_as", alice_porto}}));
   EXPECT_EQ(related(alice), everything);
   // The key of run:1 reads its entity's history without the enclosing scope's entity.
-  EXPECT_EQ(related(run), (std::map<std::string, std::string>{
-                              {"has_entity (incoming)", run_scope_node},
-                              {"mentions (incoming)", run_turn}}));
+  EXPECT_EQ(related(run),
+            (std::map<std::string, std::string>{{"has_entity (incoming)", run_scope_node},
+                                                {"mentions (incoming)", run_turn}}));
+}
+
+// ---- default scope -------------------------------------------------------------------------
+
+// A server started with a default scope, as `engram mcp --scope user:alice` is.
+class DefaultScopeTest : public McpServerTest {
+ protected:
+  void SetUp() override {
+    McpServerTest::SetUp();
+    server_ = std::make_unique<McpServer>(
+        *engine_, ServerOptions{.default_scope = Scope::Parse("user:alice").value()});
+  }
+};
+
+TEST_F(DefaultScopeTest, ToolsListMakesScopeOptionalButWhereAScopeIsWiped) {
+  std::vector<std::string> with_scope;
+  const json tools = Request("tools/list")["result"]["tools"];
+  for (const json& tool : tools) {
+    const json& schema = tool["inputSchema"];
+    if (!schema["properties"].contains("scope")) continue;
+    const std::string name = tool["name"];
+    with_scope.push_back(name);
+    const std::vector<std::string> required = schema["required"];
+    const bool required_scope =
+        std::find(required.begin(), required.end(), "scope") != required.end();
+    const std::string scope_help = schema["properties"]["scope"]["description"];
+    if (name == "memory_retire_all" || name == "memory_purge_scope") {
+      EXPECT_TRUE(required_scope) << name;
+      EXPECT_THAT(scope_help, HasSubstr("Required even though the other tools default to "
+                                        "user:alice: name the scope this wipes."));
+    } else {
+      EXPECT_FALSE(required_scope) << name;
+      EXPECT_THAT(scope_help, HasSubstr("Default: user:alice."));
+      EXPECT_THAT(tool["description"].get<std::string>(),
+                  HasSubstr("Works in scope user:alice unless `scope` names another."));
+    }
+  }
+  EXPECT_THAT(with_scope,
+              ElementsAre("memory_write", "memory_recall", "memory_list", "memory_retire_all",
+                          "memory_purge_scope", "memory_consolidate", "memory_structure"));
+}
+
+TEST_F(DefaultScopeTest, CallsThatNameNoScopeWorkInTheDefault) {
+  json written =
+      ToolOk("memory_write", {{"turns", {{{"text", "My sister Maya lives in Porto."}}}}});
+  EXPECT_EQ(written["scope"], "user:alice");
+  EXPECT_THAT(RecallOk({{"query", "Where does Maya live?"}})["context"].get<std::string>(),
+              HasSubstr("Porto"));
+  EXPECT_EQ(ToolOk("memory_list", json::object())["memories"].size(), 1u);
+  // A scope named in the call wins; the default is only for calls that name none.
+  EXPECT_EQ(
+      ToolOk("memory_write", {{"scope", "user:bob"}, {"turns", {{{"text", "Tea."}}}}})["scope"],
+      "user:bob");
+  EXPECT_EQ(ToolOk("memory_list", {{"scope", "user:bob"}})["memories"].size(), 1u);
+  // Wiping a whole scope still needs it named.
+  EXPECT_THAT(ToolError("memory_purge_scope", {{"confirm", true}}),
+              HasSubstr("argument \"scope\" is required"));
+  EXPECT_EQ(ToolOk("memory_list_scopes", json::object())["scopes"].size(), 2u);
+}
+
+TEST_F(DefaultScopeTest, InitializeAndDiscoverNameTheDefault) {
+  EXPECT_THAT(Request("initialize", {{"protocolVersion", "2025-11-25"}})["result"]["instructions"]
+                  .get<std::string>(),
+              HasSubstr("the tools work in scope user:alice unless a call names another"));
+  EXPECT_THAT(Request("server/discover")["result"]["instructions"].get<std::string>(),
+              HasSubstr("the tools work in scope user:alice"));
+}
+
+// Over `engram serve`, an API key's grants on one scope prefix make it the caller's default.
+TEST_F(McpServerTest, AKeyOnOneScopeDefaultsToIt) {
+  const auth::Access carol =
+      auth::Access::Granted({{.prefix = Scope::Parse("user:carol").value(),
+                              .rights = {auth::Right::kRead, auth::Right::kWrite}}},
+                            "k_carol");
+  json tools = Request("tools/list", json::object(), carol)["result"]["tools"];
+  EXPECT_EQ(tools[1]["name"], "memory_recall");
+  EXPECT_EQ(tools[1]["inputSchema"]["required"], json({"query"}));
+  EXPECT_EQ(ToolOk("memory_write", {{"turns", {{{"text", "I live in Oslo."}}}}}, carol)["scope"],
+            "user:carol");
+  EXPECT_THAT(RecallOk({{"query", "Where do I live?"}}, carol)["context"].get<std::string>(),
+              HasSubstr("Oslo"));
+  EXPECT_THAT(
+      Request("initialize", {{"protocolVersion", "2025-11-25"}}, carol)["result"]["instructions"]
+          .get<std::string>(),
+      HasSubstr("scope user:carol"));
+  // server/discover may be cached for every caller: it names no key's scope.
+  EXPECT_THAT(Request("server/discover", json::object(), carol)["result"]["instructions"]
+                  .get<std::string>(),
+              Not(HasSubstr("user:carol")));
+  // Nothing is inferred for other callers: several prefixes, every scope, or no keys at all.
+  const auth::Access two = auth::Access::Granted(
+      {{.prefix = Scope::Parse("user:carol").value(), .rights = {auth::Right::kRead}},
+       {.prefix = Scope::Parse("user:dave").value(), .rights = {auth::Right::kRead}}});
+  const auth::Access root =
+      auth::Access::Granted({{.prefix = Scope(), .rights = {auth::Right::kRead}}});
+  for (const auth::Access& access : {two, root, auth::Access::Unrestricted()}) {
+    EXPECT_EQ(Request("tools/list", json::object(),
+                      access)["result"]["tools"][1]["inputSchema"]["required"],
+              json({"scope", "query"}));
+    EXPECT_THAT(ToolError("memory_recall", {{"query", "Where do I live?"}}, access),
+                HasSubstr("argument \"scope\" is required"));
+  }
+  // A server can turn the inference off.
+  server_ = std::make_unique<McpServer>(*engine_, ServerOptions{.default_scope_from_key = false});
+  EXPECT_EQ(
+      Request("tools/list", json::object(), carol)["result"]["tools"][1]["inputSchema"]["required"],
+      json({"scope", "query"}));
 }
 
 // ---- the stateless revision (2026-07-28) -------------------------------------------------------
@@ -893,9 +1086,10 @@ TEST(SessionOwnerTest, NamesTheKeyTheLocalCallerOrTheGrants) {
   EXPECT_EQ(SessionOwner(auth::Access::Granted(
                 {{.prefix = alice, .rights = {auth::Right::kRead, auth::Right::kWrite}}})),
             "grants:user:alice=read,write;");
-  EXPECT_NE(SessionOwner(auth::Access::Granted({{.prefix = alice, .rights = {auth::Right::kRead}}})),
-            SessionOwner(auth::Access::Granted(
-                {{.prefix = Scope::Parse("user:bob").value(), .rights = {auth::Right::kRead}}})));
+  EXPECT_NE(
+      SessionOwner(auth::Access::Granted({{.prefix = alice, .rights = {auth::Right::kRead}}})),
+      SessionOwner(auth::Access::Granted(
+          {{.prefix = Scope::Parse("user:bob").value(), .rights = {auth::Right::kRead}}})));
 }
 
 TEST_F(HttpTransportTest, ProtocolVersionHeaderMustMatchTheSession) {
@@ -922,9 +1116,9 @@ TEST_F(HttpTransportTest, ForeignHostsAndOriginsAreForbidden) {
   call.headers["Origin"] = "null";
   EXPECT_EQ(Do(call).status, 403);
   // Names that only start like a loopback one: userinfo, a longer name, a path, a bad port.
-  for (const char* origin : {"http://localhost:80@evil.example", "http://127.0.0.1.evil.example",
-                             "http://localhost.evil.example:80", "http://localhost/path",
-                             "http://localhost:80x"}) {
+  for (const char* origin :
+       {"http://localhost:80@evil.example", "http://127.0.0.1.evil.example",
+        "http://localhost.evil.example:80", "http://localhost/path", "http://localhost:80x"}) {
     call.headers["Origin"] = origin;
     EXPECT_EQ(Do(call).status, 403) << origin;
   }

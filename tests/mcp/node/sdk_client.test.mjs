@@ -1,9 +1,11 @@
 // Drives `engram mcp` with the official MCP TypeScript SDK client, over stdio and over
 // streamable HTTP: the handshake, tools/list, and a write / recall / amend / retire / purge
-// round trip. The SDK checks every structuredContent against the tool's outputSchema.
+// round trip. The SDK checks every structuredContent against the tool's outputSchema. Also: a
+// recall's whole result against the size of its context, a default scope (`--scope`, and an API
+// key's scope over `engram serve --keys`), and a missing right.
 //
 //   ENGRAM_BIN=build/engram node --test tests/mcp/node/sdk_client.test.mjs
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,6 +57,9 @@ async function roundTrip(client) {
   const recallTool = tools.find((tool) => tool.name === "memory_recall");
   assert.equal(recallTool.annotations.readOnlyHint, true);
   assert.equal(recallTool.inputSchema.additionalProperties, false);
+  assert.deepEqual(recallTool.inputSchema.required, ["scope", "query"]);
+  // A recall answers one text item sized to its token budget, not structuredContent.
+  assert.equal(recallTool.outputSchema, undefined);
 
   const written = await client.callTool({
     name: "memory_write",
@@ -76,8 +81,12 @@ async function roundTrip(client) {
     arguments: { scope: "user:alice", query: "Where does Maya live?", k: 5 },
   });
   assert.equal(recalled.isError, false);
-  assert.match(recalled.structuredContent.context, /Porto/);
-  assert.equal(recalled.structuredContent.items[0].id, mayaId);
+  assert.equal(recalled.structuredContent, undefined);
+  const recall = recallOf(recalled);
+  assert.match(recall.context, /Porto/);
+  // Items are references: [id, score], the text being the context's.
+  assert.equal(recall.items[0][0], mayaId);
+  assert.equal(recall.items[0].length, 2);
 
   const amended = await client.callTool({
     name: "memory_amend",
@@ -89,7 +98,7 @@ async function roundTrip(client) {
     name: "memory_recall",
     arguments: { scope: "user:alice", query: "Where does Maya live?" },
   });
-  assert.match(afterAmend.structuredContent.context, /Lisbon/);
+  assert.match(recallOf(afterAmend).context, /Lisbon/);
   const old = await client.callTool({ name: "memory_read", arguments: { id: mayaId, history: true } });
   assert.equal(old.structuredContent.memory.status, "superseded");
 
@@ -106,6 +115,15 @@ async function roundTrip(client) {
   });
   assert.equal(missing.isError, true);
   assert.match(missing.content[0].text, /^NOT_FOUND/);
+
+  // A scope nothing was stored in yet is an empty recall, not an error.
+  const nothing = await client.callTool({
+    name: "memory_recall",
+    arguments: { scope: "user:nobody", query: "Where does Maya live?" },
+  });
+  assert.equal(nothing.isError, false, nothing.content[0].text);
+  assert.deepEqual(recallOf(nothing).items, []);
+  assert.equal(recallOf(nothing).note, "nothing stored yet in scope user:nobody");
 
   const badArgs = await client.callTool({
     name: "memory_recall",
@@ -132,6 +150,71 @@ async function roundTrip(client) {
   await client.ping();
 }
 
+// The JSON a memory_recall answers in its one text item.
+function recallOf(result) {
+  assert.equal(result.content.length, 1);
+  return JSON.parse(result.content[0].text);
+}
+
+// A few dozen conversation turns of a few hundred characters, over five sessions.
+function conversation() {
+  const subjects = [
+    "the garden", "my sister Maya", "the Lisbon apartment", "the cello lessons", "our dog Biscuit",
+    "the migration at work", "the trip to Japan", "Sam's restaurant", "the marathon", "the book club",
+  ];
+  const sentences = [
+    "We talked it through over dinner and decided to wait a few weeks before changing anything.",
+    "It took longer than expected, mostly because the paperwork kept coming back with questions.",
+    "Honestly it was the highlight of the month, and I keep thinking about doing it again.",
+    "The neighbours helped a lot, especially with carrying the heavy boxes up the stairs.",
+    "I wrote down the details so I would not forget them when we plan the next step.",
+    "There were a few surprises along the way but nothing we could not handle together.",
+  ];
+  const turns = [];
+  for (let turn = 0; turn < 40; turn++) {
+    let text = `About ${subjects[turn % subjects.length]}:`;
+    for (let sentence = 0; sentence < 2 + (turn % 4); sentence++) {
+      text += ` ${sentences[(turn * 5 + sentence) % sentences.length]}`;
+    }
+    turns.push({
+      text,
+      role: turn % 2 === 0 ? "user" : "assistant",
+      speaker: turn % 2 === 0 ? "Alice" : "Assistant",
+      session_id: `session-${Math.floor(turn / 8)}`,
+      event_time: `2024-05-0${1 + Math.floor(turn / 8)}T10:00:00Z`,
+    });
+  }
+  return turns;
+}
+
+// Issue 41: a recall for a 2,000-token budget answered ~25,000 characters, its items repeating
+// the context. The whole result, as the SDK hands it over, is now at most 1.3 times the context.
+async function recallFitsTheBudget(client, scope) {
+  const written = await client.callTool({
+    name: "memory_write",
+    arguments: { scope, turns: conversation() },
+  });
+  assert.equal(written.isError, false, written.content[0].text);
+  const result = await client.callTool({
+    name: "memory_recall",
+    arguments: { scope, query: "What happened with the Lisbon apartment?", token_budget: 2000 },
+  });
+  assert.equal(result.isError, false, result.content[0].text);
+  const recall = recallOf(result);
+  const whole = JSON.stringify(result).length;
+  assert.ok(
+    whole <= 1.3 * recall.context.length,
+    `the result is ${whole} characters for a context of ${recall.context.length}`,
+  );
+  // The budget bounds the context, not a shortage of memories.
+  assert.ok(recall.context_tokens > 1500 && recall.context_tokens <= 2000, `${recall.context_tokens} tokens`);
+  assert.ok(recall.items.length >= 10, `${recall.items.length} items`);
+  // Each item is a reference the model can follow.
+  const [firstId] = recall.items[0];
+  const read = await client.callTool({ name: "memory_read", arguments: { id: firstId } });
+  assert.equal(read.structuredContent.memory.scope, scope);
+}
+
 function newClient() {
   return new Client({ name: "engram-sdk-test", version: "1.0.0" });
 }
@@ -149,6 +232,52 @@ describe("engram mcp over stdio", () => {
     await client.connect(transport);
     try {
       await roundTrip(client);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a recall's result is sized to its token budget", async () => {
+    const transport = new StdioClientTransport({ command: engram, args: engramArgs("size.db"), stderr: "pipe" });
+    const client = newClient();
+    await client.connect(transport);
+    try {
+      await recallFitsTheBudget(client, "user:alice");
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("--scope pins the scope: the model names none", async () => {
+    const transport = new StdioClientTransport({
+      command: engram,
+      args: [...engramArgs("pinned.db"), "--scope", "user:alice"],
+      stderr: "pipe",
+    });
+    const client = newClient();
+    await client.connect(transport);
+    try {
+      assert.match(client.getInstructions(), /the tools work in scope user:alice/);
+      const { tools } = await client.listTools();
+      const recallTool = tools.find((tool) => tool.name === "memory_recall");
+      assert.deepEqual(recallTool.inputSchema.required, ["query"]);
+      assert.match(recallTool.description, /Works in scope user:alice unless `scope` names another/);
+      const purgeTool = tools.find((tool) => tool.name === "memory_purge_scope");
+      assert.deepEqual(purgeTool.inputSchema.required, ["scope", "confirm"]);
+
+      const written = await client.callTool({
+        name: "memory_write",
+        arguments: { turns: [{ text: "My sister Maya lives in Porto.", speaker: "Alice" }] },
+      });
+      assert.equal(written.isError, false, written.content[0].text);
+      assert.equal(written.structuredContent.scope, "user:alice");
+      const recalled = await client.callTool({
+        name: "memory_recall",
+        arguments: { query: "Where does Maya live?" },
+      });
+      assert.equal(recalled.isError, false, recalled.content[0].text);
+      assert.equal(recallOf(recalled).scope, "user:alice");
+      assert.match(recallOf(recalled).context, /Porto/);
     } finally {
       await client.close();
     }
@@ -325,5 +454,90 @@ describe("engram serve's /mcp endpoint", () => {
     await roundTrip(client);
     await transport.terminateSession();
     await client.close();
+  });
+});
+
+describe("engram serve's /mcp endpoint with API keys", () => {
+  let server;
+  let url;
+  let key;
+  let serverLog = "";
+
+  before(async () => {
+    const keysPath = join(workDir, "keys.json");
+    const created = spawnSync(
+      engram,
+      ["keys", "create", "--keys", keysPath, "--scope", "user:carol", "--rights", "read,write"],
+      { encoding: "utf8" },
+    );
+    assert.equal(created.status, 0, created.stderr);
+    key = created.stdout.trim();
+    server = spawn(
+      engram,
+      [
+        "--store", join(workDir, "keyed.db"), "--config", configPath,
+        "serve", "--listen", "127.0.0.1:0", "--keys", keysPath,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    url = await new Promise((resolve, reject) => {
+      server.stderr.on("data", (chunk) => {
+        serverLog += chunk;
+        const found = serverLog.match(/ on (http:\/\/127\.0\.0\.1:\d+)\n/);
+        if (found) resolve(`${found[1]}/mcp`);
+      });
+      server.on("exit", (code) => reject(new Error(`engram serve exited (${code}): ${serverLog}`)));
+    });
+  });
+
+  after(async () => {
+    const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve([code, signal])));
+    server.kill("SIGTERM");
+    assert.deepEqual(await exited, [0, null], `engram serve: ${serverLog}`);
+  });
+
+  test("the key's scope is the default, and a missing right is PERMISSION_DENIED", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    });
+    const client = newClient();
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      const recallTool = tools.find((tool) => tool.name === "memory_recall");
+      assert.deepEqual(recallTool.inputSchema.required, ["query"]);
+      assert.match(recallTool.description, /Works in scope user:carol/);
+
+      const written = await client.callTool({
+        name: "memory_write",
+        arguments: { turns: [{ text: "I moved to Oslo last spring.", speaker: "Carol" }] },
+      });
+      assert.equal(written.isError, false, written.content[0].text);
+      assert.equal(written.structuredContent.scope, "user:carol");
+      const recalled = await client.callTool({
+        name: "memory_recall",
+        arguments: { query: "Where does Carol live?" },
+      });
+      assert.match(recallOf(recalled).context, /Oslo/);
+
+      // Outside the key's grant: a tool execution error naming the right, not a protocol error.
+      const denied = await client.callTool({
+        name: "memory_recall",
+        arguments: { scope: "user:dave", query: "Where does Dave live?" },
+      });
+      assert.equal(denied.isError, true);
+      assert.equal(denied.content[0].text, "PERMISSION_DENIED: this caller has no read right on scope user:dave");
+      const erase = await client.callTool({
+        name: "memory_purge_scope",
+        arguments: { scope: "user:carol", confirm: true },
+      });
+      assert.equal(erase.isError, true);
+      assert.equal(erase.content[0].text, "PERMISSION_DENIED: this caller has no erase right on scope user:carol");
+
+      await recallFitsTheBudget(client, "user:carol/run:1");
+      await transport.terminateSession();
+    } finally {
+      await client.close();
+    }
   });
 });
