@@ -40,6 +40,7 @@ MemoryRecord = _engram.Memory
 HistoryEvent = _engram.HistoryEvent
 RouteScore = _engram.RouteScore
 Adjustment = _engram.Adjustment
+RelatedClaim = _engram.RelatedClaim
 RecallItem = _engram.RecallItem
 Diagnostics = _engram.Diagnostics
 ReadResult = _engram.ReadResult
@@ -130,6 +131,7 @@ __all__ = [
     "HistoryEvent",
     "RouteScore",
     "Adjustment",
+    "RelatedClaim",
     "RecallItem",
     "Diagnostics",
     "ReadResult",

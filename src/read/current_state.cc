@@ -210,7 +210,21 @@ StatusOr<CurrentStateReport> ApplyCurrentState(
       item.score *= options.superseded_factor;
       item.adjustments.push_back({"superseded", options.superseded_factor, detail});
     }
-    // The current claim's evidence turn, when no route proposed it.
+    // The current claim's evidence turn ranks at least where the stale turn did: it answers the
+    // same question, with what holds now. Added when no route proposed it.
+    const std::string successor_detail =
+        "states the current claim \"" + mark.other->text + "\", which superseded \"" +
+        mark.claim->text + "\" (" + DateOf(claim.time) + ")";
+    if (options.superseded_factor < 1.0 && turn != nullptr && turn_item.contains(turn->id)) {
+      RecallItem& successor = items[turn_item.at(turn->id)];
+      if (successor.score < score_before) {
+        successor.adjustments.push_back({"successor", 1.0,
+                                         successor_detail + ": raised to the superseded turn's "
+                                                            "score",
+                                         score_before - successor.score});
+        successor.score = score_before;
+      }
+    }
     if (options.superseded_factor < 1.0 && turn != nullptr && !turn_item.contains(turn->id) &&
         !added_ids.contains(turn->id)) {
       bool shown = true;
@@ -223,9 +237,7 @@ StatusOr<CurrentStateReport> ApplyCurrentState(
         successor.score = score_before;
         successor.adjustments.push_back(
             {"successor", 1.0,
-             "states the current claim \"" + mark.other->text + "\", which superseded \"" +
-                 mark.claim->text + "\" (" + DateOf(claim.time) +
-                 "); no route proposed it: it takes the superseded turn's score"});
+             successor_detail + "; no route proposed it: it takes the superseded turn's score"});
         added_ids.insert(turn->id);
         added.push_back(std::move(successor));
         ++report.successors_added;

@@ -8,8 +8,9 @@
 //     other turns) gets
 //     RecallItem::superseded_by: that current claim, its time and what its evidence turn says.
 //     In a recall about the present its score is multiplied by `superseded_factor`, and the
-//     current claim's latest evidence turn joins the items with the stale turn's score when no
-//     route proposed it (adjustment "successor").
+//     current claim's latest evidence turn ranks at least where the stale turn did (it answers
+//     the same question with what holds now): raised to the stale turn's score, or added with it
+//     when no route proposed it (adjustment "successor").
 //   - A turn supporting a fact that a `contradicts` edge joins to another gets that other claim
 //     in RecallItem::conflicts.
 // The packed context shows both beside the turn (packing.h: RenderItemBody). A recall as of a

@@ -92,6 +92,23 @@ TEST_F(AsOfCliTest, ValidNowAnswersMunich) {
   for (const std::string& fact : facts) EXPECT_THAT(fact, Not(HasSubstr("Berlin")));
 }
 
+TEST_F(AsOfCliTest, ARecallNowPutsMunichFirstAndSaysWhatSupersededBerlin) {
+  const nlohmann::json now = Json(std::string("recall --scope user:mia ") + kQuestion);
+  ASSERT_GE(now["items"].size(), 2u);
+  EXPECT_THAT(now["items"][0]["text"].get<std::string>(), HasSubstr("Munich"));
+  const nlohmann::json& berlin = now["items"][1];
+  EXPECT_EQ(berlin["text"], "I live in Berlin.");
+  EXPECT_EQ(berlin["superseded_by"]["text"], "I moved to Munich.");
+  EXPECT_EQ(berlin["superseded_by"]["time"], "2024-06-15T10:00:00Z");
+  EXPECT_THAT(now["context"].get<std::string>(),
+              HasSubstr("I live in Berlin. (superseded 2024-06-15: I moved to Munich.)"));
+  // The human output says it too.
+  const Output text = RunCli(store_ + "recall --scope user:mia " + kQuestion);
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_THAT(text.out, HasSubstr("superseded 2024-06-15T10:00:00Z by "));
+  EXPECT_THAT(text.out, HasSubstr(": I moved to Munich.\n"));
+}
+
 TEST_F(AsOfCliTest, KnownBeforeTheMunichTurnArrivedAnswersBerlin) {
   const nlohmann::json then =
       Json("recall --scope user:mia --known-at " + between_ + " " + kQuestion);

@@ -542,6 +542,39 @@ TEST_F(ServerRoutesTest, AmendSupersedesTheTurn) {
               HasSubstr("unknown field \"why\""));
 }
 
+TEST_F(ServerRoutesTest, ARecallAboutThePresentMarksTheSupersededTurn) {
+  const HttpResult stored = server_.Call(
+      "POST", "/v1/scopes/user:iris/memories?wait=derived",
+      R"({"turns": [{"text": "I live in Berlin, I moved here in March.", "speaker": "Iris",
+                     "session_id": "s1", "event_time": "2024-03-10T10:00:00Z"},
+                    {"text": "Big news: I moved to Munich, I live in Munich now.",
+                     "speaker": "Iris", "session_id": "s2",
+                     "event_time": "2024-06-15T10:00:00Z"}]})");
+  ASSERT_EQ(stored.status, 201) << stored.raw;
+  const HttpResult now =
+      Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/user:iris/recall",
+            R"({"query": "Where does Iris live?", "query_time": "2024-09-01T00:00:00Z"})", 200);
+  ASSERT_GE(now.body["items"].size(), 2u) << now.raw;
+  EXPECT_THAT(now.body["items"][0]["text"].get<std::string>(), HasSubstr("Munich"));
+  EXPECT_TRUE(now.body["items"][0]["superseded_by"].is_null());
+  const Json& berlin = now.body["items"][1];
+  EXPECT_THAT(berlin["text"].get<std::string>(), HasSubstr("Berlin"));
+  EXPECT_EQ(berlin["superseded_by"]["text"], "Big news: I moved to Munich, I live in Munich now.");
+  EXPECT_EQ(berlin["superseded_by"]["time"], "2024-06-15T10:00:00Z");
+  EXPECT_EQ(berlin["superseded_by"]["evidence"], Json::array({now.body["items"][0]["id"]}));
+  EXPECT_THAT(now.body["context"].get<std::string>(), HasSubstr("(superseded 2024-06-15: "));
+  // As of April, Berlin is current: nothing is marked and nothing speaks of Munich.
+  const HttpResult april = Check(
+      "POST", "/v1/scopes/{scope}/recall", "/v1/scopes/user:iris/recall",
+      R"({"query": "Where does Iris live?", "valid_at": "2024-04-01T00:00:00Z"})", 200);
+  ASSERT_FALSE(april.body["items"].empty()) << april.raw;
+  EXPECT_THAT(april.body["items"][0]["text"].get<std::string>(), HasSubstr("Berlin"));
+  for (const Json& item : april.body["items"]) {
+    EXPECT_TRUE(item["superseded_by"].is_null()) << item.dump();
+    EXPECT_THAT(item["text"].get<std::string>(), Not(HasSubstr("Munich")));
+  }
+}
+
 TEST_F(ServerRoutesTest, UnknownScopeAndMemoryAreNotFound) {
   HttpResult recall = Check("POST", "/v1/scopes/{scope}/recall", "/v1/scopes/user:nobody/recall",
                             R"({"query": "anything"})", 404);
