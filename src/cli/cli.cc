@@ -3,10 +3,12 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ostream>
 #include <tuple>
+#include <vector>
 
 #include "core/ids.h"
 #include "core/utf8.h"
@@ -34,7 +36,175 @@ std::size_t SequenceLength(unsigned char lead) {
   return 0;
 }
 
+// Optimal string alignment distance: the fewest insertions, deletions, substitutions and swaps
+// of two adjacent characters that turn `a` into `b` (no substring is edited twice).
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  // rows[i][j]: the distance between a's first i and b's first j characters.
+  std::vector<std::vector<std::size_t>> rows(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t a_len = 0; a_len <= a.size(); ++a_len) rows[a_len][0] = a_len;
+  for (std::size_t b_len = 0; b_len <= b.size(); ++b_len) rows[0][b_len] = b_len;
+  for (std::size_t a_len = 1; a_len <= a.size(); ++a_len) {
+    for (std::size_t b_len = 1; b_len <= b.size(); ++b_len) {
+      const std::size_t substitution = a[a_len - 1] == b[b_len - 1] ? 0 : 1;
+      std::size_t best = std::min({rows[a_len - 1][b_len] + 1, rows[a_len][b_len - 1] + 1,
+                                   rows[a_len - 1][b_len - 1] + substitution});
+      if (a_len > 1 && b_len > 1 && a[a_len - 1] == b[b_len - 2] && a[a_len - 2] == b[b_len - 1]) {
+        best = std::min(best, rows[a_len - 2][b_len - 2] + 1);
+      }
+      rows[a_len][b_len] = best;
+    }
+  }
+  return rows[a.size()][b.size()];
+}
+
+// The option of `command`, or (fallthrough) of a command above it, that `matches`.
+template <typename Matches>
+const CLI::Option* FindOption(const CLI::App* command, const Matches& matches) {
+  for (const CLI::App* level = command; level != nullptr; level = level->get_parent()) {
+    for (const CLI::Option* option : level->get_options()) {
+      if (option->nonpositional() && matches(*option)) return option;
+    }
+  }
+  return nullptr;
+}
+
+// The long names ("scope", not "--scope") of the flags `command` accepts, its own and above.
+std::vector<std::string> LongFlagNames(const CLI::App* command) {
+  std::vector<std::string> names;
+  for (const CLI::App* level = command; level != nullptr; level = level->get_parent()) {
+    for (const CLI::Option* option : level->get_options()) {
+      names.insert(names.end(), option->get_lnames().begin(), option->get_lnames().end());
+    }
+  }
+  return names;
+}
+
+const CLI::App* FindSubcommand(const CLI::App* command, const std::string& word) {
+  for (const CLI::App* subcommand : command->get_subcommands({})) {
+    if (subcommand->check_name(word)) return subcommand;
+  }
+  return nullptr;
+}
+
+bool HasPositionals(const CLI::App* command) {
+  return !command->get_options([](const CLI::Option* option) { return option->get_positional(); })
+              .empty();
+}
+
+// "keys create" for engram's `keys create`, "" for engram itself.
+std::string CommandPath(const CLI::App* command) {
+  std::string path;
+  for (; command != nullptr && command->get_parent() != nullptr; command = command->get_parent()) {
+    path = command->get_name() + (path.empty() ? "" : " " + path);
+  }
+  return path;
+}
+
+// How many of the words after args[index] the value-taking `option` there consumes: its minimum,
+// then up to its maximum words that are neither flags nor subcommands of `command`.
+std::size_t ValuesTaken(const CLI::Option& option, const CLI::App* command,
+                        const std::vector<std::string>& args, std::size_t index) {
+  const auto min = static_cast<std::size_t>(std::max(0, option.get_items_expected_min()));
+  const auto max = static_cast<std::size_t>(std::max(0, option.get_items_expected_max()));
+  std::size_t taken = 0;
+  while (taken < max && index + 1 + taken < args.size()) {
+    const std::string& next = args[index + 1 + taken];
+    const bool word = next.empty() || next[0] != '-' || next.size() == 1;
+    if (taken >= min && (!word || FindSubcommand(command, next) != nullptr)) break;
+    ++taken;
+  }
+  return taken;
+}
+
+bool LooksLikeNumber(std::string_view word) {
+  return word.size() > 1 && word[0] == '-' &&
+         word.find_first_not_of("0123456789.", 1) == std::string_view::npos;
+}
+
+UnknownWord Unknown(const CLI::App* command, std::string_view kind, std::string_view word,
+                    std::string_view stem, const std::vector<std::string>& names,
+                    std::string_view prefix) {
+  UnknownWord unknown{CommandPath(command), "unknown " + std::string(kind) + " '" +
+                                                Excerpt(Printable(word), 64) + "'"};
+  if (std::optional<std::string> closest = ClosestName(stem, names)) {
+    unknown.message += "; did you mean '" + std::string(prefix) + *closest + "'?";
+  }
+  return unknown;
+}
+
 }  // namespace
+
+std::optional<std::string> ClosestName(std::string_view typed,
+                                       const std::vector<std::string>& names) {
+  std::optional<std::string> best;
+  std::size_t best_edits = 0;
+  for (const std::string& name : names) {
+    // Longer than the name by more edits than allowed: neither close nor its beginning (and a
+    // huge word costs nothing).
+    if (typed.size() > name.size() + kMaxSuggestionEdits) continue;
+    const std::size_t edits = EditDistance(typed, name);
+    const bool close = edits <= kMaxSuggestionEdits && edits < typed.size();
+    const bool begun = typed.size() >= 3 && name.size() > typed.size() &&
+                       name.compare(0, typed.size(), typed) == 0;
+    if (!close && !begun) continue;
+    if (!best || edits < best_edits || (edits == best_edits && name < *best)) {
+      best = name;
+      best_edits = edits;
+    }
+  }
+  return best;
+}
+
+std::optional<UnknownWord> FindUnknownWord(const CLI::App& app,
+                                           const std::vector<std::string>& args) {
+  const CLI::App* command = &app;
+  for (std::size_t index = 0; index < args.size(); ++index) {
+    const std::string& arg = args[index];
+    if (arg == "--") break;  // the rest are arguments
+    if (arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
+      const std::size_t equals = arg.find('=');
+      const std::string name = arg.substr(2, equals == std::string::npos ? equals : equals - 2);
+      const CLI::Option* option = FindOption(command, [&name](const CLI::Option& candidate) {
+        const auto& names = candidate.get_lnames();
+        return std::find(names.begin(), names.end(), name) != names.end();
+      });
+      if (option == nullptr) {
+        return Unknown(command, "flag", "--" + name, name, LongFlagNames(command), "--");
+      }
+      if (equals == std::string::npos) index += ValuesTaken(*option, command, args, index);
+      continue;
+    }
+    if (arg.size() > 1 && arg[0] == '-' && !LooksLikeNumber(arg)) {
+      const std::string name(1, arg[1]);
+      const CLI::Option* option = FindOption(command, [&name](const CLI::Option& candidate) {
+        const auto& names = candidate.get_snames();
+        return std::find(names.begin(), names.end(), name) != names.end();
+      });
+      if (option == nullptr) {
+        // "-scope" is perhaps a long flag written with one dash.
+        return Unknown(command, "flag", arg, arg.substr(1), LongFlagNames(command), "--");
+      }
+      // "-k 5" takes the next word; "-k5" and grouped flags ("-qk") hold their own.
+      if (arg.size() == 2) index += ValuesTaken(*option, command, args, index);
+      continue;
+    }
+    if (const CLI::App* subcommand = FindSubcommand(command, arg)) {
+      command = subcommand;
+      continue;
+    }
+    if (command->get_require_subcommand_min() > 0 && !HasPositionals(command)) {
+      std::vector<std::string> names;
+      for (const CLI::App* subcommand : command->get_subcommands({})) {
+        names.push_back(subcommand->get_name());
+        names.insert(names.end(), subcommand->get_aliases().begin(),
+                     subcommand->get_aliases().end());
+      }
+      return Unknown(command, "command", arg, arg, names, "");
+    }
+    // Otherwise an argument of `command`.
+  }
+  return std::nullopt;
+}
 
 ExitCode ExitCodeFor(StatusCode code) {
   switch (code) {

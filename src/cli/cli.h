@@ -12,6 +12,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,30 @@ class Console {
 };
 
 inline int ToInt(ExitCode code) { return static_cast<int>(code); }
+
+// "Did you mean": the word of a refused command line that names no command or flag, found by
+// walking the arguments (without the program name) through `app`'s command tree as CLI11 reads
+// them: a word where a command requires a subcommand, or a flag that neither the command nor
+// (fallthrough) the commands above it define; a flag's value is skipped, and after "--" every
+// word is an argument. Used after CLI11 refused the line, whose own message ("A subcommand is
+// required", "--scope is required") would point away from a misspelt word.
+//
+//   engram recal ...            -> {"", "unknown command 'recal'; did you mean 'recall'?"}
+//   engram recall --scop u:a q  -> {"recall", "unknown flag '--scop'; did you mean '--scope'?"}
+struct UnknownWord {
+  std::string command;  // the command it was given to: "" (engram itself), "recall", "keys create"
+  std::string message;  // names the word, and the closest valid one when ClosestName finds one
+};
+std::optional<UnknownWord> FindUnknownWord(const CLI::App& app,
+                                           const std::vector<std::string>& args);
+
+// The name in `names` closest to `typed`: within kMaxSuggestionEdits edits (insert, delete,
+// substitute, or swap two adjacent characters: the optimal string alignment distance) and fewer
+// edits than `typed` has characters, or, for a `typed` of three characters or more, a name it
+// begins. The fewest edits win; ties go to the name first in byte order. nullopt when none is.
+inline constexpr std::size_t kMaxSuggestionEdits = 2;
+std::optional<std::string> ClosestName(std::string_view typed,
+                                       const std::vector<std::string>& names);
 
 // Opens the engine with the global options. Commands that only read or change existing data
 // pass create_if_missing = false, so a mistyped --store is kNotFound instead of a new file.

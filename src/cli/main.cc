@@ -7,7 +7,9 @@
 // Global options may also follow the subcommand (`engram recall --store mem.db ...`).
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/cli.h"
 
@@ -84,6 +86,12 @@ int Run(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     // --help and --version arrive here too, as "errors" with exit code 0.
     if (error.get_exit_code() == 0) return app.exit(error);
+    // A misspelt command or flag explains whatever CLI11 reports after it ("A subcommand is
+    // required", "--scope is required"): name the word, and what it was likely meant to be.
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (std::optional<UnknownWord> unknown = FindUnknownWord(app, args)) {
+      return console.UsageError(unknown->command, unknown->message);
+    }
     std::string command;
     for (const CLI::App* subcommand : app.get_subcommands()) command = subcommand->get_name();
     return console.UsageError(command, error.what());

@@ -407,6 +407,58 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(ParseJson(json_usage)["error"]["code"], "INVALID_ARGUMENT");
 }
 
+TEST_F(CliTest, MisspeltCommandsAndFlagsNameTheClosestOne) {
+  // A command: instead of "A subcommand is required".
+  RunResult recal = Engram({"recal", "--scope", "user:a", "Where does Maya live?"});
+  EXPECT_EQ(recal.exit_code, 2) << recal;
+  EXPECT_THAT(recal.err, HasSubstr("engram: unknown command 'recal'; did you mean 'recall'?"));
+  EXPECT_THAT(recal.err, Not(HasSubstr("subcommand is required")));
+  RunResult swapped = Engram({"reclal", "--scope", "user:a", "q"});  // two letters swapped
+  EXPECT_THAT(swapped.err, HasSubstr("did you mean 'recall'?")) << swapped;
+  RunResult begun = Engram({"consol", "--scope", "user:a"});  // the start of a name
+  EXPECT_THAT(begun.err, HasSubstr("did you mean 'consolidate'?")) << begun;
+  // Two names one edit away: the first in byte order, every time.
+  RunResult tie = Engram({"rembed"});
+  EXPECT_THAT(tie.err, HasSubstr("unknown command 'rembed'; did you mean 'embed'?")) << tie;
+  // A subcommand of a command group.
+  RunResult creat = RunEngram({"keys", "creat", "--keys", File("keys.json", "")});
+  EXPECT_EQ(creat.exit_code, 2) << creat;
+  EXPECT_THAT(creat.err, HasSubstr("engram: keys: unknown command 'creat'; did you mean 'create'?"));
+  EXPECT_THAT(creat.err, HasSubstr("run 'engram keys --help'"));
+  // Flags of the command, global flags after it, with a value joined by '=' or one dash.
+  RunResult scop = Engram({"recall", "--scop", "user:a", "q"});
+  EXPECT_EQ(scop.exit_code, 2) << scop;
+  EXPECT_THAT(scop.err, HasSubstr("engram: recall: unknown flag '--scop'; did you mean '--scope'?"));
+  EXPECT_THAT(scop.err, Not(HasSubstr("--scope is required")));
+  RunResult budget = Engram({"recall", "--scope", "user:a", "--budgt=500", "q"});
+  EXPECT_THAT(budget.err, HasSubstr("unknown flag '--budgt'; did you mean '--budget'?")) << budget;
+  RunResult json_flag = Engram({"recall", "--scope", "user:a", "q", "--jsn"});
+  EXPECT_THAT(json_flag.err, HasSubstr("unknown flag '--jsn'; did you mean '--json'?"))
+      << json_flag;
+  RunResult one_dash = Engram({"recall", "-scope", "user:a", "q"});
+  EXPECT_THAT(one_dash.err, HasSubstr("unknown flag '-scope'; did you mean '--scope'?"))
+      << one_dash;
+  RunResult store = RunEngram({"--stor", store_, "recall", "--scope", "user:a", "q"});
+  EXPECT_EQ(store.exit_code, 2) << store;
+  EXPECT_THAT(store.err, HasSubstr("engram: unknown flag '--stor'; did you mean '--store'?"));
+  // Nothing close: the word alone.
+  RunResult far = Engram({"frobnicate"});
+  EXPECT_EQ(far.exit_code, 2) << far;
+  EXPECT_THAT(far.err, HasSubstr("engram: unknown command 'frobnicate'\n"));
+  RunResult short_flag = Engram({"recall", "--scope", "user:a", "-x", "q"});
+  EXPECT_THAT(short_flag.err, HasSubstr("unknown flag '-x'\n")) << short_flag;
+  // With --json the error is JSON on stdout.
+  RunResult as_json = Engram({"--json", "recal"});
+  EXPECT_EQ(as_json.exit_code, 2) << as_json;
+  EXPECT_EQ(ParseJson(as_json)["error"]["code"], "INVALID_ARGUMENT");
+  EXPECT_EQ(ParseJson(as_json)["error"]["message"],
+            "unknown command 'recal'; did you mean 'recall'?");
+  // Flag values and words after "--" are neither commands nor flags: the query "--scop" runs.
+  IngestExample();
+  RunResult after_dashes = Engram({"recall", "--scope", "user:priya", "--k", "1", "--", "--scop"});
+  EXPECT_EQ(after_dashes.exit_code, 0) << after_dashes;
+}
+
 TEST_F(CliTest, HelpDocumentsExitCodes) {
   RunResult help = RunEngram({"--help"});
   EXPECT_EQ(help.exit_code, 0) << help;
