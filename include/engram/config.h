@@ -186,6 +186,11 @@ struct RecallConfig {
   // the shape, the answer type and the temporal route use them, and a turn that merely says
   // "last month" is no evidence. false = they are matched like any other word.
   bool drop_frame_words = true;
+  // The temporal route also proposes the turns that name a time inside a window of the
+  // question's time constraints ("we fly out on 17 October" for "What is planned for 17 October
+  // 2024?"), not only those said in it, scored alike (own BM25). false = by event time only.
+  // Measured on both dev files (docs/BENCHMARKS.md, "Dates inside turns").
+  bool temporal_mentions = false;
   // With a time answer type, a date counts only on the side of its turn's time that the
   // question's tense asks for (read/adjust.h: a past question is not answered by "next month").
   // false = every date counts.

@@ -174,6 +174,10 @@ const KeySpec kKeys[] = {
      "leave frame words (\"how many months have passed since\", \"currently\") out of the "
      "lexical routes' query terms",
      kReadPath},
+    {"recall", "temporal_mentions", ENGRAM_FIELD(recall.temporal_mentions), {}, {},
+     "the temporal route also proposes turns that name a time inside the question's time "
+     "constraint (\"on 17 October\"), not only turns said then",
+     "measured on the dev files (docs/BENCHMARKS.md, dates inside turns)"},
     {"recall", "answer_type_tense", ENGRAM_FIELD(recall.answer_type_tense), {}, {},
      "a time answer counts only on the side of its turn's time the question's tense asks for",
      kReadPath},

@@ -187,6 +187,20 @@ std::vector<TimeWindow> Windows(const RouteContext& context) {
 
 }  // namespace
 
+namespace {
+
+// A mentioned time as explained: "2024-10-17" for one whole day, else its interval.
+std::string FormatMention(const MentionedTime& time) {
+  constexpr std::int64_t kDay = std::int64_t{86'400} * 1'000'000;
+  std::string interval = text::FormatInterval(time.from, time.to);
+  if (time.to.micros - time.from.micros == kDay && interval.find('T') == std::string::npos) {
+    interval.resize(interval.find('/'));
+  }
+  return interval;
+}
+
+}  // namespace
+
 StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& context) const {
   std::vector<RouteCandidate> candidates;
   if (context.layout == nullptr ||
@@ -199,72 +213,121 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
   const auto& turns = layout.turns();
   std::optional<RecallTerms> own_terms;
   const GroupingScores& own = TermsOf(context, own_terms).Turns(nullptr);
-  const auto candidate = [&](std::size_t t, std::size_t w, double score) {
+  // A turn is found by its event time inside a window or, with [recall] temporal_mentions, by
+  // a time its text names inside a window of the time constraints (the first windows; an event
+  // anchor's window is open on one side and would take every named time after the event).
+  constexpr std::size_t kByEventTime = std::numeric_limits<std::size_t>::max();
+  struct Found {
+    std::size_t turn = 0;
+    std::size_t window = 0;              // the first window holding it
+    std::size_t mention = kByEventTime;  // the named time that put it there, if not its time
+  };
+  std::vector<Found> mentioned;  // by turn, one each: its first window, then first named time
+  if (context.config->recall.temporal_mentions) {
+    for (std::size_t w = 0; w < context.frame->time_constraints.size(); ++w) {
+      for (const TurnLayout::MentionRef& ref :
+           layout.MentionsOverlapping(windows[w].from, windows[w].to)) {
+        mentioned.push_back({ref.turn, w, ref.mention});
+      }
+    }
+    std::stable_sort(mentioned.begin(), mentioned.end(),
+                     [](const Found& a, const Found& b) { return a.turn < b.turn; });
+    mentioned.erase(std::unique(mentioned.begin(), mentioned.end(),
+                                [](const Found& a, const Found& b) { return a.turn == b.turn; }),
+                    mentioned.end());
+  }
+  const auto mentioned_at = [&mentioned](std::size_t t) -> const Found* {
+    const auto at =
+        std::lower_bound(mentioned.begin(), mentioned.end(), t,
+                         [](const Found& found, std::size_t turn) { return found.turn < turn; });
+    return at != mentioned.end() && at->turn == t ? &*at : nullptr;
+  };
+  const auto candidate = [&](const Found& found, double score) {
     char own_text[48];
     std::snprintf(own_text, sizeof own_text, "; own bm25 %.2f", score);
-    return RouteCandidate{turns[t].row, score,
-                          "event time " + FormatTimestamp(*turns[t].event_time) + " " +
-                              windows[w].why + own_text};
+    const LayoutTurn& turn = turns[found.turn];
+    if (found.mention == kByEventTime) {
+      return RouteCandidate{turn.row, score,
+                            "event time " + FormatTimestamp(*turn.event_time) + " " +
+                                windows[found.window].why + own_text};
+    }
+    const MentionedTime& time = turn.mentioned_times[found.mention];
+    const std::string said =
+        turn.event_time ? "; said " + FormatTimestamp(*turn.event_time) : std::string();
+    return RouteCandidate{turn.row, score,
+                          "mentions " + FormatMention(time) + " ('" + time.surface + "') " +
+                              windows[found.window].why + said + own_text};
+  };
+  // The first window holding turn t's event time, if any.
+  const auto window_of_time = [&](std::size_t t) -> std::optional<std::size_t> {
+    if (!turns[t].event_time) return std::nullopt;
+    const std::int64_t at = turns[t].event_time->micros;
+    for (std::size_t w = 0; w < windows.size(); ++w) {
+      const TimeWindow& window = windows[w];
+      if (window.from.micros < window.to.micros && window.from.micros <= at &&
+          at < window.to.micros) {
+        return w;
+      }
+    }
+    return std::nullopt;
   };
   // When at least `limit` turns inside a window score above 0, the turns that score nothing
   // cannot make the head: rank only the scored turns (the query's postings), not every turn of
   // the windows (a window open on one side holds a share of the whole scope).
   {
     struct Scored {
-      std::size_t turn = 0;
-      std::size_t window = 0;  // the first window holding it
+      Found found;
       double score = 0;
     };
     std::vector<Scored> scored;
     bool exact = true;  // no scored turn inside a window scores 0 or less
     for (const ScoredUnit& unit : own.units()) {
       const std::size_t t = unit.unit.begin;
-      if (!turns[t].event_time) continue;
-      const std::int64_t at = turns[t].event_time->micros;
-      for (std::size_t w = 0; w < windows.size(); ++w) {
-        const TimeWindow& window = windows[w];
-        if (window.from.micros < window.to.micros && window.from.micros <= at &&
-            at < window.to.micros) {
-          if (unit.score <= 0) exact = false;
-          scored.push_back({t, w, unit.score});
-          break;
-        }
+      std::optional<Found> found;
+      if (const auto w = window_of_time(t)) {
+        found = Found{t, *w, kByEventTime};
+      } else if (const Found* by_mention = mentioned_at(t)) {
+        found = *by_mention;
       }
+      if (!found) continue;
+      if (unit.score <= 0) exact = false;
+      scored.push_back({*found, unit.score});
     }
     if (exact && scored.size() >= context.limit) {
       const std::size_t kept = context.limit;
       std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(kept),
                         scored.end(), [](const Scored& a, const Scored& b) {
                           if (a.score != b.score) return a.score > b.score;
-                          return a.turn < b.turn;
+                          return a.found.turn < b.found.turn;
                         });
       for (std::size_t i = 0; i < kept; ++i) {
-        candidates.push_back(candidate(scored[i].turn, scored[i].window, scored[i].score));
+        candidates.push_back(candidate(scored[i].found, scored[i].score));
       }
       return candidates;
     }
   }
-  // The turns inside some window, in layout order, each with the first window holding it.
-  std::vector<std::pair<std::size_t, std::size_t>> turn_windows;  // (turn, window), windows ascending
+  // The turns inside some window by event time, then those naming a time inside one, each with
+  // the first window holding it; by turn, a turn's event time before its named times.
+  std::vector<Found> found;
   for (std::size_t w = 0; w < windows.size(); ++w) {
     for (const std::size_t t : layout.TurnsBetween(windows[w].from, windows[w].to)) {
-      turn_windows.emplace_back(t, w);
+      found.push_back({t, w, kByEventTime});
     }
   }
-  if (turn_windows.empty()) return candidates;
-  if (windows.size() > 1) {  // one window's turns come ascending already
-    std::stable_sort(turn_windows.begin(), turn_windows.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  const bool one_source = windows.size() == 1 && mentioned.empty();
+  found.insert(found.end(), mentioned.begin(), mentioned.end());
+  if (found.empty()) return candidates;
+  if (!one_source) {  // one window's turns come ascending already
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Found& a, const Found& b) { return a.turn < b.turn; });
   }
-  std::vector<std::size_t> inside;
-  std::vector<std::size_t> window_of;
-  for (const auto& [t, w] : turn_windows) {
-    if (!inside.empty() && inside.back() == t) continue;
-    inside.push_back(t);
-    window_of.push_back(w);
+  std::vector<Found> inside;
+  for (const Found& entry : found) {
+    if (!inside.empty() && inside.back().turn == entry.turn) continue;
+    inside.push_back(entry);
   }
   std::vector<double> own_score(inside.size(), 0.0);
-  for (std::size_t i = 0; i < inside.size(); ++i) own_score[i] = own.ScoreOf(inside[i]);
+  for (std::size_t i = 0; i < inside.size(); ++i) own_score[i] = own.ScoreOf(inside[i].turn);
   // The best `limit` by own score, layout order among equals (a partial sort under that total
   // order: the head a stable sort would give).
   std::vector<std::size_t> order(inside.size());
@@ -276,9 +339,7 @@ StatusOr<std::vector<RouteCandidate>> TemporalRoute::Run(const RouteContext& con
                       return a < b;
                     });
   order.resize(kept);
-  for (const std::size_t i : order) {
-    candidates.push_back(candidate(inside[i], window_of[i], own_score[i]));
-  }
+  for (const std::size_t i : order) candidates.push_back(candidate(inside[i], own_score[i]));
   return candidates;
 }
 

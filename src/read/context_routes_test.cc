@@ -265,5 +265,42 @@ TEST(ContextRoutesTest, TemporalRouteDatesAnEventByItsBestTurn) {
   EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), IsEmpty());
 }
 
+TEST(ContextRoutesTest, TemporalRouteFindsTurnsByTheTimesTheyName) {
+  Conversation conversation;  // rows 1-5 on 2023-05-08, rows 6-9 on 2023-06-10
+  std::vector<LayoutTurn> turns = conversation.layout.turns();
+  // Row 2 ("guitar", said in May) names 10 June; row 3 names all of June.
+  turns[1].mentioned_times = {
+      {At("2023-06-10T00:00:00Z"), At("2023-06-11T00:00:00Z"), "on 10 June"}};
+  turns[2].mentioned_times = {{At("2023-06-01T00:00:00Z"), At("2023-07-01T00:00:00Z"), "June"}};
+  conversation.layout = TurnLayout::FromTurns(std::move(turns));
+  QueryFrame frame = Terms({"guitar"});
+  frame.time_constraints.push_back(
+      {"10 June 2023", At("2023-06-10T00:00:00Z"), At("2023-06-11T00:00:00Z"), "day"});
+  // Off: the turns said that day only.
+  EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), ElementsAre(6, 7, 8, 9));
+  conversation.config.recall.temporal_mentions = true;
+  // On: row 2 joins, ranked by its own BM25 (a shorter "guitar" turn than row 6); row 3's
+  // month is longer than the day asked about.
+  EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), ElementsAre(2, 6, 7, 8, 9));
+  RouteContext context;
+  context.frame = &frame;
+  context.config = &conversation.config;
+  context.text_indexes = conversation.indexes;
+  context.layout = &conversation.layout;
+  StatusOr<std::vector<RouteCandidate>> candidates = TemporalRoute().Run(context);
+  ASSERT_TRUE(candidates.ok());
+  ASSERT_FALSE(candidates->empty());
+  EXPECT_EQ(candidates->front().explanation.rfind("mentions 2023-06-10 ('on 10 June') in ", 0), 0u)
+      << candidates->front().explanation;
+  // Asked about June, row 3's month counts too; ties in layout order.
+  frame.time_constraints = {
+      {"June 2023", At("2023-06-01T00:00:00Z"), At("2023-07-01T00:00:00Z"), "month"}};
+  EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), ElementsAre(2, 6, 3, 7, 8, 9));
+  // An event anchor's window does not take named times.
+  frame.time_constraints.clear();
+  frame.event_anchors = {{"after the x", false, {"x"}}};
+  EXPECT_THAT(conversation.Rows(TemporalRoute(), frame), ElementsAre(6, 7, 8, 9));
+}
+
 }  // namespace
 }  // namespace engram::read

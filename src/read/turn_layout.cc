@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "index/bm25/bm25.h"
 #include "text/similarity.h"
+#include "text/temporal.h"
 
 namespace engram::read {
 
@@ -43,6 +46,18 @@ std::string AskingSentences(std::string_view text) {
     begin = i + 1;
   }
   return asking;
+}
+
+std::vector<MentionedTime> MentionedTimes(std::string_view text,
+                                          const std::optional<Timestamp>& event_time) {
+  std::vector<MentionedTime> times;
+  for (text::TimeMention& mention :
+       text::FindTimeExpressions(text, event_time.value_or(Timestamp{0}))) {
+    if (mention.relative && !event_time) continue;
+    if (!(mention.from < mention.to)) continue;
+    times.push_back({mention.from, mention.to, std::move(mention.surface)});
+  }
+  return times;
 }
 
 std::vector<std::string> DocumentTerms(const text::Tokenizer& tokenizer,
@@ -91,6 +106,7 @@ LayoutTurn TurnLayout::TurnOf(const store::NodeRecord& node, std::uint32_t lengt
   turn.question_share = QuestionShare(node.text);
   if (turn.question_share > 0) turn.asking_text = node.text;
   turn.event_time = node.event_time;
+  turn.mentioned_times = MentionedTimes(node.text, node.event_time);
   turn.length = length;
   return turn;
 }
@@ -146,6 +162,20 @@ void TurnLayout::Append(LayoutTurn turn) {
     const std::pair<std::int64_t, std::size_t> key{turn.event_time->micros, turn_idx};
     by_time_.insert(std::upper_bound(by_time_.begin(), by_time_.end(), key), key);
   }
+  for (std::size_t mention = 0; mention < turn.mentioned_times.size(); ++mention) {
+    const MentionedTime& time = turn.mentioned_times[mention];
+    max_mention_length_ = std::max(max_mention_length_, time.to.micros - time.from.micros);
+    mention_tail_.push_back({time.from.micros, turn_idx, mention});
+  }
+  const auto tail_limit = std::max<std::size_t>(
+      64, static_cast<std::size_t>(std::sqrt(static_cast<double>(by_mention_.size()))));
+  if (mention_tail_.size() > tail_limit) {
+    std::sort(mention_tail_.begin(), mention_tail_.end());
+    const auto middle = static_cast<std::ptrdiff_t>(by_mention_.size());
+    by_mention_.insert(by_mention_.end(), mention_tail_.begin(), mention_tail_.end());
+    std::inplace_merge(by_mention_.begin(), by_mention_.begin() + middle, by_mention_.end());
+    mention_tail_.clear();
+  }
   ++role_turns_[static_cast<std::size_t>(turn.role)];
   turns_.push_back(std::move(turn));
 }
@@ -184,6 +214,38 @@ std::vector<std::size_t> TurnLayout::TurnsBetween(Timestamp from, Timestamp to) 
   return found;
 }
 
+std::vector<TurnLayout::MentionRef> TurnLayout::MentionsOverlapping(Timestamp from,
+                                                                    Timestamp to) const {
+  std::vector<MentionRef> found;
+  if (!(from < to)) return found;
+  // A named time lasting at most min(window, longest) that overlaps the window starts after
+  // from - that length. (Unsigned: to - from of an unbounded window does not fit an int64.)
+  const std::uint64_t span =
+      static_cast<std::uint64_t>(to.micros) - static_cast<std::uint64_t>(from.micros);
+  const auto reach =
+      static_cast<std::int64_t>(std::min(span, static_cast<std::uint64_t>(max_mention_length_)));
+  const std::int64_t earliest = from.micros >= std::numeric_limits<std::int64_t>::min() + reach
+                                    ? from.micros - reach
+                                    : std::numeric_limits<std::int64_t>::min();
+  const auto take = [&](const MentionKey& key) {
+    const MentionedTime& time = turns_[key.turn].mentioned_times[key.mention];
+    if (time.from.micros < to.micros && from.micros < time.to.micros &&
+        static_cast<std::uint64_t>(time.to.micros - time.from.micros) <= span) {
+      found.push_back({key.turn, key.mention});
+    }
+  };
+  for (auto at =
+           std::lower_bound(by_mention_.begin(), by_mention_.end(), MentionKey{earliest, 0, 0});
+       at != by_mention_.end() && at->from < to.micros; ++at) {
+    take(*at);
+  }
+  for (const MentionKey& key : mention_tail_) take(key);
+  std::sort(found.begin(), found.end(), [](const MentionRef& a, const MentionRef& b) {
+    return a.turn != b.turn ? a.turn < b.turn : a.mention < b.mention;
+  });
+  return found;
+}
+
 bool TurnLayout::SameContent(const TurnLayout& other) const {
   if (turns_.size() != other.turns_.size() || sessions_.size() != other.sessions_.size()) {
     return false;
@@ -194,7 +256,8 @@ bool TurnLayout::SameContent(const TurnLayout& other) const {
     if (a.row != b.row || a.scope_id != b.scope_id || a.sequence != b.sequence ||
         a.session_id != b.session_id || a.speaker != b.speaker || a.role != b.role ||
         a.question_share != b.question_share || a.asking_text != b.asking_text ||
-        a.event_time != b.event_time || a.length != b.length || a.session != b.session) {
+        a.event_time != b.event_time || a.mentioned_times != b.mentioned_times ||
+        a.length != b.length || a.session != b.session) {
       return false;
     }
   }
@@ -216,6 +279,9 @@ void TurnLayout::Group() {
   prefix_length_ = {0};
   prefix_prefix_ = {0, 0};
   by_time_.clear();
+  by_mention_.clear();
+  mention_tail_.clear();
+  max_mention_length_ = 0;
   role_turns_ = {};
   turns_.reserve(turns.size());
   rows_.reserve(turns.size());

@@ -9,8 +9,9 @@
 //
 // The layout also keeps what lets a recall read only the turns a query touches: prefix sums of
 // the turns' BM25 document lengths (a unit's length in O(1), a grouping's total length in
-// O(sessions)), the turns ordered by event time (the temporal route's windows), and the roles
-// present.
+// O(sessions)), the turns ordered by event time (the temporal route's windows), the times the
+// turns' texts name ordered by their start (the temporal route's dates inside turns), and the
+// roles present.
 //
 // TermMatrix: the term frequencies of a query's terms in the turns of a layout that hold them,
 // read from the BM25 projections' posting lists, so that any grouping of consecutive turns (a
@@ -42,6 +43,22 @@
 
 namespace engram::read {
 
+// A time a turn's text names, resolved against the turn's event time by text/temporal.h (the
+// resolver the write path's date and time signals come from): "on 17 October" in a turn of
+// 2024-09-01 is [2024-10-17, 2024-10-18). A turn without an event time keeps only the absolute
+// ones ("17 October 2024", not "yesterday").
+struct MentionedTime {
+  Timestamp from;  // half-open [from, to)
+  Timestamp to;
+  std::string surface;  // "17 October"
+
+  friend bool operator==(const MentionedTime&, const MentionedTime&) = default;
+};
+
+// The times `text` names, for a turn said at `event_time` (MentionedTime).
+std::vector<MentionedTime> MentionedTimes(std::string_view text,
+                                          const std::optional<Timestamp>& event_time);
+
 struct LayoutTurn {
   std::int64_t row = 0;
   std::int64_t scope_id = 0;
@@ -56,6 +73,8 @@ struct LayoutTurn {
   // share; empty otherwise.
   std::string asking_text;
   std::optional<Timestamp> event_time;
+  // The times its text names, in text order.
+  std::vector<MentionedTime> mentioned_times;
   // The turn's BM25 document length: the number of terms it is indexed under (DocumentTerms).
   std::uint32_t length = 0;
   std::size_t session = 0;  // index into TurnLayout::sessions()
@@ -154,6 +173,17 @@ class TurnLayout {
   // returned, plus a logarithm.
   std::vector<std::size_t> TurnsBetween(Timestamp from, Timestamp to) const;
 
+  // A named time of a turn: turns()[turn].mentioned_times[mention].
+  struct MentionRef {
+    std::size_t turn = 0;
+    std::size_t mention = 0;
+    friend bool operator==(const MentionRef&, const MentionRef&) = default;
+  };
+  // The named times that overlap [from, to) and last at most as long (a day asked about is not
+  // found by "this year"), by turn then mention. Cost: the named times starting in
+  // [from - (to - from), to), a logarithm, and at most max(64, sqrt(named times)) more.
+  std::vector<MentionRef> MentionsOverlapping(Timestamp from, Timestamp to) const;
+
  private:
   void Group();
 
@@ -177,6 +207,18 @@ class TurnLayout {
   std::vector<std::uint64_t> prefix_prefix_ = {0, 0};
   // (event time, turn index) of the turns that have an event time, sorted.
   std::vector<std::pair<std::int64_t, std::size_t>> by_time_;
+  // The named times by (start, turn, mention): a sorted part and a short unsorted tail of the
+  // latest appended ones, merged into it when it outgrows max(64, sqrt(sorted)) (named times do
+  // not arrive in time order: one insertion each would cost quadratic moves on a large scope).
+  struct MentionKey {
+    std::int64_t from = 0;
+    std::size_t turn = 0;
+    std::size_t mention = 0;
+    friend auto operator<=>(const MentionKey&, const MentionKey&) = default;
+  };
+  std::vector<MentionKey> by_mention_;
+  std::vector<MentionKey> mention_tail_;
+  std::int64_t max_mention_length_ = 0;  // the longest named time, in microseconds
   std::array<std::size_t, 4> role_turns_ = {};  // turns per Role
 };
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <optional>
 #include <random>
 #include <span>
@@ -510,6 +511,66 @@ TEST(TurnLayoutTest, TurnsBetweenAreTheTurnsWhoseEventTimeLiesInTheSpan) {
       }
     }
   }
+}
+
+TEST(TurnLayoutTest, ATurnKeepsTheTimesItsTextNames) {
+  const std::vector<MentionedTime> times = MentionedTimes(
+      "We fly out on 17 October, back next week.", testing::At("2024-09-01T10:00:00Z"));
+  ASSERT_EQ(times.size(), 2u);
+  EXPECT_EQ(times[0], (MentionedTime{testing::At("2024-10-17T00:00:00Z"),
+                                     testing::At("2024-10-18T00:00:00Z"), "17 October"}));
+  EXPECT_EQ(times[1].surface, "next week");
+  // Without an event time only the absolute ones resolve.
+  const std::vector<MentionedTime> absolute =
+      MentionedTimes("Back next week, on 3 May 2024.", std::nullopt);
+  ASSERT_EQ(absolute.size(), 1u);
+  EXPECT_EQ(absolute[0].surface, "3 May 2024");
+}
+
+TEST(TurnLayoutTest, MentionsOverlappingAreTheNamedTimesInsideTheSpanNoLongerThanIt) {
+  // Many turns appended one by one (the sorted part and its tail both in use), each naming up
+  // to three times of 1 to 48 hours somewhere in 60 days, against a scan of every named time.
+  std::mt19937 random(7);
+  TurnLayout layout;
+  constexpr std::int64_t kHour = 3600;
+  for (std::int64_t t = 0; t < 1500; ++t) {
+    LayoutTurn turn;
+    turn.row = t + 1;
+    turn.scope_id = 1;
+    turn.sequence = t + 1;
+    const std::size_t named = random() % 4;
+    for (std::size_t m = 0; m < named; ++m) {
+      const std::int64_t from = static_cast<std::int64_t>(random() % (60 * 24)) * kHour;
+      const std::int64_t hours = 1 + static_cast<std::int64_t>(random() % 48);
+      turn.mentioned_times.push_back({Timestamp::FromSeconds(from),
+                                      Timestamp::FromSeconds(from + hours * kHour), "x"});
+    }
+    layout.Append(std::move(turn));
+  }
+  const auto& turns = layout.turns();
+  for (std::int64_t from_hour = -30; from_hour < 60 * 24; from_hour += 97) {
+    for (const std::int64_t hours : {1, 5, 24, 30, 200, 100000}) {
+      const Timestamp from = Timestamp::FromSeconds(from_hour * kHour);
+      const Timestamp to = Timestamp::FromSeconds((from_hour + hours) * kHour);
+      std::vector<TurnLayout::MentionRef> expected;
+      for (std::size_t t = 0; t < turns.size(); ++t) {
+        for (std::size_t m = 0; m < turns[t].mentioned_times.size(); ++m) {
+          const MentionedTime& time = turns[t].mentioned_times[m];
+          if (time.from < to && from < time.to &&
+              time.to.micros - time.from.micros <= to.micros - from.micros) {
+            expected.push_back({t, m});
+          }
+        }
+      }
+      EXPECT_EQ(layout.MentionsOverlapping(from, to), expected)
+          << "[" << from_hour << "h, +" << hours << "h)";
+    }
+  }
+  // An unbounded span holds every named time.
+  EXPECT_FALSE(layout
+                   .MentionsOverlapping(Timestamp{std::numeric_limits<std::int64_t>::min()},
+                                        Timestamp{std::numeric_limits<std::int64_t>::max()})
+                   .empty());
 }
 
 TEST(TurnLayoutTest, KnowsWhichRolesItHolds) {
