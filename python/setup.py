@@ -1,9 +1,11 @@
 """Builds engram's extension module (engram._engram) with the project's CMake.
 
-pip runs this through pyproject.toml. The CMake build directory is build-python/ at the top of
-the source tree (kept between installs, so a second install rebuilds only what changed), or
-$ENGRAM_BUILD_DIR when set (an existing build, such as the build/ of scripts/build). The module
-is built for the interpreter running pip (Python3_EXECUTABLE).
+pip runs this through pyproject.toml for an install from source, which compiles the whole
+engine; the wheel scripts/build packs from its own build (build/dist/, python/wheel/) installs in
+seconds instead. The CMake build directory is build-python/ at the top of the source tree (kept
+between installs, so a second install rebuilds only what changed), or $ENGRAM_BUILD_DIR when set
+(an existing build, such as the build/ of scripts/build). The module is built for the
+interpreter running pip (Python3_EXECUTABLE).
 """
 
 import os
