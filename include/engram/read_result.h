@@ -160,6 +160,22 @@ struct ChatLine {
   std::size_t tokens = 0;             // CountTokens of the line
 };
 
+// Whether the packed context holds what the question asks for (issue 40), judged from what the
+// read path knows: the question's words and names, its answer type and the packed items. Not a
+// guarantee either way: a hint for the answer model (the strict policy's instructions use it)
+// and for the application.
+struct Sufficiency {
+  // "sufficient" | "partial" | "insufficient".
+  std::string verdict = "sufficient";
+  // Why, one sentence each: "no packed item mentions Oslo", "the context holds 30% of the
+  // question's words by weight (missing: violin, lessons)", ...
+  std::vector<std::string> reasons;
+  // The idf-weighted share of the question's index terms the packed items hold together, and
+  // the most one item holds (1 when the question has no index terms).
+  double term_share = 1.0;
+  double best_item_share = 1.0;
+};
+
 struct ReadResult {
   std::string query;
   std::string context;              // rendered evidence, ready for the answer model
@@ -170,6 +186,7 @@ struct ReadResult {
   double latency_ms = 0;
   std::string mode = "evidence";  // ContextModeName of RecallOptions::mode
   std::vector<ChatLine> chat;     // chat mode: the lines put before the evidence, in order
+  Sufficiency sufficiency;        // whether the context holds what the question asks for
 };
 
 // One turn of a run's active window (Engine::Context), with DMF's scores (DMF §5-8).

@@ -41,6 +41,7 @@ HistoryEvent = _engram.HistoryEvent
 RouteScore = _engram.RouteScore
 Adjustment = _engram.Adjustment
 RelatedClaim = _engram.RelatedClaim
+Sufficiency = _engram.Sufficiency
 RecallItem = _engram.RecallItem
 Diagnostics = _engram.Diagnostics
 ReadResult = _engram.ReadResult
@@ -132,6 +133,7 @@ __all__ = [
     "RouteScore",
     "Adjustment",
     "RelatedClaim",
+    "Sufficiency",
     "RecallItem",
     "Diagnostics",
     "ReadResult",

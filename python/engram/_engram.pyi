@@ -124,6 +124,13 @@ class Diagnostics:
     warnings: List[str]
     def to_dict(self) -> Dict[str, Any]: ...
 
+class Sufficiency:
+    verdict: str
+    reasons: List[str]
+    term_share: float
+    best_item_share: float
+    def to_dict(self) -> Dict[str, Any]: ...
+
 class ReadResult:
     query: str
     context: str
@@ -132,6 +139,7 @@ class ReadResult:
     items: List[RecallItem]
     diagnostics: Diagnostics
     latency_ms: float
+    sufficiency: Sufficiency
     explanation: str
     def to_dict(self) -> Dict[str, Any]: ...
 

@@ -383,6 +383,13 @@ void BindTypes(py::module_& module) {
       .def_readonly("bonus", &Adjustment::bonus)
       .def_readonly("detail", &Adjustment::detail);
 
+  BindRecord<Sufficiency>(module, "Sufficiency",
+                          "Whether a recall's context holds what the question asks for.")
+      .def_readonly("verdict", &Sufficiency::verdict)
+      .def_readonly("reasons", &Sufficiency::reasons)
+      .def_readonly("term_share", &Sufficiency::term_share)
+      .def_readonly("best_item_share", &Sufficiency::best_item_share);
+
   BindRecord<RelatedClaim>(module, "RelatedClaim",
                            "A stored claim bearing on a recall item's: the current one that "
                            "superseded it, or one that contradicts it.")
@@ -491,6 +498,10 @@ void BindTypes(py::module_& module) {
       .def_property_readonly("latency_ms",
                              [](const ReadResultView& r) { return r.result.latency_ms; })
       .def_property_readonly("mode", [](const ReadResultView& r) { return r.result.mode; })
+      .def_property_readonly(
+          "sufficiency", [](const ReadResultView& r) { return r.result.sufficiency; },
+          "Whether the context holds what the question asks for: verdict "
+          "(sufficient / partial / insufficient) and reasons.")
       .def_property_readonly(
           "chat",
           [](const ReadResultView& r) { return JsonToPython(io::ToJson(r.result)["chat"]); },

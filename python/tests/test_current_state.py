@@ -33,6 +33,13 @@ def test_the_present_puts_munich_first_and_marks_berlin(tmp_path):
         assert berlin.to_dict()["superseded_by"]["id"] == claim.id
         assert "(superseded 2024-06-15: Big news: I moved to Munich" in result.context
         assert result.diagnostics.superseded == 1
+        assert result.sufficiency.verdict == "sufficient"
+        oslo = engine.recall("user:iris", "Did Iris ever live in Oslo?", at=NOW, policy="strict")
+        assert isinstance(oslo.sufficiency, engram.Sufficiency)
+        assert oslo.sufficiency.verdict == "insufficient"
+        assert "no packed item mentions Oslo" in oslo.sufficiency.reasons
+        assert "own check found the context insufficient" in oslo.answer_instructions
+        assert oslo.to_dict()["sufficiency"]["verdict"] == "insufficient"
 
 
 def test_as_of_april_berlin_is_current(tmp_path):

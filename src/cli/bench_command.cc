@@ -5,6 +5,7 @@
 //                       [--limit N]
 //                       [--consolidate]
 //   engram bench longmemeval --data longmemeval_s.json.zst [same flags; --k = turn cut-offs]
+//                            [--abstention]  (the _abs questions, for the sufficiency report)
 //   engram bench perf [--memories 2000] [--scopes 10] [--queries 500] [--embedder hashing]
 //                     [--wait indexed|durable|derived] [--json OUT] [--store PATH [--reuse]]
 //   engram bench explain TRACE QUESTION_ID      (--json: the raw trace line)
@@ -39,6 +40,7 @@ struct DatasetArgs {
   std::string store;
   bool reuse = false;
   bool consolidate = false;
+  bool abstention = false;
   std::vector<std::string> only;
   std::size_t limit = 0;
 };
@@ -109,6 +111,31 @@ void PrintTable(const std::vector<std::pair<std::string, const io::Json*>>& rows
   }
 }
 
+// How often the user recalls said "insufficient", on questions without and with evidence.
+void PrintSufficiency(const io::Json& sufficiency, std::ostream& out) {
+  if (!sufficiency.is_object()) return;
+  out << "\nsufficiency (user recall)      sufficient      partial  insufficient      n\n";
+  const auto row = [&out](const std::string& name, const io::Json& counts) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%-28s %12zu %12zu %13zu %6zu\n", name.c_str(),
+                  counts["sufficient"].get<std::size_t>(), counts["partial"].get<std::size_t>(),
+                  counts["insufficient"].get<std::size_t>(),
+                  counts["questions"].get<std::size_t>());
+    out << line;
+  };
+  row("no evidence in the memory", sufficiency["no_evidence"]);
+  row("answerable", sufficiency["answerable"]);
+  for (auto entry = sufficiency["by_category"].begin(); entry != sufficiency["by_category"].end();
+       ++entry) {
+    row("  " + entry.key(), *entry);
+  }
+  const auto share = [](const io::Json& value) {
+    return value.is_null() ? std::string("-") : Fixed(value.get<double>(), 3);
+  };
+  out << "\"insufficient\": precision " << share(sufficiency["insufficient_precision"])
+      << ", recall " << share(sufficiency["insufficient_recall"]) << "\n";
+}
+
 void PrintCost(const io::Json& report, std::ostream& out) {
   const io::Json& config = report["config"];
   const io::Json& tokens = report["context_tokens"];
@@ -172,6 +199,7 @@ void PrintDatasetReport(const io::Json& report, std::ostream& out) {
       out << "\n";
     }
   }
+  PrintSufficiency(report["sufficiency"], out);
   PrintCost(report, out);
 }
 
@@ -193,6 +221,7 @@ int RunDataset(std::string_view command, const DatasetArgs& args, Console& conso
   options.store_path = args.store;
   options.reuse_store = args.reuse;
   options.consolidate = args.consolidate;
+  options.sufficiency = args.abstention;
   options.config_file = console.global().config;
   options.data_dir = console.global().data_dir;
   options.trace_path = args.trace;
@@ -315,6 +344,11 @@ void AddDatasetCommand(CLI::App& bench, std::string name, std::string descriptio
   command->add_flag("--consolidate", args->consolidate,
                     "Consolidate each conversation's scope after storing it (episodes and scenes "
                     "for the scene route; timed apart)");
+  if (!locomo) {
+    command->add_flag("--abstention", args->abstention,
+                      "Also ingest and recall the abstention questions (_abs), for the "
+                      "sufficiency report only (never the retrieval metrics)");
+  }
   command->add_option("--json", args->json_out, "Also write the report JSON to this file");
   command->add_option("--trace", args->trace, "Write a per-question trace (JSON lines) here");
   command->add_option("--store", args->store,

@@ -51,6 +51,13 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
         << Printable(scope) << " for \"" << Excerpt(Printable(result.query), 120) << "\" (policy "
         << result.policy << ", " << result.diagnostics.context_tokens << " context tokens, "
         << latency << " ms)\n";
+    if (result.sufficiency.verdict != "sufficient") {
+      out << "sufficiency: " << result.sufficiency.verdict;
+      for (const std::string& reason : result.sufficiency.reasons) {
+        out << "; " << Printable(reason);
+      }
+      out << "\n";
+    }
   }
   // Chat mode: the profile and foresight lines, as the context shows them.
   for (const ChatLine& line : result.chat) {

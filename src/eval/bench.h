@@ -82,6 +82,10 @@ struct BenchOptions {
   // (episodes, scenes, profiles: what the scene route reads), timed apart from the ingest.
   // Default: false.
   bool consolidate = false;
+  // LongMemEval: also ingest the abstention questions' haystacks ("_abs" ids, whose answer is
+  // not in them) and recall them for the sufficiency report only; they never enter the
+  // retrieval metrics. Costs their ingest. Default: false (they are skipped).
+  bool sufficiency = false;
   // Only these conversations (LoCoMo sample_id) or questions (LongMemEval question_id), in the
   // file's order: for reporting a held-out part of a file by itself. An id the file does not
   // hold, or an empty one, is kInvalidArgument naming it. Applied before `limit`. Default: empty

@@ -382,6 +382,47 @@ void ContextSums::Add(const EvidenceInContext& evidence, double tokens,
   }
 }
 
+void SufficiencySums::Add(const Sufficiency& sufficiency) {
+  if (sufficiency.verdict == "insufficient") {
+    ++insufficient_;
+  } else if (sufficiency.verdict == "partial") {
+    ++partial_;
+  } else {
+    ++sufficient_;
+  }
+}
+
+io::Json SufficiencySums::ToJson() const {
+  Json json = Json::object();
+  json["questions"] = count();
+  json["sufficient"] = sufficient_;
+  json["partial"] = partial_;
+  json["insufficient"] = insufficient_;
+  json["insufficient_share"] =
+      count() == 0 ? 0.0 : static_cast<double>(insufficient_) / static_cast<double>(count());
+  return json;
+}
+
+io::Json SufficiencyReport(const SufficiencySums& no_evidence, const SufficiencySums& answerable,
+                           const std::map<std::string, SufficiencySums>& by_category) {
+  Json json = Json::object();
+  json["no_evidence"] = no_evidence.ToJson();
+  json["answerable"] = answerable.ToJson();
+  const std::size_t flagged = no_evidence.insufficient() + answerable.insufficient();
+  json["insufficient_precision"] =
+      flagged == 0 ? Json(nullptr)
+                   : Json(static_cast<double>(no_evidence.insufficient()) /
+                          static_cast<double>(flagged));
+  json["insufficient_recall"] =
+      no_evidence.count() == 0 ? Json(nullptr)
+                               : Json(static_cast<double>(no_evidence.insufficient()) /
+                                      static_cast<double>(no_evidence.count()));
+  Json categories = Json::object();
+  for (const auto& [category, sums] : by_category) categories[category] = sums.ToJson();
+  json["by_category"] = std::move(categories);
+  return json;
+}
+
 io::Json ContextSums::ToJson(bool score_answers, bool fates) const {
   Json json = Json::object();
   const double count = static_cast<double>(count_);

@@ -183,6 +183,28 @@ class ContextSums {
   std::map<std::string, std::size_t, std::less<>> missed_;
 };
 
+// Sufficiency verdicts of the user recalls (issue 40) over a group of questions.
+class SufficiencySums {
+ public:
+  void Add(const Sufficiency& sufficiency);
+  std::size_t count() const { return sufficient_ + partial_ + insufficient_; }
+  std::size_t insufficient() const { return insufficient_; }
+  // {"questions", "sufficient", "partial", "insufficient", "insufficient_share"}.
+  io::Json ToJson() const;
+
+ private:
+  std::size_t sufficient_ = 0;
+  std::size_t partial_ = 0;
+  std::size_t insufficient_ = 0;
+};
+
+// The sufficiency report: verdicts on questions whose evidence is absent from the memory
+// (`no_evidence`) and on answerable ones, per category, and how well "insufficient" tells
+// them apart: its precision (of the questions flagged, the share without evidence) and its
+// recall (of the questions without evidence, the share flagged).
+io::Json SufficiencyReport(const SufficiencySums& no_evidence, const SufficiencySums& answerable,
+                           const std::map<std::string, SufficiencySums>& by_category);
+
 // Metric averages in a fixed key order.
 class MetricSums {
  public:

@@ -127,6 +127,9 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
   std::map<int, internal::MetricSums> by_category;
   internal::ContextSums context_overall;
   std::map<int, internal::ContextSums> context_by_category;
+  internal::SufficiencySums sufficiency_no_evidence;
+  internal::SufficiencySums sufficiency_answerable;
+  std::map<std::string, internal::SufficiencySums> sufficiency_by_category;
   internal::CostStats cost;
   internal::IngestStats ingest;
   std::optional<ReadResult> first_recall;
@@ -191,6 +194,12 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
       const double tokens = static_cast<double>(recalls->user.diagnostics.context_tokens);
       context_overall.Add(evidence, tokens, answer_in_context, fates);
       context_by_category[question.category].Add(evidence, tokens, answer_in_context, fates);
+      // Sufficiency: category 5 (adversarial) asks what the conversation does not hold.
+      (question.category == kAdversarialCategory ? sufficiency_no_evidence
+                                                 : sufficiency_answerable)
+          .Add(recalls->user.sufficiency);
+      sufficiency_by_category[std::string(CategoryName(question.category))].Add(
+          recalls->user.sufficiency);
 
       if (settings.trace) {
         Json line = Json::object();
@@ -253,6 +262,8 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
   }
   report["by_category"] = std::move(categories);
   report["context"] = context_overall.ToJson(/*score_answers=*/true, settings.trace);
+  report["sufficiency"] = internal::SufficiencyReport(
+      sufficiency_no_evidence, sufficiency_answerable, sufficiency_by_category);
   report["context_tokens"] = internal::ContextTokensJson(cost);
   report["latency_ms"] = internal::LatencyJson(cost);
   report["ingest"] = internal::IngestJson(ingest);

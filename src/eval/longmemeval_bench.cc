@@ -1,7 +1,8 @@
 // `engram bench longmemeval`: LongMemEval retrieval under the official protocol (see bench.h,
 // bench/README.md and docs/BENCHMARKS.md).
 //
-// Skipped: abstention questions (id ending in "_abs") and questions without a has_answer user
+// Skipped: abstention questions (id ending in "_abs"; with BenchOptions::sufficiency recalled
+// for the sufficiency report only) and questions without a has_answer user
 // turn; their haystacks are not ingested. Per evaluated question, on the evaluation recall's
 // turn ranking (top eval_k turns):
 //   - session level, gold = answer_session_ids, ranking = sessions in order of first appearance
@@ -135,6 +136,9 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
   std::map<std::string, TypeSums> by_type;
   internal::ContextSums context_overall;
   std::map<std::string, internal::ContextSums> context_by_type;
+  internal::SufficiencySums sufficiency_no_evidence;  // the abstention questions
+  internal::SufficiencySums sufficiency_answerable;
+  std::map<std::string, internal::SufficiencySums> sufficiency_by_type;
   internal::CostStats cost;
   internal::IngestStats ingest;
   std::optional<ReadResult> first_recall;
@@ -154,6 +158,24 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
     for (const Turn& turn : instance.turns) {
       metadata.push_back(ParseTurnMetadata(turn));
       if (metadata.back().has_answer && turn.role == Role::kUser) has_user_answer = true;
+    }
+    if (question.abstention && options.sufficiency) {
+      // An abstention question asks what the haystack does not hold: recalled for the
+      // sufficiency report only, never for the retrieval metrics.
+      ++skipped_abstention;
+      ASSIGN_OR_RETURN(const std::vector<std::string> ids,
+                       internal::IngestOrReuse(store->engine(), instance.scope, instance.turns,
+                                               options.reuse_store, &ingest));
+      RecallQuery query;
+      query.text = question.question;
+      query.query_time = question.question_date;
+      StatusOr<internal::Recalls> recalls =
+          internal::Ask(store->engine(), instance.scope, query, settings);
+      if (!recalls.ok()) return recalls.status().WithContext("question " + question.question_id);
+      sufficiency_no_evidence.Add(recalls->user.sufficiency);
+      sufficiency_by_type["abstention"].Add(recalls->user.sufficiency);
+      progress.QuestionDone();
+      return Status::Ok();
     }
     if (question.abstention || !has_user_answer) {
       ++(question.abstention ? skipped_abstention : skipped_no_answer_turn);
@@ -235,6 +257,8 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
       const double tokens = static_cast<double>(recalls->user.diagnostics.context_tokens);
       context_overall.Add(evidence, tokens, std::nullopt, fates);
       context_by_type[question.question_type].Add(evidence, tokens, std::nullopt, fates);
+      sufficiency_answerable.Add(recalls->user.sufficiency);
+      sufficiency_by_type[question.question_type].Add(recalls->user.sufficiency);
     }
 
     if (settings.trace) {
@@ -312,6 +336,8 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
   }
   report["by_category"] = std::move(types);
   report["context"] = context_overall.ToJson(/*score_answers=*/false, settings.trace);
+  report["sufficiency"] = internal::SufficiencyReport(sufficiency_no_evidence,
+                                                      sufficiency_answerable, sufficiency_by_type);
   report["context_tokens"] = internal::ContextTokensJson(cost);
   report["latency_ms"] = internal::LatencyJson(cost);
   report["ingest"] = internal::IngestJson(ingest);

@@ -242,6 +242,16 @@ Json ToJson(const ReadResult& result) {
                         {"tokens", line.tokens}});
   }
   json["chat"] = std::move(chat);
+  json["sufficiency"] = ToJson(result.sufficiency);
+  return json;
+}
+
+Json ToJson(const Sufficiency& sufficiency) {
+  Json json = Json::object();
+  json["verdict"] = sufficiency.verdict;
+  json["reasons"] = Strings(sufficiency.reasons);
+  json["term_share"] = Number(sufficiency.term_share);
+  json["best_item_share"] = Number(sufficiency.best_item_share);
   return json;
 }
 

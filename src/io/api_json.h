@@ -46,6 +46,7 @@ Json ToJson(const Adjustment& adjustment);
 Json ToJson(const RelatedClaim& claim);
 Json ToJson(const RecallItem& item);
 Json ToJson(const Diagnostics& diagnostics);
+Json ToJson(const Sufficiency& sufficiency);
 Json ToJson(const ReadResult& result);
 // A recall without how it was reached (REST and MCP without "explain"): the items keep their
 // ranking and packing but lose their routes and adjustments; the diagnostics keep only their

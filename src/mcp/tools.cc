@@ -560,6 +560,13 @@ io::Json RecallView(const Scope& scope, const ReadResult& result, bool explain, 
       details["provenance"] = item.provenance;
     }
     if (item.excerpt) details["excerpt"] = true;
+    // The claims the context notes beside the item, by id (memory_read shows them).
+    if (item.superseded_by.has_value()) details["superseded_by"] = item.superseded_by->id;
+    if (!item.conflicts.empty()) {
+      io::Json conflicts = io::Json::array();
+      for (const RelatedClaim& conflict : item.conflicts) conflicts.push_back(conflict.id);
+      details["conflicts"] = std::move(conflicts);
+    }
     if (explain) {
       const io::Json full = io::ToJson(item);
       for (const char* field : {"fused_score", "routes", "adjustments"}) {
@@ -581,6 +588,11 @@ io::Json RecallView(const Scope& scope, const ReadResult& result, bool explain, 
                               {"evidence", line.evidence}});
     }
     out["chat"] = std::move(chat);
+  }
+  // Whether the context holds what was asked (read/sufficiency.h): the verdict and its reasons.
+  out["sufficiency"] = result.sufficiency.verdict;
+  if (!result.sufficiency.reasons.empty()) {
+    out["sufficiency_reasons"] = result.sufficiency.reasons;
   }
   if (!note.empty()) out["note"] = std::move(note);
   if (!result.diagnostics.warnings.empty()) out["warnings"] = result.diagnostics.warnings;
@@ -829,9 +841,12 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options,
            "from, each line under the date it was recorded), `answer_instructions`, and `items`: "
            "the memories the context shows, best first, as references for memory_read, "
            "memory_amend and memory_retire: [id, score], with a third element {kind, scope, "
-           "provenance: the turn ids it rests on, excerpt} for one that is not simply a turn of "
-           "the recalled scope. A scope with nothing stored yet answers no items and a `note` "
-           "saying so; `warnings` say what the recall could not do.",
+           "provenance: the turn ids it rests on, excerpt, superseded_by / conflicts: the ids "
+           "of the claims the context notes beside it} for one that is not simply a turn of "
+           "the recalled scope. `sufficiency` (sufficient / partial / insufficient, with "
+           "`sufficiency_reasons`) says whether the context holds what was asked. A scope with "
+           "nothing stored yet answers no items and a `note` saying so; `warnings` say what the "
+           "recall could not do.",
        .args = {ScopeSpec(default_scope),
                 {.name = "query",
                  .type = ArgType::kString,

@@ -26,6 +26,7 @@
 #include "read/packing.h"
 #include "read/planner.h"
 #include "read/scene_route.h"
+#include "read/sufficiency.h"
 #include "read/turn_layout.h"
 #include "read/vector_route.h"
 #include "read/visibility.h"
@@ -448,6 +449,27 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     result.context = chat->text + (result.context.empty() ? "" : "\n\n" + result.context);
     diagnostics.context_tokens += chat->tokens;
     result.chat = std::move(chat->lines);
+  }
+  // Does the context hold what the question asks for (read/sufficiency.h)? The strict policy
+  // tells the answer model what the check found.
+  {
+    const std::vector<index::Bm25QueryTerm> weights =
+        index::WeighQueryTerms(frame.terms, request.text_indexes);
+    static const std::vector<std::string> kNoSpeakers;
+    result.sufficiency = JudgeSufficiency(frame, result.items, weights,
+                                          layout ? layout->Speakers() : kNoSpeakers,
+                                          request.tokenizer);
+    if (request.options.policy == AnswerPolicy::kStrict &&
+        result.sufficiency.verdict != "sufficient") {
+      std::string reasons;
+      for (const std::string& reason : result.sufficiency.reasons) {
+        reasons += (reasons.empty() ? "" : "; ") + reason;
+      }
+      result.answer_instructions += " The memory's own check found the context " +
+                                    result.sufficiency.verdict + " (" + reasons +
+                                    "): unless the memories state the answer, say that you do "
+                                    "not know.";
+    }
   }
   diagnostics.dropped_by_budget = packed.dropped_by_budget;
   diagnostics.deduplicated = packed.deduplicated;

@@ -166,9 +166,15 @@ Json Schemas() {
                                        {"text", Type("string")},
                                        {"memory_id", Type("string")},
                                        {"evidence", ArrayOf(Type("string"))},
-                                       {"tokens", Type("integer")}}))}},
+                                       {"tokens", Type("integer")}}))},
+              // Whether the context holds what the question asks for (read/sufficiency.h).
+              {"sufficiency",
+               Closed({{"verdict", Enum({"sufficient", "partial", "insufficient"})},
+                       {"reasons", ArrayOf(Type("string"))},
+                       {"term_share", Type("number")},
+                       {"best_item_share", Type("number")}})}},
              {"query", "policy", "context", "answer_instructions", "items", "diagnostics",
-              "latency_ms"});
+              "latency_ms", "sufficiency"});
   s["ContextRequest"] = Object({{"query", Type("string")},
                                 {"k", Type("integer")},
                                 {"token_budget", Type("integer")},

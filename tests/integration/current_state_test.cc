@@ -4,7 +4,9 @@
 // context); asked as of April, Berlin comes first and nothing speaks of Munich; asked about the
 // past, Berlin is marked but not demoted; asked with words only the Berlin turn holds, the Munich
 // turn joins as its successor. Two claims about the same month contradict: each turn carries the
-// other claim.
+// other claim. And whether a recall's context holds what was asked (read/sufficiency.h): it
+// does for where Iris lives; it does not for her violin lessons or for Oslo, and the strict
+// policy's instructions say so.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -140,6 +142,25 @@ TEST_F(CurrentStateTest, ContradictingClaimsCarryEachOther) {
   EXPECT_FALSE(berlin->superseded_by.has_value());
   EXPECT_THAT(result->context, HasSubstr("(contradicted 2024-03-01: I moved to Hamburg in March.)"));
   EXPECT_EQ(result->diagnostics.conflicted, 2u);
+}
+
+TEST_F(CurrentStateTest, ARecallSaysWhetherItsContextHoldsWhatWasAsked) {
+  const ReadResult held = Recall("Where does Iris live?");
+  EXPECT_EQ(held.sufficiency.verdict, "sufficient") << ::testing::PrintToString(held.sufficiency.reasons);
+
+  const ReadResult lessons =
+      Recall("How long has Iris been taking violin lessons?", {.policy = AnswerPolicy::kStrict});
+  EXPECT_EQ(lessons.sufficiency.verdict, "insufficient");
+  ASSERT_FALSE(lessons.sufficiency.reasons.empty());
+  EXPECT_THAT(lessons.sufficiency.reasons[0], HasSubstr("violin"));
+  EXPECT_THAT(lessons.answer_instructions,
+              HasSubstr("The memory's own check found the context insufficient ("));
+
+  const ReadResult oslo = Recall("Did Iris ever live in Oslo?");
+  EXPECT_EQ(oslo.sufficiency.verdict, "insufficient");
+  EXPECT_THAT(oslo.sufficiency.reasons, ::testing::Contains("no packed item mentions Oslo"));
+  // The balanced policy's instructions stay as they are; the verdict is in the result.
+  EXPECT_THAT(oslo.answer_instructions, Not(HasSubstr("own check")));
 }
 
 }  // namespace

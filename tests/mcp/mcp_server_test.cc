@@ -347,6 +347,12 @@ TEST_F(McpServerTest, RecallReturnsTheContextAndItemsAsReferences) {
   EXPECT_FALSE(result.contains("diagnostics"));
   EXPECT_FALSE(result.contains("warnings"));
   EXPECT_FALSE(result.contains("note"));
+  // Whether the context holds what was asked: here it does; about Oslo it does not.
+  EXPECT_EQ(result["sufficiency"], "sufficient");
+  EXPECT_FALSE(result.contains("sufficiency_reasons"));
+  json oslo = RecallOk({{"scope", "user:alice"}, {"query", "Did Maya ever live in Oslo?"}});
+  EXPECT_EQ(oslo["sufficiency"], "insufficient");
+  EXPECT_THAT(oslo["sufficiency_reasons"].dump(), HasSubstr("no packed item mentions Oslo"));
 
   json explained = RecallOk({{"scope", "user:alice"},
                              {"query", "Where does Maya live?"},

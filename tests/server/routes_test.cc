@@ -563,6 +563,7 @@ TEST_F(ServerRoutesTest, ARecallAboutThePresentMarksTheSupersededTurn) {
   EXPECT_EQ(berlin["superseded_by"]["time"], "2024-06-15T10:00:00Z");
   EXPECT_EQ(berlin["superseded_by"]["evidence"], Json::array({now.body["items"][0]["id"]}));
   EXPECT_THAT(now.body["context"].get<std::string>(), HasSubstr("(superseded 2024-06-15: "));
+  EXPECT_EQ(now.body["sufficiency"]["verdict"], "sufficient") << now.raw;
   // As of April, Berlin is current: nothing is marked and nothing speaks of Munich.
   const HttpResult april = Check(
       "POST", "/v1/scopes/{scope}/recall", "/v1/scopes/user:iris/recall",
