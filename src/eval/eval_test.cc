@@ -407,7 +407,18 @@ TEST(LocomoBenchTest, TinyConversationExactMetrics) {
   std::vector<std::string> top;
   for (auto entry = json.begin(); entry != json.end(); ++entry) top.push_back(entry.key());
   EXPECT_THAT(top, ElementsAre("dataset", "questions", "config", "metrics", "by_category",
-                               "context", "context_tokens", "latency_ms", "ingest"));
+                               "context", "sufficiency", "context_tokens", "latency_ms",
+                               "ingest"));
+  // Sufficiency verdicts: no adversarial question here, so none without evidence.
+  const io::Json& sufficiency = json["sufficiency"];
+  EXPECT_EQ(sufficiency["no_evidence"]["questions"], 0);
+  EXPECT_EQ(sufficiency["answerable"]["questions"], 3);
+  EXPECT_TRUE(sufficiency["insufficient_recall"].is_null());
+  std::size_t by_category = 0;
+  for (const io::Json& counts : sufficiency["by_category"]) {
+    by_category += counts["questions"].get<std::size_t>();
+  }
+  EXPECT_EQ(by_category, 3u);
   // Evidence in the user context (6 turns, all of them packed at the default k of 10): q2's
   // gold D9:9 is in no session, so only q1 and q3 have all of theirs. Answers: "Biscuit" and
   // "Porto" are in the context, "yes" is not.
