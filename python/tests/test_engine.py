@@ -144,7 +144,8 @@ def test_recall_to_dict_has_the_cli_shape(filled):
     result = engine.recall("user:alice", "Where does Maya live?", at=AT)
     data = result.to_dict()
     assert list(data) == ["query", "policy", "context", "answer_instructions", "items",
-                          "diagnostics", "latency_ms", "mode", "chat"]
+                          "diagnostics", "latency_ms", "mode", "chat", "sufficiency"]
+    assert data["sufficiency"] == result.sufficiency.to_dict()
     assert data["items"][0] == result.items[0].to_dict()
     assert data["items"][0]["event_time"] == "2024-05-01T10:00:00Z"
     assert data["diagnostics"] == result.diagnostics.to_dict()
