@@ -7,6 +7,7 @@
 #include <exception>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "core/sha256.h"
@@ -193,13 +194,7 @@ std::optional<ApiResponse> OptionalCount(const json& body, std::string_view fiel
 // ---------------------------------------------------------------------------------------------
 // Identifiers and scopes.
 
-struct Identifiers {
-  std::optional<std::string> user_id;
-  std::optional<std::string> agent_id;
-  std::optional<std::string> run_id;
-
-  bool empty() const { return !user_id && !agent_id && !run_id; }
-};
+using Identifiers = Mem0Identifiers;
 
 // mem0 treats an empty identifier as absent.
 void DropEmpty(Identifiers* ids) {
@@ -247,19 +242,31 @@ std::optional<ApiResponse> ScopeOf(const Identifiers& ids, Scope* scope) {
   return std::nullopt;
 }
 
-// The mem0 identifiers of a stored scope path: the first user, agent and run segments.
-Identifiers IdentifiersOfScope(std::string_view scope_path) {
-  Identifiers ids;
-  StatusOr<Scope> scope = Scope::Parse(scope_path);
-  if (!scope.ok()) return ids;
-  for (const ScopeSegment& segment : scope->path()) {
-    std::optional<std::string>* slot = nullptr;
-    if (segment.kind == ScopeKind::kUser) slot = &ids.user_id;
-    if (segment.kind == ScopeKind::kAgent) slot = &ids.agent_id;
-    if (segment.kind == ScopeKind::kRun) slot = &ids.run_id;
-    if (slot != nullptr && !slot->has_value()) *slot = segment.name;
+// Whether the scope at `scope_path` holds memories of `wanted`: each identifier `wanted` gives is
+// the scope's (Mem0ScopeIdentifiers), whatever else it has. So {agent_id: bot} matches
+// `agent:bot`, `user:alice/agent:bot` and `user:bob/agent:bot/run:7`, as a field match in mem0.
+bool ScopeHasIdentifiers(std::string_view scope_path, const Identifiers& wanted) {
+  const Identifiers have = Mem0ScopeIdentifiers(scope_path);
+  return (!wanted.user_id || have.user_id == wanted.user_id) &&
+         (!wanted.agent_id || have.agent_id == wanted.agent_id) &&
+         (!wanted.run_id || have.run_id == wanted.run_id);
+}
+
+// The stored scopes holding memories of the identifiers of `named` (the scope they name; its
+// names are normalised as stored ones are), in path order. Every scope nested in one of them is
+// one of them too.
+StatusOr<std::vector<Scope>> ScopesWithIdentifiers(Engine& engine, const Scope& named) {
+  const Identifiers wanted = Mem0ScopeIdentifiers(named.ToString());
+  ASSIGN_OR_RETURN(std::vector<ScopeInfo> scopes, engine.ListScopes());
+  std::vector<Scope> matching;
+  for (const ScopeInfo& info : scopes) {
+    if (!ScopeHasIdentifiers(info.scope, wanted)) continue;
+    StatusOr<Scope> scope = Scope::Parse(info.scope);
+    if (scope.ok()) matching.push_back(*std::move(scope));
   }
-  return ids;
+  std::sort(matching.begin(), matching.end(),
+            [](const Scope& a, const Scope& b) { return a.ToString() < b.ToString(); });
+  return matching;
 }
 
 std::optional<ApiResponse> RequireRight(const ApiRequest& request, const Scope& scope,
@@ -289,7 +296,7 @@ Json Mem0Item(const Memory& memory, std::optional<double> score) {
   if (score.has_value()) item["score"] = std::isfinite(*score) ? Json(*score) : Json(nullptr);
   item["created_at"] = FormatTimestamp(memory.ingested_at);
   item["updated_at"] = FormatTimestamp(memory.updated_at);
-  const Identifiers ids = IdentifiersOfScope(memory.scope);
+  const Identifiers ids = Mem0ScopeIdentifiers(memory.scope);
   if (ids.user_id) item["user_id"] = *ids.user_id;
   if (ids.agent_id) item["agent_id"] = *ids.agent_id;
   if (ids.run_id) item["run_id"] = *ids.run_id;
@@ -310,7 +317,7 @@ Json Mem0Item(const Memory& memory, std::optional<double> score) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Filters: mem0's operators over a memory's metadata and its mem0 fields.
+// Filters: mem0's operators over a memory's metadata and its mem0 fields (Mem0Filter).
 
 enum class FilterOp { kEq, kNe, kGt, kGte, kLt, kLte, kIn, kNin, kContains, kIcontains, kExists };
 
@@ -336,22 +343,28 @@ std::optional<FilterOp> ParseFilterOp(std::string_view name) {
 // Fields whose values are instants: compared as times, not as strings.
 bool IsTimeField(std::string_view field) { return field == "created_at" || field == "updated_at"; }
 
+Status FilterError(std::string_view where, std::string_view message) {
+  return Status::InvalidArgument("filters" + std::string(where) + ": " + std::string(message));
+}
+
+}  // namespace
+
 // A compiled filter: AND / OR / NOT over children, or one condition on a field.
-struct FilterNode {
+struct Mem0Filter::Node {
   enum class Kind { kAll, kAny, kNone, kCondition };
   Kind kind = Kind::kAll;
-  std::vector<FilterNode> children;
+  std::vector<Node> children;
   std::string field;
   FilterOp op = FilterOp::kEq;
   json operand;  // time fields: microseconds (a number, or an array of them for in / nin)
 };
 
-ApiResponse FilterError(std::string_view where, std::string message) {
-  return Detail(400, "filters" + std::string(where) + ": " + message);
-}
+namespace {
+
+using FilterNode = Mem0Filter::Node;
 
 // A time operand as microseconds since the epoch.
-std::optional<ApiResponse> TimeOperand(std::string_view where, const json& value, json* out) {
+Status TimeOperand(std::string_view where, const json& value, json* out) {
   if (!value.is_string()) {
     return FilterError(where,
                        "must be an ISO-8601 timestamp string, got " + std::string(TypeName(value)));
@@ -359,18 +372,17 @@ std::optional<ApiResponse> TimeOperand(std::string_view where, const json& value
   StatusOr<Timestamp> time = ParseTimestamp(value.get<std::string>());
   if (!time.ok()) return FilterError(where, time.status().message());
   *out = time->micros;
-  return std::nullopt;
+  return Status::Ok();
 }
 
-std::optional<ApiResponse> CompileCondition(const std::string& field, FilterOp op,
-                                            const json& operand, FilterNode* node) {
-  const std::string where = "." + field;
+Status CompileCondition(const std::string& where, const std::string& field, FilterOp op,
+                        const json& operand, FilterNode* node) {
   node->kind = FilterNode::Kind::kCondition;
   node->field = field;
   node->op = op;
   switch (op) {
     case FilterOp::kExists:
-      return std::nullopt;
+      return Status::Ok();
     case FilterOp::kIn:
     case FilterOp::kNin:
       if (!operand.is_array()) {
@@ -380,13 +392,13 @@ std::optional<ApiResponse> CompileCondition(const std::string& field, FilterOp o
         node->operand = json::array();
         for (const json& element : operand) {
           json micros;
-          MEM0_RETURN_IF_ERROR(TimeOperand(where, element, &micros));
+          RETURN_IF_ERROR(TimeOperand(where, element, &micros));
           node->operand.push_back(micros);
         }
-        return std::nullopt;
+        return Status::Ok();
       }
       node->operand = operand;
-      return std::nullopt;
+      return Status::Ok();
     case FilterOp::kGt:
     case FilterOp::kGte:
     case FilterOp::kLt:
@@ -397,7 +409,7 @@ std::optional<ApiResponse> CompileCondition(const std::string& field, FilterOp o
                                       std::string(TypeName(operand)));
       }
       node->operand = operand;
-      return std::nullopt;
+      return Status::Ok();
     case FilterOp::kContains:
     case FilterOp::kIcontains:
       if (IsTimeField(field)) return FilterError(where, "contains / icontains need a text field");
@@ -406,23 +418,27 @@ std::optional<ApiResponse> CompileCondition(const std::string& field, FilterOp o
             where, "contains / icontains need a string, got " + std::string(TypeName(operand)));
       }
       node->operand = operand;
-      return std::nullopt;
+      return Status::Ok();
     case FilterOp::kEq:
     case FilterOp::kNe:
       if (IsTimeField(field)) return TimeOperand(where, operand, &node->operand);
       if (operand.is_object()) return FilterError(where, "eq / ne cannot compare objects");
       node->operand = operand;
-      return std::nullopt;
+      return Status::Ok();
   }
-  return std::nullopt;
+  return Status::Ok();
 }
 
-std::optional<ApiResponse> CompileFilters(const json& filters, const std::string& where,
-                                          FilterNode* node);
+std::string UnsupportedOperator(std::string_view name) {
+  return "unsupported operator \"" + std::string(name) +
+         "\" (supported: " + std::string(kSupportedOperators) + ")";
+}
+
+Status CompileFilters(const json& filters, const std::string& where, FilterNode* node);
 
 // AND / OR / NOT: a list of filter objects (NOT also takes one object).
-std::optional<ApiResponse> CompileLogical(const std::string& key, const json& value,
-                                          const std::string& where, FilterNode* node) {
+Status CompileLogical(const std::string& key, const json& value, const std::string& where,
+                      FilterNode* node) {
   node->kind = key == "AND"  ? FilterNode::Kind::kAll
                : key == "OR" ? FilterNode::Kind::kAny
                              : FilterNode::Kind::kNone;
@@ -436,69 +452,43 @@ std::optional<ApiResponse> CompileLogical(const std::string& key, const json& va
   }
   for (std::size_t index = 0; index < value.size(); ++index) {
     node->children.emplace_back();
-    MEM0_RETURN_IF_ERROR(CompileFilters(value[index], here + "[" + std::to_string(index) + "]",
-                                        &node->children.back()));
+    RETURN_IF_ERROR(CompileFilters(value[index], here + "[" + std::to_string(index) + "]",
+                                   &node->children.back()));
   }
-  return std::nullopt;
+  return Status::Ok();
 }
 
-// Compiles a filter object: its keys are ANDed. 400 naming the place of any problem.
-std::optional<ApiResponse> CompileFilters(const json& filters, const std::string& where,
-                                          FilterNode* node) {
+// Compiles a filter object: its keys are ANDed.
+Status CompileFilters(const json& filters, const std::string& where, FilterNode* node) {
   if (!filters.is_object()) {
     return FilterError(where, "must be an object, got " + std::string(TypeName(filters)));
   }
   node->kind = FilterNode::Kind::kAll;
   for (const auto& [key, value] : filters.items()) {
     FilterNode child;
+    const std::string here = where + "." + key;
     if (key == "AND" || key == "OR" || key == "NOT") {
-      MEM0_RETURN_IF_ERROR(CompileLogical(key, value, where, &child));
+      RETURN_IF_ERROR(CompileLogical(key, value, where, &child));
     } else if (!key.empty() && key.front() == '$') {
-      return FilterError(where, "unsupported operator \"" + key +
-                                    "\" (supported: " + std::string(kSupportedOperators) + ")");
+      return FilterError(where, UnsupportedOperator(key));
     } else if (value.is_object()) {
-      if (value.empty()) return FilterError(where + "." + key, "has no operator");
+      if (value.empty()) return FilterError(here, "has no operator");
       child.kind = FilterNode::Kind::kAll;
       for (const auto& [op_name, operand] : value.items()) {
         std::optional<FilterOp> op = ParseFilterOp(op_name);
-        if (!op.has_value()) {
-          return FilterError(where + "." + key,
-                             "unsupported operator \"" + op_name +
-                                 "\" (supported: " + std::string(kSupportedOperators) + ")");
-        }
+        if (!op.has_value()) return FilterError(here, UnsupportedOperator(op_name));
         FilterNode condition;
-        MEM0_RETURN_IF_ERROR(CompileCondition(key, *op, operand, &condition));
+        RETURN_IF_ERROR(CompileCondition(here, key, *op, operand, &condition));
         child.children.push_back(std::move(condition));
       }
     } else if (value.is_string() && value.get<std::string>() == "*") {
-      MEM0_RETURN_IF_ERROR(CompileCondition(key, FilterOp::kExists, value, &child));
+      RETURN_IF_ERROR(CompileCondition(here, key, FilterOp::kExists, value, &child));
     } else {
-      MEM0_RETURN_IF_ERROR(CompileCondition(key, FilterOp::kEq, value, &child));
+      RETURN_IF_ERROR(CompileCondition(here, key, FilterOp::kEq, value, &child));
     }
     node->children.push_back(std::move(child));
   }
-  return std::nullopt;
-}
-
-// The fields a filter sees: the metadata's keys, then the mem0 fields (which win on a clash).
-json FilterRecord(const Memory& memory) {
-  json record = json::object();
-  // Stored metadata is canonical JSON written by the engine; MetadataToJson never throws.
-  const Json metadata = io::MetadataToJson(memory.metadata_json);
-  if (metadata.is_object()) {
-    for (const auto& [key, value] : metadata.items()) record[key] = json(value);
-  }
-  record["id"] = memory.id;
-  record["memory"] = memory.text;
-  record["role"] = std::string(RoleName(memory.role));
-  if (!memory.speaker.empty()) record["actor_id"] = memory.speaker;
-  const Identifiers ids = IdentifiersOfScope(memory.scope);
-  if (ids.user_id) record["user_id"] = *ids.user_id;
-  if (ids.agent_id) record["agent_id"] = *ids.agent_id;
-  if (ids.run_id) record["run_id"] = *ids.run_id;
-  record["created_at"] = memory.ingested_at.micros;
-  record["updated_at"] = memory.updated_at.micros;
-  return record;
+  return Status::Ok();
 }
 
 std::string AsciiLower(std::string text) {
@@ -542,41 +532,53 @@ bool Contains(const json& value, const std::string& needle, bool ignore_case) {
   return false;
 }
 
-bool Matches(const FilterNode& node, const json& record) {
+bool Matches(const FilterNode& node, const json& fields) {
   switch (node.kind) {
     case FilterNode::Kind::kAll:
       return std::all_of(node.children.begin(), node.children.end(),
-                         [&](const FilterNode& child) { return Matches(child, record); });
+                         [&](const FilterNode& child) { return Matches(child, fields); });
     case FilterNode::Kind::kAny:
       return std::any_of(node.children.begin(), node.children.end(),
-                         [&](const FilterNode& child) { return Matches(child, record); });
+                         [&](const FilterNode& child) { return Matches(child, fields); });
     case FilterNode::Kind::kNone:
       return std::none_of(node.children.begin(), node.children.end(),
-                          [&](const FilterNode& child) { return Matches(child, record); });
+                          [&](const FilterNode& child) { return Matches(child, fields); });
     case FilterNode::Kind::kCondition:
       break;
   }
-  auto found = record.find(node.field);
-  const bool present = found != record.end() && !found->is_null();
+  auto found = fields.find(node.field);
+  const json* value = found != fields.end() && !found->is_null() ? &*found : nullptr;
+  json micros;
+  if (value != nullptr && IsTimeField(node.field)) {
+    // A time field compares as an instant; one that is no timestamp counts as absent.
+    value = nullptr;
+    if (found->is_string()) {
+      if (StatusOr<Timestamp> time = ParseTimestamp(found->get<std::string>()); time.ok()) {
+        micros = time->micros;
+        value = &micros;
+      }
+    }
+  }
+  const bool present = value != nullptr;
   switch (node.op) {
     case FilterOp::kExists:
       return present;
     case FilterOp::kEq:
-      return present && *found == node.operand;
+      return present && *value == node.operand;
     case FilterOp::kNe:
-      return !present || *found != node.operand;
+      return !present || *value != node.operand;
     case FilterOp::kIn:
       return present &&
-             std::find(node.operand.begin(), node.operand.end(), *found) != node.operand.end();
+             std::find(node.operand.begin(), node.operand.end(), *value) != node.operand.end();
     case FilterOp::kNin:
       return !present ||
-             std::find(node.operand.begin(), node.operand.end(), *found) == node.operand.end();
+             std::find(node.operand.begin(), node.operand.end(), *value) == node.operand.end();
     case FilterOp::kGt:
     case FilterOp::kGte:
     case FilterOp::kLt:
     case FilterOp::kLte: {
       if (!present) return false;
-      const std::optional<int> order = Compare(*found, node.operand);
+      const std::optional<int> order = Compare(*value, node.operand);
       if (!order.has_value()) return false;
       if (node.op == FilterOp::kGt) return *order > 0;
       if (node.op == FilterOp::kGte) return *order >= 0;
@@ -586,28 +588,34 @@ bool Matches(const FilterNode& node, const json& record) {
     case FilterOp::kContains:
     case FilterOp::kIcontains:
       return present &&
-             Contains(*found, node.operand.get<std::string>(), node.op == FilterOp::kIcontains);
+             Contains(*value, node.operand.get<std::string>(), node.op == FilterOp::kIcontains);
   }
   return false;
 }
 
 // mem0 clients may name the identifiers inside `filters` only: a plain string (or {"eq": s})
-// under user_id / agent_id / run_id at the top level of the filter object.
+// under user_id / agent_id / run_id at the top level of the filter object, or inside a top-level
+// AND (or an OR of one element), as newer clients send {"AND": [{"user_id": "alice"}, ...]}.
+// Fills the identifiers `ids` does not have yet; the filter still applies to every result.
 void IdentifiersFromFilters(const json& filters, Identifiers* ids) {
   if (!filters.is_object()) return;
-  const std::pair<const char*, std::optional<std::string>*> slots[] = {
-      {"user_id", &ids->user_id}, {"agent_id", &ids->agent_id}, {"run_id", &ids->run_id}};
-  for (const auto& [field, slot] : slots) {
-    auto found = filters.find(field);
-    if (found == filters.end()) continue;
-    if (found->is_string() && found->get<std::string>() != "*") {
-      *slot = found->get<std::string>();
-    } else if (found->is_object() && found->size() == 1 && found->contains("eq") &&
-               (*found)["eq"].is_string()) {
-      *slot = (*found)["eq"].get<std::string>();
+  for (const auto& [key, value] : filters.items()) {
+    if ((key == "AND" || (key == "OR" && value.size() == 1)) && value.is_array()) {
+      for (const json& part : value) IdentifiersFromFilters(part, ids);
+      continue;
+    }
+    std::optional<std::string>* slot = key == "user_id"    ? &ids->user_id
+                                       : key == "agent_id" ? &ids->agent_id
+                                       : key == "run_id"   ? &ids->run_id
+                                                           : nullptr;
+    if (slot == nullptr || slot->has_value()) continue;
+    const json* named = &value;
+    if (value.is_object() && value.size() == 1 && value.contains("eq")) named = &value["eq"];
+    if (named->is_string() && !named->get<std::string>().empty() &&
+        named->get<std::string>() != "*") {
+      *slot = named->get<std::string>();
     }
   }
-  DropEmpty(ids);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -669,6 +677,68 @@ std::optional<ApiResponse> CurrentMemory(Engine& engine, const ApiRequest& reque
 }
 
 }  // namespace
+
+StatusOr<Mem0Filter> Mem0Filter::Compile(const nlohmann::json& filters) {
+  auto root = std::make_shared<Node>();
+  RETURN_IF_ERROR(CompileFilters(filters, "", root.get()));
+  return Mem0Filter(std::move(root));
+}
+
+nlohmann::json Mem0Filter::FieldsOf(const Memory& memory) {
+  json fields = json::object();
+  // Stored metadata is canonical JSON written by the engine; MetadataToJson never throws.
+  const Json metadata = io::MetadataToJson(memory.metadata_json);
+  if (metadata.is_object()) {
+    for (const auto& [key, value] : metadata.items()) fields[key] = json(value);
+  }
+  // The fields shadow metadata keys of their names, also when the memory has no such field.
+  const Identifiers ids = Mem0ScopeIdentifiers(memory.scope);
+  const std::pair<const char*, const std::optional<std::string>*> optional_fields[] = {
+      {"user_id", &ids.user_id}, {"agent_id", &ids.agent_id}, {"run_id", &ids.run_id}};
+  for (const auto& [name, value] : optional_fields) {
+    if (value->has_value()) {
+      fields[name] = **value;
+    } else {
+      fields.erase(name);
+    }
+  }
+  if (memory.speaker.empty()) {
+    fields.erase("actor_id");
+  } else {
+    fields["actor_id"] = memory.speaker;
+  }
+  fields["id"] = memory.id;
+  fields["memory"] = memory.text;
+  fields["role"] = std::string(RoleName(memory.role));
+  fields["created_at"] = FormatTimestamp(memory.ingested_at);
+  fields["updated_at"] = FormatTimestamp(memory.updated_at);
+  return fields;
+}
+
+bool Mem0Filter::Matches(const nlohmann::json& fields) const {
+  return root_ != nullptr && server::Matches(*root_, fields);
+}
+
+Mem0Identifiers Mem0ScopeIdentifiers(std::string_view scope_path) {
+  Mem0Identifiers ids;
+  StatusOr<Scope> scope = Scope::Parse(scope_path);
+  if (!scope.ok()) return ids;
+  // mem0's identifiers nest user, agent, run (each optional) in this order; the first segment
+  // out of that order ends them.
+  const std::pair<ScopeKind, std::optional<std::string>*> order[] = {
+      {ScopeKind::kUser, &ids.user_id},
+      {ScopeKind::kAgent, &ids.agent_id},
+      {ScopeKind::kRun, &ids.run_id}};
+  std::size_t next = 0;
+  for (const ScopeSegment& segment : scope->path()) {
+    std::size_t position = next;
+    while (position < std::size(order) && order[position].first != segment.kind) ++position;
+    if (position == std::size(order)) break;
+    *order[position].second = segment.name;
+    next = position + 1;
+  }
+  return ids;
+}
 
 Mem0Api::Mem0Api(Engine& engine, Mem0Options options)
     : engine_(engine), options_(std::move(options)) {}
@@ -843,7 +913,7 @@ ApiResponse Mem0Api::Search(const ApiRequest& request) try {
   MEM0_RETURN_IF_ERROR(ParseObjectBody(request, options_.max_body_bytes, &body));
   MEM0_RETURN_IF_ERROR(CheckFields(
       body, {"query", "user_id", "agent_id", "run_id", "filters", "top_k", "limit", "threshold"},
-      {"rerank", "version", "output_format", "keyword_search", "enable_graph"}));
+      {"rerank", "keyword_search", "fields", "version", "output_format", "enable_graph"}));
 
   auto query = body.find("query");
   if (query == body.end() || query->is_null()) {
@@ -879,7 +949,7 @@ ApiResponse Mem0Api::Search(const ApiRequest& request) try {
     }
   }
 
-  std::optional<FilterNode> filter;
+  std::optional<Mem0Filter> filter;
   Identifiers ids;
   MEM0_RETURN_IF_ERROR(IdentifiersFromBody(body, &ids));
   if (auto filters = body.find("filters"); filters != body.end() && !filters->is_null()) {
@@ -887,9 +957,10 @@ ApiResponse Mem0Api::Search(const ApiRequest& request) try {
       return InvalidField("filters", "must be an object, got " + std::string(TypeName(*filters)),
                           "dict_type");
     }
-    filter.emplace();
-    MEM0_RETURN_IF_ERROR(CompileFilters(*filters, "", &*filter));
-    if (ids.empty()) IdentifiersFromFilters(*filters, &ids);
+    StatusOr<Mem0Filter> compiled = Mem0Filter::Compile(*filters);
+    if (!compiled.ok()) return Detail(400, compiled.status().message());
+    filter = *std::move(compiled);
+    IdentifiersFromFilters(*filters, &ids);
   }
   Scope scope;
   MEM0_RETURN_IF_ERROR(ScopeOf(ids, &scope));
@@ -936,7 +1007,7 @@ ApiResponse Mem0Api::Search(const ApiRequest& request) try {
           !MayRead(request, memory->scope)) {
         continue;
       }
-      if (filter && !Matches(*filter, FilterRecord(*memory))) continue;
+      if (filter && !filter->Matches(Mem0Filter::FieldsOf(*memory))) continue;
       emitted.insert(turn_id);
       Json entry = Mem0Item(*memory, item.score);
       Json& engram = entry["engram"];
@@ -986,24 +1057,25 @@ ApiResponse Mem0Api::ListMemories(const ApiRequest& request) try {
   }
   MEM0_RETURN_IF_ERROR(RequireRight(request, scope, auth::Right::kRead));
 
-  StatusOr<std::vector<ScopeInfo>> scopes = engine_.ListScopes();
+  // Every scope holding memories of the identifiers (a field match, as in mem0) that the
+  // caller may read.
+  StatusOr<std::vector<Scope>> scopes = ScopesWithIdentifiers(engine_, scope);
   if (!scopes.ok()) return EngineError(scopes.status());
   std::vector<Memory> memories;
-  for (const ScopeInfo& info : *scopes) {
-    StatusOr<Scope> listed = Scope::Parse(info.scope);
-    if (!listed.ok() || !auth::ScopeContains(scope, *listed)) continue;
-    if (!MayRead(request, info.scope)) continue;
+  for (const Scope& listed : *scopes) {
+    if (!MayRead(request, listed.ToString())) continue;
     ListOptions list;
     list.limit = limit;
     list.include_retired = false;
-    StatusOr<std::vector<Memory>> found = engine_.List(*listed, list);
+    StatusOr<std::vector<Memory>> found = engine_.List(listed, list);
     if (!found.ok()) return EngineError(found.status());
     for (Memory& memory : *found) memories.push_back(std::move(memory));
   }
-  // Oldest first across the scopes; the id breaks ties.
+  // In the order they were added: oldest first, and one request's messages (stored at one
+  // instant) in their sequence order; scopes written at the same instant by path.
   std::sort(memories.begin(), memories.end(), [](const Memory& a, const Memory& b) {
-    if (a.ingested_at != b.ingested_at) return a.ingested_at < b.ingested_at;
-    return a.id < b.id;
+    return std::tie(a.ingested_at, a.scope, a.sequence, a.id) <
+           std::tie(b.ingested_at, b.scope, b.sequence, b.id);
   });
   if (memories.size() > limit) memories.resize(limit);
   Json results = Json::array();
@@ -1180,26 +1252,50 @@ ApiResponse Mem0Api::History(const ApiRequest& request) try {
 ApiResponse Mem0Api::DeleteAll(const ApiRequest& request) try {
   Scope scope;
   MEM0_RETURN_IF_ERROR(ScopeOf(IdentifiersFromQuery(request), &scope));
+  const auth::Right right = options_.delete_all_erases ? auth::Right::kErase : auth::Right::kWrite;
+  MEM0_RETURN_IF_ERROR(RequireRight(request, scope, right));
+  // Every scope holding memories of the identifiers (a field match, as in mem0: agent_id alone
+  // reaches the agent's memories under every user). A scope the caller cannot read is another
+  // tenant's and left alone; one it can read but not change refuses the request before anything
+  // changes. Retiring (erasing) a scope covers its nested ones, which match too.
+  StatusOr<std::vector<Scope>> scopes = ScopesWithIdentifiers(engine_, scope);
+  if (!scopes.ok()) return EngineError(scopes.status());
+  std::vector<Scope> targets;
+  for (const Scope& matching : *scopes) {
+    if (!MayRead(request, matching.ToString())) continue;
+    if (std::any_of(targets.begin(), targets.end(),
+                    [&](const Scope& target) { return auth::ScopeContains(target, matching); })) {
+      continue;
+    }
+    MEM0_RETURN_IF_ERROR(RequireRight(request, matching, right));
+    targets.push_back(matching);
+  }
+
+  std::size_t count = 0;
+  for (const Scope& target : targets) {
+    if (options_.delete_all_erases) {
+      StatusOr<EraseResult> erased = engine_.Erase(target);
+      if (!erased.ok() && erased.status().code() != StatusCode::kNotFound) {
+        return EngineError(erased.status());
+      }
+      if (erased.ok()) count += erased->nodes;
+    } else {
+      StatusOr<std::size_t> retired = engine_.RetireAll(target);
+      if (!retired.ok() && retired.status().code() != StatusCode::kNotFound) {
+        return EngineError(retired.status());
+      }
+      if (retired.ok()) count += *retired;
+    }
+  }
   ApiResponse response;
   response.body = Json::object();
   response.body["message"] = "All relevant memories deleted";
   Json engram = Json::object();
   engram["scope"] = scope.ToString();
-  if (options_.delete_all_erases) {
-    MEM0_RETURN_IF_ERROR(RequireRight(request, scope, auth::Right::kErase));
-    StatusOr<EraseResult> erased = engine_.Erase(scope);
-    if (!erased.ok() && erased.status().code() != StatusCode::kNotFound) {
-      return EngineError(erased.status());
-    }
-    engram["erased_memories"] = erased.ok() ? erased->nodes : 0;
-  } else {
-    MEM0_RETURN_IF_ERROR(RequireRight(request, scope, auth::Right::kWrite));
-    StatusOr<std::size_t> retired = engine_.RetireAll(scope);
-    if (!retired.ok() && retired.status().code() != StatusCode::kNotFound) {
-      return EngineError(retired.status());
-    }
-    engram["retired_memories"] = retired.ok() ? *retired : 0;
-  }
+  Json touched = Json::array();
+  for (const Scope& target : targets) touched.push_back(target.ToString());
+  engram["scopes"] = std::move(touched);
+  engram[options_.delete_all_erases ? "erased_memories" : "retired_memories"] = count;
   response.body["engram"] = std::move(engram);
   return response;
 } catch (const std::exception& error) {

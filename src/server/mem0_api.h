@@ -9,9 +9,11 @@
 //
 // Identifiers become scopes: user_id "alice" is `user:alice`, agent_id `agent:<id>`, run_id
 // `run:<id>`, nested in that order (`user:alice/agent:bot/run:7`). A write goes to the most
-// specific scope its identifiers name; a read searches that scope and every scope nested in it,
-// so a search by user_id alone finds what was written with user_id and run_id. docs/MEM0.md has
-// the whole mapping and every difference from mem0.
+// specific scope its identifiers name; a search covers that scope and every scope nested in it,
+// so a search by user_id alone finds what was written with user_id and run_id; list and
+// delete-all match the identifiers field by field, as mem0 does (agent_id alone reaches the
+// agent's memories under every user). docs/MEM0.md has the whole mapping and every difference
+// from mem0.
 //
 // Responses use mem0's shapes ({"results": [...]}, {"message": ...}) and FastAPI's errors:
 // {"detail": "..."} for 400 / 403 / 404 / 413 and {"detail": [{"loc", "msg", "type"}]} for 422
@@ -26,8 +28,11 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engram/engine.h"
@@ -54,6 +59,51 @@ struct Mem0Options {
   bool delete_all_erases = false;
 };
 
+// mem0's filter language (docs/MEM0.md, "Filters") over one memory: conditions on its metadata
+// keys and its mem0 fields, with eq / ne / gt / gte / lt / lte / in / nin / contains / icontains /
+// "*" and AND / OR / NOT. The Python facade (python/engram/memory.py) implements the same
+// language and the same fields; both run the cases of tests/mem0/filter_cases.json, so they
+// cannot drift apart.
+//
+//   StatusOr<Mem0Filter> filter = Mem0Filter::Compile(body["filters"]);
+//   if (!filter.ok()) return 400 with filter.status().message();  // "filters.tag: ..."
+//   if (filter->Matches(Mem0Filter::FieldsOf(memory))) ...
+//
+// Immutable after Compile; Matches may run concurrently.
+class Mem0Filter {
+ public:
+  // Checks and compiles a filter object. kInvalidArgument naming the place ("filters.category",
+  // "filters.OR[1].priority") and, for an unknown operator, the operator and the supported ones.
+  static StatusOr<Mem0Filter> Compile(const nlohmann::json& filters);
+
+  // The fields a filter sees for `memory`: its metadata's keys, then `id`, `memory` (the text),
+  // `role`, `actor_id` (the speaker, when there is one), `user_id` / `agent_id` / `run_id` (from
+  // the scope, Mem0ScopeIdentifiers) and `created_at` / `updated_at` (ISO-8601, UTC); a field
+  // shadows a metadata key of the same name.
+  static nlohmann::json FieldsOf(const Memory& memory);
+
+  // Whether `fields` (FieldsOf's shape) pass the filter.
+  bool Matches(const nlohmann::json& fields) const;
+
+  struct Node;  // the compiled tree, defined in mem0_api.cc
+
+ private:
+  explicit Mem0Filter(std::shared_ptr<const Node> root) : root_(std::move(root)) {}
+  std::shared_ptr<const Node> root_;
+};
+
+// The mem0 identifiers of a stored scope path: read from its leading user, agent and run
+// segments in that order (how mem0's identifiers nest, Mem0Api's mapping), so
+// `user:alice/agent:bot/run:7/app:x` has all three and `app:crm/user:alice` none.
+struct Mem0Identifiers {
+  std::optional<std::string> user_id;
+  std::optional<std::string> agent_id;
+  std::optional<std::string> run_id;
+
+  bool empty() const { return !user_id && !agent_id && !run_id; }
+};
+Mem0Identifiers Mem0ScopeIdentifiers(std::string_view scope_path);
+
 // A mem0 route is a Route (api.h): method, pattern with `{name}` parameters the server copies
 // into ApiRequest::path_params, and the handler.
 using Mem0Route = Route;
@@ -72,7 +122,8 @@ class Mem0Api {
   // POST /search: {"query", identifiers, "top_k"? | "limit"?, "threshold"?, "filters"?}
   // -> {"results": [{"id", "memory", "hash", "metadata", "score", ...}]}.
   ApiResponse Search(const ApiRequest& request);
-  // GET /memories?user_id=&agent_id=&run_id=&limit= -> {"results": [...]} (active memories).
+  // GET /memories?user_id=&agent_id=&run_id=&limit= -> {"results": [...]}: the active memories
+  // of every scope with the identifiers, in the order they were added.
   ApiResponse ListMemories(const ApiRequest& request);
   // GET /memories/{memory_id}: the memory, or its current version when it was updated.
   ApiResponse GetMemory(const ApiRequest& request);
@@ -83,7 +134,8 @@ class Mem0Api {
   // GET /memories/{memory_id}/history -> [{"id", "memory_id", "old_memory", "new_memory",
   // "event", "created_at", ...}], oldest first, over the memory's whole update chain.
   ApiResponse History(const ApiRequest& request);
-  // DELETE /memories?user_id=&agent_id=&run_id= -> Engine::RetireAll (or Erase, see options).
+  // DELETE /memories?user_id=&agent_id=&run_id= -> Engine::RetireAll (or Erase, see options) of
+  // every scope with the identifiers: exactly what GET /memories lists for them.
   ApiResponse DeleteAll(const ApiRequest& request);
   // POST /reset: erases every scope. Server administrators only.
   ApiResponse Reset(const ApiRequest& request);

@@ -1,31 +1,43 @@
 // The mem0-compatible handlers called directly on a real engine: shapes and values of every
 // route, the identifier-to-scope mapping, filters and thresholds, updates as supersession,
-// deletes as retirement, reset, cross-tenant isolation and every bad-input path.
+// deletes as retirement, delete-all by each kind of identifier, list order, reset, cross-tenant
+// isolation and every bad-input path. The filter cases of tests/mem0/filter_cases.json and the
+// delete-all cases of tests/mem0/delete_all_cases.json are shared with the Python facade's
+// tests, so the two give the same answers.
 #include "server/mem0_api.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "core/files.h"
 #include "engram/clock.h"
 #include "engram/engine.h"
+#include "engram/testing/status_matchers.h"
 #include "engram/testing/temp_dir.h"
 
 namespace engram::server {
 namespace {
 
+using engram::testing::IsOk;
+using engram::testing::StatusIs;
 using io::Json;
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
+using ::testing::StartsWith;
 using ::testing::UnorderedElementsAre;
+using ::testing::UnorderedElementsAreArray;
 
 constexpr char kMissingIdentifier[] =
     "At least one identifier (user_id, agent_id, run_id) is required.";
@@ -809,6 +821,202 @@ TEST_F(Mem0ApiTest, RoutesListMem0sNineEndpoints) {
     EXPECT_EQ(response.status, 200);
   }
   EXPECT_EQ(StoredScopes(), 1u);
+}
+
+// A file of the shared mem0 cases (tests/mem0/), parsed.
+nlohmann::json SharedCases(const std::string& name) {
+  std::string source_dir =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  if (const char* dir = std::getenv("ENGRAM_SOURCE_DIR"); dir != nullptr && *dir != '\0') {
+    source_dir = dir;
+  }
+  StatusOr<std::string> text = core::ReadWholeFile(source_dir + "/tests/mem0/" + name, "cases");
+  EXPECT_THAT(text, IsOk());
+  return text.ok() ? nlohmann::json::parse(*text) : nlohmann::json::object();
+}
+
+// A shared case's memory as the engine would return it.
+Memory CaseMemory(const nlohmann::json& given) {
+  Memory memory;
+  memory.id = given["id"];
+  memory.text = given["text"];
+  memory.role = ParseRole(given["role"].get<std::string>()).value();
+  memory.speaker = given["speaker"];
+  memory.scope = given["scope"];
+  memory.ingested_at = ParseTimestamp(given["ingested_at"].get<std::string>()).value();
+  memory.updated_at = ParseTimestamp(given["updated_at"].get<std::string>()).value();
+  memory.metadata_json = given["metadata"].dump();
+  return memory;
+}
+
+TEST(Mem0FilterCasesTest, EveryFilterPassesTheSharedCasesMemoriesOrIsRefused) {
+  const nlohmann::json shared = SharedCases("filter_cases.json");
+  ASSERT_TRUE(shared.contains("cases"));
+  ASSERT_GT(shared["cases"].size(), 50u);
+  for (const nlohmann::json& test_case : shared["cases"]) {
+    SCOPED_TRACE(test_case["name"].get<std::string>() + ": " + test_case["filters"].dump());
+    StatusOr<Mem0Filter> filter = Mem0Filter::Compile(test_case["filters"]);
+    if (test_case.contains("error")) {
+      EXPECT_THAT(filter, StatusIs(StatusCode::kInvalidArgument,
+                                   StartsWith(test_case["error"].get<std::string>())));
+      continue;
+    }
+    ASSERT_THAT(filter, IsOk());
+    std::vector<std::string> matched;
+    for (const auto& [name, given] : shared["memories"].items()) {
+      if (filter->Matches(Mem0Filter::FieldsOf(CaseMemory(given)))) matched.push_back(name);
+    }
+    EXPECT_THAT(matched,
+                UnorderedElementsAreArray(test_case["matches"].get<std::vector<std::string>>()));
+  }
+}
+
+TEST(Mem0ScopeIdentifiersTest, OnlyLeadingUserAgentRunSegmentsInThatOrder) {
+  const Mem0Identifiers all = Mem0ScopeIdentifiers("user:alice/agent:bot/run:7/app:x");
+  EXPECT_EQ(all.user_id, "alice");
+  EXPECT_EQ(all.agent_id, "bot");
+  EXPECT_EQ(all.run_id, "7");
+  const Mem0Identifiers skipped = Mem0ScopeIdentifiers("agent:bot/run:7");
+  EXPECT_FALSE(skipped.user_id.has_value());
+  EXPECT_EQ(skipped.agent_id, "bot");
+  EXPECT_TRUE(Mem0ScopeIdentifiers("app:crm/user:alice").empty());
+  // Out of order: the run ends them, the agent after it is not mem0's.
+  const Mem0Identifiers out_of_order = Mem0ScopeIdentifiers("user:alice/run:7/agent:bot");
+  EXPECT_EQ(out_of_order.run_id, "7");
+  EXPECT_FALSE(out_of_order.agent_id.has_value());
+}
+
+// One request's messages are stored at one instant; GET /memories lists them as they were
+// given (by sequence), not by id.
+TEST_F(Mem0ApiTest, ListShowsOneRequestsMessagesInTheOrderAdded) {
+  Json messages = Json::array();
+  std::vector<std::string> texts;
+  for (int index = 1; index <= 12; ++index) {
+    texts.push_back("Message number " + std::to_string(index) + " of the request.");
+    messages.push_back(
+        {{"role", index % 2 == 1 ? "user" : "assistant"}, {"content", texts.back()}});
+  }
+  ASSERT_EQ(Add({{"messages", messages}, {"user_id", "alice"}}).status, 200);
+  ASSERT_EQ(Add({{"messages", "A later message."}, {"user_id", "alice"}, {"run_id", "r2"}}).status,
+            200);
+  texts.push_back("A later message.");
+  ApiResponse listed = WithQuery(&Mem0Api::ListMemories, "GET", {{"user_id", "alice"}});
+  ASSERT_EQ(listed.status, 200) << listed.body.dump();
+  std::vector<std::string> got;
+  for (const Json& item : listed.body["results"]) got.push_back(item["memory"]);
+  EXPECT_THAT(got, ElementsAreArray(texts));
+  ApiResponse first_five =
+      WithQuery(&Mem0Api::ListMemories, "GET", {{"user_id", "alice"}, {"limit", "5"}});
+  ASSERT_THAT(first_five.body["results"], SizeIs(5));
+  EXPECT_EQ(first_five.body["results"][4]["memory"], texts[4]);
+}
+
+TEST_F(Mem0ApiTest, DeleteAllByEachKindOfIdentifierRetiresExactlyItsMemories) {
+  const nlohmann::json shared = SharedCases("delete_all_cases.json");
+  ASSERT_TRUE(shared.contains("cases"));
+  for (const nlohmann::json& test_case : shared["cases"]) {
+    SCOPED_TRACE(test_case["delete"].dump());
+    ASSERT_EQ(api_->Reset(Request("POST", "/reset", "", &admin_)).status, 200);
+    std::map<std::string, std::string> ids;  // text -> id
+    for (const nlohmann::json& given : shared["memories"]) {
+      Json body = Json::parse(given["ids"].dump());
+      body["messages"] = given["text"];
+      ApiResponse added = Add(body);
+      ASSERT_EQ(added.status, 200) << added.body.dump();
+      ids[given["text"]] = added.body["results"][0]["id"];
+    }
+    std::multimap<std::string, std::string> query;
+    for (const auto& [key, value] : test_case["delete"].items()) query.emplace(key, value);
+    const std::vector<std::string> deleted = test_case["deleted"];
+
+    // What the identifiers list is what they delete.
+    ApiResponse listed = WithQuery(&Mem0Api::ListMemories, "GET", query);
+    ASSERT_EQ(listed.status, 200) << listed.body.dump();
+    std::vector<std::string> listed_texts;
+    for (const Json& item : listed.body["results"]) listed_texts.push_back(item["memory"]);
+    EXPECT_THAT(listed_texts, UnorderedElementsAreArray(deleted));
+
+    ApiResponse response = WithQuery(&Mem0Api::DeleteAll, "DELETE", query);
+    ASSERT_EQ(response.status, 200) << response.body.dump();
+    // Retired memories count what was derived from the messages too.
+    const std::size_t retired = response.body["engram"]["retired_memories"];
+    EXPECT_EQ(retired == 0, deleted.empty()) << retired;
+    EXPECT_GE(retired, deleted.size());
+    EXPECT_THAT(WithQuery(&Mem0Api::ListMemories, "GET", query).body["results"], IsEmpty());
+    for (const auto& [text, id] : ids) {
+      const bool gone = std::find(deleted.begin(), deleted.end(), text) != deleted.end();
+      EXPECT_EQ(OnId(&Mem0Api::GetMemory, "GET", id).status, gone ? 404 : 200) << text;
+    }
+  }
+}
+
+TEST_F(Mem0ApiTest, DeleteAllByAgentLeavesScopesTheKeyCannotReadAndRefusesOnesItCannotChange) {
+  ASSERT_EQ(
+      Add({{"messages", "Alice's note for the bot."}, {"user_id", "alice"}, {"agent_id", "bot"}})
+          .status,
+      200);
+  const std::string carols = AddOne("carol", "Carol's note.");  // another tenant
+  ASSERT_EQ(Add({{"messages", "The bot's own note."}, {"agent_id", "bot"}}).status, 200);
+
+  // A key for the agent alone cannot read Alice's scope: her memory is left, unmentioned.
+  const auth::Access bot = Key("agent:bot", "read,write");
+  ApiResponse by_bot = WithQuery(&Mem0Api::DeleteAll, "DELETE", {{"agent_id", "bot"}}, &bot);
+  ASSERT_EQ(by_bot.status, 200) << by_bot.body.dump();
+  EXPECT_GE(by_bot.body["engram"]["retired_memories"].get<int>(), 1);
+  EXPECT_EQ(by_bot.body["engram"]["scopes"], Json::array({"agent:bot"}));
+  EXPECT_EQ(by_bot.body.dump().find("alice"), std::string::npos);
+  EXPECT_THAT(WithQuery(&Mem0Api::ListMemories, "GET", {{"user_id", "alice"}}).body["results"],
+              SizeIs(1));
+
+  // A key that reads Alice's scope but may not change it is refused before anything changes.
+  ASSERT_EQ(Add({{"messages", "The bot's second note."}, {"agent_id", "bot"}}).status, 200);
+  const auth::Access reader =
+      auth::Access::Granted({{.prefix = Scope::Parse("agent:bot").value(),
+                              .rights = auth::ParseRights("read,write").value()},
+                             {.prefix = Scope::Parse("user:alice").value(),
+                              .rights = auth::ParseRights("read").value()}});
+  ApiResponse refused = WithQuery(&Mem0Api::DeleteAll, "DELETE", {{"agent_id", "bot"}}, &reader);
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_THAT(DetailText(refused), HasSubstr("user:alice/agent:bot"));
+  EXPECT_THAT(WithQuery(&Mem0Api::ListMemories, "GET", {{"agent_id", "bot"}}).body["results"],
+              SizeIs(2));
+  EXPECT_EQ(engine_->Get(carols).value().status, NodeStatus::kActive);
+}
+
+TEST_F(Mem0ApiTest, SearchAcceptsMem0sOptionsAndTakesIdentifiersFromFilters) {
+  AddOne("alice", "Alice drinks green tea.", {{"category", "drinks"}});
+  ASSERT_EQ(Add({{"messages", "The bot brews black tea."},
+                 {"user_id", "alice"},
+                 {"agent_id", "bot"},
+                 {"metadata", {{"category", "drinks"}}}})
+                .status,
+            200);
+  ApiResponse options = Search({{"query", "tea"},
+                                {"user_id", "alice"},
+                                {"rerank", true},
+                                {"keyword_search", true},
+                                {"fields", {"memory", "score"}},
+                                {"version", "v2"},
+                                {"enable_graph", false}});
+  ASSERT_EQ(options.status, 200) << options.body.dump();
+  EXPECT_THAT(options.body["results"], SizeIs(2));
+
+  // Newer clients name the identifiers inside filters only, under AND (or a one-element OR).
+  ApiResponse in_and = Search(
+      {{"query", "tea"},
+       {"filters", {{"AND", {{{"user_id", "alice"}}, {{"category", {{"in", {"drinks"}}}}}}}}}});
+  ASSERT_EQ(in_and.status, 200) << in_and.body.dump();
+  EXPECT_THAT(in_and.body["results"], SizeIs(2));
+  ApiResponse in_or = Search({{"query", "tea"}, {"filters", {{"OR", {{{"user_id", "alice"}}}}}}});
+  ASSERT_EQ(in_or.status, 200) << in_or.body.dump();
+  EXPECT_THAT(in_or.body["results"], SizeIs(2));
+  // An identifier in filters narrows the scope the arguments name.
+  ApiResponse narrowed =
+      Search({{"query", "tea"}, {"user_id", "alice"}, {"filters", {{"agent_id", "bot"}}}});
+  ASSERT_EQ(narrowed.status, 200) << narrowed.body.dump();
+  EXPECT_EQ(narrowed.body["engram"]["scope"], "user:alice/agent:bot");
+  ASSERT_THAT(narrowed.body["results"], SizeIs(1));
+  EXPECT_EQ(narrowed.body["results"][0]["memory"], "The bot brews black tea.");
 }
 
 }  // namespace
