@@ -11,44 +11,85 @@ A program written against mem0's open-source ``Memory`` class runs with its impo
     everything = m.get_all(user_id="alice")["results"]
     m.delete_all(user_id="alice")
 
-Mapping: ``user_id``, ``agent_id`` and ``run_id`` become the nested scope
-``user:<id>/agent:<id>/run:<id>`` (only the given parts, in that order); a search or get_all for
-``user_id`` alone also covers that user's agent and run scopes. Messages are stored verbatim as
-turns (``infer`` changes nothing: engram derives facts with its deterministic write path, not an
-LLM); ``update`` stores the new text as a new memory and retires the old one, so the id changes
-(the response carries the new id); ``delete`` retires (history keeps it), ``delete_all`` and
-``reset`` erase permanently. Scores are engram's fused ranking scores (higher is better, not a
-cosine similarity), so a ``threshold`` tuned for mem0 needs retuning. docs/PYTHON.md has the
-whole table.
+Mapping (the same as the mem0 routes of ``engram serve``, docs/MEM0.md): ``user_id``,
+``agent_id`` and ``run_id`` become the nested scope ``user:<id>/agent:<id>/run:<id>`` (only the
+given parts, in that order). A search covers that scope and its nested scopes; ``get_all`` and
+``delete_all`` match the identifiers field by field, as mem0 does (``agent_id`` alone reaches the
+agent's memories under every user). Messages are stored verbatim as turns (``infer`` changes
+nothing: engram derives facts with its deterministic write path, not an LLM); ``update`` stores
+the new text as a new memory that supersedes the old one, so the id changes (the response carries
+the new id) and the old id keeps naming the current version; ``delete`` retires (history keeps
+it), ``delete_all`` and ``reset`` erase permanently. ``filters`` take mem0's operators
+(``Mem0Filter``). Scores are engram's fused ranking scores (higher is better, not a cosine
+similarity), so a ``threshold`` tuned for mem0 needs retuning. docs/PYTHON.md has the whole
+table.
 """
 
+import datetime
 import hashlib
+import string
+import unicodedata
 
 from . import _engram
-from .errors import NotFound
+from .errors import InvalidArgument, NotFound
 
 _ID_KINDS = (("user_id", "user"), ("agent_id", "agent"), ("run_id", "run"))
+# Longest chain of updates get / update / delete / history follow (as the REST routes).
+_MAX_UPDATE_CHAIN = 256
+# Candidates ranked before `filters` and `threshold` are applied, when either is given
+# (the routes' Mem0Options::filter_window).
+_FILTER_WINDOW = 200
+# A search's token budget: high enough that packing never drops a ranked item (mem0 returns
+# top_k memories, not a context of a given size).
+_UNBOUNDED_TOKEN_BUDGET = 1 << 30
+
+
+# ---------------------------------------------------------------------------------------------
+# Identifiers and scopes.
+
+def _ids_from_filters(filters, ids):
+    """Fills the identifiers ``ids`` lacks from ``filters``: a non-empty str (or {"eq": str})
+    under user_id / agent_id / run_id at the top level, inside a top-level AND, or inside an OR of
+    one element (the routes' IdentifiersFromFilters; keys in the same order)."""
+    if not isinstance(filters, dict):
+        return
+    for key in sorted(k for k in filters if isinstance(k, str)):
+        value = filters[key]
+        if isinstance(value, (list, tuple)) and (key == "AND" or (key == "OR" and len(value) == 1)):
+            for part in value:
+                _ids_from_filters(part, ids)
+            continue
+        if key not in ("user_id", "agent_id", "run_id") or ids.get(key) is not None:
+            continue
+        named = value
+        if isinstance(value, dict) and len(value) == 1 and "eq" in value:
+            named = value["eq"]
+        if isinstance(named, str) and named and named != "*":
+            ids[key] = named
 
 
 def _scope_of(user_id=None, agent_id=None, run_id=None, filters=None, required=True):
-    """The scope path for the given ids (arguments win over the same keys in filters)."""
-    ids = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
-    if filters is not None:
-        if not isinstance(filters, dict):
-            raise TypeError(f"filters must be a dict, got {type(filters).__name__}")
-        for key, _ in _ID_KINDS:
-            if ids[key] is None and filters.get(key) is not None:
-                ids[key] = filters[key]
-    parts = []
-    for key, kind in _ID_KINDS:
-        value = ids[key]
+    """The scope path the identifiers name (arguments win over the same keys in filters; an
+    empty str counts as absent, as in mem0)."""
+    ids = {}
+    for key, value in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)):
         if value is None:
             continue
         if not isinstance(value, str):
             raise TypeError(f"{key} must be a str, got {type(value).__name__}")
-        if not value:
-            raise ValueError(f"{key} must not be empty")
-        parts.append(f"{kind}:{value}")
+        if value:
+            ids[key] = value
+    if filters is not None:
+        if not isinstance(filters, dict):
+            raise TypeError(f"filters must be a dict, got {type(filters).__name__}")
+        _ids_from_filters(filters, ids)
+    parts = []
+    for key, kind in _ID_KINDS:
+        if key not in ids:
+            continue
+        if "/" in ids[key]:
+            raise ValueError(f"{key} is not usable as a scope name: it contains '/'")
+        parts.append(f"{kind}:{ids[key]}")
     if not parts:
         if required:
             raise ValueError("At least one of 'user_id', 'agent_id', or 'run_id' must be provided.")
@@ -56,21 +97,279 @@ def _scope_of(user_id=None, agent_id=None, run_id=None, filters=None, required=T
     return "/".join(parts)
 
 
-def _metadata_filters(filters):
-    if not filters:
-        return {}
-    return {k: v for k, v in filters.items() if k not in ("user_id", "agent_id", "run_id")}
-
-
 def _ids_of_scope(scope):
+    """The mem0 identifiers of a scope path: its leading user, agent and run segments in that
+    order (the routes' Mem0ScopeIdentifiers), so ``app:crm/user:alice`` has none."""
     ids = {}
+    kinds = [kind for _, kind in _ID_KINDS]
+    next_position = 0
     for segment in scope.split("/"):
         kind, _, name = segment.partition(":")
-        for key, id_kind in _ID_KINDS:
-            if kind == id_kind:
-                ids[key] = name
+        if kind not in kinds[next_position:]:
+            break
+        position = kinds.index(kind)
+        ids[_ID_KINDS[position][0]] = name
+        next_position = position + 1
     return ids
 
+
+def _normalised_ids(scope):
+    """The identifiers of a requested scope as the store spells them (names in NFKC, trimmed)."""
+    return {key: unicodedata.normalize("NFKC", name).strip()
+            for key, name in _ids_of_scope(scope).items()}
+
+
+def _has_ids(scope, wanted):
+    have = _ids_of_scope(scope)
+    return all(have.get(key) == name for key, name in wanted.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# Filters.
+
+_SUPPORTED_OPERATORS = 'eq, ne, gt, gte, lt, lte, in, nin, contains, icontains, AND, OR, NOT, "*"'
+_OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains")
+_TIME_FIELDS = ("created_at", "updated_at")
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def _type_name(value):
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "value"
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _micros(text):
+    """An ISO-8601 time (a date, a time without offset is UTC) as microseconds since the epoch;
+    None when it is not one."""
+    if not isinstance(text, str):
+        return None
+    spelled = text.strip()
+    if spelled[-1:] in ("Z", "z"):
+        spelled = spelled[:-1] + "+00:00"
+    try:
+        parsed = datetime.datetime.fromisoformat(spelled)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+    return (parsed - _EPOCH) // datetime.timedelta(microseconds=1)
+
+
+def _filter_error(where, message):
+    return InvalidArgument(f"filters{where}: {message}")
+
+
+def _unsupported(name):
+    return f'unsupported operator "{name}" (supported: {_SUPPORTED_OPERATORS})'
+
+
+def _time_operand(where, value):
+    if not isinstance(value, str):
+        raise _filter_error(where, f"must be an ISO-8601 timestamp string, got {_type_name(value)}")
+    micros = _micros(value)
+    if micros is None:
+        raise _filter_error(where, f"not an ISO-8601 time: {value[:64]!r}")
+    return micros
+
+
+def _compile_condition(where, field, op, operand):
+    time_field = field in _TIME_FIELDS
+    if op in ("in", "nin"):
+        if not isinstance(operand, (list, tuple)):
+            raise _filter_error(where, f"in / nin need an array, got {_type_name(operand)}")
+        if time_field:
+            operand = [_time_operand(where, element) for element in operand]
+        return ("condition", field, op, list(operand))
+    if op in ("gt", "gte", "lt", "lte"):
+        if time_field:
+            return ("condition", field, op, _time_operand(where, operand))
+        if not _is_number(operand) and not isinstance(operand, str):
+            raise _filter_error(where, "gt / gte / lt / lte need a number or a string, got "
+                                f"{_type_name(operand)}")
+        return ("condition", field, op, operand)
+    if op in ("contains", "icontains"):
+        if time_field:
+            raise _filter_error(where, "contains / icontains need a text field")
+        if not isinstance(operand, str):
+            raise _filter_error(where, "contains / icontains need a string, got "
+                                f"{_type_name(operand)}")
+        return ("condition", field, op, operand)
+    # eq, ne
+    if time_field:
+        return ("condition", field, op, _time_operand(where, operand))
+    if isinstance(operand, dict):
+        raise _filter_error(where, "eq / ne cannot compare objects")
+    return ("condition", field, op, operand)
+
+
+def _compile_logical(key, value, where):
+    kind = {"AND": "all", "OR": "any", "NOT": "none"}[key]
+    here = f"{where}.{key}"
+    if key == "NOT" and isinstance(value, dict):
+        return (kind, [_compile(value, here)])
+    if not isinstance(value, (list, tuple)) or not value:
+        raise _filter_error(here, "needs a non-empty array of filter objects")
+    return (kind, [_compile(part, f"{here}[{index}]") for index, part in enumerate(value)])
+
+
+def _compile(filters, where):
+    if not isinstance(filters, dict):
+        raise _filter_error(where, f"must be an object, got {_type_name(filters)}")
+    for key in filters:
+        if not isinstance(key, str):
+            raise _filter_error(where, f"keys must be strings, got {_type_name(key)}")
+    children = []
+    # Keys in byte order, as the routes read a JSON object, so the same problem is reported.
+    for key in sorted(filters):
+        value = filters[key]
+        here = f"{where}.{key}"
+        if key in ("AND", "OR", "NOT"):
+            children.append(_compile_logical(key, value, where))
+        elif key.startswith("$"):
+            raise _filter_error(where, _unsupported(key))
+        elif isinstance(value, dict):
+            if not value:
+                raise _filter_error(here, "has no operator")
+            conditions = []
+            for op in sorted(value, key=str):
+                if op not in _OPERATORS:
+                    raise _filter_error(here, _unsupported(op))
+                conditions.append(_compile_condition(here, key, op, value[op]))
+            children.append(("all", conditions))
+        elif value == "*" and isinstance(value, str):
+            children.append(("condition", key, "exists", None))
+        else:
+            children.append(_compile_condition(here, key, "eq", value))
+    return ("all", children)
+
+
+def _same(a, b):
+    """JSON equality: numbers by value, booleans only with booleans, lists element-wise."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_number(a) and _is_number(b):
+        return a == b
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    return False
+
+
+def _order(a, b):
+    """-1, 0, 1 for two numbers or two strings (code point order, which is UTF-8 byte order);
+    None when they are not comparable."""
+    if (_is_number(a) and _is_number(b)) or (isinstance(a, str) and isinstance(b, str)):
+        return -1 if a < b else (1 if a > b else 0)
+    return None
+
+
+def _contains(value, needle, ignore_case):
+    fold = (lambda text: text.translate(_ASCII_LOWER)) if ignore_case else (lambda text: text)
+    if isinstance(value, str):
+        return fold(needle) in fold(value)
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(element, str) and fold(element) == fold(needle)
+                   for element in value)
+    return False
+
+
+def _match(node, fields):
+    kind = node[0]
+    if kind == "all":
+        return all(_match(child, fields) for child in node[1])
+    if kind == "any":
+        return any(_match(child, fields) for child in node[1])
+    if kind == "none":
+        return not any(_match(child, fields) for child in node[1])
+    _, field, op, operand = node
+    value = fields.get(field)
+    if value is not None and field in _TIME_FIELDS:
+        value = _micros(value)  # an instant; a field that is no time counts as absent
+    present = value is not None
+    if op == "exists":
+        return present
+    if op == "eq":
+        return present and _same(value, operand)
+    if op == "ne":
+        return not present or not _same(value, operand)
+    if op == "in":
+        return present and any(_same(value, element) for element in operand)
+    if op == "nin":
+        return not present or not any(_same(value, element) for element in operand)
+    if op in ("contains", "icontains"):
+        return present and _contains(value, operand, op == "icontains")
+    order = _order(value, operand) if present else None
+    if order is None:
+        return False
+    return {"gt": order > 0, "gte": order >= 0, "lt": order < 0, "lte": order <= 0}[op]
+
+
+class Mem0Filter:
+    """mem0's filter language over one memory (docs/MEM0.md, "Filters"): conditions on its
+    metadata keys and its mem0 fields with eq / ne / gt / gte / lt / lte / in / nin / contains /
+    icontains / "*", combined with AND / OR / NOT. The same language as the REST routes'
+    (src/server/mem0_api.cc, Mem0Filter); both run tests/mem0/filter_cases.json.
+
+    Mem0Filter(filters) checks and compiles a filter dict: a problem raises
+    engram.InvalidArgument (a ValueError) naming the place and, for an unknown operator, the
+    operator (``filters.category: unsupported operator "regex" (supported: ...)``).
+    """
+
+    def __init__(self, filters):
+        self._root = _compile(filters, "")
+
+    @staticmethod
+    def fields_of(memory):
+        """The fields a filter sees for an engram memory: its metadata's keys, then ``id``,
+        ``memory`` (the text), ``role``, ``actor_id`` (the speaker, if any), ``user_id`` /
+        ``agent_id`` / ``run_id`` (from the scope) and ``created_at`` / ``updated_at`` (ISO-8601,
+        UTC); a field shadows a metadata key of its name."""
+        fields = dict(memory.metadata) if isinstance(memory.metadata, dict) else {}
+        ids = _ids_of_scope(memory.scope)
+        for key, _ in _ID_KINDS:
+            if key in ids:
+                fields[key] = ids[key]
+            else:
+                fields.pop(key, None)
+        if memory.speaker:
+            fields["actor_id"] = memory.speaker
+        else:
+            fields.pop("actor_id", None)
+        fields["id"] = memory.id
+        fields["memory"] = memory.text
+        fields["role"] = memory.role
+        fields["created_at"] = _iso(memory.ingested_at)
+        fields["updated_at"] = _iso(memory.updated_at)
+        return fields
+
+    def matches(self, fields):
+        """Whether ``fields`` (``fields_of``'s shape) pass the filter."""
+        return _match(self._root, fields)
+
+
+# ---------------------------------------------------------------------------------------------
+# Records.
 
 def _iso(value):
     return None if value is None else value.isoformat().replace("+00:00", "Z")
@@ -98,12 +397,10 @@ def _record(memory, score=None):
     return record
 
 
-def _matches(metadata, wanted):
-    if not wanted:
-        return True
-    if not isinstance(metadata, dict):
-        return False
-    return all(metadata.get(key) == value for key, value in wanted.items())
+def _added_order(memory):
+    """The order memories were added in: oldest first, one call's messages (stored at one
+    instant) by sequence, scopes written at the same instant by path (as the routes list)."""
+    return (memory.ingested_at, memory.scope, memory.sequence, memory.id)
 
 
 class Memory:
@@ -146,6 +443,61 @@ class Memory:
 
     def __exit__(self, *exc_info):
         self.close()
+
+    # -- memory ids and update chains ----------------------------------------------------------
+
+    def _neighbour(self, memory_id, forward):
+        """The next memory along the update chain ("src supersedes dst"): the successor when
+        ``forward``, else the predecessor; None when there is none."""
+        for link in self._engine.links(memory_id):
+            if link.type != "supersedes":
+                continue
+            if forward and link.dst == memory_id and link.src != memory_id:
+                return link.src
+            if not forward and link.src == memory_id and link.dst != memory_id:
+                return link.dst
+        return None
+
+    def _lookup(self, memory_id):
+        """The memory with this id, or None when there is none (or the id is malformed)."""
+        if not isinstance(memory_id, str):
+            raise TypeError(f"memory_id must be a str, got {type(memory_id).__name__}")
+        try:
+            memory = self._engine.get(memory_id)
+        except (NotFound, InvalidArgument):
+            return None
+        return None if memory.kind == "scope" else memory
+
+    def _current(self, memory_id):
+        """The current version of a memory: an updated (superseded) memory resolves to the one
+        that replaced it, along the chain, so an id keeps naming "the same memory" across
+        updates. None when unknown or when the current version was deleted (retired)."""
+        memory = self._lookup(memory_id)
+        hops = 0
+        while memory is not None and memory.status == "superseded" and hops < _MAX_UPDATE_CHAIN:
+            successor = self._neighbour(memory.id, forward=True)
+            if successor is None:
+                break
+            memory = self._lookup(successor)
+            hops += 1
+        if memory is None or memory.status != "active":
+            return None
+        return memory
+
+    def _current_or_raise(self, memory_id):
+        memory = self._current(memory_id)
+        if memory is None:
+            raise NotFound(f"Memory with id {memory_id} not found (or deleted)")
+        return memory
+
+    def _scopes_with(self, scope):
+        """The stored scopes holding memories of the identifiers of ``scope`` (a field match),
+        in path order."""
+        wanted = _normalised_ids(scope)
+        return sorted(info.scope for info in self._engine.scopes()
+                      if _has_ids(info.scope, wanted))
+
+    # -- mem0's methods ------------------------------------------------------------------------
 
     def add(self, messages, *, user_id=None, agent_id=None, run_id=None, metadata=None,
             infer=True, memory_type=None, prompt=None):
@@ -195,14 +547,19 @@ class Memory:
         return {"results": results}
 
     def search(self, query, *, user_id=None, agent_id=None, run_id=None, limit=100,
-               filters=None, threshold=None, top_k=None):
+               filters=None, threshold=None, top_k=None, rerank=None, keyword_search=None,
+               fields=None, version=None, output_format=None, enable_graph=None):
         """Memories relevant to ``query``, best first: ``{"results": [{"id", "memory", "hash",
         "metadata", "score", "created_at", "updated_at", "user_id", ...}]}``.
 
         Results are stored messages, as get_all lists them: a fact engram derived stands for
         the messages it came from.
         ``top_k`` (or mem0's older ``limit``) bounds the count; ``threshold`` drops results
-        scoring below it; ``filters`` may hold the ids and metadata values to match exactly.
+        scoring below it; ``filters`` is mem0's filter language (Mem0Filter), whose
+        identifiers also select the scope when the arguments do not name them. ``rerank``,
+        ``keyword_search``, ``fields``, ``version``, ``output_format`` and ``enable_graph`` are
+        accepted and ignored: engram's ranking already fuses lexical, vector, entity and
+        temporal routes, and results always have every field.
         """
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
@@ -213,9 +570,12 @@ class Memory:
         if threshold is not None and (isinstance(threshold, bool)
                                       or not isinstance(threshold, (int, float))):
             raise TypeError(f"threshold must be a number, got {type(threshold).__name__}")
-        wanted = _metadata_filters(filters)
+        wanted = Mem0Filter(filters) if filters is not None else None
+        narrows = wanted is not None or threshold is not None
         try:
-            result = self._engine.recall(scope, query, k=count)
+            result = self._engine.recall(scope, query,
+                                         k=max(count, _FILTER_WINDOW) if narrows else count,
+                                         token_budget=_UNBOUNDED_TOKEN_BUDGET)
         except NotFound:
             return {"results": []}
         # mem0's memories are what get_all lists: stored messages. A derived item (a fact, an
@@ -228,94 +588,113 @@ class Memory:
             if threshold is not None and item.score < threshold:
                 continue
             for memory_id in [item.id] if item.kind == "turn" else item.provenance:
+                if len(results) >= count:
+                    break
                 if memory_id in seen:
                     continue
-                seen.add(memory_id)
-                memory = self._engine.get(memory_id)
-                if memory.status != "active" or not _matches(memory.metadata, wanted):
+                memory = self._lookup(memory_id)
+                if memory is None or memory.kind != "turn" or memory.status != "active":
                     continue
+                if wanted is not None and not wanted.matches(Mem0Filter.fields_of(memory)):
+                    continue
+                seen.add(memory_id)
                 results.append(_record(memory, score=item.score))
         return {"results": results}
 
     def get(self, memory_id):
-        """The memory with this id in mem0's shape, or None."""
-        if not isinstance(memory_id, str):
-            raise TypeError(f"memory_id must be a str, got {type(memory_id).__name__}")
-        try:
-            return _record(self._engine.get(memory_id))
-        except NotFound:
-            return None
-
-    def _scopes_under(self, scope):
-        return [info.scope for info in self._engine.scopes()
-                if info.scope == scope or info.scope.startswith(scope + "/")]
+        """The memory with this id in mem0's shape; an updated memory's old id gives its current
+        version. None when there is none or it was deleted."""
+        memory = self._current(memory_id)
+        return None if memory is None else _record(memory)
 
     def get_all(self, *, user_id=None, agent_id=None, run_id=None, filters=None, limit=100):
-        """Every current memory of the ids' scope (nested scopes included), oldest first, at
-        most ``limit``: ``{"results": [...]}``."""
+        """Every current memory with the identifiers (a field match: ``agent_id`` alone lists the
+        agent's memories under every user), in the order they were added, at most ``limit``:
+        ``{"results": [...]}``. ``filters`` as for search."""
         scope = _scope_of(user_id, agent_id, run_id, filters)
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be a positive int, got {limit!r}")
-        wanted = _metadata_filters(filters)
-        results = []
-        for path in self._scopes_under(scope):
+        wanted = Mem0Filter(filters) if filters is not None else None
+        memories = []
+        for path in self._scopes_with(scope):
             for memory in self._engine.list(path, limit=0, include_retired=False):
-                if _matches(memory.metadata, wanted):
-                    results.append(_record(memory))
-        results.sort(key=lambda record: record["created_at"] or "")
-        return {"results": results[:limit]}
+                if wanted is None or wanted.matches(Mem0Filter.fields_of(memory)):
+                    memories.append(memory)
+        memories.sort(key=_added_order)
+        return {"results": [_record(memory) for memory in memories[:limit]]}
 
     def update(self, memory_id, data):
         """Replaces a memory's text: stores ``data`` as a new memory of the same scope (same
-        speaker, role, session and metadata) that supersedes the old one, which keeps its
-        history (Engine.amend). Returns ``{"message": "Memory updated successfully!", "id":
-        <new id>}``."""
-        if not isinstance(memory_id, str):
-            raise TypeError(f"memory_id must be a str, got {type(memory_id).__name__}")
+        speaker, role, session and metadata) that supersedes the current version, which keeps
+        its history (Engine.amend). An old id of the memory updates its current version.
+        Returns ``{"message": "Memory updated successfully!", "id": <new id>}``; engram.NotFound
+        when there is no such memory or it was deleted."""
         if not isinstance(data, str):
             raise TypeError(f"data must be a str, got {type(data).__name__}")
-        amended = self._engine.amend(memory_id, data, "updated")
+        current = self._current_or_raise(memory_id)
+        amended = self._engine.amend(current.id, data, "updated")
         return {"message": "Memory updated successfully!", "id": amended["id"]}
 
     def delete(self, memory_id):
-        """Retires the memory (hidden from search and get_all, kept in history)."""
-        if not isinstance(memory_id, str):
-            raise TypeError(f"memory_id must be a str, got {type(memory_id).__name__}")
-        self._engine.retire(memory_id, "deleted")
+        """Retires the memory's current version (hidden from get, search and get_all, kept in
+        history); engram.NotFound when there is no such memory or it was deleted already."""
+        current = self._current_or_raise(memory_id)
+        self._engine.retire(current.id, "deleted")
         return {"message": "Memory deleted successfully!"}
 
     def delete_all(self, *, user_id=None, agent_id=None, run_id=None):
-        """Permanently erases every memory of the ids' scope and its nested scopes."""
+        """Permanently erases every memory with the identifiers: what get_all lists for them
+        (``agent_id`` alone reaches the agent's memories under every user), nothing else."""
         scope = _scope_of(user_id, agent_id, run_id)
-        try:
-            self._engine.erase(scope)
-        except NotFound:
-            pass
+        erased = []
+        for path in self._scopes_with(scope):
+            # Erasing a scope erases its nested scopes, which have the identifiers too.
+            if any(path.startswith(done + "/") for done in erased):
+                continue
+            try:
+                self._engine.erase(path)
+            except NotFound:
+                pass
+            erased.append(path)
         return {"message": "Memories deleted successfully!"}
 
     def history(self, memory_id):
-        """The memory's changes, oldest first, in mem0's shape: ``[{"id", "memory_id",
-        "old_memory", "new_memory", "event": "ADD" | "UPDATE" | "DELETE", "created_at",
-        "updated_at", "is_deleted"}]``."""
-        if not isinstance(memory_id, str):
-            raise TypeError(f"memory_id must be a str, got {type(memory_id).__name__}")
-        memory = self._engine.get(memory_id)
-        entries = []
-        for index, event in enumerate(self._engine.history(memory_id)):
-            entry = {"id": f"{memory_id}:{index}", "memory_id": memory_id,
-                     "old_memory": None, "new_memory": None, "event": None,
-                     "created_at": _iso(memory.ingested_at), "updated_at": _iso(event.at),
-                     "is_deleted": False}
-            if event.action == "created":
-                entry.update(new_memory=memory.text, event="ADD", updated_at=None)
-            elif event.action == "retired":
-                entry.update(old_memory=memory.text, event="DELETE", is_deleted=True)
-            elif event.action == "supersedes (incoming)" and event.related_id:
-                entry.update(old_memory=memory.text, event="UPDATE",
-                             new_memory=self._engine.get(event.related_id).text)
-            else:
-                continue
-            entries.append(entry)
+        """The changes of the memory's whole update chain, oldest first, in mem0's shape:
+        ``[{"id", "memory_id", "old_memory", "new_memory", "event": "ADD" | "UPDATE" |
+        "DELETE", "created_at", "updated_at", "is_deleted", "actor_id", "role"}]`` (the REST
+        route's entries: ``memory_id`` is the version's id). engram.NotFound for an unknown
+        id."""
+        asked = self._lookup(memory_id)
+        if asked is None:
+            raise NotFound(f"Memory with id {memory_id} not found")
+        chain = [asked]
+        seen = {asked.id}
+        for forward in (False, True):
+            while len(chain) < _MAX_UPDATE_CHAIN:
+                step = self._neighbour(chain[-1].id if forward else chain[0].id, forward)
+                if step is None or step in seen:
+                    break
+                memory = self._lookup(step)
+                if memory is None:
+                    break
+                seen.add(memory.id)
+                if forward:
+                    chain.append(memory)
+                else:
+                    chain.insert(0, memory)
+
+        def entry(memory, event, old_memory, new_memory, at):
+            return {"id": hashlib.sha256(f"{memory.id}/{event}".encode()).hexdigest()[:32],
+                    "memory_id": memory.id, "old_memory": old_memory, "new_memory": new_memory,
+                    "event": event, "created_at": _iso(at), "updated_at": None,
+                    "is_deleted": event == "DELETE", "actor_id": memory.speaker or None,
+                    "role": memory.role}
+
+        entries = [entry(chain[0], "ADD", None, chain[0].text, chain[0].ingested_at)]
+        for before, after in zip(chain, chain[1:]):
+            entries.append(entry(after, "UPDATE", before.text, after.text, after.ingested_at))
+        if chain[-1].status == "retired":
+            entries.append(entry(chain[-1], "DELETE", chain[-1].text, None, chain[-1].updated_at))
         return entries
 
     def reset(self):

@@ -1,7 +1,12 @@
 """engram.Memory against mem0's documented Memory behaviour: argument names, return shapes
-({"results": [...]}, {"message": ...}), the id requirement, and what get / delete / history do."""
+({"results": [...]}, {"message": ...}), the id requirement, what get / update / delete / history
+do along an update chain, search's keyword arguments, delete_all by each kind of identifier (the
+cases of tests/mem0/delete_all_cases.json, which the REST routes run too) and list order."""
 
 import hashlib
+import json
+import os
+import pathlib
 
 import pytest
 
@@ -145,10 +150,14 @@ def test_get_update_delete_and_history(memory):
     assert memory.delete(new_id) == {"message": "Memory deleted successfully!"}
     assert memory.get_all(user_id="alice") == {"results": []}
     assert memory.search("where does alice work", user_id="alice") == {"results": []}
-    assert [h["event"] for h in memory.history(new_id)] == ["ADD", "DELETE"]
-    assert memory.history(new_id)[1]["is_deleted"] is True
+    # History covers the whole update chain, whichever of its ids is asked.
+    assert [h["event"] for h in memory.history(new_id)] == ["ADD", "UPDATE", "DELETE"]
+    assert memory.history(new_id)[2]["is_deleted"] is True
+    assert memory.history(memory_id) == memory.history(new_id)
     with pytest.raises(engram.NotFound):
         memory.delete("0" * 32)
+    with pytest.raises(engram.NotFound):
+        memory.history("0" * 32)
 
 
 def test_reset_erases_everything(memory):
@@ -167,3 +176,88 @@ def test_from_config(tmp_path):
     assert m.engine.embedder_id == "none"
     m.close()
     assert path.exists()
+
+
+def test_an_updated_id_follows_its_chain_to_the_current_version(memory):
+    first = memory.add("I work at the bakery.", user_id="alice")["results"][0]["id"]
+    second = memory.update(first, "I work at the library.")["id"]
+    # The old id names the memory, now in its current version, as in mem0.
+    got = memory.get(first)
+    assert got["id"] == second and got["memory"] == "I work at the library."
+    # A second update through the old id updates the current version.
+    third = memory.update(first, "I work at the zoo.")["id"]
+    assert third not in (first, second)
+    assert memory.get(second)["memory"] == "I work at the zoo."
+    assert [r["memory"] for r in memory.get_all(user_id="alice")["results"]] == [
+        "I work at the zoo."]
+    history = memory.history(first)
+    assert [(h["event"], h["memory_id"]) for h in history] == [
+        ("ADD", first), ("UPDATE", second), ("UPDATE", third)]
+    assert history[2]["old_memory"] == "I work at the library."
+    # Deleting through the first id retires the current version.
+    assert memory.delete(first) == {"message": "Memory deleted successfully!"}
+    assert memory.engine.get(third).status == "retired"
+    for memory_id in (first, second, third):
+        assert memory.get(memory_id) is None
+        with pytest.raises(engram.NotFound):
+            memory.update(memory_id, "I work at the museum.")
+        with pytest.raises(engram.NotFound):
+            memory.delete(memory_id)
+    assert [h["event"] for h in memory.history(second)] == ["ADD", "UPDATE", "UPDATE", "DELETE"]
+
+
+def test_get_after_delete_is_none(memory):
+    memory_id = memory.add("I have a dog called Rex.", user_id="alice")["results"][0]["id"]
+    memory.delete(memory_id)
+    assert memory.get(memory_id) is None
+    assert memory.engine.get(memory_id).status == "retired"  # kept, for history
+    assert memory.get("not-an-id") is None
+
+
+def test_search_accepts_mem0s_keyword_arguments(memory):
+    memory.add(CHAT, user_id="alice")
+    plain = memory.search("Where does alice live?", user_id="alice")
+    assert plain["results"]
+    options = memory.search("Where does alice live?", user_id="alice", rerank=True,
+                            keyword_search=True, fields=["memory", "score"], version="v2",
+                            output_format="v1.1", enable_graph=False)
+    assert options == plain
+    with pytest.raises(TypeError):
+        memory.search("Where does alice live?", user_id="alice", rerank_model="x")
+    # threshold is honoured: nothing below it.
+    top = plain["results"][0]["score"]
+    high = memory.search("Where does alice live?", user_id="alice", threshold=top, rerank=True)
+    assert high["results"] and all(r["score"] >= top for r in high["results"])
+    assert memory.search("Where does alice live?", user_id="alice",
+                         threshold=top * 2) == {"results": []}
+
+
+def test_get_all_lists_one_calls_messages_in_the_order_added(memory):
+    texts = [f"Message number {index} of the call." for index in range(1, 13)]
+    memory.add([{"role": "user", "content": text} for text in texts], user_id="alice")
+    memory.add("A later message.", user_id="alice", run_id="r2")
+    listed = [r["memory"] for r in memory.get_all(user_id="alice")["results"]]
+    assert listed == texts + ["A later message."]
+
+
+def _source_dir():
+    given = os.environ.get("ENGRAM_SOURCE_DIR")
+    return pathlib.Path(given) if given else pathlib.Path(__file__).resolve().parents[2]
+
+
+DELETE_ALL = json.loads((_source_dir() / "tests" / "mem0" / "delete_all_cases.json").read_text())
+
+
+@pytest.mark.parametrize("case", DELETE_ALL["cases"],
+                         ids=["&".join(f"{k}={v}" for k, v in c["delete"].items())
+                              for c in DELETE_ALL["cases"]])
+def test_delete_all_by_each_kind_of_identifier(memory, case):
+    ids = {}
+    for given in DELETE_ALL["memories"]:
+        ids[given["text"]] = memory.add(given["text"], **given["ids"])["results"][0]["id"]
+    listed = memory.get_all(**case["delete"])["results"]
+    assert sorted(r["memory"] for r in listed) == sorted(case["deleted"])
+    assert memory.delete_all(**case["delete"]) == {"message": "Memories deleted successfully!"}
+    assert memory.get_all(**case["delete"]) == {"results": []}
+    for text, memory_id in ids.items():
+        assert (memory.get(memory_id) is None) == (text in case["deleted"]), text
