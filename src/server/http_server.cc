@@ -704,7 +704,6 @@ void HttpServer::Impl::ReadFrom(Connection& connection) {
 }
 
 void HttpServer::Impl::Advance(Connection& connection) {
-  const std::uint64_t id = connection.id;
   while (connection.state == Connection::State::kReading) {
     if (connection.in.empty() && !connection.parser.started()) return;
     const bool was_started = connection.parser.started();
@@ -793,7 +792,6 @@ void HttpServer::Impl::Advance(Connection& connection) {
       }
     }
   }
-  (void)id;
 }
 
 void HttpServer::Impl::Respond(Connection& connection, HttpResponse response, bool keep_alive) {
