@@ -619,6 +619,87 @@ void IdentifiersFromFilters(const json& filters, Identifiers* ids) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// add's events (mem0's ADD / UPDATE / NONE, decided deterministically instead of by an LLM).
+
+// Whether a message and a stored memory are the same memory: text, role, speaker and metadata.
+bool SameMemory(const Turn& turn, const Memory& memory) {
+  return memory.kind == NodeKind::kTurn && turn.text == memory.text && turn.role == memory.role &&
+         turn.speaker == memory.speaker &&
+         json::parse(turn.metadata_json, nullptr, false) ==
+             json::parse(memory.metadata_json, nullptr, false);
+}
+
+// For each message, the id of an active memory of exactly `scope` that is the same memory (the
+// earliest), or "" when there is none.
+StatusOr<std::vector<std::string>> IdenticalMemories(Engine& engine, const Scope& scope,
+                                                     const std::vector<Turn>& turns) {
+  std::vector<std::string> identical(turns.size());
+  ListOptions list;
+  list.limit = 0;
+  list.include_retired = false;
+  StatusOr<std::vector<Memory>> stored = engine.List(scope, list);
+  if (!stored.ok() && stored.status().code() == StatusCode::kNotFound) return identical;
+  if (!stored.ok()) return stored.status();
+  for (std::size_t index = 0; index < turns.size(); ++index) {
+    for (const Memory& memory : *stored) {
+      if (SameMemory(turns[index], memory)) {
+        identical[index] = memory.id;
+        break;
+      }
+    }
+  }
+  return identical;
+}
+
+// The stored turns whose claims a fact derived from `turn_id` superseded: the evidence turns of
+// the facts its facts' `supersedes` edges point at, still active and not in `exclude` (this
+// request's turns), oldest first.
+StatusOr<std::vector<Memory>> SupersededTurns(Engine& engine, const std::string& turn_id,
+                                              const std::set<std::string>& exclude) {
+  std::vector<Memory> turns;
+  std::set<std::string> seen;
+  ASSIGN_OR_RETURN(std::vector<Link> turn_links, engine.Links(turn_id));
+  for (const Link& derived : turn_links) {
+    if (derived.type != "derived_from" || derived.dst != turn_id) continue;
+    ASSIGN_OR_RETURN(std::vector<Link> fact_links, engine.Links(derived.src));
+    for (const Link& supersedes : fact_links) {
+      if (supersedes.type != "supersedes" || supersedes.src != derived.src ||
+          supersedes.dst == derived.src) {
+        continue;
+      }
+      ASSIGN_OR_RETURN(Memory old_fact, engine.Get(supersedes.dst));
+      for (const std::string& evidence : old_fact.provenance) {
+        if (exclude.contains(evidence) || !seen.insert(evidence).second) continue;
+        StatusOr<Memory> old_turn = engine.Get(evidence);
+        if (!old_turn.ok() && old_turn.status().code() == StatusCode::kNotFound) continue;
+        if (!old_turn.ok()) return old_turn.status();
+        if (old_turn->kind != NodeKind::kTurn || old_turn->status != NodeStatus::kActive) continue;
+        turns.push_back(*std::move(old_turn));
+      }
+    }
+  }
+  std::sort(turns.begin(), turns.end(), [](const Memory& a, const Memory& b) {
+    return std::tie(a.ingested_at, a.scope, a.sequence, a.id) <
+           std::tie(b.ingested_at, b.scope, b.sequence, b.id);
+  });
+  return turns;
+}
+
+// The engine names a bad turn by its index among the turns stored ("turn 1: ..."); a message's
+// index counts the ones not stored too.
+std::string RenumberTurn(const std::string& message, const std::vector<std::size_t>& stored) {
+  constexpr std::string_view kPrefix = "turn ";
+  if (message.rfind(kPrefix, 0) != 0) return message;
+  const std::size_t digits_end = message.find_first_not_of("0123456789", kPrefix.size());
+  if (digits_end == kPrefix.size() || digits_end == std::string::npos || digits_end > 12) {
+    return message;
+  }
+  const std::size_t index = std::stoul(message.substr(kPrefix.size(), digits_end - kPrefix.size()));
+  if (index >= stored.size()) return message;
+  return std::string(kPrefix) + std::to_string(stored[index]) + message.substr(digits_end);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Memory ids.
 
 std::string MemoryIdParam(const ApiRequest& request) {
@@ -805,12 +886,16 @@ ApiResponse Mem0Api::AddMemories(const ApiRequest& request) try {
     }
     metadata_json = metadata->dump();
   }
-  if (auto infer = body.find("infer"); infer != body.end() && !infer->is_null()) {
-    if (!infer->is_boolean()) {
-      return InvalidField("infer", "must be a boolean, got " + std::string(TypeName(*infer)),
+  // infer (mem0's default): reconcile each message with the stored memories, deterministically
+  // (an identical one is not stored again, NONE; one whose fact supersedes a stored one's is an
+  // UPDATE of it). infer false: store every message as it is, ADD.
+  bool infer = true;
+  if (auto given = body.find("infer"); given != body.end() && !given->is_null()) {
+    if (!given->is_boolean()) {
+      return InvalidField("infer", "must be a boolean, got " + std::string(TypeName(*given)),
                           "bool_type");
     }
-    // Either way engram stores the messages verbatim and derives from them deterministically.
+    infer = given->get<bool>();
   }
 
   std::vector<Turn> turns;
@@ -874,29 +959,83 @@ ApiResponse Mem0Api::AddMemories(const ApiRequest& request) try {
   Scope scope;
   MEM0_RETURN_IF_ERROR(ScopeOf(ids, &scope));
   MEM0_RETURN_IF_ERROR(RequireRight(request, scope, auth::Right::kWrite));
-  // mem0's add returns the stored messages; derivation follows in the background.
-  StatusOr<RememberResult> written =
-      engine_.Remember(scope, turns, {.wait = RememberWait::kIndexed});
-  if (!written.ok()) {
-    // The engine names the bad turn ("turn 2: ..."), which is messages[2].
-    if (written.status().code() == StatusCode::kInvalidArgument) {
-      return Invalid({"body", "messages"}, "messages: " + written.status().message(),
-                     "value_error");
+
+  // NONE: the same memory is stored already (or earlier in this request); not stored again.
+  std::vector<std::string> identical(turns.size());
+  std::vector<std::optional<std::size_t>> repeats(turns.size());  // an earlier message's index
+  if (infer) {
+    StatusOr<std::vector<std::string>> found = IdenticalMemories(engine_, scope, turns);
+    if (!found.ok()) return EngineError(found.status());
+    identical = *std::move(found);
+    for (std::size_t index = 0; index < turns.size(); ++index) {
+      for (std::size_t earlier = 0; earlier < index && identical[index].empty(); ++earlier) {
+        const Turn& before = turns[earlier];
+        const Turn& turn = turns[index];
+        if (!repeats[earlier] && identical[earlier].empty() && before.text == turn.text &&
+            before.role == turn.role && before.speaker == turn.speaker) {
+          repeats[index] = earlier;
+          break;
+        }
+      }
     }
-    return EngineError(written.status());
+  }
+  std::vector<Turn> to_store;
+  std::vector<std::size_t> stored_index;  // message index of each stored turn
+  std::vector<std::size_t> stored_at(turns.size());
+  for (std::size_t index = 0; index < turns.size(); ++index) {
+    if (!identical[index].empty() || repeats[index]) continue;
+    stored_at[index] = to_store.size();
+    stored_index.push_back(index);
+    to_store.push_back(turns[index]);
   }
 
+  RememberResult written;
+  if (!to_store.empty()) {
+    // With infer, the response reports UPDATE events, so it waits for the derived facts;
+    // without, derivation follows in the background.
+    StatusOr<RememberResult> remembered = engine_.Remember(
+        scope, to_store, {.wait = infer ? RememberWait::kDerived : RememberWait::kIndexed});
+    if (!remembered.ok()) {
+      // The engine names the bad turn ("turn 2: ..."), which is messages[2].
+      if (remembered.status().code() == StatusCode::kInvalidArgument) {
+        return Invalid({"body", "messages"},
+                       "messages: " + RenumberTurn(remembered.status().message(), stored_index),
+                       "value_error");
+      }
+      return EngineError(remembered.status());
+    }
+    written = *std::move(remembered);
+  }
+  const std::set<std::string> this_request(written.ids.begin(), written.ids.end());
+
   Json results = Json::array();
-  for (std::size_t index = 0; index < written->ids.size() && index < turns.size(); ++index) {
+  for (std::size_t index = 0; index < turns.size(); ++index) {
+    const bool stored = identical[index].empty() && !repeats[index];
     Json item = Json::object();
-    item["id"] = written->ids[index];
-    item["memory"] = turns[index].text;
-    item["event"] = "ADD";
-    item["actor_id"] = turns[index].speaker;
-    item["role"] = RoleName(turns[index].role);
     Json engram = Json::object();
     engram["scope"] = scope.ToString();
-    engram["sequence"] = written->first_sequence + static_cast<std::int64_t>(index);
+    if (stored) {
+      item["id"] = written.ids[stored_at[index]];
+      engram["sequence"] = written.first_sequence + static_cast<std::int64_t>(stored_at[index]);
+    } else {
+      item["id"] = repeats[index] ? written.ids[stored_at[*repeats[index]]] : identical[index];
+    }
+    item["memory"] = turns[index].text;
+    item["event"] = stored ? "ADD" : "NONE";
+    if (stored && infer) {
+      StatusOr<std::vector<Memory>> superseded =
+          SupersededTurns(engine_, item["id"].get<std::string>(), this_request);
+      if (!superseded.ok()) return EngineError(superseded.status());
+      if (!superseded->empty()) {
+        item["event"] = "UPDATE";
+        item["previous_memory"] = superseded->back().text;
+        Json updates = Json::array();
+        for (const Memory& old_turn : *superseded) updates.push_back(old_turn.id);
+        engram["updates"] = std::move(updates);
+      }
+    }
+    item["actor_id"] = turns[index].speaker;
+    item["role"] = RoleName(turns[index].role);
     item["engram"] = std::move(engram);
     results.push_back(std::move(item));
   }

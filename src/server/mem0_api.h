@@ -117,7 +117,10 @@ class Mem0Api {
   RouteList Routes();
 
   // POST /memories: {"messages": [{"role", "content", "name"?}], "user_id"?, "agent_id"?,
-  // "run_id"?, "metadata"?, "infer"?} -> {"results": [{"id", "memory", "event": "ADD", ...}]}.
+  // "run_id"?, "metadata"?, "infer"?} -> {"results": [{"id", "memory", "event", ...}]}, one per
+  // message: with infer (the default) NONE for a message identical to an active memory of the
+  // scope (not stored again), UPDATE for one whose derived fact supersedes a stored memory's
+  // ("previous_memory"), else ADD; without infer every message is stored, ADD.
   ApiResponse AddMemories(const ApiRequest& request);
   // POST /search: {"query", identifiers, "top_k"? | "limit"?, "threshold"?, "filters"?}
   // -> {"results": [{"id", "memory", "hash", "metadata", "score", ...}]}.

@@ -1019,5 +1019,57 @@ TEST_F(Mem0ApiTest, SearchAcceptsMem0sOptionsAndTakesIdentifiersFromFilters) {
   EXPECT_EQ(narrowed.body["results"][0]["memory"], "The bot brews black tea.");
 }
 
+TEST_F(Mem0ApiTest, AddReportsAddUpdateAndNoneDeterministically) {
+  const nlohmann::json shared = SharedCases("add_event_cases.json");
+  ASSERT_TRUE(shared.contains("steps"));
+  std::vector<std::vector<std::string>> ids;  // per step, per message
+  for (std::size_t step = 0; step < shared["steps"].size(); ++step) {
+    const nlohmann::json& given = shared["steps"][step];
+    SCOPED_TRACE("step " + std::to_string(step) + ": " + given.dump());
+    ids.emplace_back();
+    if (given.contains("delete")) {
+      const std::string id = ids[given["delete"][0]][given["delete"][1]];
+      ASSERT_EQ(OnId(&Mem0Api::DeleteMemory, "DELETE", id).status, 200);
+      continue;
+    }
+    Json body = {{"user_id", "iris"}, {"messages", Json::parse(given["messages"].dump())}};
+    if (given.contains("metadata")) body["metadata"] = Json::parse(given["metadata"].dump());
+    if (given.contains("infer")) body["infer"] = given["infer"].get<bool>();
+    ApiResponse added = Add(body);
+    ASSERT_EQ(added.status, 200) << added.body.dump();
+    ASSERT_EQ(added.body["results"].size(), given["results"].size()) << added.body.dump();
+    for (std::size_t index = 0; index < given["results"].size(); ++index) {
+      const nlohmann::json& expected = given["results"][index];
+      const Json& result = added.body["results"][index];
+      ids.back().push_back(result["id"]);
+      EXPECT_EQ(result["event"], expected["event"].get<std::string>()) << result.dump();
+      EXPECT_EQ(result["memory"], given["messages"][index]["content"].get<std::string>());
+      if (expected.contains("id_of")) {
+        EXPECT_EQ(result["id"], ids[expected["id_of"][0]][expected["id_of"][1]]);
+        EXPECT_FALSE(result["engram"].contains("sequence"));  // not stored again
+      }
+      if (expected.contains("previous_memory")) {
+        EXPECT_EQ(result["previous_memory"], expected["previous_memory"].get<std::string>());
+        ASSERT_TRUE(result["engram"].contains("updates")) << result.dump();
+        const Memory previous =
+            engine_->Get(result["engram"]["updates"].back().get<std::string>()).value();
+        EXPECT_EQ(previous.text, expected["previous_memory"].get<std::string>());
+      } else {
+        EXPECT_FALSE(result.contains("previous_memory")) << result.dump();
+      }
+    }
+  }
+  // A NONE stores nothing: the store holds each stored message once.
+  ApiResponse listed = WithQuery(&Mem0Api::ListMemories, "GET", {{"user_id", "iris"}});
+  std::size_t added_count = 0;
+  for (const nlohmann::json& given : shared["steps"]) {
+    if (!given.contains("results")) continue;
+    for (const nlohmann::json& expected : given["results"]) {
+      if (expected["event"] != "NONE") ++added_count;
+    }
+  }
+  EXPECT_THAT(listed.body["results"], SizeIs(added_count - 1));  // one was deleted
+}
+
 }  // namespace
 }  // namespace engram::server

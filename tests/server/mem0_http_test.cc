@@ -1,7 +1,7 @@
 // mem0's routes over real HTTP, as `engram serve` mounts them: a mem0 client's add then search
-// finds the stored memory with a score; list order, update chains, deletes, search options,
-// filter operators and delete-all by agent behave as mem0's; with keys a tenant sees nothing of
-// another's.
+// finds the stored memory with a score; list order, add's NONE event, update chains, deletes,
+// search options, filter operators and delete-all by agent behave as mem0's; with keys a tenant
+// sees nothing of another's.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -63,6 +63,15 @@ TEST(ServerMem0Test, ListOrderUpdateChainsFiltersAndDeleteAllBehaveAsMem0s) {
   for (std::size_t index = 0; index < 3; ++index) {
     EXPECT_EQ(listed.body["results"][index]["id"], added.body["results"][index]["id"]) << index;
   }
+
+  // The same message again is mem0's NONE: not stored twice.
+  HttpResult repeated = server.Call("POST", "/memories", R"({"messages": [
+      {"role": "user", "content": "My sister works at the harbour."}],
+      "user_id": "alice", "metadata": {"priority": 2}})");
+  ASSERT_EQ(repeated.status, 200) << repeated.raw;
+  EXPECT_EQ(repeated.body["results"][0]["event"], "NONE");
+  EXPECT_EQ(repeated.body["results"][0]["id"], added.body["results"][2]["id"]);
+  EXPECT_EQ(server.Call("GET", "/memories?user_id=alice").body["results"].size(), 3u);
 
   // The first id keeps naming the memory across updates; once deleted it is gone.
   HttpResult updated =
