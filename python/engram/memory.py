@@ -15,8 +15,10 @@ Mapping (the same as the mem0 routes of ``engram serve``, docs/MEM0.md): ``user_
 ``agent_id`` and ``run_id`` become the nested scope ``user:<id>/agent:<id>/run:<id>`` (only the
 given parts, in that order). A search covers that scope and its nested scopes; ``get_all`` and
 ``delete_all`` match the identifiers field by field, as mem0 does (``agent_id`` alone reaches the
-agent's memories under every user). Messages are stored verbatim as turns (``infer`` changes
-nothing: engram derives facts with its deterministic write path, not an LLM); ``update`` stores
+agent's memories under every user). Messages are stored verbatim as turns, and ``add`` reports
+mem0's events without an LLM: ``NONE`` for a message identical to a stored memory (not stored
+again), ``UPDATE`` when a fact engram derives from it supersedes a stored memory's, else
+``ADD`` (``infer=False``: every message stored, ``ADD``); ``update`` stores
 the new text as a new memory that supersedes the old one, so the id changes (the response carries
 the new id) and the old id keeps naming the current version; ``delete`` retires (history keeps
 it), ``delete_all`` and ``reset`` erase permanently. ``filters`` take mem0's operators
@@ -403,6 +405,19 @@ def _added_order(memory):
     return (memory.ingested_at, memory.scope, memory.sequence, memory.id)
 
 
+def _same_turn(a, b):
+    """Whether two messages of one call are the same memory (they share the metadata)."""
+    return (a["text"] == b["text"] and a["role"] == b["role"]
+            and a.get("speaker", "") == b.get("speaker", ""))
+
+
+def _same_memory(turn, memory):
+    """Whether a message is the same memory as a stored one: text, role, speaker, metadata."""
+    return (memory.kind == "turn" and turn["text"] == memory.text and turn["role"] == memory.role
+            and turn.get("speaker", "") == memory.speaker
+            and _same(turn.get("metadata") or {}, memory.metadata or {}))
+
+
 class Memory:
     """mem0's ``Memory`` methods over an engram store (see the module docstring for the mapping).
 
@@ -497,21 +512,60 @@ class Memory:
         return sorted(info.scope for info in self._engine.scopes()
                       if _has_ids(info.scope, wanted))
 
+    def _active_turns(self, scope):
+        """The current memories of exactly ``scope``, in sequence order ([] for a new scope)."""
+        try:
+            return self._engine.list(scope, limit=0, include_retired=False)
+        except NotFound:
+            return []
+
+    def _superseded_turns(self, turn_id, exclude):
+        """The stored turns whose claims a fact derived from ``turn_id`` superseded: the evidence
+        turns of the facts its facts' ``supersedes`` links point at, still current and not in
+        ``exclude`` (this call's turns), oldest first (the route's SupersededTurns)."""
+        turns = []
+        seen = set()
+        for derived in self._engine.links(turn_id):
+            if derived.type != "derived_from" or derived.dst != turn_id:
+                continue
+            for link in self._engine.links(derived.src):
+                if link.type != "supersedes" or link.src != derived.src or link.dst == link.src:
+                    continue
+                for evidence in self._engine.get(link.dst).provenance:
+                    if evidence in exclude or evidence in seen:
+                        continue
+                    seen.add(evidence)
+                    memory = self._lookup(evidence)
+                    if memory is not None and memory.kind == "turn" and memory.status == "active":
+                        turns.append(memory)
+        return sorted(turns, key=_added_order)
+
     # -- mem0's methods ------------------------------------------------------------------------
 
     def add(self, messages, *, user_id=None, agent_id=None, run_id=None, metadata=None,
             infer=True, memory_type=None, prompt=None):
-        """Stores messages as memories; returns ``{"results": [{"id", "memory", "event": "ADD",
-        "role", ...}]}``, one entry per stored message.
+        """Stores messages as memories; returns ``{"results": [{"id", "memory", "event", "role",
+        ...}]}``, one entry per message, with mem0's events decided deterministically (the same
+        as the REST route's):
 
+        - ``ADD``: stored as a new memory;
+        - ``NONE``: identical (text, role, speaker, metadata) to a current memory of the
+          identifiers' scope or to an earlier message of this call: not stored again, ``id`` is
+          that memory's;
+        - ``UPDATE``: stored, and a fact engram derived from it supersedes a stored memory's
+          ("I moved to Munich" after "I live in Berlin"); ``previous_memory`` is that memory's
+          text (it stays, its claim marked superseded).
+
+        With ``infer=False`` every message is stored as it is and reported as ``ADD``.
         messages: a str (one user message), a dict ``{"role", "content"[, "name"]}`` or a list
-        of them. System messages are not stored (as in mem0). ``infer``, ``memory_type`` and
-        ``prompt`` are accepted for compatibility; engram always stores the messages verbatim
-        and derives facts deterministically.
+        of them. System messages are not stored (as in mem0). ``memory_type`` and ``prompt``
+        are accepted for compatibility and change nothing.
         """
         scope = _scope_of(user_id, agent_id, run_id)
         if metadata is not None and not isinstance(metadata, dict):
             raise TypeError(f"metadata must be a dict, got {type(metadata).__name__}")
+        if not isinstance(infer, bool):
+            raise TypeError(f"infer must be a bool, got {type(infer).__name__}")
         if isinstance(messages, str):
             messages = [{"role": "user", "content": messages}]
         elif isinstance(messages, dict):
@@ -537,10 +591,46 @@ class Memory:
             turns.append(turn)
         if not turns:
             return {"results": []}
-        stored = self._engine.remember(scope, turns)
+
+        # NONE: the same memory is stored already (or earlier in this call).
+        same_as = [None] * len(turns)   # the id of an identical stored memory
+        repeats = [None] * len(turns)   # the index of an identical earlier message
+        if infer:
+            stored = self._active_turns(scope)
+            for index, turn in enumerate(turns):
+                same_as[index] = next((memory.id for memory in stored
+                                       if _same_memory(turn, memory)), None)
+                if same_as[index] is None:
+                    repeats[index] = next(
+                        (earlier for earlier in range(index)
+                         if same_as[earlier] is None and repeats[earlier] is None
+                         and _same_turn(turns[earlier], turn)), None)
+        to_store = [turn for index, turn in enumerate(turns)
+                    if same_as[index] is None and repeats[index] is None]
+        stored_ids = []
+        if to_store:
+            # With infer the events need the derived facts (the default wait); without,
+            # derivation follows in the background.
+            stored_ids = self._engine.remember(scope, to_store,
+                                               wait="derived" if infer else "indexed").ids
+        this_call = set(stored_ids)
+        ids_by_index = {}
+        next_stored = iter(stored_ids)
+        for index in range(len(turns)):
+            if same_as[index] is None and repeats[index] is None:
+                ids_by_index[index] = next(next_stored)
         results = []
-        for turn, memory_id in zip(turns, stored.ids):
-            entry = {"id": memory_id, "memory": turn["text"], "event": "ADD", "role": turn["role"]}
+        for index, turn in enumerate(turns):
+            stored_here = index in ids_by_index
+            memory_id = (ids_by_index[index] if stored_here
+                         else same_as[index] or ids_by_index[repeats[index]])
+            entry = {"id": memory_id, "memory": turn["text"],
+                     "event": "ADD" if stored_here else "NONE", "role": turn["role"]}
+            if stored_here and infer:
+                superseded = self._superseded_turns(memory_id, this_call)
+                if superseded:
+                    entry["event"] = "UPDATE"
+                    entry["previous_memory"] = superseded[-1].text
             if "speaker" in turn:
                 entry["actor_id"] = turn["speaker"]
             results.append(entry)

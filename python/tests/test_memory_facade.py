@@ -1,7 +1,8 @@
 """engram.Memory against mem0's documented Memory behaviour: argument names, return shapes
 ({"results": [...]}, {"message": ...}), the id requirement, what get / update / delete / history
-do along an update chain, search's keyword arguments, delete_all by each kind of identifier (the
-cases of tests/mem0/delete_all_cases.json, which the REST routes run too) and list order."""
+do along an update chain, search's keyword arguments, delete_all by each kind of identifier and
+add's ADD / UPDATE / NONE events (the cases of tests/mem0/delete_all_cases.json and
+add_event_cases.json, which the REST routes run too) and list order."""
 
 import hashlib
 import json
@@ -261,3 +262,29 @@ def test_delete_all_by_each_kind_of_identifier(memory, case):
     assert memory.get_all(**case["delete"]) == {"results": []}
     for text, memory_id in ids.items():
         assert (memory.get(memory_id) is None) == (text in case["deleted"]), text
+
+
+ADD_EVENTS = json.loads((_source_dir() / "tests" / "mem0" / "add_event_cases.json").read_text())
+
+
+def test_add_reports_add_update_and_none_deterministically(memory):
+    ids = []  # per step, per message
+    for step, given in enumerate(ADD_EVENTS["steps"]):
+        ids.append([])
+        if "delete" in given:
+            memory.delete(ids[given["delete"][0]][given["delete"][1]])
+            continue
+        added = memory.add(given["messages"], user_id="iris", metadata=given.get("metadata"),
+                           infer=given.get("infer", True))["results"]
+        assert len(added) == len(given["results"]), (step, added)
+        for result, expected, message in zip(added, given["results"], given["messages"]):
+            ids[-1].append(result["id"])
+            assert result["event"] == expected["event"], (step, result)
+            assert result["memory"] == message["content"]
+            if "id_of" in expected:
+                assert result["id"] == ids[expected["id_of"][0]][expected["id_of"][1]], step
+            assert result.get("previous_memory") == expected.get("previous_memory"), (step, result)
+    # A NONE stores nothing: each stored message is there once (one was deleted).
+    stored = sum(1 for given in ADD_EVENTS["steps"] for expected in given.get("results", [])
+                 if expected["event"] != "NONE")
+    assert len(memory.get_all(user_id="iris")["results"]) == stored - 1
