@@ -587,10 +587,12 @@ TEST(ApiJsonTest, ReadResultGolden) {
       R"("metadata":{"b":1,"a":{"c":"d"}},"score":0.5,"fused_score":0.25,)"
       R"j("routes":[{"route":"bm25","rank":1,"score":2.5,"explanation":"bm25: maya(tf 1, idf 1.5)"}],)j"
       R"("adjustments":[{"name":"person","factor":1.0,"bonus":0.0,"detail":"asked about Maya"}],)"
-      R"("provenance":["0123456789abcdef0123456789abcdef"],"tokens":9}],)"
+      R"("provenance":["0123456789abcdef0123456789abcdef"],"tokens":9,)"
+      R"("superseded_by":null,"conflicts":[]}],)"
       R"("diagnostics":{"frame":"","plan":"",)"
       R"("routes":[{"route":"bm25","candidates":4,"weight":1.0,"error":""}],)"
-      R"("fused_candidates":4,"neighbours_added":0,"bridged":0,"filtered_out":1,)"
+      R"("fused_candidates":4,"neighbours_added":0,"bridged":0,)"
+      R"("superseded":0,"successors_added":0,"conflicted":0,"filtered_out":1,)"
       R"("filtered_by":{"known_at":1},"filtered":[{"id":"fedcba9876543210fedcba9876543210",)"
       R"("filter":"known_at",)"
       R"("reason":"ingested 2024-06-01T00:00:00Z, after known_at 2024-05-15T00:00:00Z"}],)"
@@ -598,7 +600,9 @@ TEST(ApiJsonTest, ReadResultGolden) {
       R"("context_tokens":9,"timings":[{"stage":"route:bm25","ms":0.125}],"chat":"",)"
       R"("unpacked":[{"id":"00112233445566778899aabbccddeeff","rank":2,"reason":"floor"}],)"
       R"("warnings":["word-vector matches off: glove-100d.bin is missing"]},)"
-      R"("latency_ms":1.5,"mode":"evidence","chat":[]})");
+      R"("latency_ms":1.5,"mode":"evidence","chat":[],)"
+      R"("sufficiency":{"verdict":"sufficient","reasons":[],"term_share":1.0,)"
+      R"("best_item_share":1.0}})");
 }
 
 TEST(ApiJsonTest, DiagnosticsAlwaysListTheirWarnings) {
