@@ -655,13 +655,24 @@ StatusOr<io::Json> RunList(const Call& call) {
   } else {
     ASSIGN_OR_RETURN(options.kind, ParseNodeKind(kind));
   }
-  ASSIGN_OR_RETURN(const io::MemoryPage page, io::ListPage(call.engine, scope, options));
+  StatusOr<io::MemoryPage> listed = io::ListPage(call.engine, scope, options);
+  std::string note;
+  if (!listed.ok() && listed.status().code() == StatusCode::kNotFound) {
+    // As for recall: a scope nothing was written to yet has nothing to list, no error.
+    ASSIGN_OR_RETURN(const bool unknown, IsUnknownScope(call.engine, scope));
+    if (unknown) {
+      listed = io::MemoryPage{};
+      note = "nothing stored yet in scope " + scope.ToString();
+    }
+  }
+  ASSIGN_OR_RETURN(const io::MemoryPage page, std::move(listed));
   io::Json out = io::Json::object();
   out["scope"] = scope.ToString();
   out["memories"] = io::Json::array();
   for (const Memory& memory : page.memories) out["memories"].push_back(io::ToJson(memory));
   // Pass next_after as `after` for the next page; null when this page was the last.
   out["next_after"] = page.next_after ? io::Json(*page.next_after) : io::Json(nullptr);
+  if (!note.empty()) out["note"] = std::move(note);
   return out;
 }
 
@@ -912,7 +923,8 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options,
        .title = "List memories",
        .description =
            "Lists the memories of exactly one scope in sequence order, a page at a time: pass "
-           "the returned next_after as `after` for the next page.",
+           "the returned next_after as `after` for the next page. A scope with nothing stored "
+           "yet lists no memories, with a `note` saying so.",
        .args = {ScopeSpec(default_scope),
                 {.name = "kind",
                  .type = ArgType::kString,
@@ -942,7 +954,8 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options,
                                          io::Json schema = io::Json::object();
                                          schema["type"] = io::Json::array({"integer", "null"});
                                          return schema;
-                                       }()}},
+                                       }()},
+                                      {"note", TypeSchema("string")}},
                                      {"scope", "memories", "next_after"}),
        .run = RunList});
   tools.push_back(

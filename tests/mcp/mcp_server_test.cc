@@ -628,6 +628,11 @@ TEST_F(McpServerTest, RecallingAScopeWithNothingStoredYetIsAnEmptyResult) {
   EXPECT_EQ(nothing["items"], json::array());
   EXPECT_EQ(nothing["context"], "");
   EXPECT_EQ(nothing["note"], "nothing stored yet in scope user:nobody");
+  // Listing it is no error either.
+  json listed = ToolOk("memory_list", {{"scope", "user:nobody"}});
+  EXPECT_EQ(listed["memories"], json::array());
+  EXPECT_TRUE(listed["next_after"].is_null());
+  EXPECT_EQ(listed["note"], "nothing stored yet in scope user:nobody");
   // Once something is stored there, the same recall finds it.
   ToolOk("memory_write", {{"scope", "user:nobody"}, {"turns", {{{"text", "I live in Oslo."}}}}});
   json found = RecallOk({{"scope", "user:nobody"}, {"query", "Where do I live?"}});
