@@ -111,13 +111,17 @@ Sufficiency JudgeSufficiency(const QueryFrame& frame, std::span<const RecallItem
   }
 
   // Names the question gives that no packed item mentions (the memory's speakers aside).
+  // Without the tokenizer the items' words are unknown: names are not checked then.
   std::set<std::string> speaker_keys;
   for (const std::string& speaker : speakers) {
     const std::string key = NameKey(speaker);
     speaker_keys.insert(key);
     speaker_keys.insert(key.substr(0, key.find(' ')));  // a first name
   }
-  for (const std::string& name : frame.names) {
+  const std::span<const std::string> names =
+      tokenizer != nullptr ? std::span<const std::string>(frame.names)
+                           : std::span<const std::string>();
+  for (const std::string& name : names) {
     const std::string key = NameKey(name);
     if (key.empty() || speaker_keys.contains(key)) continue;
     // A name of several words is held when each of its words is.

@@ -29,7 +29,8 @@ namespace engram::read {
 
 // `packed`: the packed items, best first; `weights`: the question's index terms with their idf
 // (index::WeighQueryTerms); `speakers`: the memory's speakers (their names are no missing
-// entity); `tokenizer`: the one the terms came from (null: the terms are matched as words).
+// entity); `tokenizer`: the one the terms came from (null: neither the terms' shares nor the
+// names are judged, only the empty context, the answer type and contradictions).
 Sufficiency JudgeSufficiency(const QueryFrame& frame, std::span<const RecallItem> packed,
                              std::span<const index::Bm25QueryTerm> weights,
                              std::span<const std::string> speakers,

@@ -80,6 +80,17 @@ TEST_F(SufficiencyTest, ANameTheQuestionGivesThatNoItemMentionsIsInsufficient) {
               ::testing::Not(::testing::Contains(HasSubstr("Iris"))));
 }
 
+TEST_F(SufficiencyTest, WithoutATokenizerOnlyWhatNeedsNoWordsIsJudged) {
+  const QueryFrame frame = BuildQueryFrame(tokenizer_, "Did Iris ever live in Oslo?",
+                                           *ParseTimestamp("2024-09-01T00:00:00Z"));
+  const std::vector<RecallItem> packed = {Item("I live in Munich.")};
+  const std::vector<index::Bm25QueryTerm> weights = {{"oslo", 1.0}};
+  const std::vector<std::string> speakers = {"Iris"};
+  const Sufficiency judged = JudgeSufficiency(frame, packed, weights, speakers, nullptr);
+  EXPECT_EQ(judged.verdict, "sufficient") << ::testing::PrintToString(judged.reasons);
+  EXPECT_EQ(JudgeSufficiency(frame, {}, weights, speakers, nullptr).verdict, "insufficient");
+}
+
 TEST_F(SufficiencyTest, AnAskedAnswerTypeNoItemHoldsIsPartial) {
   const Sufficiency judged = Judge("When did Iris move to Munich?", {Item("I moved to Munich.")});
   EXPECT_EQ(judged.verdict, "partial");
