@@ -219,6 +219,32 @@ function newClient() {
   return new Client({ name: "engram-sdk-test", version: "1.0.0" });
 }
 
+// Starts `engram <args>` (mcp --http or serve on 127.0.0.1:0) and resolves with the
+// MCP url its stderr announces (`announced` matches it, group 1 the url up to the port or /mcp)
+// and a stop() that sends SIGTERM and asserts a clean exit.
+async function startServer(name, args, announced) {
+  const server = spawn(engram, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  const url = await new Promise((resolve, reject) => {
+    server.stderr.on("data", (chunk) => {
+      log += chunk;
+      const found = log.match(announced);
+      if (found) resolve(found[1].endsWith("/mcp") ? found[1] : `${found[1]}/mcp`);
+    });
+    server.on("exit", (code) => reject(new Error(`${name} exited (${code}): ${log}`)));
+  });
+  const stop = async () => {
+    const exited = new Promise((resolve) =>
+      server.exitCode !== null || server.signalCode !== null
+        ? resolve([server.exitCode, server.signalCode])
+        : server.on("exit", (code, signal) => resolve([code, signal])),
+    );
+    server.kill("SIGTERM");
+    assert.deepEqual(await exited, [0, null], `${name}: ${log}`);
+  };
+  return { url, stop };
+}
+
 after(() => rmSync(workDir, { recursive: true, force: true }));
 
 describe("engram mcp over stdio", () => {
@@ -309,33 +335,18 @@ describe("engram mcp over stdio", () => {
 });
 
 describe("engram mcp over streamable HTTP", () => {
-  let server;
   let url;
-  let serverLog = "";
+  let stop;
 
   before(async () => {
-    server = spawn(engram, [...engramArgs("http.db"), "--http", "127.0.0.1:0"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    url = await new Promise((resolve, reject) => {
-      server.stderr.on("data", (chunk) => {
-        serverLog += chunk;
-        const found = serverLog.match(/listening on (http:\/\/\S+\/mcp)\n/);
-        if (found) resolve(found[1]);
-      });
-      server.on("exit", (code) => reject(new Error(`engram mcp --http exited (${code}): ${serverLog}`)));
-    });
+    ({ url, stop } = await startServer(
+      "engram mcp --http",
+      [...engramArgs("http.db"), "--http", "127.0.0.1:0"],
+      /listening on (http:\/\/\S+\/mcp)\n/,
+    ));
   });
 
-  after(async () => {
-    const exited = new Promise((resolve) =>
-      server.exitCode !== null || server.signalCode !== null
-        ? resolve([server.exitCode, server.signalCode])
-        : server.on("exit", (code, signal) => resolve([code, signal])),
-    );
-    server.kill("SIGTERM");
-    assert.deepEqual(await exited, [0, null], `engram mcp --http: ${serverLog}`);
-  });
+  after(() => stop());
 
   test("round trip with the SDK client, then the session ends", async () => {
     const transport = new StreamableHTTPClientTransport(new URL(url));
@@ -420,31 +431,18 @@ describe("engram mcp over streamable HTTP", () => {
 });
 
 describe("engram serve's /mcp endpoint", () => {
-  let server;
   let url;
-  let serverLog = "";
+  let stop;
 
   before(async () => {
-    server = spawn(
-      engram,
+    ({ url, stop } = await startServer(
+      "engram serve",
       ["--store", join(workDir, "serve.db"), "--config", configPath, "serve", "--listen", "127.0.0.1:0"],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    url = await new Promise((resolve, reject) => {
-      server.stderr.on("data", (chunk) => {
-        serverLog += chunk;
-        const found = serverLog.match(/ on (http:\/\/127\.0\.0\.1:\d+)\n/);
-        if (found) resolve(`${found[1]}/mcp`);
-      });
-      server.on("exit", (code) => reject(new Error(`engram serve exited (${code}): ${serverLog}`)));
-    });
+      / on (http:\/\/127\.0\.0\.1:\d+)\n/,
+    ));
   });
 
-  after(async () => {
-    const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve([code, signal])));
-    server.kill("SIGTERM");
-    assert.deepEqual(await exited, [0, null], `engram serve: ${serverLog}`);
-  });
+  after(() => stop());
 
   test("round trip with the SDK client", async () => {
     const transport = new StreamableHTTPClientTransport(new URL(url));
@@ -458,10 +456,9 @@ describe("engram serve's /mcp endpoint", () => {
 });
 
 describe("engram serve's /mcp endpoint with API keys", () => {
-  let server;
   let url;
   let key;
-  let serverLog = "";
+  let stop;
 
   before(async () => {
     const keysPath = join(workDir, "keys.json");
@@ -472,29 +469,17 @@ describe("engram serve's /mcp endpoint with API keys", () => {
     );
     assert.equal(created.status, 0, created.stderr);
     key = created.stdout.trim();
-    server = spawn(
-      engram,
+    ({ url, stop } = await startServer(
+      "engram serve --keys",
       [
         "--store", join(workDir, "keyed.db"), "--config", configPath,
         "serve", "--listen", "127.0.0.1:0", "--keys", keysPath,
       ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    url = await new Promise((resolve, reject) => {
-      server.stderr.on("data", (chunk) => {
-        serverLog += chunk;
-        const found = serverLog.match(/ on (http:\/\/127\.0\.0\.1:\d+)\n/);
-        if (found) resolve(`${found[1]}/mcp`);
-      });
-      server.on("exit", (code) => reject(new Error(`engram serve exited (${code}): ${serverLog}`)));
-    });
+      / on (http:\/\/127\.0\.0\.1:\d+)\n/,
+    ));
   });
 
-  after(async () => {
-    const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve([code, signal])));
-    server.kill("SIGTERM");
-    assert.deepEqual(await exited, [0, null], `engram serve: ${serverLog}`);
-  });
+  after(() => stop());
 
   test("the key's scope is the default, and a missing right is PERMISSION_DENIED", async () => {
     const transport = new StreamableHTTPClientTransport(new URL(url), {
