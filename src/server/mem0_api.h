@@ -37,6 +37,7 @@
 
 #include "engram/engine.h"
 #include "server/api.h"
+#include "server/mem0_filter.h"
 
 namespace engram::server {
 
@@ -58,51 +59,6 @@ struct Mem0Options {
   // of retiring its memories (kept, hidden, needs the write right). Default: false.
   bool delete_all_erases = false;
 };
-
-// mem0's filter language (docs/MEM0.md, "Filters") over one memory: conditions on its metadata
-// keys and its mem0 fields, with eq / ne / gt / gte / lt / lte / in / nin / contains / icontains /
-// "*" and AND / OR / NOT. The Python facade (python/engram/memory.py) implements the same
-// language and the same fields; both run the cases of tests/mem0/filter_cases.json, so they
-// cannot drift apart.
-//
-//   StatusOr<Mem0Filter> filter = Mem0Filter::Compile(body["filters"]);
-//   if (!filter.ok()) return 400 with filter.status().message();  // "filters.tag: ..."
-//   if (filter->Matches(Mem0Filter::FieldsOf(memory))) ...
-//
-// Immutable after Compile; Matches may run concurrently.
-class Mem0Filter {
- public:
-  // Checks and compiles a filter object. kInvalidArgument naming the place ("filters.category",
-  // "filters.OR[1].priority") and, for an unknown operator, the operator and the supported ones.
-  static StatusOr<Mem0Filter> Compile(const nlohmann::json& filters);
-
-  // The fields a filter sees for `memory`: its metadata's keys, then `id`, `memory` (the text),
-  // `role`, `actor_id` (the speaker, when there is one), `user_id` / `agent_id` / `run_id` (from
-  // the scope, Mem0ScopeIdentifiers) and `created_at` / `updated_at` (ISO-8601, UTC); a field
-  // shadows a metadata key of the same name.
-  static nlohmann::json FieldsOf(const Memory& memory);
-
-  // Whether `fields` (FieldsOf's shape) pass the filter.
-  bool Matches(const nlohmann::json& fields) const;
-
-  struct Node;  // the compiled tree, defined in mem0_api.cc
-
- private:
-  explicit Mem0Filter(std::shared_ptr<const Node> root) : root_(std::move(root)) {}
-  std::shared_ptr<const Node> root_;
-};
-
-// The mem0 identifiers of a stored scope path: read from its leading user, agent and run
-// segments in that order (how mem0's identifiers nest, Mem0Api's mapping), so
-// `user:alice/agent:bot/run:7/app:x` has all three and `app:crm/user:alice` none.
-struct Mem0Identifiers {
-  std::optional<std::string> user_id;
-  std::optional<std::string> agent_id;
-  std::optional<std::string> run_id;
-
-  bool empty() const { return !user_id && !agent_id && !run_id; }
-};
-Mem0Identifiers Mem0ScopeIdentifiers(std::string_view scope_path);
 
 // A mem0 route is a Route (api.h): method, pattern with `{name}` parameters the server copies
 // into ApiRequest::path_params, and the handler.

@@ -1,9 +1,9 @@
-// The mem0-compatible handlers called directly on a real engine: shapes and values of every
-// route, the identifier-to-scope mapping, filters and thresholds, updates as supersession,
+// The mem0-compatible handlers of mem0's self-hosted server called directly on a real engine:
+// shapes and values of every route, the identifier-to-scope mapping, updates as supersession,
 // deletes as retirement, delete-all by each kind of identifier, list order, reset, cross-tenant
-// isolation and every bad-input path. The filter cases of tests/mem0/filter_cases.json and the
-// delete-all cases of tests/mem0/delete_all_cases.json are shared with the Python facade's
-// tests, so the two give the same answers.
+// isolation and every bad-input path. The delete-all cases of tests/mem0/delete_all_cases.json
+// and the add-event cases of tests/mem0/add_event_cases.json are shared with the Python facade's
+// tests, so the two give the same answers. Filters: mem0_filter_test.cc.
 #include "server/mem0_api.h"
 
 #include <gmock/gmock.h>
@@ -11,18 +11,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "core/files.h"
-#include "engram/clock.h"
-#include "engram/engine.h"
-#include "engram/testing/status_matchers.h"
-#include "engram/testing/temp_dir.h"
+#include "server/mem0_test_fixture.h"
 
 namespace engram::server {
 namespace {
@@ -30,6 +24,12 @@ namespace {
 using engram::testing::IsOk;
 using engram::testing::StatusIs;
 using io::Json;
+using mem0_testing::DetailLoc;
+using mem0_testing::DetailText;
+using mem0_testing::Key;
+using mem0_testing::kMissingIdentifier;
+using mem0_testing::Mem0ApiTest;
+using mem0_testing::SharedCases;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
@@ -38,111 +38,6 @@ using ::testing::SizeIs;
 using ::testing::StartsWith;
 using ::testing::UnorderedElementsAre;
 using ::testing::UnorderedElementsAreArray;
-
-constexpr char kMissingIdentifier[] =
-    "At least one identifier (user_id, agent_id, run_id) is required.";
-
-auth::Access Key(const std::string& prefix, const std::string& rights) {
-  return auth::Access::Granted(
-      {{.prefix = Scope::Parse(prefix).value(), .rights = auth::ParseRights(rights).value()}});
-}
-
-class Mem0ApiTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    EngineOptions options;
-    options.store_path = dir_ + "/engram.db";
-    options.clock = FixedClock(Timestamp::FromSeconds(1704067200), 1000);
-    options.config = Config{};
-    options.config->embedder.kind = "none";  // lexical routes only: fast and deterministic
-    StatusOr<std::unique_ptr<Engine>> engine = Engine::Open(options);
-    ASSERT_TRUE(engine.ok()) << engine.status();
-    engine_ = std::move(engine).value();
-    api_ = std::make_unique<Mem0Api>(*engine_, Mem0Options{});
-  }
-
-  void TearDown() override {
-    api_.reset();
-    engine_.reset();
-  }
-
-  static ApiRequest Request(std::string method, std::string path, std::string body,
-                            const auth::Access* access) {
-    ApiRequest request;
-    request.method = std::move(method);
-    request.path = std::move(path);
-    request.body = std::move(body);
-    request.access = access;
-    return request;
-  }
-
-  ApiResponse Add(const Json& body, const auth::Access* access = nullptr) {
-    return api_->AddMemories(Request("POST", "/memories", body.dump(), Who(access)));
-  }
-  ApiResponse AddRaw(const std::string& body) {
-    return api_->AddMemories(Request("POST", "/memories", body, &admin_));
-  }
-  ApiResponse Search(const Json& body, const auth::Access* access = nullptr) {
-    return api_->Search(Request("POST", "/search", body.dump(), Who(access)));
-  }
-  ApiResponse WithQuery(ApiResponse (Mem0Api::*handler)(const ApiRequest&), std::string method,
-                        std::multimap<std::string, std::string> query,
-                        const auth::Access* access = nullptr) {
-    ApiRequest request = Request(std::move(method), "/memories", "", Who(access));
-    request.query = std::move(query);
-    return (api_.get()->*handler)(request);
-  }
-  ApiResponse OnId(ApiResponse (Mem0Api::*handler)(const ApiRequest&), std::string method,
-                   const std::string& id, const std::string& body = "",
-                   const auth::Access* access = nullptr) {
-    ApiRequest request = Request(std::move(method), "/memories/" + id, body, Who(access));
-    request.path_params["memory_id"] = id;
-    return (api_.get()->*handler)(request);
-  }
-
-  // Adds one user message for `user_id` and returns its id.
-  std::string AddOne(const std::string& user_id, const std::string& text,
-                     const Json& metadata = Json::object()) {
-    ApiResponse response = Add({{"messages", {{{"role", "user"}, {"content", text}}}},
-                                {"user_id", user_id},
-                                {"metadata", metadata}});
-    EXPECT_EQ(response.status, 200) << response.body.dump();
-    if (response.status != 200) return "";
-    return response.body["results"][0]["id"].get<std::string>();
-  }
-
-  // The memory texts of a search, as a set.
-  std::set<std::string> SearchTexts(const Json& body) {
-    ApiResponse response = Search(body);
-    EXPECT_EQ(response.status, 200) << response.body.dump();
-    std::set<std::string> texts;
-    if (response.status != 200) return texts;
-    for (const Json& item : response.body["results"]) texts.insert(item["memory"]);
-    return texts;
-  }
-
-  std::size_t StoredScopes() { return engine_->ListScopes().value().size(); }
-
-  const auth::Access* Who(const auth::Access* access) const {
-    return access != nullptr ? access : &admin_;
-  }
-
-  engram::testing::TempDir temp_dir_{"engram_mem0"};
-  std::string dir_ = temp_dir_.path();
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<Mem0Api> api_;
-  auth::Access admin_ = auth::Access::Unrestricted();
-};
-
-// The message of a {"detail": "..."} body, or of the first entry of a 422's detail list.
-std::string DetailText(const ApiResponse& response) {
-  const Json& detail = response.body["detail"];
-  if (detail.is_string()) return detail.get<std::string>();
-  if (detail.is_array() && !detail.empty()) return detail[0]["msg"].get<std::string>();
-  return "";
-}
-
-Json DetailLoc(const ApiResponse& response) { return response.body["detail"][0]["loc"]; }
 
 TEST_F(Mem0ApiTest, AddThenSearchReturnsTheStoredMemoryWithAScore) {
   ApiResponse added =
@@ -241,122 +136,6 @@ TEST_F(Mem0ApiTest, EveryRouteNeedsAnIdentifierAndNamesABadOne) {
   EXPECT_EQ(long_agent.status, 400);
   EXPECT_THAT(DetailText(long_agent), HasSubstr("agent_id"));
   EXPECT_EQ(StoredScopes(), 0u);
-}
-
-class Mem0FilterTest : public Mem0ApiTest {
- protected:
-  void SetUp() override {
-    Mem0ApiTest::SetUp();
-    AddOne("alice", "Note one: ramen for lunch.",
-           {{"category", "food"}, {"priority", 1}, {"tags", {"a", "b"}}});
-    AddOne("alice", "Note two: train to Porto.", {{"category", "travel"}, {"priority", 5}});
-    AddOne("alice", "Note three: the Food court closes early.",
-           {{"category", "Food court"}, {"priority", 3}});
-  }
-
-  std::set<std::string> Filtered(const Json& filters) {
-    return SearchTexts({{"query", "note"}, {"user_id", "alice"}, {"filters", filters}});
-  }
-
-  ApiResponse FilterCall(const Json& filters) {
-    return Search({{"query", "note"}, {"user_id", "alice"}, {"filters", filters}});
-  }
-
-  const std::string one_ = "Note one: ramen for lunch.";
-  const std::string two_ = "Note two: train to Porto.";
-  const std::string three_ = "Note three: the Food court closes early.";
-};
-
-TEST_F(Mem0FilterTest, WithoutFiltersTheQueryFindsAllThree) {
-  EXPECT_THAT(SearchTexts({{"query", "note"}, {"user_id", "alice"}}),
-              UnorderedElementsAre(one_, two_, three_));
-}
-
-TEST_F(Mem0FilterTest, ComparisonOperators) {
-  EXPECT_THAT(Filtered({{"category", "food"}}), ElementsAre(one_));
-  EXPECT_THAT(Filtered({{"category", {{"eq", "food"}}}}), ElementsAre(one_));
-  EXPECT_THAT(Filtered({{"category", {{"ne", "food"}}}}), UnorderedElementsAre(two_, three_));
-  EXPECT_THAT(Filtered({{"priority", {{"gt", 1}}}}), UnorderedElementsAre(two_, three_));
-  EXPECT_THAT(Filtered({{"priority", {{"gte", 3}}}}), UnorderedElementsAre(two_, three_));
-  EXPECT_THAT(Filtered({{"priority", {{"lt", 3}}}}), ElementsAre(one_));
-  EXPECT_THAT(Filtered({{"priority", {{"lte", 3}}}}), UnorderedElementsAre(one_, three_));
-  EXPECT_THAT(Filtered({{"priority", {{"gte", 2}, {"lte", 4}}}}), ElementsAre(three_));
-  EXPECT_THAT(Filtered({{"priority", {{"gt", 2.5}}}}), UnorderedElementsAre(two_, three_));
-}
-
-TEST_F(Mem0FilterTest, ListAndTextOperators) {
-  EXPECT_THAT(Filtered({{"category", {{"in", {"food", "travel"}}}}}),
-              UnorderedElementsAre(one_, two_));
-  EXPECT_THAT(Filtered({{"category", {{"nin", {"food", "travel"}}}}}), ElementsAre(three_));
-  EXPECT_THAT(Filtered({{"category", {{"contains", "Food"}}}}), ElementsAre(three_));
-  EXPECT_THAT(Filtered({{"category", {{"icontains", "FOOD"}}}}),
-              UnorderedElementsAre(one_, three_));
-  EXPECT_THAT(Filtered({{"tags", {{"contains", "a"}}}}), ElementsAre(one_));
-  EXPECT_THAT(Filtered({{"tags", "*"}}), ElementsAre(one_));
-  EXPECT_THAT(Filtered({{"memory", {{"icontains", "porto"}}}}), ElementsAre(two_));
-}
-
-TEST_F(Mem0FilterTest, LogicalOperatorsAndFields) {
-  EXPECT_THAT(
-      Filtered({{"AND", {{{"priority", {{"gt", 1}}}}, {{"category", {{"ne", "travel"}}}}}}}),
-      ElementsAre(three_));
-  EXPECT_THAT(Filtered({{"OR", {{{"category", "food"}}, {{"category", "travel"}}}}}),
-              UnorderedElementsAre(one_, two_));
-  EXPECT_THAT(Filtered({{"NOT", {{{"category", "food"}}}}}), UnorderedElementsAre(two_, three_));
-  EXPECT_THAT(Filtered({{"user_id", "alice"}, {"role", "user"}}),
-              UnorderedElementsAre(one_, two_, three_));
-  EXPECT_THAT(Filtered({{"user_id", "bob"}}), IsEmpty());
-  // Times compare as instants, whatever their spelling.
-  EXPECT_THAT(Filtered({{"created_at", {{"gte", "2024-01-01T00:00:00Z"}}}}),
-              UnorderedElementsAre(one_, two_, three_));
-  EXPECT_THAT(Filtered({{"created_at", {{"lt", "2024-01-01"}}}}), IsEmpty());
-}
-
-TEST_F(Mem0FilterTest, AnUnsupportedOperatorIsRefusedByName) {
-  ApiResponse regex = FilterCall({{"category", {{"regex", "f.*"}}}});
-  EXPECT_EQ(regex.status, 400);
-  EXPECT_THAT(DetailText(regex), HasSubstr("\"regex\""));
-  EXPECT_THAT(DetailText(regex), HasSubstr("filters.category"));
-  ApiResponse dollar = FilterCall({{"$or", {{{"category", "food"}}}}});
-  EXPECT_EQ(dollar.status, 400);
-  EXPECT_THAT(DetailText(dollar), HasSubstr("\"$or\""));
-  ApiResponse in_scalar = FilterCall({{"category", {{"in", "food"}}}});
-  EXPECT_EQ(in_scalar.status, 400);
-  EXPECT_THAT(DetailText(in_scalar), HasSubstr("in / nin need an array"));
-  ApiResponse empty_or = FilterCall({{"OR", Json::array()}});
-  EXPECT_EQ(empty_or.status, 400);
-  EXPECT_THAT(DetailText(empty_or), HasSubstr("filters.OR"));
-  ApiResponse bad_time = FilterCall({{"created_at", {{"gt", "yesterday-ish"}}}});
-  EXPECT_EQ(bad_time.status, 400);
-  EXPECT_THAT(DetailText(bad_time), HasSubstr("filters.created_at"));
-  ApiResponse no_op = FilterCall({{"category", Json::object()}});
-  EXPECT_EQ(no_op.status, 400);
-  EXPECT_THAT(DetailText(no_op), HasSubstr("has no operator"));
-}
-
-TEST_F(Mem0FilterTest, ThresholdDropsLowerScoresAndTopKCuts) {
-  ApiResponse all = Search({{"query", "note"}, {"user_id", "alice"}});
-  ASSERT_EQ(all.status, 200);
-  ASSERT_THAT(all.body["results"], SizeIs(3));
-  const double top = all.body["results"][0]["score"];
-  const double last = all.body["results"][2]["score"];
-  ASSERT_GT(top, last);
-
-  ApiResponse at_top = Search({{"query", "note"}, {"user_id", "alice"}, {"threshold", top}});
-  ASSERT_EQ(at_top.status, 200);
-  ASSERT_FALSE(at_top.body["results"].empty());
-  EXPECT_EQ(at_top.body["results"][0]["id"], all.body["results"][0]["id"]);
-  for (const Json& item : at_top.body["results"]) EXPECT_GE(item["score"].get<double>(), top);
-  ApiResponse above = Search({{"query", "note"}, {"user_id", "alice"}, {"threshold", top * 2}});
-  EXPECT_THAT(above.body["results"], IsEmpty());
-
-  ApiResponse two = Search({{"query", "note"}, {"user_id", "alice"}, {"top_k", 2}});
-  ASSERT_THAT(two.body["results"], SizeIs(2));
-  EXPECT_EQ(two.body["results"][0]["id"], all.body["results"][0]["id"]);
-  EXPECT_EQ(two.body["results"][1]["id"], all.body["results"][1]["id"]);
-  ApiResponse one = Search({{"query", "note"}, {"user_id", "alice"}, {"limit", 1}});
-  ASSERT_THAT(one.body["results"], SizeIs(1));
-  EXPECT_EQ(one.body["results"][0]["id"], all.body["results"][0]["id"]);
 }
 
 TEST_F(Mem0ApiTest, GetDeleteAndHistoryOfAMemory) {
@@ -823,70 +602,6 @@ TEST_F(Mem0ApiTest, RoutesListMem0sNineEndpoints) {
   EXPECT_EQ(StoredScopes(), 1u);
 }
 
-// A file of the shared mem0 cases (tests/mem0/), parsed.
-nlohmann::json SharedCases(const std::string& name) {
-  std::string source_dir =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
-  if (const char* dir = std::getenv("ENGRAM_SOURCE_DIR"); dir != nullptr && *dir != '\0') {
-    source_dir = dir;
-  }
-  StatusOr<std::string> text = core::ReadWholeFile(source_dir + "/tests/mem0/" + name, "cases");
-  EXPECT_THAT(text, IsOk());
-  return text.ok() ? nlohmann::json::parse(*text) : nlohmann::json::object();
-}
-
-// A shared case's memory as the engine would return it.
-Memory CaseMemory(const nlohmann::json& given) {
-  Memory memory;
-  memory.id = given["id"];
-  memory.text = given["text"];
-  memory.role = ParseRole(given["role"].get<std::string>()).value();
-  memory.speaker = given["speaker"];
-  memory.scope = given["scope"];
-  memory.ingested_at = ParseTimestamp(given["ingested_at"].get<std::string>()).value();
-  memory.updated_at = ParseTimestamp(given["updated_at"].get<std::string>()).value();
-  memory.metadata_json = given["metadata"].dump();
-  return memory;
-}
-
-TEST(Mem0FilterCasesTest, EveryFilterPassesTheSharedCasesMemoriesOrIsRefused) {
-  const nlohmann::json shared = SharedCases("filter_cases.json");
-  ASSERT_TRUE(shared.contains("cases"));
-  ASSERT_GT(shared["cases"].size(), 50u);
-  for (const nlohmann::json& test_case : shared["cases"]) {
-    SCOPED_TRACE(test_case["name"].get<std::string>() + ": " + test_case["filters"].dump());
-    StatusOr<Mem0Filter> filter = Mem0Filter::Compile(test_case["filters"]);
-    if (test_case.contains("error")) {
-      EXPECT_THAT(filter, StatusIs(StatusCode::kInvalidArgument,
-                                   StartsWith(test_case["error"].get<std::string>())));
-      continue;
-    }
-    ASSERT_THAT(filter, IsOk());
-    std::vector<std::string> matched;
-    for (const auto& [name, given] : shared["memories"].items()) {
-      if (filter->Matches(Mem0Filter::FieldsOf(CaseMemory(given)))) matched.push_back(name);
-    }
-    EXPECT_THAT(matched,
-                UnorderedElementsAreArray(test_case["matches"].get<std::vector<std::string>>()));
-  }
-}
-
-TEST(Mem0ScopeIdentifiersTest, OnlyLeadingUserAgentRunSegmentsInThatOrder) {
-  const Mem0Identifiers all = Mem0ScopeIdentifiers("user:alice/agent:bot/run:7/app:x");
-  EXPECT_EQ(all.user_id, "alice");
-  EXPECT_EQ(all.agent_id, "bot");
-  EXPECT_EQ(all.run_id, "7");
-  const Mem0Identifiers skipped = Mem0ScopeIdentifiers("agent:bot/run:7");
-  EXPECT_FALSE(skipped.user_id.has_value());
-  EXPECT_EQ(skipped.agent_id, "bot");
-  EXPECT_TRUE(Mem0ScopeIdentifiers("app:crm/user:alice").empty());
-  // Out of order: the run ends them, the agent after it is not mem0's.
-  const Mem0Identifiers out_of_order = Mem0ScopeIdentifiers("user:alice/run:7/agent:bot");
-  EXPECT_EQ(out_of_order.run_id, "7");
-  EXPECT_FALSE(out_of_order.agent_id.has_value());
-}
-
-// One request's messages are stored at one instant; GET /memories lists them as they were
 // given (by sequence), not by id.
 TEST_F(Mem0ApiTest, ListShowsOneRequestsMessagesInTheOrderAdded) {
   Json messages = Json::array();
