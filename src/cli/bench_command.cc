@@ -9,6 +9,8 @@
 //   engram bench perf [--memories 2000] [--scopes 10] [--queries 500] [--embedder hashing]
 //                     [--wait indexed|durable|derived] [--json OUT] [--store PATH [--reuse]]
 //   engram bench explain TRACE QUESTION_ID      (--json: the raw trace line)
+//   engram bench understanding [--data DIR] [--split dev|test|all] [--limit N] [--json OUT]
+//                              [--list N]   (the write path against tests/data/understanding)
 //
 // Results print as tables on stdout (the report JSON with the global --json); --json OUT after
 // the subcommand also writes the report to a file. The progress bar goes to stderr (not with
@@ -26,6 +28,7 @@
 #include "eval/bench.h"
 #include "eval/perf.h"
 #include "eval/trace_explain.h"
+#include "eval/understanding_bench.h"
 
 namespace engram::cli {
 namespace {
@@ -438,6 +441,62 @@ void AddBenchCommands(CLI::App& app, Console& console, CommandList* commands) {
                          }
                          const Status status = eval::ExplainTraceLine(*line, console.out());
                          if (!status.ok()) return console.Fail("bench explain", status);
+                         return ToInt(ExitCode::kOk);
+                       }});
+
+  // bench understanding: the write path scored against labelled conversations (src/eval's
+  // understanding_bench.h has the matching rules).
+  struct UnderstandingArgs {
+    std::string data;
+    std::string split = "all";
+    std::size_t limit = 0;
+    std::size_t list = 10;
+    std::string json_out;
+  };
+  auto understanding_args = std::make_shared<UnderstandingArgs>();
+  CLI::App* understanding = bench->add_subcommand(
+      "understanding",
+      "Write-path understanding: facts, times, entities, references, profile and foresight "
+      "against labelled conversations (P / R / F1, misses listed)");
+  understanding->add_option("--data", understanding_args->data,
+                            "Folder of the labelled sets (default: the source tree's "
+                            "tests/data/understanding)");
+  understanding->add_option("--split", understanding_args->split, "dev, test or all (default all)")
+      ->check(CLI::IsMember({"dev", "test", "all"}));
+  understanding->add_option("--limit", understanding_args->limit,
+                            "Only the first N conversations and N cases of each split")
+      ->check(WholeNumber(0));
+  understanding->add_option("--list", understanding_args->list,
+                            "Misses and false positives listed per family (default 10; 0 = all)")
+      ->check(WholeNumber(0));
+  understanding->add_option("--json", understanding_args->json_out,
+                            "Also write the report JSON to this file");
+  commands->push_back({understanding, [understanding_args, &console] {
+                         eval::UnderstandingOptions options;
+                         options.data_dir = understanding_args->data;
+                         options.split = understanding_args->split;
+                         options.limit = understanding_args->limit;
+                         options.config_file = console.global().config;
+                         options.engine_data_dir = console.global().data_dir;
+                         options.progress = console.quiet() ? nullptr : &console.err();
+                         options.progress_interactive = Interactive(console);
+                         StatusOr<io::Json> report = eval::RunUnderstandingBench(options);
+                         if (!report.ok()) {
+                           return console.Fail("bench understanding", report.status());
+                         }
+                         if (!understanding_args->json_out.empty()) {
+                           if (Status written =
+                                   WriteJsonFile(understanding_args->json_out, *report);
+                               !written.ok()) {
+                             return console.Fail("bench understanding", written);
+                           }
+                         }
+                         if (console.json()) {
+                           console.PrintJson(*report);
+                         } else {
+                           eval::PrintUnderstandingReport(*report, console.out(),
+                                                          understanding_args->list);
+                         }
                          return ToInt(ExitCode::kOk);
                        }});
 }
