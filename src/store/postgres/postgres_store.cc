@@ -1,8 +1,11 @@
 // PostgreSQL implementation of store::Store and store::Transaction (see postgres_store.h).
 //
-// The queries mirror the SQLite backend's (store/sqlite/sqlite_store.cc) in PostgreSQL's dialect:
-// $n parameters, identity columns returned by INSERT ... RETURNING, `= ANY($1::bigint[])` for id
-// lists. Row mapping and the queries shared by the store and its transactions sit at the top.
+// The reads and writes both SQL backends run alike are sql::SqlStore's and sql::SqlTransaction's
+// (store/sql/sql_store.h), over PostgresSession (postgres_session.h). This file holds what
+// PostgreSQL does its own way: inserts and state changes of one round trip each (their checks
+// and journal entry in the statement), a write transaction's caches, the advisory write lock and
+// the NOTIFY sent with every commit, LISTEN for WaitForJournal, id lists as bigint[], erase with
+// VACUUM FULL, the dump, and the connection pool.
 #include "store/postgres/postgres_store.h"
 
 #include <algorithm>
@@ -11,7 +14,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,9 +25,17 @@
 #include "store/postgres/connection.h"
 #include "store/postgres/merkle_postgres.h"
 #include "store/postgres/migrations.h"
+#include "store/postgres/postgres_session.h"
+#include "store/sql/records.h"
+#include "store/sql/sql_store.h"
 
 namespace engram::store::postgres {
 namespace {
+
+using sql::kEdgeColumns;
+using sql::kNodeColumns;
+using sql::kScopeColumns;
+using sql::Sql;
 
 // Held by every write transaction (per database): "engram" in ASCII, then 2.
 constexpr std::int64_t kWriteLockKey = 0x656e6772616d02;
@@ -36,275 +46,7 @@ constexpr std::string_view kJournalChannel = "engram_journal";
 // Sent as the last statements of a write transaction: one round trip for both.
 constexpr std::string_view kNotifyAndCommit = "NOTIFY engram_journal; COMMIT";
 
-// ---------------------------------------------------------------------------------------------
-// Row mapping.
-
-constexpr std::string_view kScopeColumns =
-    "scope_id, node_id, path, parent_scope_id, last_sequence, created_at";
-constexpr std::string_view kNodeColumns =
-    "row_id, id, kind, scope_id, content_json, text, role, speaker, session_id, sequence, "
-    "event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at, "
-    "idempotency_key";
-constexpr std::string_view kEdgeColumns =
-    "row_id, id, type, src, dst, scope_id, attrs_json, status, valid_from, valid_to, ingested_at, "
-    "updated_at";
-constexpr std::string_view kJournalColumns = "seq, scope_id, op, target_id, target_row, at, detail";
-
-std::string Sql(std::string_view head, std::string_view columns, std::string_view tail) {
-  return std::string(head) + std::string(columns) + std::string(tail);
-}
-
-ScopeRecord ReadScope(const Result& rows, int row) {
-  ScopeRecord scope;
-  scope.scope_id = rows.Int(row, 0);
-  scope.node_id = rows.Text(row, 1);
-  scope.path = rows.Text(row, 2);
-  scope.parent_scope_id = rows.Int(row, 3);  // 0 when NULL
-  scope.last_sequence = rows.Int(row, 4);
-  scope.created_at = Timestamp{rows.Int(row, 5)};
-  return scope;
-}
-
-// A stored enum name that does not parse means the data was damaged or written by something else.
-template <typename T>
-StatusOr<T> StoredName(StatusOr<T> parsed, std::string_view what, std::string_view id) {
-  if (parsed.ok()) return parsed;
-  return Status::Corruption("postgres: " + std::string(what) + " of " + std::string(id) + ": " +
-                            parsed.status().message());
-}
-
-StatusOr<NodeRecord> ReadNode(const Result& rows, int row) {
-  NodeRecord node;
-  node.row = rows.Int(row, 0);
-  node.id = rows.Text(row, 1);
-  ASSIGN_OR_RETURN(node.kind, StoredName(ParseNodeKind(rows.Text(row, 2)), "kind", node.id));
-  node.scope_id = rows.Int(row, 3);
-  node.content_json = rows.Text(row, 4);
-  node.text = rows.Text(row, 5);
-  ASSIGN_OR_RETURN(node.role, StoredName(ParseRole(rows.Text(row, 6)), "role", node.id));
-  node.speaker = rows.Text(row, 7);
-  node.session_id = rows.Text(row, 8);
-  node.sequence = rows.Int(row, 9);
-  node.event_time = rows.Time(row, 10);
-  node.metadata_json = rows.Text(row, 11);
-  ASSIGN_OR_RETURN(node.status,
-                   StoredName(ParseNodeStatus(rows.Text(row, 12)), "status", node.id));
-  node.valid_from = rows.Time(row, 13);
-  node.valid_to = rows.Time(row, 14);
-  node.ingested_at = Timestamp{rows.Int(row, 15)};
-  node.updated_at = Timestamp{rows.Int(row, 16)};
-  node.idempotency_key = rows.Text(row, 17);  // "" when NULL
-  RETURN_IF_ERROR(RestoreContentJson(node, "postgres"));
-  return node;
-}
-
-EdgeRecord ReadEdge(const Result& rows, int row) {
-  EdgeRecord edge;
-  edge.row = rows.Int(row, 0);
-  edge.id = rows.Text(row, 1);
-  edge.type = rows.Text(row, 2);
-  edge.src = rows.Text(row, 3);
-  edge.dst = rows.Text(row, 4);
-  edge.scope_id = rows.Int(row, 5);
-  edge.attrs_json = rows.Text(row, 6);
-  edge.status = rows.Text(row, 7);
-  edge.valid_from = rows.Time(row, 8);
-  edge.valid_to = rows.Time(row, 9);
-  edge.ingested_at = Timestamp{rows.Int(row, 10)};
-  edge.updated_at = Timestamp{rows.Int(row, 11)};
-  return edge;
-}
-
-StatusOr<JournalEntry> ReadJournalEntry(const Result& rows, int row) {
-  JournalEntry entry;
-  entry.seq = rows.Int(row, 0);
-  entry.scope_id = rows.Int(row, 1);
-  ASSIGN_OR_RETURN(entry.op, ParseJournalOp(rows.Text(row, 2)));
-  entry.target_id = rows.Text(row, 3);
-  entry.target_row = rows.Int(row, 4);
-  entry.at = Timestamp{rows.Int(row, 5)};
-  entry.detail = rows.Text(row, 6);
-  return entry;
-}
-
-// Maps every row with `read` (which returns T or StatusOr<T>).
-template <typename T, typename ReadFn>
-StatusOr<std::vector<T>> CollectRows(const Result& rows, ReadFn read) {
-  std::vector<T> out;
-  out.reserve(static_cast<std::size_t>(rows.size()));
-  for (int row = 0; row < rows.size(); ++row) {
-    ASSIGN_OR_RETURN(T value, StatusOr<T>(read(rows, row)));
-    out.push_back(std::move(value));
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Queries shared by Store (read connections) and Transaction (the writer connection).
-
-StatusOr<std::optional<ScopeRecord>> QueryScopeByPath(Connection& conn, std::string_view path) {
-  static const std::string kSql = Sql("SELECT ", kScopeColumns, " FROM scopes WHERE path = $1");
-  ASSIGN_OR_RETURN(Result rows, conn.Query(kSql, Params().Text(path), "find scope"));
-  if (rows.size() == 0) return std::optional<ScopeRecord>();
-  return std::optional<ScopeRecord>(ReadScope(rows, 0));
-}
-
-StatusOr<std::optional<ScopeRecord>> QueryScopeById(Connection& conn, std::int64_t scope_id) {
-  static const std::string kSql = Sql("SELECT ", kScopeColumns, " FROM scopes WHERE scope_id = $1");
-  ASSIGN_OR_RETURN(Result rows, conn.Query(kSql, Params().Int(scope_id), "get scope"));
-  if (rows.size() == 0) return std::optional<ScopeRecord>();
-  return std::optional<ScopeRecord>(ReadScope(rows, 0));
-}
-
-StatusOr<std::optional<NodeRecord>> QueryNode(Connection& conn, std::string_view id) {
-  static const std::string kSql = Sql("SELECT ", kNodeColumns, " FROM nodes WHERE id = $1");
-  ASSIGN_OR_RETURN(Result rows, conn.Query(kSql, Params().Text(id), "get node"));
-  if (rows.size() == 0) return std::optional<NodeRecord>();
-  ASSIGN_OR_RETURN(NodeRecord node, ReadNode(rows, 0));
-  return std::optional<NodeRecord>(std::move(node));
-}
-
-StatusOr<NodeRecord> RequireNode(Connection& conn, std::string_view id) {
-  ASSIGN_OR_RETURN(std::optional<NodeRecord> node, QueryNode(conn, id));
-  if (!node.has_value()) {
-    return Status::NotFound("node " + std::string(id.substr(0, 64)) + " does not exist");
-  }
-  return std::move(*node);
-}
-
-StatusOr<std::optional<EdgeRecord>> QueryEdge(Connection& conn, std::string_view id) {
-  static const std::string kSql = Sql("SELECT ", kEdgeColumns, " FROM edges WHERE id = $1");
-  ASSIGN_OR_RETURN(Result rows, conn.Query(kSql, Params().Text(id), "get edge"));
-  if (rows.size() == 0) return std::optional<EdgeRecord>();
-  return std::optional<EdgeRecord>(ReadEdge(rows, 0));
-}
-
-StatusOr<EdgeRecord> RequireEdge(Connection& conn, std::string_view id) {
-  ASSIGN_OR_RETURN(std::optional<EdgeRecord> edge, QueryEdge(conn, id));
-  if (!edge.has_value()) {
-    return Status::NotFound("edge " + std::string(id.substr(0, 64)) + " does not exist");
-  }
-  return std::move(*edge);
-}
-
-StatusOr<std::vector<EdgeRecord>> QueryEdgesOf(Connection& conn, std::string_view node_id,
-                                               EdgeDirection direction, std::string_view type) {
-  // One text per direction; `$2 = ''` keeps the typed and untyped forms in one.
-  static const std::string kOutgoing =
-      Sql("SELECT ", kEdgeColumns,
-          " FROM edges WHERE src = $1 AND ($2 = '' OR type = $2) ORDER BY row_id");
-  static const std::string kIncoming =
-      Sql("SELECT ", kEdgeColumns,
-          " FROM edges WHERE dst = $1 AND ($2 = '' OR type = $2) ORDER BY row_id");
-  static const std::string kBoth =
-      Sql("SELECT ", kEdgeColumns,
-          " FROM edges WHERE (src = $1 OR dst = $1) AND ($2 = '' OR type = $2) ORDER BY row_id");
-  const std::string* sql = &kBoth;
-  if (direction == EdgeDirection::kOutgoing) sql = &kOutgoing;
-  if (direction == EdgeDirection::kIncoming) sql = &kIncoming;
-  ASSIGN_OR_RETURN(Result rows, conn.Query(*sql, Params().Text(node_id).Text(type), "edges of node"));
-  return CollectRows<EdgeRecord>(rows, ReadEdge);
-}
-
-StatusOr<std::vector<NodeRecord>> QueryListNodes(Connection& conn, std::int64_t scope_id,
-                                                 const NodeFilter& filter) {
-  static const std::string kSql =
-      Sql("SELECT ", kNodeColumns,
-          " FROM nodes WHERE scope_id = $1 AND sequence > $2 AND ($3::text IS NULL OR kind = $3) "
-          "AND ($4::boolean OR status = 'active') ORDER BY sequence, row_id LIMIT $5::bigint");
-  Params params;
-  params.Int(scope_id).Int(filter.after_sequence);
-  if (filter.kind.has_value()) {
-    params.Text(NodeKindName(*filter.kind));
-  } else {
-    params.Null();
-  }
-  params.Bool(filter.include_inactive);
-  if (filter.limit == 0) {
-    params.Null();  // LIMIT NULL: no limit
-  } else {
-    params.Int(static_cast<std::int64_t>(filter.limit));
-  }
-  ASSIGN_OR_RETURN(Result rows, conn.Query(kSql, params, "list nodes"));
-  return CollectRows<NodeRecord>(rows, ReadNode);
-}
-
-StatusOr<std::int64_t> QueryInt(Connection& conn, std::string_view sql, const Params& params,
-                                std::string_view operation) {
-  ASSIGN_OR_RETURN(Result rows, conn.Query(sql, params, operation));
-  if (rows.size() == 0 || rows.IsNull(0, 0)) return std::int64_t{0};
-  return rows.Int(0, 0);
-}
-
-StatusOr<std::optional<EmbedderRecord>> QueryEmbedder(Connection& conn) {
-  ASSIGN_OR_RETURN(Result rows,
-                   conn.Query("SELECT key, value FROM meta WHERE key IN ('embedder_model_id', "
-                              "'embedder_dimension')",
-                              Params(), "read recorded embedder"));
-  std::optional<std::string> model_id;
-  std::optional<std::string> dimension;
-  for (int row = 0; row < rows.size(); ++row) {
-    (rows.Text(row, 0) == "embedder_model_id" ? model_id : dimension) = rows.Text(row, 1);
-  }
-  return EmbedderFromMeta(model_id, dimension, "postgres: " + conn.display_name());
-}
-
-Status AppendJournal(Connection& conn, std::int64_t scope_id, JournalOp op,
-                     std::string_view target_id, std::int64_t target_row, Timestamp at,
-                     std::string_view detail) {
-  ASSIGN_OR_RETURN(Result done,
-                   conn.Query("INSERT INTO journal(scope_id, op, target_id, target_row, at, "
-                              "detail) VALUES($1, $2, $3, $4, $5, $6)",
-                              Params()
-                                  .Int(scope_id)
-                                  .Text(JournalOpName(op))
-                                  .Text(target_id)
-                                  .Int(target_row)
-                                  .Int(at.micros)
-                                  .Text(detail),
-                              "append journal entry"));
-  static_cast<void>(done);
-  return Status::Ok();
-}
-
-// The stored analyses of these turn rows, in the order given (TurnAnalysisRecord).
-StatusOr<std::vector<TurnAnalysisRecord>> QueryTurnAnalyses(Connection& conn,
-                                                             std::span<const std::int64_t> rows) {
-  std::vector<TurnAnalysisRecord> records;
-  if (rows.empty()) return records;
-  ASSIGN_OR_RETURN(Result found,
-                   conn.Query("SELECT turn_row, format, analysis FROM turn_analysis "
-                              "WHERE turn_row = ANY($1::bigint[])",
-                              Params().IntArray({rows.begin(), rows.end()}),
-                              "get turn analyses"));
-  std::map<std::int64_t, int> by_row;
-  for (int row = 0; row < found.size(); ++row) by_row[found.Int(row, 0)] = row;
-  for (const std::int64_t turn_row : rows) {
-    const auto it = by_row.find(turn_row);
-    if (it == by_row.end()) continue;
-    records.push_back({.turn_row = turn_row,
-                       .format = static_cast<int>(found.Int(it->second, 1)),
-                       .bytes = found.Bytes(it->second, 2)});
-  }
-  return records;
-}
-
-Status Run(Connection& conn, std::string_view sql, const Params& params,
-           std::string_view operation) {
-  ASSIGN_OR_RETURN(Result done, conn.Query(sql, params, operation));
-  static_cast<void>(done);
-  return Status::Ok();
-}
-
-// The columns of a node insert, $1..$17, and their values (shared by the plain insert of a
-// scope's node and the journalled insert of InsertNode).
-constexpr std::string_view kInsertNode =
-    "INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, session_id, "
-    "sequence, event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at, "
-    "idempotency_key) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
-    "$16, $17)";
-
-// As kInsertNode, inserting nothing when scope $3 does not exist.
+// A node insert, $1..$17, inserting nothing when scope $3 does not exist.
 constexpr std::string_view kInsertNodeIfScope =
     "INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, session_id, "
     "sequence, event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at, "
@@ -347,9 +89,8 @@ StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
 // ---------------------------------------------------------------------------------------------
 // Transaction.
 
-// Invariant: while open_, the writer connection is inside a transaction holding the write
-// advisory lock, and lock_ holds the store's write mutex. After Commit() (or a failed commit)
-// open_ is false and the mutex is released.
+// While the transaction is open, the writer connection is inside a transaction holding the write
+// advisory lock (and sql::SqlTransaction holds the store's write mutex).
 //
 // An insert is one statement whose conditions are the checks (known scope and nodes, ON CONFLICT
 // DO NOTHING for a taken id or idempotency key) and which writes the row and its journal entry
@@ -358,99 +99,13 @@ StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
 // anyway (a lost connection, a constraint the checks do not cover) makes PostgreSQL abort the
 // whole transaction: every later call fails and Commit() rolls back and says so, so nothing of
 // a failed transaction is ever committed.
-class PostgresTransaction final : public Transaction {
+class PostgresTransaction final : public sql::SqlTransaction {
  public:
-  // `vector_precision`: how PutVector stores a vector (SqliteOptions / PostgresOptions).
   PostgresTransaction(std::unique_lock<std::mutex> lock, Connection& conn,
                       VectorPrecision vector_precision)
-      : lock_(std::move(lock)),
-        conn_(conn),
-        vector_precision_(vector_precision),
-        merkle_tables_(conn) {}
-
-  ~PostgresTransaction() override {
-    if (open_) static_cast<void>(conn_.Exec("ROLLBACK", "roll back write transaction"));
-  }
-
-  StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) override {
-    RETURN_IF_ERROR(CheckOpen());
-    return QueryScopeByPath(conn_, path);
-  }
-
-  StatusOr<ScopeRecord> CreateScope(std::string_view path, std::string_view node_id,
-                                    std::int64_t parent_scope_id, Timestamp created_at) override {
-    RETURN_IF_ERROR(CheckOpen());
-    if (path.empty()) return Status::InvalidArgument("create scope: empty path");
-    if (node_id.empty()) return Status::InvalidArgument("create scope: empty node id");
-    std::string content_json;
-    try {
-      content_json = nlohmann::json{{"path", std::string(path)}}.dump();
-    } catch (const nlohmann::json::exception& error) {
-      return Status::InvalidArgument("create scope: path is not valid UTF-8: " +
-                                     std::string(error.what()));
-    }
-    {
-      ASSIGN_OR_RETURN(const std::optional<ScopeRecord> existing, QueryScopeByPath(conn_, path));
-      if (existing.has_value()) {
-        return Status::AlreadyExists("scope " + std::string(path) + " already exists");
-      }
-      if (parent_scope_id != 0) {
-        ASSIGN_OR_RETURN(const std::optional<ScopeRecord> parent,
-                         QueryScopeById(conn_, parent_scope_id));
-        if (!parent.has_value()) {
-          return Status::NotFound("create scope " + std::string(path) + ": parent scope " +
-                                  std::to_string(parent_scope_id) + " does not exist");
-        }
-      }
-      Params params;
-      params.Text(node_id).Text(path);
-      if (parent_scope_id != 0) {
-        params.Int(parent_scope_id);
-      } else {
-        params.Null();
-      }
-      params.Int(created_at.micros);
-      ASSIGN_OR_RETURN(const std::int64_t scope_id,
-                       QueryInt(conn_,
-                                "INSERT INTO scopes(node_id, path, parent_scope_id, "
-                                "last_sequence, created_at) VALUES($1, $2, $3, 0, $4) "
-                                "RETURNING scope_id",
-                                params, "create scope"));
-      ScopeRecord scope;
-      scope.scope_id = scope_id;
-      scope.node_id = std::string(node_id);
-      scope.path = std::string(path);
-      scope.parent_scope_id = parent_scope_id;
-      scope.created_at = created_at;
-
-      NodeRecord node;
-      node.id = scope.node_id;
-      node.kind = NodeKind::kScope;
-      node.scope_id = scope.scope_id;
-      node.content_json = content_json;
-      node.text = scope.path;
-      node.ingested_at = created_at;
-      node.updated_at = created_at;
-      RETURN_IF_ERROR(Run(conn_, kInsertNode, NodeParams(node), "insert scope node"));
-      RETURN_IF_ERROR(AppendJournal(conn_, scope.scope_id, JournalOp::kScopeCreated, node_id, 0,
-                                    created_at, "scope created"));
-      merkle_.AppendNode(node);
-      return scope;
-    }
-  }
-
-  StatusOr<std::int64_t> NextSequence(std::int64_t scope_id) override {
-    RETURN_IF_ERROR(CheckOpen());
-    ASSIGN_OR_RETURN(Result rows,
-                     conn_.Query("UPDATE scopes SET last_sequence = last_sequence + 1 "
-                                 "WHERE scope_id = $1 RETURNING last_sequence",
-                                 Params().Int(scope_id), "next sequence"));
-    if (rows.size() == 0) {
-      return Status::NotFound("next sequence: scope " + std::to_string(scope_id) +
-                              " does not exist");
-    }
-    return rows.Int(0, 0);
-  }
+      : SqlTransaction(std::move(lock), std::make_unique<PostgresSession>(conn),
+                       vector_precision),
+        conn_(conn) {}
 
   StatusOr<std::int64_t> InsertNode(const NodeRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
@@ -469,7 +124,7 @@ class PostgresTransaction final : public Transaction {
               StateDetail(NodeStatusName(record.status), record.valid_to, ""));
     ASSIGN_OR_RETURN(Result inserted, conn_.Query(kSql, params, "insert node"));
     if (inserted.size() == 0) return RefusedNode(record);
-    merkle_.AppendNode(record);
+    merkle_writer().AppendNode(record);
     const std::int64_t row = inserted.Int(0, 0);
     NodeRecord stored = record;
     stored.row = row;
@@ -481,22 +136,9 @@ class PostgresTransaction final : public Transaction {
   StatusOr<NodeRecord> GetNode(std::string_view id) override {
     RETURN_IF_ERROR(CheckOpen());
     if (const auto cached = nodes_.find(id); cached != nodes_.end()) return cached->second;
-    ASSIGN_OR_RETURN(NodeRecord node, RequireNode(conn_, id));
+    ASSIGN_OR_RETURN(NodeRecord node, sql::RequireNode(session(), id));
     nodes_.emplace(node.id, node);
     return node;
-  }
-
-  StatusOr<std::optional<NodeRecord>> FindTurnByKey(std::int64_t scope_id,
-                                                    std::string_view key) override {
-    RETURN_IF_ERROR(CheckOpen());
-    if (key.empty()) return Status::InvalidArgument("find turn by key: empty key");
-    static const std::string kSql =
-        Sql("SELECT ", kNodeColumns, " FROM nodes WHERE scope_id = $1 AND idempotency_key = $2");
-    ASSIGN_OR_RETURN(Result rows, conn_.Query(kSql, Params().Int(scope_id).Text(key),
-                                              "find turn by idempotency key"));
-    if (rows.size() == 0) return std::optional<NodeRecord>();
-    ASSIGN_OR_RETURN(NodeRecord node, ReadNode(rows, 0));
-    return std::optional<NodeRecord>(std::move(node));
   }
 
   Status UpdateNodeState(std::string_view id, NodeStatus status, std::optional<Timestamp> valid_to,
@@ -560,7 +202,7 @@ class PostgresTransaction final : public Transaction {
                         .Text("type=" + record.type + " status=" + record.status),
                     "insert edge"));
     if (inserted.size() == 0) return RefusedEdge(record);
-    merkle_.AppendEdge(record);
+    merkle_writer().AppendEdge(record);
     EdgeRecord stored = record;
     stored.row = inserted.Int(0, 0);
     for (const std::string* end : {&record.src, &record.dst}) {
@@ -570,11 +212,6 @@ class PostgresTransaction final : public Transaction {
       }
     }
     return stored.row;
-  }
-
-  StatusOr<EdgeRecord> GetEdge(std::string_view id) override {
-    RETURN_IF_ERROR(CheckOpen());
-    return RequireEdge(conn_, id);
   }
 
   Status UpdateEdgeState(const EdgeWriteKey& /*key*/, std::string_view id, std::string_view status,
@@ -618,7 +255,7 @@ class PostgresTransaction final : public Transaction {
                                             std::string_view type) override {
     RETURN_IF_ERROR(CheckOpen());
     const auto known = edges_of_.find(node_id);
-    if (known == edges_of_.end()) return QueryEdgesOf(conn_, node_id, direction, type);
+    if (known == edges_of_.end()) return session().EdgesOf(node_id, direction, type);
     std::vector<EdgeRecord> edges;
     for (const EdgeRecord& edge : known->second) {
       const bool outgoing = edge.src == node_id;
@@ -631,53 +268,14 @@ class PostgresTransaction final : public Transaction {
     return edges;
   }
 
-  StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
-                                              const NodeFilter& filter) override {
-    RETURN_IF_ERROR(CheckOpen());
-    return QueryListNodes(conn_, scope_id, filter);
-  }
-
-  Status SetEmbedder(const EmbedderRecord& embedder, Timestamp at) override {
-    RETURN_IF_ERROR(CheckOpen());
-    RETURN_IF_ERROR(CheckEmbedderRecord(embedder));
-    {
-      ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> previous, QueryEmbedder(conn_));
-      if (previous.has_value() && *previous != embedder) {
-        RETURN_IF_ERROR(conn_.Exec("DELETE FROM vectors", "set embedder: drop old vectors"));
-      }
-      // Recording an embedder (again: reembed) precedes new vectors: graphs over the old ones
-      // would describe vectors that are gone or replaced.
-      RETURN_IF_ERROR(conn_.Exec("DELETE FROM projection_snapshots",
-                                 "set embedder: drop projection snapshots"));
-      embedder_.reset();  // read again by the next PutVector
-      RETURN_IF_ERROR(Run(conn_,
-                          "INSERT INTO meta(key, value) VALUES('embedder_model_id', $1), "
-                          "('embedder_dimension', $2) "
-                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                          Params().Text(embedder.model_id).Int(
-                              static_cast<std::int64_t>(embedder.dimension)),
-                          "set embedder"));
-      return AppendJournal(conn_, 0, JournalOp::kEmbedderSet, embedder.model_id, 0, at,
-                           "dimension=" + std::to_string(embedder.dimension));
-    }
-  }
-
-  StatusOr<std::optional<EmbedderRecord>> GetEmbedder() override {
-    RETURN_IF_ERROR(CheckOpen());
-    return QueryEmbedder(conn_);
-  }
-
   Status PutVector(std::string_view node_id, std::string_view model_id,
                    std::span<const float> values) override {
     RETURN_IF_ERROR(CheckOpen());
     // The embedder is read once per transaction (SetEmbedder refreshes it). One statement stores
     // the vector by the node's id and journals it (kVectorStored, at = the node's ingestion
     // time); no row back means the node does not exist.
-    if (!embedder_.has_value()) {
-      ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> recorded, QueryEmbedder(conn_));
-      embedder_.emplace(recorded);
-    }
-    RETURN_IF_ERROR(CheckVector(*embedder_, model_id, values));
+    ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> embedder, RecordedEmbedder());
+    RETURN_IF_ERROR(CheckVector(embedder, model_id, values));
     ASSIGN_OR_RETURN(
         Result stored,
         conn_.Query("WITH node AS (SELECT row_id, scope_id, ingested_at FROM nodes WHERE id = $1), "
@@ -693,7 +291,7 @@ class PostgresTransaction final : public Transaction {
                         .Text(node_id)
                         .Text(model_id)
                         .Int(static_cast<std::int64_t>(values.size()))
-                        .Bytes(EncodeVector(values, vector_precision_))
+                        .Bytes(EncodeVector(values, vector_precision()))
                         .Text(JournalOpName(JournalOp::kVectorStored))
                         .Text("model=" + std::string(model_id)),
                     "put vector"));
@@ -701,30 +299,6 @@ class PostgresTransaction final : public Transaction {
       return Status::NotFound("node " + std::string(node_id.substr(0, 64)) + " does not exist");
     }
     return Status::Ok();
-  }
-
-  StatusOr<std::optional<std::string>> GetMeta(std::string_view key) override {
-    RETURN_IF_ERROR(CheckOpen());
-    RETURN_IF_ERROR(CheckEngineMetaKey(key));
-    ASSIGN_OR_RETURN(Result rows, conn_.Query("SELECT value FROM meta WHERE key = $1",
-                                              Params().Text(key), "read meta"));
-    if (rows.size() == 0) return std::optional<std::string>();
-    return std::optional<std::string>(std::string(rows.Text(0, 0)));
-  }
-
-  Status SetMeta(std::string_view key, std::string_view value) override {
-    RETURN_IF_ERROR(CheckOpen());
-    RETURN_IF_ERROR(CheckEngineMetaKey(key));
-    return Run(conn_,
-               "INSERT INTO meta(key, value) VALUES($1, $2) "
-               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-               Params().Text(key).Text(value), "write meta");
-  }
-
-  Status DeleteMeta(std::string_view key) override {
-    RETURN_IF_ERROR(CheckOpen());
-    RETURN_IF_ERROR(CheckEngineMetaKey(key));
-    return Run(conn_, "DELETE FROM meta WHERE key = $1", Params().Text(key), "delete meta");
   }
 
   Status PutTurnAnalysis(const TurnAnalysisRecord& record) override {
@@ -750,84 +324,17 @@ class PostgresTransaction final : public Transaction {
     return Status::Ok();
   }
 
-  StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
-      std::span<const std::int64_t> turn_rows) override {
-    RETURN_IF_ERROR(CheckOpen());
-    return QueryTurnAnalyses(conn_, turn_rows);
+ protected:
+  // COMMIT of an aborted transaction rolls back without an error: say so instead.
+  Status CheckCommittable() override {
+    if (!conn_.in_failed_transaction()) return Status::Ok();
+    return Status::FailedPrecondition(
+        "postgres: commit write transaction: an earlier statement of the transaction failed, so "
+        "nothing was committed");
   }
-
-  Status PutProjectionSnapshot(const ProjectionSnapshot& snapshot) override {
-    RETURN_IF_ERROR(CheckOpen());
-    RETURN_IF_ERROR(CheckProjectionSnapshot(snapshot));
-    // One statement: written only when the scope exists; no row back means it does not.
-    ASSIGN_OR_RETURN(
-        Result stored,
-        conn_.Query("INSERT INTO projection_snapshots(scope_id, projection, key, journal_seq, "
-                    "item_count, data) SELECT scope_id, $2, $3, $4, $5, $6 FROM scopes "
-                    "WHERE scope_id = $1 ON CONFLICT(scope_id, projection) DO UPDATE SET "
-                    "key = excluded.key, journal_seq = excluded.journal_seq, "
-                    "item_count = excluded.item_count, data = excluded.data RETURNING scope_id",
-                    Params()
-                        .Int(snapshot.scope_id)
-                        .Text(snapshot.projection)
-                        .Text(snapshot.key)
-                        .Int(snapshot.journal_seq)
-                        .Int(snapshot.item_count)
-                        .Bytes(snapshot.data),
-                    "put projection snapshot"));
-    if (stored.size() == 0) {
-      return Status::NotFound("put projection snapshot: scope " +
-                              std::to_string(snapshot.scope_id) + " does not exist");
-    }
-    return Status::Ok();
-  }
-
-  StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
-    RETURN_IF_ERROR(CheckOpen());
-    RETURN_IF_ERROR(merkle_.Flush(merkle_tables_));
-    return merkle::StateOf(merkle_tables_, scope_id);
-  }
-
-  Status AdvanceSequence(std::int64_t scope_id, std::int64_t last_sequence) override {
-    RETURN_IF_ERROR(CheckOpen());
-    ASSIGN_OR_RETURN(Result rows,
-                     conn_.Query("UPDATE scopes SET last_sequence = GREATEST(last_sequence, $2) "
-                                 "WHERE scope_id = $1 RETURNING scope_id",
-                                 Params().Int(scope_id).Int(last_sequence), "advance sequence"));
-    if (rows.size() == 0) {
-      return Status::NotFound("advance sequence: scope " + std::to_string(scope_id) +
-                              " does not exist");
-    }
-    return Status::Ok();
-  }
-
-  Status Commit() override {
-    RETURN_IF_ERROR(CheckOpen());
-    open_ = false;
-    // COMMIT of an aborted transaction rolls back without an error: say so instead. The Merkle
-    // roots of the scopes written to are brought up to date first, in the transaction.
-    Status status = conn_.in_failed_transaction()
-                        ? Status::FailedPrecondition(
-                              "postgres: commit write transaction: an earlier statement of the "
-                              "transaction failed, so nothing was committed")
-                        : merkle_.Flush(merkle_tables_);
-    if (status.ok()) status = conn_.Exec(kNotifyAndCommit, "commit write transaction");
-    if (!status.ok()) {
-      static_cast<void>(conn_.Exec("ROLLBACK", "roll back after failed commit"));
-    }
-    lock_.unlock();
-    return status;
-  }
+  std::string_view commit_sql() const override { return kNotifyAndCommit; }
 
  private:
-  Status CheckOpen() const {
-    if (!open_) {
-      return Status::FailedPrecondition(
-          "store transaction is no longer open (it was committed or its commit failed)");
-    }
-    return Status::Ok();
-  }
-
   // Why InsertNode inserted nothing (its checks, read after the fact; nothing was written).
   Status RefusedNode(const NodeRecord& record) {
     ASSIGN_OR_RETURN(const std::vector<bool> exists,
@@ -877,26 +384,19 @@ class PostgresTransaction final : public Transaction {
                             ": the server inserted nothing, yet every check passes");
   }
 
-  std::unique_lock<std::mutex> lock_;
   Connection& conn_;
-  const VectorPrecision vector_precision_;
   // What this transaction knows without asking the server; it holds the write lock, so nothing
   // else changes these rows meanwhile. Nodes read or inserted here (kept current by
   // UpdateNodeState), and for each node inserted here every edge touching it (none at first,
   // then each InsertEdge; kept current by UpdateEdgeState), in row order.
   std::map<std::string, NodeRecord, std::less<>> nodes_;
   std::map<std::string, std::vector<EdgeRecord>, std::less<>> edges_of_;
-  // The recorded embedder as PutVector last read it (unset: read it on the next call).
-  std::optional<std::optional<EmbedderRecord>> embedder_;
-  MerkleTables merkle_tables_;
-  merkle::Writer merkle_;  // the leaves appended, written by Flush before COMMIT
-  bool open_ = true;
 };
 
 // ---------------------------------------------------------------------------------------------
 // Store.
 
-class PostgresStore final : public Store {
+class PostgresStore final : public sql::SqlStore {
  public:
   PostgresStore(ConnectSettings settings, PostgresOptions options,
                 std::unique_ptr<Connection> writer)
@@ -915,48 +415,8 @@ class PostgresStore final : public Store {
       static_cast<void>(writer_->Exec("ROLLBACK", "roll back write transaction"));
       return locked.status();
     }
-    return std::unique_ptr<Transaction>(
-        std::make_unique<PostgresTransaction>(std::move(lock), *writer_,
-                                           options_.vector_precision));
-  }
-
-  StatusOr<std::optional<ScopeRecord>> FindScope(std::string_view path) override {
-    return WithReader([&](Connection& conn) { return QueryScopeByPath(conn, path); });
-  }
-
-  StatusOr<std::optional<ScopeRecord>> GetScope(std::int64_t scope_id) override {
-    return WithReader([&](Connection& conn) { return QueryScopeById(conn, scope_id); });
-  }
-
-  StatusOr<std::vector<ScopeRecord>> ListScopes() override {
-    return WithReader([&](Connection& conn) -> StatusOr<std::vector<ScopeRecord>> {
-      // COLLATE "C": byte order, as SQLite's, whatever the database's collation.
-      static const std::string kSql =
-          Sql("SELECT ", kScopeColumns, " FROM scopes ORDER BY path COLLATE \"C\"");
-      ASSIGN_OR_RETURN(Result rows, conn.Query(kSql, Params(), "list scopes"));
-      return CollectRows<ScopeRecord>(rows, ReadScope);
-    });
-  }
-
-  StatusOr<std::vector<ScopeRecord>> ScopeTree(std::int64_t scope_id) override {
-    return WithReader([&](Connection& conn) -> StatusOr<std::vector<ScopeRecord>> {
-      static const std::string kSql =
-          Sql("WITH RECURSIVE tree(id) AS (SELECT scope_id FROM scopes WHERE scope_id = $1 "
-              "UNION SELECT s.scope_id FROM scopes s JOIN tree ON s.parent_scope_id = tree.id) "
-              "SELECT ",
-              kScopeColumns, " FROM scopes WHERE scope_id IN (SELECT id FROM tree) ORDER BY scope_id");
-      ASSIGN_OR_RETURN(Result rows, conn.Query(kSql, Params().Int(scope_id), "scope tree"));
-      ASSIGN_OR_RETURN(std::vector<ScopeRecord> scopes, CollectRows<ScopeRecord>(rows, ReadScope));
-      if (scopes.empty()) {
-        return Status::NotFound("scope tree: scope " + std::to_string(scope_id) +
-                                " does not exist");
-      }
-      return scopes;
-    });
-  }
-
-  StatusOr<NodeRecord> GetNode(std::string_view id) override {
-    return WithReader([&](Connection& conn) { return RequireNode(conn, id); });
+    return std::unique_ptr<Transaction>(std::make_unique<PostgresTransaction>(
+        std::move(lock), *writer_, options_.vector_precision));
   }
 
   StatusOr<std::vector<NodeRecord>> GetNodesByRow(std::span<const std::int64_t> rows) override {
@@ -967,7 +427,9 @@ class PostgresStore final : public Store {
       ASSIGN_OR_RETURN(Result found,
                        conn.Query(kSql, Params().IntArray({rows.begin(), rows.end()}),
                                   "get nodes by row"));
-      ASSIGN_OR_RETURN(std::vector<NodeRecord> unordered, CollectRows<NodeRecord>(found, ReadNode));
+      PostgresSession session(conn);
+      ResultRows found_rows(std::move(found));
+      ASSIGN_OR_RETURN(std::vector<NodeRecord> unordered, sql::CollectNodes(session, found_rows));
       std::map<std::int64_t, std::size_t> by_row;
       for (std::size_t node_idx = 0; node_idx < unordered.size(); ++node_idx) {
         by_row[unordered[node_idx].row] = node_idx;
@@ -980,11 +442,6 @@ class PostgresStore final : public Store {
       }
       return nodes;
     });
-  }
-
-  StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
-                                              const NodeFilter& filter) override {
-    return WithReader([&](Connection& conn) { return QueryListNodes(conn, scope_id, filter); });
   }
 
   // The rows are read first and `visit` runs after the read connection went back to the pool,
@@ -1001,44 +458,28 @@ class PostgresStore final : public Store {
     } else {
       params.Null();
     }
-    ASSIGN_OR_RETURN(const Result rows, WithReader([&](Connection& conn) {
+    ASSIGN_OR_RETURN(Result found, WithReader([&](Connection& conn) {
                        return conn.Query(kSql, params, "scan nodes");
                      }));
-    for (int row = 0; row < rows.size(); ++row) {
-      ASSIGN_OR_RETURN(const NodeRecord node, ReadNode(rows, row));
+    ResultRows rows(std::move(found));
+    while (true) {
+      ASSIGN_OR_RETURN(const bool has_row, rows.Next());
+      if (!has_row) return Status::Ok();
+      ASSIGN_OR_RETURN(const NodeRecord node, sql::ReadNode(rows, "postgres"));
       if (!visit(node)) return Status::Ok();
     }
-    return Status::Ok();
-  }
-
-  StatusOr<std::int64_t> CountNodes(std::int64_t scope_id) override {
-    return WithReader([&](Connection& conn) {
-      return QueryInt(conn, "SELECT count(*) FROM nodes WHERE scope_id = $1",
-                      Params().Int(scope_id), "count nodes");
-    });
-  }
-
-  StatusOr<EdgeRecord> GetEdge(std::string_view id) override {
-    return WithReader([&](Connection& conn) { return RequireEdge(conn, id); });
-  }
-
-  StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id, EdgeDirection direction,
-                                            std::string_view type) override {
-    return WithReader(
-        [&](Connection& conn) { return QueryEdgesOf(conn, node_id, direction, type); });
   }
 
   StatusOr<std::vector<EdgeRecord>> EdgesInScope(std::int64_t scope_id,
                                                  std::string_view type) override {
-    return WithReader([&](Connection& conn) -> StatusOr<std::vector<EdgeRecord>> {
+    return ReadValue<std::vector<EdgeRecord>>(ReadMode::kStatement, [&](sql::Session& session) {
       static const std::string kSql =
           Sql("SELECT ", kEdgeColumns,
               " FROM edges WHERE row_id IN (SELECT e.row_id FROM nodes n JOIN edges e ON e.src = "
               "n.id WHERE n.scope_id = $1 UNION SELECT e.row_id FROM nodes n JOIN edges e ON "
               "e.dst = n.id WHERE n.scope_id = $1) AND ($2 = '' OR type = $2) ORDER BY row_id");
-      ASSIGN_OR_RETURN(Result rows,
-                       conn.Query(kSql, Params().Int(scope_id).Text(type), "edges in scope"));
-      return CollectRows<EdgeRecord>(rows, ReadEdge);
+      return sql::QueryRows<EdgeRecord>(session, kSql, sql::Params().Int(scope_id).Text(type),
+                                        "edges in scope", sql::ReadEdge);
     });
   }
 
@@ -1047,80 +488,14 @@ class PostgresStore final : public Store {
                    const std::function<bool(const EdgeRecord&)>& visit) override {
     static const std::string kSql =
         Sql("SELECT ", kEdgeColumns, " FROM edges WHERE scope_id = $1 ORDER BY row_id");
-    ASSIGN_OR_RETURN(const Result rows, WithReader([&](Connection& conn) {
+    ASSIGN_OR_RETURN(Result found, WithReader([&](Connection& conn) {
                        return conn.Query(kSql, Params().Int(scope_id), "scan edges");
                      }));
-    for (int row = 0; row < rows.size(); ++row) {
-      if (!visit(ReadEdge(rows, row))) return Status::Ok();
+    ResultRows rows(std::move(found));
+    while (true) {
+      ASSIGN_OR_RETURN(const bool has_row, rows.Next());
+      if (!has_row || !visit(sql::ReadEdge(rows))) return Status::Ok();
     }
-    return Status::Ok();
-  }
-
-  StatusOr<MerkleState> GetMerkleState(std::int64_t scope_id) override {
-    return WithSnapshot([&](Connection& conn) {
-      MerkleTables tables(conn);
-      return merkle::StateOf(tables, scope_id);
-    });
-  }
-
-  StatusOr<std::vector<MerkleLeaf>> GetMerkleLeaves(std::int64_t scope_id, MerkleLog log) override {
-    return WithReader([&](Connection& conn) { return MerkleTables(conn).Leaves(scope_id, log); });
-  }
-
-  StatusOr<std::vector<JournalEntry>> ReadJournal(std::int64_t after_seq,
-                                                  std::size_t limit) override {
-    return WithReader([&](Connection& conn) -> StatusOr<std::vector<JournalEntry>> {
-      static const std::string kSql = Sql("SELECT ", kJournalColumns,
-                                          " FROM journal WHERE seq > $1 ORDER BY seq LIMIT "
-                                          "$2::bigint");
-      Params params;
-      params.Int(after_seq);
-      if (limit == 0) {
-        params.Null();
-      } else {
-        params.Int(static_cast<std::int64_t>(limit));
-      }
-      ASSIGN_OR_RETURN(Result rows, conn.Query(kSql, params, "read journal"));
-      return CollectRows<JournalEntry>(rows, ReadJournalEntry);
-    });
-  }
-
-  StatusOr<std::vector<JournalEntry>> JournalFor(std::string_view target_id) override {
-    return WithReader([&](Connection& conn) -> StatusOr<std::vector<JournalEntry>> {
-      static const std::string kSql =
-          Sql("SELECT ", kJournalColumns, " FROM journal WHERE target_id = $1 ORDER BY seq");
-      ASSIGN_OR_RETURN(Result rows, conn.Query(kSql, Params().Text(target_id), "journal for target"));
-      return CollectRows<JournalEntry>(rows, ReadJournalEntry);
-    });
-  }
-
-  StatusOr<std::int64_t> LastJournalSeq() override {
-    return WithReader([&](Connection& conn) {
-      return QueryInt(conn, "SELECT max(seq) FROM journal", Params(), "last journal seq");
-    });
-  }
-
-  StatusOr<std::optional<EmbedderRecord>> GetEmbedder() override {
-    return WithReader([&](Connection& conn) { return QueryEmbedder(conn); });
-  }
-
-  StatusOr<std::vector<std::pair<std::string, std::string>>> ListMeta(
-      std::string_view prefix) override {
-    RETURN_IF_ERROR(CheckEngineMetaKey(prefix));
-    return WithReader(
-        [&](Connection& conn) -> StatusOr<std::vector<std::pair<std::string, std::string>>> {
-          ASSIGN_OR_RETURN(Result rows,
-                           conn.Query("SELECT key, value FROM meta WHERE left(key, $2::int) = $1 "
-                                      "ORDER BY key COLLATE \"C\"",
-                                      Params().Text(prefix).Int(
-                                          static_cast<std::int64_t>(prefix.size())),
-                                      "list meta"));
-          std::vector<std::pair<std::string, std::string>> entries;
-          for (int row = 0; row < rows.size(); ++row) {
-            entries.emplace_back(std::string(rows.Text(row, 0)), std::string(rows.Text(row, 1)));
-          }
-          return entries;
-        });
   }
 
   // On the listener connection (opened on first use, LISTENing on kJournalChannel): LISTEN is in
@@ -1141,18 +516,21 @@ class PostgresStore final : public Store {
       listener_ = std::move(opened);
     }
     RETURN_IF_ERROR(listener_->DiscardNotifications());
-    ASSIGN_OR_RETURN(std::int64_t last,
-                     QueryInt(*listener_, kLastSeq, Params(), "last journal seq"));
+    PostgresSession session(*listener_);
+    const auto last_seq = [&]() {
+      return sql::QueryInt(session, kLastSeq, sql::Params(), "last journal seq");
+    };
+    ASSIGN_OR_RETURN(std::int64_t last, last_seq());
     while (last <= after_seq && !stop.stop_requested()) {
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) {
-        return QueryInt(*listener_, kLastSeq, Params(), "last journal seq");
+        return last_seq();
       }
       const auto slice = std::min<std::chrono::milliseconds>(
           kStopCheck, std::chrono::ceil<std::chrono::milliseconds>(deadline - now));
       ASSIGN_OR_RETURN(const bool notified, listener_->WaitForNotification(slice));
       if (notified) {
-        ASSIGN_OR_RETURN(last, QueryInt(*listener_, kLastSeq, Params(), "last journal seq"));
+        ASSIGN_OR_RETURN(last, last_seq());
       }
     }
     return last;
@@ -1201,43 +579,20 @@ class PostgresStore final : public Store {
     });
   }
 
-  StatusOr<std::int64_t> CountVectors(std::int64_t scope_id) override {
-    return WithReader([&](Connection& conn) {
-      return QueryInt(conn,
-                      "SELECT count(*) FROM vectors v JOIN nodes n ON n.row_id = v.node_row "
-                      "WHERE n.scope_id = $1",
-                      Params().Int(scope_id), "count vectors");
-    });
-  }
-
-  StatusOr<std::vector<TurnAnalysisRecord>> GetTurnAnalyses(
-      std::span<const std::int64_t> turn_rows) override {
-    return WithReader([&](Connection& conn) { return QueryTurnAnalyses(conn, turn_rows); });
-  }
-
-  StatusOr<std::optional<ProjectionSnapshot>> GetProjectionSnapshot(
-      std::int64_t scope_id, std::string_view projection) override {
-    ASSIGN_OR_RETURN(const Result rows, WithReader([&](Connection& conn) {
-                       return conn.Query(
-                           "SELECT key, journal_seq, item_count, data FROM "
-                           "projection_snapshots WHERE scope_id = $1 AND "
-                           "projection = $2",
-                           Params().Int(scope_id).Text(projection), "get projection snapshot");
-                     }));
-    if (rows.size() == 0) return std::optional<ProjectionSnapshot>();
-    ProjectionSnapshot snapshot;
-    snapshot.scope_id = scope_id;
-    snapshot.projection = std::string(projection);
-    snapshot.key = rows.Text(0, 0);
-    snapshot.journal_seq = rows.Int(0, 1);
-    snapshot.item_count = rows.Int(0, 2);
-    snapshot.data = std::string(rows.Bytes(0, 3));
-    return std::optional<ProjectionSnapshot>(std::move(snapshot));
-  }
-
   StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) override;
 
   StatusOr<std::string> DumpCanonical() override;
+
+ protected:
+  // A read of one statement in autocommit mode (PostgreSQL runs it on one snapshot of the last
+  // commit anyway: one round trip instead of three); several in one snapshot transaction.
+  Status Read(ReadMode mode, const std::function<Status(sql::Session&)>& fn) override {
+    const auto run = [&](Connection& conn) {
+      PostgresSession session(conn);
+      return fn(session);
+    };
+    return mode == ReadMode::kSnapshot ? WithSnapshot(run) : WithReader(run);
+  }
 
  private:
   // Reconnects the writer when the server dropped it. Called with write_mutex_ held.
@@ -1330,6 +685,7 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
   std::lock_guard<std::mutex> lock(write_mutex_);
   RETURN_IF_ERROR(EnsureWriter());
   Connection& conn = *writer_;
+  PostgresSession session(conn);
   EraseCounts counts;
   // The erase itself, in one transaction: all of it or (on an error) none of it.
   const Status erased = [&]() -> Status {
@@ -1339,7 +695,8 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
                                                "erase scopes: wait for the other writers"));
     static_cast<void>(locked);
     for (const std::int64_t scope_id : scope_ids) {
-      ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope, QueryScopeById(conn, scope_id));
+      ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
+                       sql::QueryScopeById(session, scope_id));
       if (!scope.has_value()) {
         return Status::NotFound("erase scopes: scope " + std::to_string(scope_id) +
                                 " does not exist");
@@ -1350,16 +707,18 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
         Sql("WITH RECURSIVE tree(id) AS (SELECT unnest($1::bigint[]) UNION "
             "SELECT s.scope_id FROM scopes s JOIN tree ON s.parent_scope_id = tree.id) SELECT ",
             kScopeColumns, " FROM scopes WHERE scope_id IN (SELECT id FROM tree) ORDER BY scope_id");
-    ASSIGN_OR_RETURN(Result tree_rows,
+    ASSIGN_OR_RETURN(Result tree_result,
                      conn.Query(kTreeSql, Params().IntArray({scope_ids.begin(), scope_ids.end()}),
                                 "erase scopes: collect nested scopes"));
+    ResultRows tree_rows(std::move(tree_result));
     ASSIGN_OR_RETURN(const std::vector<ScopeRecord> tree,
-                     CollectRows<ScopeRecord>(tree_rows, ReadScope));
+                     sql::CollectRows<ScopeRecord>(tree_rows, sql::ReadScope));
     std::vector<std::int64_t> ids;
     for (const ScopeRecord& scope : tree) ids.push_back(scope.scope_id);
     // Tombstones carry the store's latest transaction time: erasing reads no clock.
     ASSIGN_OR_RETURN(const std::int64_t latest_at,
-                     QueryInt(conn, "SELECT max(at) FROM journal", Params(), "erase scopes: time"));
+                     sql::QueryInt(session, "SELECT max(at) FROM journal", sql::Params(),
+                                   "erase scopes: time"));
     // The Merkle logs that change: surviving scopes holding an edge that touches an erased node,
     // and the surviving parents of erased scopes (their nested scopes change).
     std::set<std::int64_t> merkle_edge_scopes;
@@ -1417,8 +776,8 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
     RETURN_IF_ERROR(
         merkle::AfterErase(merkle_tables, ids, merkle_edge_scopes, merkle::SurvivingParents(tree)));
     for (const ScopeRecord& scope : tree) {
-      RETURN_IF_ERROR(AppendJournal(
-          conn, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
+      RETURN_IF_ERROR(sql::AppendJournal(
+          session, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
           "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id])));
     }
     return conn.Exec(kNotifyAndCommit, "erase scopes: commit");

@@ -1,0 +1,96 @@
+// The SQL store's row mapping and the statements every backend runs alike: the column lists of
+// scopes, nodes, edges and journal rows, reading a record from a row, and the lookups and writes
+// the store and its transactions share (scopes, nodes and edges by id, the journal, a node row's
+// insert, the recorded embedder). Written once, with ?n parameters, over a sql::Session.
+//
+//   ASSIGN_OR_RETURN(const NodeRecord node, RequireNode(session, id));
+//   RETURN_IF_ERROR(AppendJournal(session, node.scope_id, JournalOp::kNodeUpdated, node.id,
+//                                 node.row, at, detail));
+#ifndef ENGRAM_STORE_SQL_RECORDS_H_
+#define ENGRAM_STORE_SQL_RECORDS_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engram/status.h"
+#include "engram/types.h"
+#include "store/sql/session.h"
+#include "store/store.h"
+
+namespace engram::store::sql {
+
+inline constexpr std::string_view kScopeColumns =
+    "scope_id, node_id, path, parent_scope_id, last_sequence, created_at";
+inline constexpr std::string_view kNodeColumns =
+    "row_id, id, kind, scope_id, content_json, text, role, speaker, session_id, sequence, "
+    "event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at, "
+    "idempotency_key";
+inline constexpr std::string_view kEdgeColumns =
+    "row_id, id, type, src, dst, scope_id, attrs_json, status, valid_from, valid_to, "
+    "ingested_at, updated_at";
+inline constexpr std::string_view kJournalColumns =
+    "seq, scope_id, op, target_id, target_row, at, detail";
+
+// head + columns + tail.
+std::string Sql(std::string_view head, std::string_view columns, std::string_view tail);
+
+// Records from the current row. A node's columns (kNodeColumns) start at column `first`;
+// `backend` names the store in kCorruption messages (a stored enum name that does not parse, a
+// turn's content that cannot be rebuilt).
+ScopeRecord ReadScope(const Rows& row);
+StatusOr<NodeRecord> ReadNode(const Rows& row, std::string_view backend, int first = 0);
+EdgeRecord ReadEdge(const Rows& row);
+StatusOr<JournalEntry> ReadJournalEntry(const Rows& row);
+
+// Reads every remaining row with `read` (returning T or StatusOr<T>).
+template <typename T, typename ReadFn>
+StatusOr<std::vector<T>> CollectRows(Rows& rows, ReadFn read) {
+  std::vector<T> out;
+  while (true) {
+    ASSIGN_OR_RETURN(const bool has_row, rows.Next());
+    if (!has_row) return out;
+    ASSIGN_OR_RETURN(T value, StatusOr<T>(read(rows)));
+    out.push_back(std::move(value));
+  }
+}
+
+// Runs `sql` and reads every row with `read`.
+template <typename T, typename ReadFn>
+StatusOr<std::vector<T>> QueryRows(Session& session, std::string_view sql, const Params& params,
+                                   std::string_view operation, ReadFn read) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows, session.Query(sql, params, operation));
+  return CollectRows<T>(*rows, read);
+}
+
+// The nodes of the current and following rows.
+StatusOr<std::vector<NodeRecord>> CollectNodes(Session& session, Rows& rows);
+
+// The first column of the first row as an integer; 0 when there is no row or it is NULL.
+StatusOr<std::int64_t> QueryInt(Session& session, std::string_view sql, const Params& params,
+                                std::string_view operation);
+
+StatusOr<std::optional<ScopeRecord>> QueryScopeByPath(Session& session, std::string_view path);
+StatusOr<std::optional<ScopeRecord>> QueryScopeById(Session& session, std::int64_t scope_id);
+StatusOr<std::optional<NodeRecord>> QueryNode(Session& session, std::string_view id);
+// kNotFound "node <id> does not exist" when there is none.
+StatusOr<NodeRecord> RequireNode(Session& session, std::string_view id);
+StatusOr<std::optional<EdgeRecord>> QueryEdge(Session& session, std::string_view id);
+StatusOr<EdgeRecord> RequireEdge(Session& session, std::string_view id);
+StatusOr<std::optional<EmbedderRecord>> QueryEmbedder(Session& session);
+
+Status AppendJournal(Session& session, std::int64_t scope_id, JournalOp op,
+                     std::string_view target_id, std::int64_t target_row, Timestamp at,
+                     std::string_view detail);
+
+// Inserts the node row (content stored as StoredContentJson; an empty idempotency key as NULL),
+// nothing else: no checks, no journal. Returns its row.
+StatusOr<std::int64_t> InsertNodeRow(Session& session, const NodeRecord& record);
+
+}  // namespace engram::store::sql
+
+#endif  // ENGRAM_STORE_SQL_RECORDS_H_
