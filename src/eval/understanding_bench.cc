@@ -554,6 +554,15 @@ io::Json ScoreTurns(std::span<const LabelledTurn> turns, std::span<const TurnOut
       }
       time_used[found] = true;
       ++times.tp;
+      // The expression detected in pieces ("7pm" and "tonight" of "7pm tonight"): the other
+      // pieces with the same day are part of the right answer, not false positives.
+      for (std::size_t time_idx = 0; time_idx < output.times.size(); ++time_idx) {
+        const PredictedSpan& predicted = output.times[time_idx];
+        if (!time_used[time_idx] && Overlaps(span, predicted.begin, predicted.end) &&
+            DayInterval(predicted.value) == wanted) {
+          time_used[time_idx] = true;
+        }
+      }
     }
     for (std::size_t time_idx = 0; time_idx < output.times.size(); ++time_idx) {
       if (time_used[time_idx]) continue;

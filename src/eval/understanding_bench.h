@@ -23,7 +23,8 @@
 //   - Times: a label whose value is "vague" ("a few days ago") is not scored, and detections
 //     overlapping it are ignored. Otherwise the labelled expression's span (its text in the turn, `occurrence` counting from 1)
 //     must overlap a detected date / time signal's span, and both intervals, widened to whole days
-//     (start floored, end ceiled to midnight UTC), must be equal. A labelled expression that
+//     (start floored, end ceiled to midnight UTC), must be equal; other detections inside the
+//     same expression with the same days ("7pm" and "tonight" of "7pm tonight") are part of it. A labelled expression that
 //     overlaps a detection with another value is a miss and that detection a false positive.
 //   - Entities: a mention (span, type) matches a label with the same span (ASCII case-insensitive
 //     text, overlapping position) and the same type.
@@ -67,7 +68,8 @@ struct LabelledFact {
 
 struct LabelledSpan {
   std::string text;             // as written in the turn
-  std::size_t occurrence = 1;   // which occurrence of `text` in the turn (from 1)
+  std::size_t occurrence = 1;   // which occurrence of `text` in the turn (from 1), counting
+                                // matches with the same case first, then any case
   std::string value;            // times: "from/to"; entities: the type; references: the target
 };
 

@@ -147,6 +147,24 @@ TEST(UnderstandingScoreTest, CountsKnownRightAndWrongOutputs) {
   EXPECT_EQ(references["misses"][0]["text"], "there");
 }
 
+TEST(UnderstandingScoreTest, AnExpressionDetectedInPiecesIsOneRightAnswer) {
+  LabelledTurn turn;
+  turn.id = "t";
+  turn.time = At("2024-03-02T10:00:00Z");
+  turn.text = "dinner at 7pm tonight, then lunch on Friday";
+  turn.times = {{.text = "7pm tonight", .value = "2024-03-02T19:00:00Z/2024-03-02T20:00:00Z"},
+                {.text = "Friday", .value = "2024-03-08/2024-03-09"}};
+  TurnOutput output;
+  output.times = {{.begin = 10, .end = 13, .value = "2024-03-02T19:00:00Z/2024-03-02T20:00:00Z"},
+                  {.begin = 14, .end = 21, .value = "2024-03-02T18:00:00Z/2024-03-03T00:00:00Z"},
+                  {.begin = 37, .end = 43, .value = "2024-03-01/2024-03-02"}};
+  const io::Json score = ScoreTurns(std::vector{turn}, std::vector{output});
+  EXPECT_EQ(score["times"]["tp"], 1);
+  EXPECT_EQ(score["times"]["fp"], 1);  // Friday a week early
+  EXPECT_EQ(score["times"]["fn"], 1);
+  EXPECT_EQ(score["times"]["false_positives"][0]["text"], "Friday");
+}
+
 TEST(UnderstandingScoreTest, PolarityAndObjectAlternativesDecideAMatch) {
   LabelledTurn turn;
   turn.id = "t";
