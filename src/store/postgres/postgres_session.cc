@@ -72,26 +72,6 @@ void PostgresSession::AddLimit(sql::Params& params, std::size_t limit) const {
   }
 }
 
-StatusOr<std::vector<NodeRecord>> PostgresSession::ListNodes(std::int64_t scope_id,
-                                                             const NodeFilter& filter) {
-  static const std::string kSql =
-      sql::Sql("SELECT ", sql::kNodeColumns,
-               " FROM nodes WHERE scope_id = $1 AND sequence > $2 AND ($3::text IS NULL OR "
-               "kind = $3) AND ($4::boolean OR status = 'active') ORDER BY sequence, row_id "
-               "LIMIT $5::bigint");
-  sql::Params params;
-  params.Int(scope_id).Int(filter.after_sequence);
-  if (filter.kind.has_value()) {
-    params.Text(NodeKindName(*filter.kind));
-  } else {
-    params.Null();
-  }
-  params.Text(filter.include_inactive ? "true" : "false");
-  AddLimit(params, filter.limit);
-  ASSIGN_OR_RETURN(std::unique_ptr<sql::Rows> rows, Query(kSql, params, "list nodes"));
-  return sql::CollectNodes(*this, *rows);
-}
-
 StatusOr<std::vector<EdgeRecord>> PostgresSession::EdgesOf(std::string_view node_id,
                                                            EdgeDirection direction,
                                                            std::string_view type) {

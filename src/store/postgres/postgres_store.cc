@@ -46,34 +46,12 @@ constexpr std::string_view kJournalChannel = "engram_journal";
 // Sent as the last statements of a write transaction: one round trip for both.
 constexpr std::string_view kNotifyAndCommit = "NOTIFY engram_journal; COMMIT";
 
-// A node insert, $1..$17, inserting nothing when scope $3 does not exist.
+// A node insert, $1..$17 (sql::NodeParams), inserting nothing when scope $3 does not exist.
 constexpr std::string_view kInsertNodeIfScope =
     "INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, session_id, "
     "sequence, event_time, metadata_json, status, valid_from, valid_to, ingested_at, updated_at, "
     "idempotency_key) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
     "$16, $17 WHERE EXISTS(SELECT 1 FROM scopes WHERE scope_id = $3)";
-
-Params NodeParams(const NodeRecord& record) {
-  Params params;
-  params.Text(record.id)
-      .Text(NodeKindName(record.kind))
-      .Int(record.scope_id)
-      .Text(StoredContentJson(record))
-      .Text(record.text)
-      .Text(RoleName(record.role))
-      .Text(record.speaker)
-      .Text(record.session_id)
-      .Int(record.sequence)
-      .Time(record.event_time)
-      .Text(record.metadata_json)
-      .Text(NodeStatusName(record.status))
-      .Time(record.valid_from)
-      .Time(record.valid_to)
-      .Int(record.ingested_at.micros)
-      .Int(record.updated_at.micros)
-      .TextOrNull(record.idempotency_key);
-  return params;
-}
 
 // One row of booleans ("t" / "f") from a query of EXISTS(...) columns.
 StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
@@ -118,14 +96,16 @@ class PostgresTransaction final : public sql::SqlTransaction {
         " ON CONFLICT DO NOTHING RETURNING row_id) INSERT INTO journal(scope_id, op, target_id, "
         "target_row, at, detail) SELECT $3, $18, $1, row_id, $15, $19 FROM inserted "
         "RETURNING target_row";
-    Params params = NodeParams(record);
+    sql::Params params = sql::NodeParams(record);
     params.Text(JournalOpName(JournalOp::kNodeInserted))
         .Text("kind=" + std::string(NodeKindName(record.kind)) + " " +
               StateDetail(NodeStatusName(record.status), record.valid_to, ""));
-    ASSIGN_OR_RETURN(Result inserted, conn_.Query(kSql, params, "insert node"));
-    if (inserted.size() == 0) return RefusedNode(record);
+    ASSIGN_OR_RETURN(std::unique_ptr<sql::Rows> inserted,
+                     session().Query(kSql, params, "insert node"));
+    ASSIGN_OR_RETURN(const bool has_row, inserted->Next());
+    if (!has_row) return RefusedNode(record);
     merkle_writer().AppendNode(record);
-    const std::int64_t row = inserted.Int(0, 0);
+    const std::int64_t row = inserted->Int(0);
     NodeRecord stored = record;
     stored.row = row;
     nodes_.insert_or_assign(stored.id, std::move(stored));
@@ -694,14 +674,7 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
                                                Params().Int(kWriteLockKey),
                                                "erase scopes: wait for the other writers"));
     static_cast<void>(locked);
-    for (const std::int64_t scope_id : scope_ids) {
-      ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
-                       sql::QueryScopeById(session, scope_id));
-      if (!scope.has_value()) {
-        return Status::NotFound("erase scopes: scope " + std::to_string(scope_id) +
-                                " does not exist");
-      }
-    }
+    RETURN_IF_ERROR(sql::RequireScopes(session, scope_ids));
     // The scopes named and every scope nested in them, in scope_id order.
     static const std::string kTreeSql =
         Sql("WITH RECURSIVE tree(id) AS (SELECT unnest($1::bigint[]) UNION "
@@ -713,73 +686,15 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
     ResultRows tree_rows(std::move(tree_result));
     ASSIGN_OR_RETURN(const std::vector<ScopeRecord> tree,
                      sql::CollectRows<ScopeRecord>(tree_rows, sql::ReadScope));
-    std::vector<std::int64_t> ids;
-    for (const ScopeRecord& scope : tree) ids.push_back(scope.scope_id);
-    // Tombstones carry the store's latest transaction time: erasing reads no clock.
-    ASSIGN_OR_RETURN(const std::int64_t latest_at,
-                     sql::QueryInt(session, "SELECT max(at) FROM journal", sql::Params(),
-                                   "erase scopes: time"));
-    // The Merkle logs that change: surviving scopes holding an edge that touches an erased node,
-    // and the surviving parents of erased scopes (their nested scopes change).
-    std::set<std::int64_t> merkle_edge_scopes;
-    {
-      ASSIGN_OR_RETURN(
-          Result rows,
-          conn.Query("SELECT DISTINCT scope_id FROM edges WHERE "
-                     "NOT (scope_id = ANY($1::bigint[])) AND (src IN (SELECT id FROM "
-                     "nodes WHERE scope_id = ANY($1::bigint[])) OR dst IN (SELECT id "
-                     "FROM nodes WHERE scope_id = ANY($1::bigint[])))",
-                     Params().IntArray(ids), "erase scopes: find changed merkle logs"));
-      for (int row = 0; row < rows.size(); ++row) merkle_edge_scopes.insert(rows.Int(row, 0));
-    }
-    std::map<std::int64_t, std::int64_t> nodes_per_scope;
-    {
-      ASSIGN_OR_RETURN(Result rows, conn.Query("SELECT scope_id, count(*) FROM nodes WHERE "
-                                               "scope_id = ANY($1::bigint[]) GROUP BY scope_id",
-                                               Params().IntArray(ids), "erase scopes: count nodes"));
-      for (int row = 0; row < rows.size(); ++row) nodes_per_scope[rows.Int(row, 0)] = rows.Int(row, 1);
-    }
-    // Order matters: the journal, edge and vector deletions find their rows through the nodes.
-    std::size_t erased_vectors = 0;
-    std::size_t erased_analyses = 0;
-    std::size_t erased_snapshots = 0;
-    struct Step {
-      std::string_view sql;
-      std::size_t* count;
-    };
-    const Step steps[] = {
-        {"DELETE FROM journal WHERE scope_id = ANY($1::bigint[]) "
-         "OR target_id IN (SELECT id FROM nodes WHERE scope_id = ANY($1::bigint[])) "
-         "OR target_id IN (SELECT e.id FROM edges e WHERE e.scope_id = ANY($1::bigint[]) "
-         "OR e.src IN (SELECT id FROM nodes WHERE scope_id = ANY($1::bigint[])) "
-         "OR e.dst IN (SELECT id FROM nodes WHERE scope_id = ANY($1::bigint[])))",
-         &counts.journal_entries},
-        {"DELETE FROM edges WHERE scope_id = ANY($1::bigint[]) "
-         "OR src IN (SELECT id FROM nodes WHERE scope_id = ANY($1::bigint[])) "
-         "OR dst IN (SELECT id FROM nodes WHERE scope_id = ANY($1::bigint[]))",
-         &counts.edges},
-        {"DELETE FROM vectors WHERE node_row IN (SELECT row_id FROM nodes WHERE "
-         "scope_id = ANY($1::bigint[]))",
-         &erased_vectors},
-        {"DELETE FROM turn_analysis WHERE turn_row IN (SELECT row_id FROM nodes WHERE "
-         "scope_id = ANY($1::bigint[]))",
-         &erased_analyses},
-        {"DELETE FROM projection_snapshots WHERE scope_id = ANY($1::bigint[])", &erased_snapshots},
-        {"DELETE FROM nodes WHERE scope_id = ANY($1::bigint[])", &counts.nodes},
-        {"DELETE FROM scopes WHERE scope_id = ANY($1::bigint[])", &counts.scopes},
-    };
-    for (const Step& step : steps) {
-      ASSIGN_OR_RETURN(Result done, conn.Query(step.sql, Params().IntArray(ids), "erase scopes: delete"));
-      *step.count = static_cast<std::size_t>(done.AffectedRows());
-    }
-    MerkleTables merkle_tables(conn);
-    RETURN_IF_ERROR(
-        merkle::AfterErase(merkle_tables, ids, merkle_edge_scopes, merkle::SurvivingParents(tree)));
+    // The tree's ids as one bigint[] parameter.
+    std::string ids = "{";
     for (const ScopeRecord& scope : tree) {
-      RETURN_IF_ERROR(sql::AppendJournal(
-          session, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
-          "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id])));
+      if (ids.size() > 1) ids += ',';
+      ids += std::to_string(scope.scope_id);
     }
+    ids += '}';
+    ASSIGN_OR_RETURN(counts,
+                     sql::EraseRows(session, tree, " = ANY(?1::bigint[])", sql::Params().Text(ids)));
     return conn.Exec(kNotifyAndCommit, "erase scopes: commit");
   }();
   if (!erased.ok()) {

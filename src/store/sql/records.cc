@@ -1,8 +1,12 @@
 // The SQL store's row mapping and shared statements (see records.h).
 #include "store/sql/records.h"
 
+#include <map>
+#include <set>
+
 #include "store/backend_common.h"
 #include "store/journal.h"
+#include "store/merkle.h"
 
 namespace engram::store::sql {
 namespace {
@@ -222,31 +226,156 @@ Status AppendJournal(Session& session, std::int64_t scope_id, JournalOp op,
   return Status::Ok();
 }
 
+Params NodeParams(const NodeRecord& record) {
+  Params params;
+  params.Text(record.id)
+      .Text(NodeKindName(record.kind))
+      .Int(record.scope_id)
+      .Text(StoredContentJson(record))
+      .Text(record.text)
+      .Text(RoleName(record.role))
+      .Text(record.speaker)
+      .Text(record.session_id)
+      .Int(record.sequence)
+      .Time(record.event_time)
+      .Text(record.metadata_json)
+      .Text(NodeStatusName(record.status))
+      .Time(record.valid_from)
+      .Time(record.valid_to)
+      .Int(record.ingested_at.micros)
+      .Int(record.updated_at.micros)
+      .TextOrNull(record.idempotency_key);
+  return params;
+}
+
 StatusOr<std::int64_t> InsertNodeRow(Session& session, const NodeRecord& record) {
   return QueryInt(session,
                   "INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, "
                   "session_id, sequence, event_time, metadata_json, status, valid_from, valid_to, "
                   "ingested_at, updated_at, idempotency_key) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "
                   "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) RETURNING row_id",
-                  Params()
-                      .Text(record.id)
-                      .Text(NodeKindName(record.kind))
-                      .Int(record.scope_id)
-                      .Text(StoredContentJson(record))
-                      .Text(record.text)
-                      .Text(RoleName(record.role))
-                      .Text(record.speaker)
-                      .Text(record.session_id)
-                      .Int(record.sequence)
-                      .Time(record.event_time)
-                      .Text(record.metadata_json)
-                      .Text(NodeStatusName(record.status))
-                      .Time(record.valid_from)
-                      .Time(record.valid_to)
-                      .Int(record.ingested_at.micros)
-                      .Int(record.updated_at.micros)
-                      .TextOrNull(record.idempotency_key),
-                  "insert node");
+                  NodeParams(record), "insert node");
+}
+
+StatusOr<std::vector<NodeRecord>> ListNodes(Session& session, std::int64_t scope_id,
+                                            const NodeFilter& filter) {
+  // The kind's CAST gives PostgreSQL its type (a bare `?3 IS NULL` has none).
+  static const std::string kSql =
+      Sql("SELECT ", kNodeColumns,
+          " FROM nodes WHERE scope_id = ?1 AND sequence > ?2 AND (CAST(?3 AS TEXT) IS NULL OR "
+          "kind = ?3) AND (?4 = 1 OR status = 'active') ORDER BY sequence, row_id LIMIT ?5");
+  Params params;
+  params.Int(scope_id).Int(filter.after_sequence);
+  if (filter.kind.has_value()) {
+    params.Text(NodeKindName(*filter.kind));
+  } else {
+    params.Null();
+  }
+  params.Int(filter.include_inactive ? 1 : 0);
+  session.AddLimit(params, filter.limit);
+  ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows, session.Query(kSql, params, "list nodes"));
+  return CollectNodes(session, *rows);
+}
+
+Status RequireScopes(Session& session, std::span<const std::int64_t> scope_ids) {
+  for (const std::int64_t scope_id : scope_ids) {
+    ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope, QueryScopeById(session, scope_id));
+    if (!scope.has_value()) {
+      return Status::NotFound("erase scopes: scope " + std::to_string(scope_id) +
+                              " does not exist");
+    }
+  }
+  return Status::Ok();
+}
+
+StatusOr<EraseCounts> EraseRows(Session& session, std::span<const ScopeRecord> tree,
+                                std::string_view in_tree, const Params& tree_params) {
+  // Every "{in}" of `text` becomes `in_tree`.
+  const auto in = [in_tree](std::string_view text) {
+    std::string out;
+    for (std::size_t at = 0; at < text.size();) {
+      if (text.substr(at, 4) == "{in}") {
+        out += in_tree;
+        at += 4;
+      } else {
+        out += text[at++];
+      }
+    }
+    return out;
+  };
+  EraseCounts counts;
+  ASSIGN_OR_RETURN(const std::int64_t latest_at,
+                   QueryInt(session, "SELECT max(at) FROM journal", Params(), "erase scopes: time"));
+  // The Merkle logs that change: surviving scopes holding an edge that touches an erased node,
+  // and the surviving parents of erased scopes (their nested scopes change).
+  std::set<std::int64_t> merkle_edge_scopes;
+  {
+    ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows,
+                     session.Query(in("SELECT DISTINCT scope_id FROM edges WHERE NOT (scope_id{in}) "
+                                      "AND (src IN (SELECT id FROM nodes WHERE scope_id{in}) OR "
+                                      "dst IN (SELECT id FROM nodes WHERE scope_id{in}))"),
+                                   tree_params, "erase scopes: find changed merkle logs"));
+    while (true) {
+      ASSIGN_OR_RETURN(const bool has_row, rows->Next());
+      if (!has_row) break;
+      merkle_edge_scopes.insert(rows->Int(0));
+    }
+  }
+  std::map<std::int64_t, std::int64_t> nodes_per_scope;
+  {
+    ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows,
+                     session.Query(in("SELECT scope_id, count(*) FROM nodes WHERE scope_id{in} "
+                                      "GROUP BY scope_id"),
+                                   tree_params, "erase scopes: count nodes"));
+    while (true) {
+      ASSIGN_OR_RETURN(const bool has_row, rows->Next());
+      if (!has_row) break;
+      nodes_per_scope[rows->Int(0)] = rows->Int(1);
+    }
+  }
+  // Order matters: the journal, edge and vector deletions find their rows through the nodes.
+  std::size_t erased_vectors = 0;
+  std::size_t erased_analyses = 0;
+  std::size_t erased_snapshots = 0;
+  struct Step {
+    std::string_view sql;
+    std::size_t* count;
+  };
+  const Step steps[] = {
+      {"DELETE FROM journal WHERE scope_id{in} "
+       "OR target_id IN (SELECT id FROM nodes WHERE scope_id{in}) "
+       "OR target_id IN (SELECT e.id FROM edges e WHERE e.scope_id{in} "
+       "OR e.src IN (SELECT id FROM nodes WHERE scope_id{in}) "
+       "OR e.dst IN (SELECT id FROM nodes WHERE scope_id{in}))",
+       &counts.journal_entries},
+      {"DELETE FROM edges WHERE scope_id{in} "
+       "OR src IN (SELECT id FROM nodes WHERE scope_id{in}) "
+       "OR dst IN (SELECT id FROM nodes WHERE scope_id{in})",
+       &counts.edges},
+      {"DELETE FROM vectors WHERE node_row IN (SELECT row_id FROM nodes WHERE scope_id{in})",
+       &erased_vectors},
+      {"DELETE FROM turn_analysis WHERE turn_row IN (SELECT row_id FROM nodes WHERE "
+       "scope_id{in})",
+       &erased_analyses},
+      {"DELETE FROM projection_snapshots WHERE scope_id{in}", &erased_snapshots},
+      {"DELETE FROM nodes WHERE scope_id{in}", &counts.nodes},
+      {"DELETE FROM scopes WHERE scope_id{in}", &counts.scopes},
+  };
+  for (const Step& step : steps) {
+    ASSIGN_OR_RETURN(const std::int64_t deleted,
+                     session.Execute(in(step.sql), tree_params, "erase scopes: delete"));
+    *step.count = static_cast<std::size_t>(deleted);
+  }
+  std::vector<std::int64_t> erased_ids;
+  for (const ScopeRecord& scope : tree) erased_ids.push_back(scope.scope_id);
+  RETURN_IF_ERROR(merkle::AfterErase(session.merkle_tables(), erased_ids, merkle_edge_scopes,
+                                     merkle::SurvivingParents(tree)));
+  for (const ScopeRecord& scope : tree) {
+    RETURN_IF_ERROR(AppendJournal(
+        session, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
+        "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id])));
+  }
+  return counts;
 }
 
 }  // namespace engram::store::sql

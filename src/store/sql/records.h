@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -87,9 +88,30 @@ Status AppendJournal(Session& session, std::int64_t scope_id, JournalOp op,
                      std::string_view target_id, std::int64_t target_row, Timestamp at,
                      std::string_view detail);
 
+// The 17 values of a node row's insert (its columns but row_id, in kNodeColumns order), as
+// InsertNodeRow binds them.
+Params NodeParams(const NodeRecord& record);
+
+// Store::ListNodes: nodes of one scope ordered by (sequence, row), filtered as NodeFilter says.
+StatusOr<std::vector<NodeRecord>> ListNodes(Session& session, std::int64_t scope_id,
+                                            const NodeFilter& filter);
+
 // Inserts the node row (content stored as StoredContentJson; an empty idempotency key as NULL),
 // nothing else: no checks, no journal. Returns its row.
 StatusOr<std::int64_t> InsertNodeRow(Session& session, const NodeRecord& record);
+
+// EraseScopes' check of its argument: kNotFound naming the first unknown scope id.
+Status RequireScopes(Session& session, std::span<const std::int64_t> scope_ids);
+
+// The erase of Store::EraseScopes inside the caller's write transaction, once `tree` holds the
+// scopes to erase (those named and every scope nested in them, in scope_id order): deletes their
+// rows and every row about them, brings the Merkle logs and roots up to date and journals one
+// kScopeErased tombstone per scope, at the store's latest journal time (erasing reads no clock).
+// `in_tree` is the dialect's test that the scope id before it is one of the tree's
+// (" IN temp.erase_scope_ids", " = ANY(?1::bigint[])"), with `tree_params` its parameters.
+// Returns the counts (wipe_status is the caller's).
+StatusOr<EraseCounts> EraseRows(Session& session, std::span<const ScopeRecord> tree,
+                                std::string_view in_tree, const Params& tree_params);
 
 }  // namespace engram::store::sql
 

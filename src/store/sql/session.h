@@ -98,9 +98,6 @@ class Session {
   virtual std::string_view byte_order() const = 0;
   // Appends the parameter of `LIMIT ?n`: `limit`, or the dialect's "no limit" for 0.
   virtual void AddLimit(Params& params, std::size_t limit) const = 0;
-  // Store::ListNodes: nodes of one scope ordered by (sequence, row), filtered as NodeFilter says.
-  virtual StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
-                                                      const NodeFilter& filter) = 0;
   // Store::EdgesOf.
   virtual StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id,
                                                     EdgeDirection direction,

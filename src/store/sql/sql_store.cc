@@ -162,7 +162,7 @@ StatusOr<std::vector<EdgeRecord>> SqlTransaction::EdgesOf(std::string_view node_
 StatusOr<std::vector<NodeRecord>> SqlTransaction::ListNodes(std::int64_t scope_id,
                                                             const NodeFilter& filter) {
   RETURN_IF_ERROR(CheckOpen());
-  return session_->ListNodes(scope_id, filter);
+  return sql::ListNodes(*session_, scope_id, filter);
 }
 
 Status SqlTransaction::SetEmbedder(const EmbedderRecord& embedder, Timestamp at) {
@@ -342,7 +342,8 @@ StatusOr<NodeRecord> SqlStore::GetNode(std::string_view id) {
 StatusOr<std::vector<NodeRecord>> SqlStore::ListNodes(std::int64_t scope_id,
                                                       const NodeFilter& filter) {
   return ReadValue<std::vector<NodeRecord>>(
-      ReadMode::kStatement, [&](Session& session) { return session.ListNodes(scope_id, filter); });
+      ReadMode::kStatement,
+      [&](Session& session) { return sql::ListNodes(session, scope_id, filter); });
 }
 
 StatusOr<std::int64_t> SqlStore::CountNodes(std::int64_t scope_id) {

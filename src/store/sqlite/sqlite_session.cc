@@ -56,25 +56,6 @@ void SqliteSession::AddLimit(sql::Params& params, std::size_t limit) const {
   params.Int(limit == 0 ? -1 : static_cast<std::int64_t>(limit));  // LIMIT -1: none
 }
 
-StatusOr<std::vector<NodeRecord>> SqliteSession::ListNodes(std::int64_t scope_id,
-                                                           const NodeFilter& filter) {
-  static const std::string kSql =
-      sql::Sql("SELECT ", sql::kNodeColumns,
-               " FROM nodes WHERE scope_id = ?1 AND sequence > ?2 AND (?3 IS NULL OR kind = ?3) "
-               "AND (?4 = 1 OR status = 'active') ORDER BY sequence, row_id LIMIT ?5");
-  sql::Params params;
-  params.Int(scope_id).Int(filter.after_sequence);
-  if (filter.kind.has_value()) {
-    params.Text(NodeKindName(*filter.kind));
-  } else {
-    params.Null();
-  }
-  params.Int(filter.include_inactive ? 1 : 0);
-  AddLimit(params, filter.limit);
-  ASSIGN_OR_RETURN(std::unique_ptr<sql::Rows> rows, Query(kSql, params, "list nodes"));
-  return sql::CollectNodes(*this, *rows);
-}
-
 StatusOr<std::vector<EdgeRecord>> SqliteSession::EdgesOf(std::string_view node_id,
                                                          EdgeDirection direction,
                                                          std::string_view type) {

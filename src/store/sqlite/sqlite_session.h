@@ -63,8 +63,6 @@ class SqliteSession final : public sql::Session {
 
   std::string_view byte_order() const override { return ""; }  // BINARY: bytes already
   void AddLimit(sql::Params& params, std::size_t limit) const override;
-  StatusOr<std::vector<NodeRecord>> ListNodes(std::int64_t scope_id,
-                                              const NodeFilter& filter) override;
   StatusOr<std::vector<EdgeRecord>> EdgesOf(std::string_view node_id, EdgeDirection direction,
                                             std::string_view type) override;
   StatusOr<std::vector<TurnAnalysisRecord>> TurnAnalyses(

@@ -577,120 +577,33 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
     ScopedSqlTransaction txn(*writer_, "SAVEPOINT erase_scopes");
     if (!txn.status().ok()) static_cast<void>(writer_->Exec("ROLLBACK", "erase scopes: rollback"));
     RETURN_IF_ERROR(txn.status());
-    // The scopes named and every scope nested in them, in scope_id order.
-    std::vector<ScopeRecord> tree;
-    {
-      RETURN_IF_ERROR(writer_->Exec(
-          "CREATE TEMP TABLE IF NOT EXISTS erase_scope_ids(scope_id INTEGER PRIMARY KEY); "
-          "DELETE FROM temp.erase_scope_ids",
-          "erase scopes: prepare"));
-      for (const std::int64_t scope_id : scope_ids) {
-        ASSIGN_OR_RETURN(const std::optional<ScopeRecord> scope,
-                         sql::QueryScopeById(session, scope_id));
-        if (!scope.has_value()) {
-          return Status::NotFound("erase scopes: scope " + std::to_string(scope_id) +
-                                  " does not exist");
-        }
-        ASSIGN_OR_RETURN(Statement add,
-                         writer_->Prepare("INSERT OR IGNORE INTO temp.erase_scope_ids(scope_id) "
-                                          "VALUES(?1)",
-                                          "erase scopes: collect scopes"));
-        add.BindInt(1, scope_id);
-        RETURN_IF_ERROR(add.Run());
-      }
-      RETURN_IF_ERROR(writer_->Exec(
-          "INSERT OR IGNORE INTO temp.erase_scope_ids(scope_id) "
-          "WITH RECURSIVE tree(id) AS (SELECT scope_id FROM temp.erase_scope_ids UNION "
-          "SELECT s.scope_id FROM scopes s JOIN tree ON s.parent_scope_id = tree.id) "
-          "SELECT id FROM tree",
-          "erase scopes: collect nested scopes"));
-      static const std::string kSql =
-          Sql("SELECT ", kScopeColumns,
-              " FROM scopes WHERE scope_id IN temp.erase_scope_ids ORDER BY scope_id");
-      ASSIGN_OR_RETURN(tree, sql::QueryRows<ScopeRecord>(session, kSql, sql::Params(),
-                                                         "erase scopes: list", sql::ReadScope));
+    RETURN_IF_ERROR(sql::RequireScopes(session, scope_ids));
+    // The scopes named and every scope nested in them, in scope_id order, in a temporary table.
+    RETURN_IF_ERROR(writer_->Exec(
+        "CREATE TEMP TABLE IF NOT EXISTS erase_scope_ids(scope_id INTEGER PRIMARY KEY); "
+        "DELETE FROM temp.erase_scope_ids",
+        "erase scopes: prepare"));
+    for (const std::int64_t scope_id : scope_ids) {
+      RETURN_IF_ERROR(session
+                          .Execute("INSERT OR IGNORE INTO temp.erase_scope_ids(scope_id) "
+                                   "VALUES(?1)",
+                                   sql::Params().Int(scope_id), "erase scopes: collect scopes")
+                          .status());
     }
-    // Tombstones carry the store's latest transaction time, so erasing stays deterministic (the
-    // store reads no clock).
-    ASSIGN_OR_RETURN(const std::int64_t latest_at,
-                     sql::QueryInt(session, "SELECT max(at) FROM journal", sql::Params(),
-                                   "erase scopes: time"));
-    // The Merkle logs that change: surviving scopes holding an edge that touches an erased node,
-    // and the surviving parents of erased scopes (their nested scopes change).
-    std::set<std::int64_t> merkle_edge_scopes;
-    std::set<std::int64_t> merkle_parents;
-    {
-      ASSIGN_OR_RETURN(
-          Statement stmt,
-          writer_->Prepare("SELECT DISTINCT scope_id FROM edges WHERE scope_id NOT IN "
-                           "temp.erase_scope_ids AND (src IN (SELECT id FROM nodes WHERE scope_id "
-                           "IN temp.erase_scope_ids) OR dst IN (SELECT id FROM nodes WHERE "
-                           "scope_id IN temp.erase_scope_ids))",
-                           "erase scopes: find changed merkle logs"));
-      while (true) {
-        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
-        if (!has_row) break;
-        merkle_edge_scopes.insert(stmt.ColumnInt(0));
-      }
-      merkle_parents = merkle::SurvivingParents(tree);
-    }
-    std::map<std::int64_t, std::int64_t> nodes_per_scope;
-    {
-      ASSIGN_OR_RETURN(Statement stmt,
-                       writer_->Prepare("SELECT scope_id, count(*) FROM nodes WHERE scope_id IN "
-                                        "temp.erase_scope_ids GROUP BY scope_id",
-                                        "erase scopes: count nodes"));
-      while (true) {
-        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
-        if (!has_row) break;
-        nodes_per_scope[stmt.ColumnInt(0)] = stmt.ColumnInt(1);
-      }
-    }
-    // Order matters: the journal, edge and vector deletions find their rows through the nodes.
-    std::size_t erased_vectors = 0;
-    std::size_t erased_analyses = 0;
-    std::size_t erased_snapshots = 0;
-    struct Step {
-      std::string_view sql;
-      std::size_t* count;
-    };
-    const Step steps[] = {
-        {"DELETE FROM journal WHERE scope_id IN temp.erase_scope_ids "
-         "OR target_id IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids) "
-         "OR target_id IN (SELECT e.id FROM edges e WHERE e.scope_id IN temp.erase_scope_ids "
-         "OR e.src IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids) "
-         "OR e.dst IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids))",
-         &counts.journal_entries},
-        {"DELETE FROM edges WHERE scope_id IN temp.erase_scope_ids "
-         "OR src IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids) "
-         "OR dst IN (SELECT id FROM nodes WHERE scope_id IN temp.erase_scope_ids)",
-         &counts.edges},
-        {"DELETE FROM vectors WHERE node_row IN (SELECT row_id FROM nodes WHERE scope_id IN "
-         "temp.erase_scope_ids)",
-         &erased_vectors},
-        {"DELETE FROM turn_analysis WHERE turn_row IN (SELECT row_id FROM nodes WHERE scope_id "
-         "IN temp.erase_scope_ids)",
-         &erased_analyses},
-        {"DELETE FROM projection_snapshots WHERE scope_id IN temp.erase_scope_ids",
-         &erased_snapshots},
-        {"DELETE FROM nodes WHERE scope_id IN temp.erase_scope_ids", &counts.nodes},
-        {"DELETE FROM scopes WHERE scope_id IN temp.erase_scope_ids", &counts.scopes},
-    };
-    for (const Step& step : steps) {
-      ASSIGN_OR_RETURN(Statement stmt, writer_->Prepare(step.sql, "erase scopes: delete"));
-      RETURN_IF_ERROR(stmt.Run());
-      *step.count = static_cast<std::size_t>(writer_->Changes());
-    }
-    std::vector<std::int64_t> erased_ids;
-    for (const ScopeRecord& scope : tree) erased_ids.push_back(scope.scope_id);
-    MerkleTables merkle_tables(*writer_);
-    RETURN_IF_ERROR(
-        merkle::AfterErase(merkle_tables, erased_ids, merkle_edge_scopes, merkle_parents));
-    for (const ScopeRecord& scope : tree) {
-      RETURN_IF_ERROR(sql::AppendJournal(
-          session, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
-          "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id])));
-    }
+    RETURN_IF_ERROR(writer_->Exec(
+        "INSERT OR IGNORE INTO temp.erase_scope_ids(scope_id) "
+        "WITH RECURSIVE tree(id) AS (SELECT scope_id FROM temp.erase_scope_ids UNION "
+        "SELECT s.scope_id FROM scopes s JOIN tree ON s.parent_scope_id = tree.id) "
+        "SELECT id FROM tree",
+        "erase scopes: collect nested scopes"));
+    static const std::string kTreeSql =
+        Sql("SELECT ", kScopeColumns,
+            " FROM scopes WHERE scope_id IN temp.erase_scope_ids ORDER BY scope_id");
+    ASSIGN_OR_RETURN(const std::vector<ScopeRecord> tree,
+                     sql::QueryRows<ScopeRecord>(session, kTreeSql, sql::Params(),
+                                                 "erase scopes: list", sql::ReadScope));
+    ASSIGN_OR_RETURN(counts,
+                     sql::EraseRows(session, tree, " IN temp.erase_scope_ids", sql::Params()));
     RETURN_IF_ERROR(writer_->Exec("DELETE FROM temp.erase_scope_ids", "erase scopes: clean up"));
     return txn.Commit();
   }();
