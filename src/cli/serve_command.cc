@@ -23,6 +23,7 @@
 #include "server/http_server.h"
 #include "server/journal_follower.h"
 #include "server/mem0_api.h"
+#include "server/mem0_platform.h"
 #include "server/ui.h"
 
 namespace engram::cli {
@@ -104,7 +105,9 @@ int RunServe(const ServeArgs& args, Console& console) {
     limits.max_query_bytes = args.max_query_bytes;
     server::HttpServer http(**engine, options, std::move(keys));
     server::V1Api v1(**engine, limits, &http.metrics());
-    http.AddRoutes(v1.Routes());
+    // mem0's platform routes (MemoryClient of the mem0ai packages) beside the native ones.
+    server::Mem0PlatformApi mem0_platform(**engine, server::Mem0PlatformOptions{});
+    http.AddRoutes(server::CombineRoutes(v1.Routes(), mem0_platform.Routes()));
     server::Mem0Api mem0(**engine, server::Mem0Options{});
     http.AddRoutes(mem0.Routes());
     // MCP at /mcp. The server has checked Host and Origin for every route already; the

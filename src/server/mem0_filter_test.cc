@@ -187,6 +187,5 @@ TEST_F(Mem0FilterTest, ThresholdDropsLowerScoresAndTopKCuts) {
   EXPECT_EQ(one.body["results"][0]["id"], all.body["results"][0]["id"]);
 }
 
-
 }  // namespace
 }  // namespace engram::server

@@ -120,8 +120,9 @@ std::optional<ApiResponse> ParseObjectBody(const ApiRequest& request, std::size_
     std::string message = parsed.status().message();
     // Read as JSON whatever the Content-Type (curl's -d sends a form type): say so, naming it.
     if (message.rfind("request body is not valid JSON", 0) == 0) {
-      message += " (a request body is read as JSON whatever its Content-Type header says; form "
-                 "fields and plain text are not read)";
+      message +=
+          " (a request body is read as JSON whatever its Content-Type header says; form "
+          "fields and plain text are not read)";
     }
     return Invalid({"body"}, std::move(message), "json_invalid");
   }
@@ -293,7 +294,6 @@ Json Mem0Item(const Memory& memory, std::optional<double> score) {
   return item;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Memory ids.
 
@@ -351,6 +351,5 @@ std::optional<ApiResponse> CurrentMemory(Engine& engine, const ApiRequest& reque
   if (memory->status != NodeStatus::kActive) return Detail(404, std::string(kMemoryNotFound));
   return std::nullopt;
 }
-
 
 }  // namespace engram::server::mem0_support
