@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "store/backend_common.h"
 #include "store/sql/records.h"
 
 namespace engram::store::postgres {
@@ -45,6 +46,12 @@ const std::string& PostgresText(std::string_view sql) {
     }
   }
   return texts.emplace(std::string(sql), std::move(text)).first->second;
+}
+
+std::string ResultRows::DumpValue(int column) const {
+  if (result_.IsNull(row_, column)) return "null";
+  if (result_.IsBytea(column)) return HexDumpBytes(result_.Bytes(row_, column));
+  return QuoteDumpText(result_.Text(row_, column));
 }
 
 Status PostgresSession::Exec(std::string_view sql, std::string_view operation) {

@@ -42,6 +42,12 @@ class ResultRows final : public sql::Rows {
   std::string Text(int column) const override { return std::string(result_.Text(row_, column)); }
   std::optional<Timestamp> Time(int column) const override { return result_.Time(row_, column); }
   std::string Bytes(int column) const override { return result_.Bytes(row_, column); }
+  int columns() const override { return result_.columns(); }
+  std::string ColumnName(int column) const override {
+    return std::string(result_.ColumnName(column));
+  }
+  // Null, a bytea column as x'<hex>', anything else (integers too) as quoted text.
+  std::string DumpValue(int column) const override;
 
  private:
   Result result_;

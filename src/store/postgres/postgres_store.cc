@@ -561,9 +561,10 @@ class PostgresStore final : public sql::SqlStore {
 
   StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) override;
 
-  StatusOr<std::string> DumpCanonical() override;
-
  protected:
+  // The identity sequences are left out of the dump: PostgreSQL does not roll them back with a
+  // transaction, so a rolled-back write would change the dump without changing the data.
+
   // A read of one statement in autocommit mode (PostgreSQL runs it on one snapshot of the last
   // commit anyway: one round trip instead of three); several in one snapshot transaction.
   Status Read(ReadMode mode, const std::function<Status(sql::Session&)>& fn) override {
@@ -729,53 +730,6 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
             wiped.message());
   }
   return counts;
-}
-
-StatusOr<std::string> PostgresStore::DumpCanonical() {
-  return WithSnapshot([&](Connection& conn) -> StatusOr<std::string> {
-    struct Table {
-      std::string_view name;
-      std::string_view order_by;
-    };
-    static constexpr Table kTables[] = {
-        {"meta", "key COLLATE \"C\""},
-        {"scopes", "scope_id"},
-        {"nodes", "row_id"},
-        {"edges", "row_id"},
-        {"vectors", "node_row"},
-        {"turn_analysis", "turn_row"},
-        {"journal", "seq"},
-        {"merkle_leaves", "scope_id, log COLLATE \"C\", idx"},
-        {"merkle_roots", "scope_id"},
-    };
-    std::string out;
-    for (const Table& table : kTables) {
-      out += "== ";
-      out += table.name;
-      out += '\n';
-      ASSIGN_OR_RETURN(Result rows, conn.Query("SELECT * FROM " + std::string(table.name) +
-                                                   " ORDER BY " + std::string(table.order_by),
-                                               Params(), "dump table"));
-      for (int row = 0; row < rows.size(); ++row) {
-        for (int column = 0; column < rows.columns(); ++column) {
-          if (column > 0) out += ' ';
-          out += rows.ColumnName(column);
-          out += '=';
-          if (rows.IsNull(row, column)) {
-            out += "null";
-          } else if (rows.IsBytea(column)) {
-            out += HexDumpBytes(rows.Bytes(row, column));
-          } else {
-            out += QuoteDumpText(rows.Text(row, column));
-          }
-        }
-        out += '\n';
-      }
-    }
-    // The identity sequences are left out: PostgreSQL does not roll them back with a
-    // transaction, so a rolled-back write would change the dump without changing the data.
-    return out;
-  });
 }
 
 }  // namespace

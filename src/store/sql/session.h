@@ -67,6 +67,12 @@ class Rows {
   virtual std::string Text(int column) const = 0;                // "" for NULL
   virtual std::optional<Timestamp> Time(int column) const = 0;   // unset for NULL
   virtual std::string Bytes(int column) const = 0;               // a blob / bytea column
+
+  // For the canonical dump: the row's columns, their names, and a value as the dump writes it
+  // (null, x'<hex>' for bytes, quoted text; each dialect by the types it has).
+  virtual int columns() const = 0;
+  virtual std::string ColumnName(int column) const = 0;
+  virtual std::string DumpValue(int column) const = 0;
 };
 
 // One connection of a backend.

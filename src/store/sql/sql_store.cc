@@ -463,4 +463,48 @@ StatusOr<std::optional<ProjectionSnapshot>> SqlStore::GetProjectionSnapshot(
       });
 }
 
+std::span<const SqlStore::DumpTable> SqlStore::backend_dump_tables() const { return {}; }
+
+StatusOr<std::string> SqlStore::DumpCanonical() {
+  return ReadValue<std::string>(ReadMode::kSnapshot, [&](Session& session) -> StatusOr<std::string> {
+    const std::string byte_order(session.byte_order());
+    const std::string meta_order = "key" + byte_order;
+    const std::string leaf_order = "scope_id, log" + byte_order + ", idx";
+    std::vector<DumpTable> tables = {
+        {"meta", meta_order},
+        {"scopes", "scope_id"},
+        {"nodes", "row_id"},
+        {"edges", "row_id"},
+        {"vectors", "node_row"},
+        {"turn_analysis", "turn_row"},
+        {"journal", "seq"},
+        {"merkle_leaves", leaf_order},
+        {"merkle_roots", "scope_id"},
+    };
+    for (const DumpTable& table : backend_dump_tables()) tables.push_back(table);
+    std::string out;
+    for (const DumpTable& table : tables) {
+      out += "== ";
+      out += table.name;
+      out += '\n';
+      ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows,
+                       session.Query("SELECT * FROM " + std::string(table.name) + " ORDER BY " +
+                                         std::string(table.order_by),
+                                     Params(), "dump table"));
+      while (true) {
+        ASSIGN_OR_RETURN(const bool has_row, rows->Next());
+        if (!has_row) break;
+        for (int column = 0; column < rows->columns(); ++column) {
+          if (column > 0) out += ' ';
+          out += rows->ColumnName(column);
+          out += '=';
+          out += rows->DumpValue(column);
+        }
+        out += '\n';
+      }
+    }
+    return out;
+  });
+}
+
 }  // namespace engram::store::sql

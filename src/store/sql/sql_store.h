@@ -129,8 +129,18 @@ class SqlStore : public Store {
       std::span<const std::int64_t> turn_rows) override;
   StatusOr<std::optional<ProjectionSnapshot>> GetProjectionSnapshot(
       std::int64_t scope_id, std::string_view projection) override;
+  // Every table of the schema in key order, then backend_dump_tables(), in one snapshot.
+  StatusOr<std::string> DumpCanonical() override;
 
  protected:
+  // A table of the canonical dump and the ORDER BY that lists its rows.
+  struct DumpTable {
+    std::string_view name;
+    std::string_view order_by;
+  };
+  // The backend's own tables the dump lists after the schema's. Default: none.
+  virtual std::span<const DumpTable> backend_dump_tables() const;
+
   // kStatement: a read of one statement; kSnapshot: several statements that must all see the
   // same commit.
   enum class ReadMode { kStatement, kSnapshot };

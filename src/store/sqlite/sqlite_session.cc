@@ -1,7 +1,11 @@
 // SQLite's sql::Session (see sqlite_session.h).
 #include "store/sqlite/sqlite_session.h"
 
+#include <sqlite3.h>
+
 #include <utility>
+
+#include "store/backend_common.h"
 
 #include "store/sql/records.h"
 
@@ -29,6 +33,19 @@ void BindParams(Statement& stmt, const sql::Params& params) {
         stmt.BindBlob(index, std::as_bytes(std::span<const char>(value.text)));
         break;
     }
+  }
+}
+
+std::string StatementRows::DumpValue(int column) const {
+  switch (stmt_.ColumnType(column)) {
+    case SQLITE_NULL:
+      return "null";
+    case SQLITE_INTEGER:
+      return std::to_string(stmt_.ColumnInt(column));
+    case SQLITE_BLOB:
+      return HexDumpBytes(BlobText(stmt_.ColumnBlob(column)));
+    default:
+      return QuoteDumpText(stmt_.ColumnText(column));
   }
 }
 

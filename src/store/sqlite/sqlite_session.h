@@ -43,6 +43,10 @@ class StatementRows final : public sql::Rows {
   std::string Bytes(int column) const override {
     return std::string(BlobText(stmt_.ColumnBlob(column)));
   }
+  int columns() const override { return stmt_.ColumnCount(); }
+  std::string ColumnName(int column) const override { return stmt_.ColumnName(column); }
+  // By storage class: null, an integer as digits, a blob as x'<hex>', anything else quoted.
+  std::string DumpValue(int column) const override;
 
  private:
   Statement stmt_;

@@ -478,9 +478,13 @@ class SqliteStore final : public sql::SqlStore {
 
   StatusOr<EraseCounts> EraseScopes(std::span<const std::int64_t> scope_ids) override;
 
-  StatusOr<std::string> DumpCanonical() override;
-
  protected:
+  // SQLite's AUTOINCREMENT counters: a rolled-back insert does not move them.
+  std::span<const DumpTable> backend_dump_tables() const override {
+    static constexpr DumpTable kTables[] = {{"sqlite_sequence", "name"}};
+    return kTables;
+  }
+
   Status Read(ReadMode /*mode: every read is one read transaction*/,
               const std::function<Status(sql::Session&)>& fn) override {
     return WithReader([&](Connection& conn) {
@@ -635,60 +639,6 @@ StatusOr<EraseCounts> SqliteStore::EraseScopes(std::span<const std::int64_t> sco
         path_ + "-wal until the next checkpoint");
   }
   return counts;
-}
-
-StatusOr<std::string> SqliteStore::DumpCanonical() {
-  return WithReader([&](Connection& conn) -> StatusOr<std::string> {
-    struct Table {
-      std::string_view name;
-      std::string_view order_by;
-    };
-    static constexpr Table kTables[] = {
-        {"meta", "key"},
-        {"scopes", "scope_id"},
-        {"nodes", "row_id"},
-        {"edges", "row_id"},
-        {"vectors", "node_row"},
-        {"turn_analysis", "turn_row"},
-        {"journal", "seq"},
-        {"merkle_leaves", "scope_id, log, idx"},
-        {"merkle_roots", "scope_id"},
-        {"sqlite_sequence", "name"},
-    };
-    std::string out;
-    for (const Table& table : kTables) {
-      out += "== ";
-      out += table.name;
-      out += '\n';
-      const std::string sql =
-          "SELECT * FROM " + std::string(table.name) + " ORDER BY " + std::string(table.order_by);
-      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(sql, "dump table"));
-      while (true) {
-        ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
-        if (!has_row) break;
-        for (int column = 0; column < stmt.ColumnCount(); ++column) {
-          if (column > 0) out += ' ';
-          out += stmt.ColumnName(column);
-          out += '=';
-          switch (stmt.ColumnType(column)) {
-            case SQLITE_NULL:
-              out += "null";
-              break;
-            case SQLITE_INTEGER:
-              out += std::to_string(stmt.ColumnInt(column));
-              break;
-            case SQLITE_BLOB:
-              out += HexDumpBytes(BlobText(stmt.ColumnBlob(column)));
-              break;
-            default:
-              out += QuoteDumpText(stmt.ColumnText(column));
-          }
-        }
-        out += '\n';
-      }
-    }
-    return out;
-  });
 }
 
 // Why the store at `path` cannot be written, or "" when it can: SQLite writes the file and
