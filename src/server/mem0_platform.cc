@@ -1,4 +1,4 @@
-// mem0's platform routes (see mem0_platform.h and docs/MEM0.md, "The platform client").
+// mem0's platform routes (see mem0_platform.h and docs/API.md, "mem0-compatible routes").
 #include "server/mem0_platform.h"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 //   engram::server::Mem0PlatformApi platform(*engine, {});  // must outlive the server
 //   http.AddRoutes(engram::server::CombineRoutes(v1.Routes(), platform.Routes()));
 //
-// What differs from mem0's platform (docs/MEM0.md, "The platform client"): add answers at once
+// What differs from mem0's platform (docs/API.md, "mem0-compatible routes"): add answers at once
 // with the stored memories' events (the platform queues them and answers with an event id);
 // app_id, categories, timestamps, expiration dates and reference dates are refused with a 422
 // naming the field (engram would otherwise silently ignore what they ask for); options that only
