@@ -148,6 +148,11 @@ describe("MemoryClient against engram serve without keys", () => {
     const memory = await client.get(dietId);
     assert.equal(memory.memory, "I'm a vegetarian and allergic to nuts.");
     assert.deepEqual(memory.metadata, { source: "onboarding" });
+    // The same path without mem0's trailing '/' is engram's native route, in its own shape.
+    const native = await (await fetch(`${url}/v1/memories/${dietId}`)).json();
+    assert.equal(native.id, dietId);
+    assert.equal(native.kind, "turn");
+    assert.equal(native.memory, undefined);
 
     const updated = await client.update(dietId, { text: "I'm vegan and allergic to nuts." });
     assert.equal(updated.memory, "I'm vegan and allergic to nuts.");
