@@ -14,6 +14,8 @@
 
 #include "store/backend_common.h"
 #include "store/postgres/merkle_postgres.h"
+#include "store/postgres/postgres_session.h"
+#include "store/sql/migration_steps.h"
 #include "store/turn_analysis.h"
 
 namespace engram::store::postgres {
@@ -246,23 +248,11 @@ CREATE TABLE projection_snapshots (
 ALTER TABLE projection_snapshots ALTER COLUMN data SET STORAGE EXTERNAL;
 )sql";
 
-struct Migration {
-  std::int64_t version = 0;  // the schema version after this migration
-  std::string_view description;
-  std::string_view sql;
+// The DDL of schema version n at [n - 1].
+constexpr std::array<std::string_view, 8> kSchemaSql = {
+    kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5, kSchemaV6, kSchemaV7, kSchemaV8,
 };
-
-constexpr std::array<Migration, 8> kMigrations = {{
-    {1, "scopes, nodes, edges, journal", kSchemaV1},
-    {2, "vectors and the recorded embedder", kSchemaV2},
-    {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
-    {4, "merkle logs and scope roots", kSchemaV4},
-    {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
-    {6, "turn text stored once, merkle leaf hashes as bytes", kSchemaV6},
-    {7, "compact turn analysis rows", kSchemaV7},
-    {8, "projection snapshots", kSchemaV8},
-}};
-static_assert(kMigrations.back().version == kLatestSchemaVersion);
+static_assert(static_cast<std::int64_t>(kSchemaSql.size()) == kLatestSchemaVersion);
 
 // Held (per database) while a migration runs: "engram" in ASCII, then 1.
 constexpr std::int64_t kMigrationLockKey = 0x656e6772616d01;
@@ -278,32 +268,8 @@ Status CheckNotNewer(const Connection& connection, std::int64_t current) {
 // Schema 5: the analysis rows of the turns a version 4 store holds, from their signal nodes
 // (found through their derived_from edges), then the signal nodes' removal (kDropSignalNodes).
 Status ConvertSignalNodes(Connection& connection) {
-  ASSIGN_OR_RETURN(Result signals,
-                   connection.Query("SELECT t.row_id, s.content_json FROM nodes s "
-                                    "JOIN edges e ON e.src = s.id AND e.type = 'derived_from' "
-                                    "JOIN nodes t ON t.id = e.dst AND t.kind = 'turn' "
-                                    "WHERE s.kind = 'signal' ORDER BY t.row_id, s.row_id",
-                                    Params(), "migrate to schema 5: read signal nodes"));
-  std::int64_t turn_row = 0;
-  std::vector<std::string> contents;
-  const auto flush = [&]() -> Status {
-    if (contents.empty()) return Status::Ok();
-    ASSIGN_OR_RETURN(const std::string analysis, TurnAnalysisFromSignals(contents));
-    contents.clear();
-    return connection
-        .Query("INSERT INTO turn_analysis(turn_row, format, analysis) VALUES($1, $2, $3)",
-               Params().Int(turn_row).Int(kTurnAnalysisJsonFormat).Bytes(analysis),
-               "migrate to schema 5: write analysis")
-        .status();
-  };
-  for (int row = 0; row < signals.size(); ++row) {
-    if (signals.Int(row, 0) != turn_row) {
-      RETURN_IF_ERROR(flush());
-      turn_row = signals.Int(row, 0);
-    }
-    contents.emplace_back(signals.Text(row, 1));
-  }
-  RETURN_IF_ERROR(flush());
+  PostgresSession session(connection);
+  RETURN_IF_ERROR(sql::BuildAnalysisRows(session));
   return connection.Exec(kDropSignalNodes, "migrate to schema 5: drop signal nodes");
 }
 
@@ -312,75 +278,10 @@ Status ConvertSignalNodes(Connection& connection) {
 Status ConvertToSchema6(Connection& connection) {
   RETURN_IF_ERROR(connection.Exec("ALTER TABLE nodes DISABLE TRIGGER nodes_content_immutable",
                                   "migrate to schema 6: disable the content trigger"));
-  std::int64_t after_row = 0;
-  while (true) {
-    ASSIGN_OR_RETURN(
-        Result rows,
-        connection.Query("SELECT row_id, id, kind, content_json, text, role, speaker, "
-                         "session_id, sequence, event_time, metadata_json FROM nodes "
-                         "WHERE row_id > $1 AND (kind = 'turn' OR content_json = '' OR "
-                         "left(content_json, 1) = ' ') ORDER BY row_id LIMIT 1024",
-                         Params().Int(after_row), "migrate to schema 6: read nodes"));
-    if (rows.size() == 0) break;
-    std::vector<std::int64_t> row_ids;
-    std::vector<std::string> stored_contents;
-    for (int row = 0; row < rows.size(); ++row) {
-      after_row = rows.Int(row, 0);
-      NodeRecord node;
-      node.id = rows.Text(row, 1);
-      ASSIGN_OR_RETURN(node.kind, ParseNodeKind(rows.Text(row, 2)));
-      node.content_json = rows.Text(row, 3);
-      node.text = rows.Text(row, 4);
-      ASSIGN_OR_RETURN(node.role, ParseRole(rows.Text(row, 5)));
-      node.speaker = rows.Text(row, 6);
-      node.session_id = rows.Text(row, 7);
-      node.sequence = rows.Int(row, 8);
-      node.event_time = rows.Time(row, 9);
-      node.metadata_json = rows.Text(row, 10);
-      std::string stored = StoredContentJson(node);
-      if (stored == node.content_json) continue;
-      row_ids.push_back(after_row);
-      stored_contents.push_back(std::move(stored));
-    }
-    for (std::size_t i = 0; i < row_ids.size(); ++i) {
-      ASSIGN_OR_RETURN(Result updated,
-                       connection.Query("UPDATE nodes SET content_json = $2 WHERE row_id = $1",
-                                        Params().Int(row_ids[i]).Text(stored_contents[i]),
-                                        "migrate to schema 6: store a turn's text once"));
-      static_cast<void>(updated);
-    }
-  }
+  PostgresSession session(connection);
+  RETURN_IF_ERROR(sql::StoreTurnTextOnce(session));
   return connection.Exec("ALTER TABLE nodes ENABLE TRIGGER nodes_content_immutable",
                          "migrate to schema 6: enable the content trigger");
-}
-
-// Schema 7: every format-1 analysis row that format 2 gives back byte for byte rewritten in
-// format 2 (TurnAnalysisRow), in batches of turn rows; the others stay JSON.
-Status ConvertToSchema7(Connection& connection) {
-  std::int64_t after_row = 0;
-  while (true) {
-    ASSIGN_OR_RETURN(Result rows,
-                     connection.Query("SELECT a.turn_row, a.analysis, n.text FROM turn_analysis a "
-                                      "JOIN nodes n ON n.row_id = a.turn_row "
-                                      "WHERE a.turn_row > $1 AND a.format = $2 "
-                                      "ORDER BY a.turn_row LIMIT 1024",
-                                      Params().Int(after_row).Int(kTurnAnalysisJsonFormat),
-                                      "migrate to schema 7: read analysis rows"));
-    if (rows.size() == 0) return Status::Ok();
-    for (int row = 0; row < rows.size(); ++row) {
-      after_row = rows.Int(row, 0);
-      const TurnAnalysisRecord compact =
-          TurnAnalysisRow(after_row, rows.Bytes(row, 1), rows.Text(row, 2));
-      if (compact.format != kTurnAnalysisCompactFormat) continue;
-      RETURN_IF_ERROR(
-          connection
-              .Query("UPDATE turn_analysis SET format = $2, analysis = $3 "
-                     "WHERE turn_row = $1",
-                     Params().Int(compact.turn_row).Int(compact.format).Bytes(compact.bytes),
-                     "migrate to schema 7: write a compact row")
-              .status());
-    }
-  }
 }
 
 }  // namespace
@@ -432,26 +333,23 @@ Status ApplyMigrations(Connection& connection, bool create_if_missing) {
     // Another server may have migrated while this one waited.
     ASSIGN_OR_RETURN(current, ReadSchemaVersion(connection));
     RETURN_IF_ERROR(CheckNotNewer(connection, current));
-    for (const Migration& migration : kMigrations) {
-      if (migration.version <= current) continue;
-      RETURN_IF_ERROR(connection.Exec(migration.sql, "migrate to schema version " +
-                                                         std::to_string(migration.version) + " (" +
-                                                         std::string(migration.description) + ")"));
+    PostgresSession session(connection);
+    for (std::int64_t version = current + 1; version <= kLatestSchemaVersion; ++version) {
+      RETURN_IF_ERROR(connection.Exec(kSchemaSql[static_cast<std::size_t>(version - 1)],
+                                      "migrate to schema version " + std::to_string(version) +
+                                          " (" + std::string(sql::MigrationDescription(version)) +
+                                          ")"));
     }
     if (current >= 1 && current < 5) RETURN_IF_ERROR(ConvertSignalNodes(connection));
     if (current >= 1 && current < 6) RETURN_IF_ERROR(ConvertToSchema6(connection));
-    if (current >= 1 && current < 7) RETURN_IF_ERROR(ConvertToSchema7(connection));
+    if (current >= 1 && current < 7) RETURN_IF_ERROR(sql::CompactAnalysisRows(session));
     if (current < 5) {
       // Schema 4 added the logs; schema 5 removed nodes and edges from them: rebuilt either way.
       MerkleTables tables(connection);
       RETURN_IF_ERROR(merkle::Backfill(tables).WithContext(
           "migrate to schema version " + std::to_string(kLatestSchemaVersion)));
     }
-    ASSIGN_OR_RETURN(Result written,
-                     connection.Query("INSERT INTO meta(key, value) VALUES('schema_version', $1) "
-                                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                                      Params().Int(kLatestSchemaVersion), "write schema version"));
-    static_cast<void>(written);
+    RETURN_IF_ERROR(sql::WriteSchemaVersion(session, kLatestSchemaVersion));
     return connection.Exec("COMMIT", "migrate: commit");
   }();
   if (!migrated.ok()) static_cast<void>(connection.Exec("ROLLBACK", "migrate: roll back"));

@@ -14,7 +14,9 @@
 
 #include "store/backend_common.h"
 #include "store/merkle.h"
+#include "store/sql/migration_steps.h"
 #include "store/sqlite/merkle_sqlite.h"
+#include "store/sqlite/sqlite_session.h"
 #include "store/turn_analysis.h"
 
 namespace engram::store::sqlite {
@@ -286,52 +288,17 @@ CREATE TABLE projection_snapshots (
 );
 )sql";
 
-constexpr std::array<Migration, 8> kMigrations = {{
-    {1, "scopes, nodes, edges, journal", kSchemaV1},
-    {2, "vectors and the recorded embedder", kSchemaV2},
-    {3, "idempotency keys in their own column, unique per scope", kSchemaV3},
-    {4, "merkle logs and scope roots", kSchemaV4},
-    {5, "one analysis row per turn instead of signal nodes", kSchemaV5},
-    {6, "turn text stored once, merkle leaf hashes as bytes", kSchemaV6},
-    {7, "compact turn analysis rows", kSchemaV7},
-    {8, "projection snapshots", kSchemaV8},
-}};
+// The DDL of schema version n at [n - 1].
+constexpr std::array<std::string_view, 8> kSchemaSql = {
+    kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5, kSchemaV6, kSchemaV7, kSchemaV8,
+};
+static_assert(static_cast<std::int64_t>(kSchemaSql.size()) == kLatestSchemaVersion);
 
 // Schema 5: the analysis rows of the turns a version 4 store holds, from their signal nodes
 // (found through their derived_from edges), then the signal nodes' removal (kDropSignalNodes).
 Status ConvertSignalNodes(Connection& connection) {
-  ASSIGN_OR_RETURN(
-      Statement signals,
-      connection.Prepare("SELECT t.row_id, s.content_json FROM nodes s "
-                         "JOIN edges e ON e.src = s.id AND e.type = 'derived_from' "
-                         "JOIN nodes t ON t.id = e.dst AND t.kind = 'turn' "
-                         "WHERE s.kind = 'signal' ORDER BY t.row_id, s.row_id",
-                         "migrate to schema 5: read signal nodes"));
-  std::int64_t turn_row = 0;
-  std::vector<std::string> contents;
-  const auto flush = [&]() -> Status {
-    if (contents.empty()) return Status::Ok();
-    ASSIGN_OR_RETURN(const std::string analysis, TurnAnalysisFromSignals(contents));
-    ASSIGN_OR_RETURN(Statement insert,
-                     connection.Prepare("INSERT INTO turn_analysis(turn_row, format, analysis) "
-                                        "VALUES(?1, ?2, ?3)",
-                                        "migrate to schema 5: write analysis"));
-    insert.BindInt(1, turn_row);
-    insert.BindInt(2, kTurnAnalysisJsonFormat);
-    insert.BindText(3, analysis);
-    contents.clear();
-    return insert.Run();
-  };
-  while (true) {
-    ASSIGN_OR_RETURN(const bool has_row, signals.Step());
-    if (!has_row) break;
-    if (signals.ColumnInt(0) != turn_row) {
-      RETURN_IF_ERROR(flush());
-      turn_row = signals.ColumnInt(0);
-    }
-    contents.push_back(signals.ColumnText(1));
-  }
-  RETURN_IF_ERROR(flush());
+  SqliteSession session(connection);
+  RETURN_IF_ERROR(sql::BuildAnalysisRows(session));
   return connection.Exec(kDropSignalNodes, "migrate to schema 5: drop signal nodes");
 }
 
@@ -365,86 +332,16 @@ Status ConvertToSchema6(Connection& connection) {
   RETURN_IF_ERROR(
       connection.Exec("DROP TABLE merkle_leaves_v5; DROP TRIGGER IF EXISTS nodes_content_immutable",
                       "migrate to schema 6: drop the old leaves"));
-  std::int64_t after_row = 0;
-  while (true) {
-    ASSIGN_OR_RETURN(
-        Statement read,
-        connection.Prepare("SELECT row_id, id, kind, content_json, text, role, speaker, "
-                           "session_id, sequence, event_time, metadata_json FROM nodes "
-                           "WHERE row_id > ?1 AND (kind = 'turn' OR content_json = '' OR "
-                           "substr(content_json, 1, 1) = ' ') ORDER BY row_id LIMIT 1024",
-                           "migrate to schema 6: read nodes"));
-    read.BindInt(1, after_row);
-    std::vector<std::pair<std::int64_t, std::string>> rewrites;
-    bool any = false;
-    while (true) {
-      ASSIGN_OR_RETURN(const bool has_row, read.Step());
-      if (!has_row) break;
-      any = true;
-      after_row = read.ColumnInt(0);
-      NodeRecord node;
-      node.id = read.ColumnText(1);
-      ASSIGN_OR_RETURN(node.kind, ParseNodeKind(read.ColumnText(2)));
-      node.content_json = read.ColumnText(3);
-      node.text = read.ColumnText(4);
-      ASSIGN_OR_RETURN(node.role, ParseRole(read.ColumnText(5)));
-      node.speaker = read.ColumnText(6);
-      node.session_id = read.ColumnText(7);
-      node.sequence = read.ColumnInt(8);
-      node.event_time = read.ColumnTime(9);
-      node.metadata_json = read.ColumnText(10);
-      std::string stored = StoredContentJson(node);
-      if (stored != node.content_json) rewrites.emplace_back(after_row, std::move(stored));
-    }
-    if (!any) break;
-    for (const auto& [row, stored] : rewrites) {
-      ASSIGN_OR_RETURN(Statement update,
-                       connection.Prepare("UPDATE nodes SET content_json = ?2 WHERE row_id = ?1",
-                                          "migrate to schema 6: store a turn's text once"));
-      update.BindInt(1, row);
-      update.BindText(2, stored);
-      RETURN_IF_ERROR(update.Run());
-    }
-  }
+  SqliteSession session(connection);
+  RETURN_IF_ERROR(sql::StoreTurnTextOnce(session));
   return connection.Exec(kNodesContentImmutable, "migrate to schema 6: recreate the trigger");
 }
 
 // Schema 7: every format-1 analysis row that format 2 gives back byte for byte rewritten in
 // format 2 (TurnAnalysisRow), in batches of turn rows; the others stay JSON.
 Status ConvertToSchema7(Connection& connection) {
-  std::int64_t after_row = 0;
-  while (true) {
-    ASSIGN_OR_RETURN(
-        Statement read,
-        connection.Prepare("SELECT a.turn_row, a.analysis, n.text FROM turn_analysis a "
-                           "JOIN nodes n ON n.row_id = a.turn_row "
-                           "WHERE a.turn_row > ?1 AND a.format = ?2 "
-                           "ORDER BY a.turn_row LIMIT 1024",
-                           "migrate to schema 7: read analysis rows"));
-    read.BindInt(1, after_row);
-    read.BindInt(2, kTurnAnalysisJsonFormat);
-    std::vector<TurnAnalysisRecord> compact;
-    bool any = false;
-    while (true) {
-      ASSIGN_OR_RETURN(const bool has_row, read.Step());
-      if (!has_row) break;
-      any = true;
-      after_row = read.ColumnInt(0);
-      TurnAnalysisRecord row = TurnAnalysisRow(after_row, read.ColumnText(1), read.ColumnText(2));
-      if (row.format == kTurnAnalysisCompactFormat) compact.push_back(std::move(row));
-    }
-    if (!any) return Status::Ok();
-    for (const TurnAnalysisRecord& row : compact) {
-      ASSIGN_OR_RETURN(Statement update,
-                       connection.Prepare("UPDATE turn_analysis SET format = ?2, analysis = ?3 "
-                                          "WHERE turn_row = ?1",
-                                          "migrate to schema 7: write a compact row"));
-      update.BindInt(1, row.turn_row);
-      update.BindInt(2, row.format);
-      update.BindBlob(3, std::as_bytes(std::span<const char>(row.bytes)));
-      RETURN_IF_ERROR(update.Run());
-    }
-  }
+  SqliteSession session(connection);
+  return sql::CompactAnalysisRows(session);
 }
 
 // Schema 7: the leaves whose target id is text rewritten through MerkleTables' own binding (hex
@@ -496,7 +393,6 @@ Status CompactLeafTargets(Connection& connection) {
 
 }  // namespace
 
-std::span<const Migration> Migrations() { return kMigrations; }
 
 StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection) {
   ASSIGN_OR_RETURN(
@@ -567,11 +463,10 @@ Status ApplyMigrations(Connection& connection) {
   ASSIGN_OR_RETURN(const std::int64_t current, ReadSchemaVersion(connection));
   RETURN_IF_ERROR(CheckNotNewer(connection, current));
   if (current == kLatestSchemaVersion) return txn.Commit();
-  for (const Migration& migration : Migrations()) {
-    if (migration.version <= current) continue;
-    RETURN_IF_ERROR(connection.Exec(migration.sql, "migrate to schema version " +
-                                                       std::to_string(migration.version) + " (" +
-                                                       std::string(migration.description) + ")"));
+  for (std::int64_t version = current + 1; version <= kLatestSchemaVersion; ++version) {
+    RETURN_IF_ERROR(connection.Exec(kSchemaSql[static_cast<std::size_t>(version - 1)],
+                                    "migrate to schema version " + std::to_string(version) + " (" +
+                                        std::string(sql::MigrationDescription(version)) + ")"));
   }
   if (current >= 1 && current < 5) RETURN_IF_ERROR(ConvertSignalNodes(connection));
   if (current < 6) RETURN_IF_ERROR(ConvertToSchema6(connection));
@@ -585,12 +480,8 @@ Status ApplyMigrations(Connection& connection) {
     RETURN_IF_ERROR(merkle::Backfill(tables).WithContext("migrate to schema " +
                                                          std::to_string(kLatestSchemaVersion)));
   }
-  ASSIGN_OR_RETURN(Statement set_version,
-                   connection.Prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
-                                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                                      "write schema version"));
-  set_version.BindText(1, std::to_string(kLatestSchemaVersion));
-  RETURN_IF_ERROR(set_version.Run());
+  SqliteSession session(connection);
+  RETURN_IF_ERROR(sql::WriteSchemaVersion(session, kLatestSchemaVersion));
   return txn.Commit();
 }
 

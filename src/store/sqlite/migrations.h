@@ -5,13 +5,13 @@
 // crash during migration leaves the old schema intact. A store written by a newer engram (version
 // above kLatestSchemaVersion) is refused with kFailedPrecondition rather than misread.
 //
-// To change the schema, append a Migration to the list in migrations.cc (never edit a released
-// one) and bump kLatestSchemaVersion.
+// To change the schema, append the new version's DDL to the list in migrations.cc (never edit a
+// released one), its description to store/sql/migration_steps.cc, and bump kLatestSchemaVersion.
+// The data steps both backends run alike are in store/sql/migration_steps.*.
 #ifndef ENGRAM_STORE_SQLITE_MIGRATIONS_H_
 #define ENGRAM_STORE_SQLITE_MIGRATIONS_H_
 
 #include <cstdint>
-#include <span>
 #include <string_view>
 
 #include "engram/status.h"
@@ -19,16 +19,7 @@
 
 namespace engram::store::sqlite {
 
-struct Migration {
-  std::int64_t version = 0;  // the schema version after this migration; 1, 2, 3, ...
-  std::string_view description;
-  std::string_view sql;  // one or more statements
-};
-
 inline constexpr std::int64_t kLatestSchemaVersion = 8;
-
-// Every migration, ordered by version (1..kLatestSchemaVersion, no gaps).
-std::span<const Migration> Migrations();
 
 // The store's schema version: 0 for an empty database. kFailedPrecondition for a database that
 // has tables but no engram `meta` table (not an engram store).
