@@ -424,32 +424,6 @@ class PostgresStore final : public sql::SqlStore {
     });
   }
 
-  // The rows are read first and `visit` runs after the read connection went back to the pool,
-  // so a visitor may call the store again without waiting for a connection it holds itself.
-  Status ScanNodes(std::int64_t scope_id, std::optional<NodeKind> kind,
-                   const std::function<bool(const NodeRecord&)>& visit) override {
-    static const std::string kSql =
-        Sql("SELECT ", kNodeColumns,
-            " FROM nodes WHERE scope_id = $1 AND ($2::text IS NULL OR kind = $2) ORDER BY row_id");
-    Params params;
-    params.Int(scope_id);
-    if (kind.has_value()) {
-      params.Text(NodeKindName(*kind));
-    } else {
-      params.Null();
-    }
-    ASSIGN_OR_RETURN(Result found, WithReader([&](Connection& conn) {
-                       return conn.Query(kSql, params, "scan nodes");
-                     }));
-    ResultRows rows(std::move(found));
-    while (true) {
-      ASSIGN_OR_RETURN(const bool has_row, rows.Next());
-      if (!has_row) return Status::Ok();
-      ASSIGN_OR_RETURN(const NodeRecord node, sql::ReadNode(rows, "postgres"));
-      if (!visit(node)) return Status::Ok();
-    }
-  }
-
   StatusOr<std::vector<EdgeRecord>> EdgesInScope(std::int64_t scope_id,
                                                  std::string_view type) override {
     return ReadValue<std::vector<EdgeRecord>>(ReadMode::kStatement, [&](sql::Session& session) {
@@ -461,21 +435,6 @@ class PostgresStore final : public sql::SqlStore {
       return sql::QueryRows<EdgeRecord>(session, kSql, sql::Params().Int(scope_id).Text(type),
                                         "edges in scope", sql::ReadEdge);
     });
-  }
-
-  // As ScanNodes: `visit` runs with no connection held.
-  Status ScanEdges(std::int64_t scope_id,
-                   const std::function<bool(const EdgeRecord&)>& visit) override {
-    static const std::string kSql =
-        Sql("SELECT ", kEdgeColumns, " FROM edges WHERE scope_id = $1 ORDER BY row_id");
-    ASSIGN_OR_RETURN(Result found, WithReader([&](Connection& conn) {
-                       return conn.Query(kSql, Params().Int(scope_id), "scan edges");
-                     }));
-    ResultRows rows(std::move(found));
-    while (true) {
-      ASSIGN_OR_RETURN(const bool has_row, rows.Next());
-      if (!has_row || !visit(sql::ReadEdge(rows))) return Status::Ok();
-    }
   }
 
   // On the listener connection (opened on first use, LISTENing on kJournalChannel): LISTEN is in
@@ -516,7 +475,7 @@ class PostgresStore final : public sql::SqlStore {
     return last;
   }
 
-  // As ScanNodes: `visit` runs with no connection held.
+  // As ScanRows: `visit` runs with no connection held.
   Status ScanVectors(
       std::int64_t scope_id,
       const std::function<bool(std::int64_t row, std::span<const float> values)>& visit) override {
@@ -564,6 +523,25 @@ class PostgresStore final : public sql::SqlStore {
  protected:
   // The identity sequences are left out of the dump: PostgreSQL does not roll them back with a
   // transaction, so a rolled-back write would change the dump without changing the data.
+
+  // The rows are read first and `visit` runs after the read connection went back to the pool,
+  // so a visitor may call the store again without waiting for a connection it holds itself.
+  Status ScanRows(std::string_view sql, const sql::Params& params, std::string_view operation,
+                  const std::function<StatusOr<bool>(const sql::Rows&)>& visit) override {
+    ASSIGN_OR_RETURN(std::unique_ptr<sql::Rows> rows,
+                     ReadValue<std::unique_ptr<sql::Rows>>(
+                         ReadMode::kStatement, [&](sql::Session& session) {
+                           return session.Query(sql, params, operation);
+                         }));
+    return sql::VisitRows(*rows, visit);
+  }
+
+  std::string_view scan_nodes_sql() const override {
+    static const std::string kSql =
+        Sql("SELECT ", kNodeColumns,
+            " FROM nodes WHERE scope_id = $1 AND ($2::text IS NULL OR kind = $2) ORDER BY row_id");
+    return kSql;
+  }
 
   // A read of one statement in autocommit mode (PostgreSQL runs it on one snapshot of the last
   // commit anyway: one round trip instead of three); several in one snapshot transaction.

@@ -122,6 +122,15 @@ StatusOr<JournalEntry> ReadJournalEntry(const Rows& row) {
   return entry;
 }
 
+Status VisitRows(Rows& rows, const std::function<StatusOr<bool>(const Rows&)>& visit) {
+  while (true) {
+    ASSIGN_OR_RETURN(const bool has_row, rows.Next());
+    if (!has_row) return Status::Ok();
+    ASSIGN_OR_RETURN(const bool more, visit(rows));
+    if (!more) return Status::Ok();
+  }
+}
+
 StatusOr<std::vector<NodeRecord>> CollectNodes(Session& session, Rows& rows) {
   const std::string_view backend = session.backend();
   return CollectRows<NodeRecord>(rows, [backend](const Rows& row) { return ReadNode(row, backend); });

@@ -10,6 +10,7 @@
 #define ENGRAM_STORE_SQL_RECORDS_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -67,6 +68,9 @@ StatusOr<std::vector<T>> QueryRows(Session& session, std::string_view sql, const
   ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows, session.Query(sql, params, operation));
   return CollectRows<T>(*rows, read);
 }
+
+// Calls `visit` with each remaining row until it returns false (or an error, which is returned).
+Status VisitRows(Rows& rows, const std::function<StatusOr<bool>(const Rows&)>& visit);
 
 // The nodes of the current and following rows.
 StatusOr<std::vector<NodeRecord>> CollectNodes(Session& session, Rows& rows);

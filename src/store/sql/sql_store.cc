@@ -366,6 +366,29 @@ StatusOr<std::vector<EdgeRecord>> SqlStore::EdgesOf(std::string_view node_id,
   });
 }
 
+Status SqlStore::ScanNodes(std::int64_t scope_id, std::optional<NodeKind> kind,
+                           const std::function<bool(const NodeRecord&)>& visit) {
+  Params params;
+  params.Int(scope_id);
+  if (kind.has_value()) {
+    params.Text(NodeKindName(*kind));
+  } else {
+    params.Null();
+  }
+  return ScanRows(scan_nodes_sql(), params, "scan nodes", [&](const Rows& row) -> StatusOr<bool> {
+    ASSIGN_OR_RETURN(const NodeRecord node, ReadNode(row, backend()));
+    return visit(node);
+  });
+}
+
+Status SqlStore::ScanEdges(std::int64_t scope_id,
+                           const std::function<bool(const EdgeRecord&)>& visit) {
+  static const std::string kSql =
+      Sql("SELECT ", kEdgeColumns, " FROM edges WHERE scope_id = ?1 ORDER BY row_id");
+  return ScanRows(kSql, Params().Int(scope_id), "scan edges",
+                  [&](const Rows& row) -> StatusOr<bool> { return visit(ReadEdge(row)); });
+}
+
 StatusOr<MerkleState> SqlStore::GetMerkleState(std::int64_t scope_id) {
   return ReadValue<MerkleState>(ReadMode::kSnapshot, [&](Session& session) {
     return merkle::StateOf(session.merkle_tables(), scope_id);

@@ -129,6 +129,10 @@ class SqlStore : public Store {
       std::span<const std::int64_t> turn_rows) override;
   StatusOr<std::optional<ProjectionSnapshot>> GetProjectionSnapshot(
       std::int64_t scope_id, std::string_view projection) override;
+  Status ScanNodes(std::int64_t scope_id, std::optional<NodeKind> kind,
+                   const std::function<bool(const NodeRecord&)>& visit) override;
+  Status ScanEdges(std::int64_t scope_id,
+                   const std::function<bool(const EdgeRecord&)>& visit) override;
   // Every table of the schema in key order, then backend_dump_tables(), in one snapshot.
   StatusOr<std::string> DumpCanonical() override;
 
@@ -138,6 +142,13 @@ class SqlStore : public Store {
     std::string_view name;
     std::string_view order_by;
   };
+  // Runs `sql` on a read connection and calls `visit` with each row until it returns false: the
+  // scans. Whether `visit` runs while the connection is held is the backend's (see its header).
+  virtual Status ScanRows(std::string_view sql, const Params& params, std::string_view operation,
+                          const std::function<StatusOr<bool>(const Rows&)>& visit) = 0;
+  // ScanNodes' statement: the nodes (kNodeColumns) of scope ?1 of kind ?2 (every kind when NULL)
+  // in row order.
+  virtual std::string_view scan_nodes_sql() const = 0;
   // The backend's own tables the dump lists after the schema's. Default: none.
   virtual std::span<const DumpTable> backend_dump_tables() const;
 

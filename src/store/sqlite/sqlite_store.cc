@@ -351,33 +351,6 @@ class SqliteStore final : public sql::SqlStore {
     });
   }
 
-  Status ScanNodes(std::int64_t scope_id, std::optional<NodeKind> kind,
-                   const std::function<bool(const NodeRecord&)>& visit) override {
-    return WithReader([&](Connection& conn) -> Status {
-      // The scope's rows come from the covering index on (scope_id, sequence), sorted as row
-      // ids alone; a plain `WHERE scope_id = ?1 ORDER BY row_id` sorts the whole rows (texts
-      // included) in a temporary B-tree instead: at 100,000 turns most of the scan's cost.
-      static const std::string kSql =
-          Sql("SELECT ", kNodeColumns,
-              " FROM nodes WHERE row_id IN (SELECT row_id FROM nodes WHERE scope_id = ?1) "
-              "AND (?2 IS NULL OR kind = ?2) ORDER BY row_id");
-      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "scan nodes"));
-      stmt.BindInt(1, scope_id);
-      if (kind.has_value()) {
-        stmt.BindText(2, NodeKindName(*kind));
-      } else {
-        stmt.BindNull(2);
-      }
-      StatementRows rows(std::move(stmt));
-      while (true) {
-        ASSIGN_OR_RETURN(const bool has_row, rows.Next());
-        if (!has_row) return Status::Ok();
-        ASSIGN_OR_RETURN(const NodeRecord node, sql::ReadNode(rows, "sqlite"));
-        if (!visit(node)) return Status::Ok();
-      }
-    });
-  }
-
   StatusOr<std::vector<EdgeRecord>> EdgesInScope(std::int64_t scope_id,
                                                  std::string_view type) override {
     return WithReader([&](Connection& conn) -> StatusOr<std::vector<EdgeRecord>> {
@@ -400,21 +373,6 @@ class SqliteStore final : public sql::SqlStore {
       SqliteSession session(conn);
       return sql::QueryRows<EdgeRecord>(session, type.empty() ? kAllTypes : kOneType, params,
                                         "edges in scope", sql::ReadEdge);
-    });
-  }
-
-  Status ScanEdges(std::int64_t scope_id,
-                   const std::function<bool(const EdgeRecord&)>& visit) override {
-    return WithReader([&](Connection& conn) -> Status {
-      static const std::string kSql =
-          Sql("SELECT ", kEdgeColumns, " FROM edges WHERE scope_id = ?1 ORDER BY row_id");
-      ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSql, "scan edges"));
-      stmt.BindInt(1, scope_id);
-      StatementRows rows(std::move(stmt));
-      while (true) {
-        ASSIGN_OR_RETURN(const bool has_row, rows.Next());
-        if (!has_row || !visit(sql::ReadEdge(rows))) return Status::Ok();
-      }
     });
   }
 
@@ -483,6 +441,28 @@ class SqliteStore final : public sql::SqlStore {
   std::span<const DumpTable> backend_dump_tables() const override {
     static constexpr DumpTable kTables[] = {{"sqlite_sequence", "name"}};
     return kTables;
+  }
+
+  // `visit` runs while the rows are stepped, inside the read transaction: do not call
+  // EraseScopes from it (its checkpoint would wait for this read).
+  Status ScanRows(std::string_view sql, const sql::Params& params, std::string_view operation,
+                  const std::function<StatusOr<bool>(const sql::Rows&)>& visit) override {
+    return WithReader([&](Connection& conn) -> Status {
+      SqliteSession session(conn);
+      ASSIGN_OR_RETURN(std::unique_ptr<sql::Rows> rows, session.Query(sql, params, operation));
+      return sql::VisitRows(*rows, visit);
+    });
+  }
+
+  std::string_view scan_nodes_sql() const override {
+    // The scope's rows come from the covering index on (scope_id, sequence), sorted as row
+    // ids alone; a plain `WHERE scope_id = ?1 ORDER BY row_id` sorts the whole rows (texts
+    // included) in a temporary B-tree instead: at 100,000 turns most of the scan's cost.
+    static const std::string kSql =
+        Sql("SELECT ", kNodeColumns,
+            " FROM nodes WHERE row_id IN (SELECT row_id FROM nodes WHERE scope_id = ?1) "
+            "AND (?2 IS NULL OR kind = ?2) ORDER BY row_id");
+    return kSql;
   }
 
   Status Read(ReadMode /*mode: every read is one read transaction*/,
