@@ -191,6 +191,16 @@ struct RecallConfig {
   // 2024?"), not only those said in it, scored alike (own BM25). false = by event time only.
   // Measured on both dev files (docs/BENCHMARKS.md, "Dates inside turns").
   bool temporal_mentions = false;
+  // How the best candidates are ordered after fusion and the adjustments: "fusion" keeps the
+  // adjusted fused order; "learned" re-orders the best ranker_depth of them by the learned
+  // ranker (read/learned_ranker.h), a tree ensemble over their ranking features trained on the
+  // dev files by bench/train_ranker.py. When the model cannot be used (missing, corrupt, another
+  // feature set) recall keeps the fused order and says so in the diagnostics' warnings.
+  std::string ranker = "fusion";
+  // The learned ranker's model file; "" = the model built into engram (src/read/ranker/).
+  std::string ranker_model;
+  // The learned ranker re-orders this many of the best candidates.
+  std::size_t ranker_depth = 100;
   // With a time answer type, a date counts only on the side of its turn's time that the
   // question's tense asks for (read/adjust.h: a past question is not answered by "next month").
   // false = every date counts.

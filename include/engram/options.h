@@ -162,6 +162,9 @@ struct RecallOptions {
   // benchmarks evaluate).
   // Default: unset = [recall] pack_by_value.
   std::optional<bool> pack_by_value;
+  // Fill RecallItem::features and Diagnostics::feature_names: the learned ranker's inputs, for
+  // training it (`engram bench ... --trace` asks for them). Default: false.
+  bool features = false;
 };
 
 struct ListOptions {

@@ -78,6 +78,10 @@ struct RecallItem {
   // Claims that contradict this item's (a `contradicts` edge between their facts), by id; the
   // context shows them beside it.
   std::vector<RelatedClaim> conflicts;
+  // The item's ranking features (read/rank_features.h, Diagnostics::feature_names order) when
+  // RecallOptions::features asked for them and it was among the [recall] ranker_depth best
+  // candidates; empty otherwise. A missing feature is NaN.
+  std::vector<double> features;
 };
 
 struct StageTiming {
@@ -124,6 +128,10 @@ struct Diagnostics {
   std::size_t superseded = 0;
   std::size_t successors_added = 0;
   std::size_t conflicted = 0;
+  // The order's origin: "fusion", or "learned v1 (… trees, sha256:…)" ([recall] ranker).
+  std::string ranker;
+  // The names of RecallItem::features, when RecallOptions::features asked for them.
+  std::vector<std::string> feature_names;
   std::size_t filtered_out = 0;       // hidden by status, validity or scope filters
   std::map<std::string, std::size_t> filtered_by;  // filtered_out per filter name
   std::vector<FilteredItem> filtered;              // each hidden candidate, in rank order

@@ -25,6 +25,7 @@ constexpr std::string_view kStageSwitch =
     "chosen, not measured (the stage on / off is measured: docs/BENCHMARKS.md, ablations)";
 
 constexpr std::string_view kEmbedderKinds[] = {"use-lite", "openai", "hashing", "none"};
+constexpr std::string_view kRankers[] = {"fusion", "learned"};
 constexpr std::string_view kEncoderPrecisions[] = {"int8", "float32"};
 constexpr std::string_view kVectorPrecisions[] = {"float32", "float16", "int8"};
 
@@ -178,6 +179,16 @@ const KeySpec kKeys[] = {
      "the temporal route also proposes turns that name a time inside the question's time "
      "constraint (\"on 17 October\"), not only turns said then",
      "measured on the dev files (docs/BENCHMARKS.md, dates inside turns)"},
+    {"recall", "ranker", ENGRAM_FIELD(recall.ranker), {}, kRankers,
+     "\"learned\": the best ranker_depth candidates re-ordered by the learned ranker's trees "
+     "over their ranking features; \"fusion\": the adjusted fused order",
+     "measured on the dev files (docs/BENCHMARKS.md, learned ranking)"},
+    {"recall", "ranker_model", ENGRAM_FIELD(recall.ranker_model), {}, {},
+     "the learned ranker's model file (bench/train_ranker.py writes one); \"\" = the built-in "
+     "model", kChosen},
+    {"recall", "ranker_depth", ENGRAM_FIELD(recall.ranker_depth), Closed(1, 1'000), {},
+     "the learned ranker re-orders this many of the best candidates",
+     "the depth the model was trained at (bench/train_ranker.py)"},
     {"recall", "answer_type_tense", ENGRAM_FIELD(recall.answer_type_tense), {}, {},
      "a time answer counts only on the side of its turn's time the question's tense asks for",
      kReadPath},

@@ -120,6 +120,12 @@ struct Engine::Impl {
   // The scopes' vocabularies for word_vectors, kept between recalls (thread-safe).
   read::WordNeighbourCache word_neighbour_cache;
   read::Routes routes = read::Routes::Default();
+  // The learned ranker's model ([recall] ranker = "learned"), loaded on the first recall that
+  // uses it; null when it cannot be used, and ranker_missing says why (recall keeps the fused
+  // order).
+  std::once_flag ranker_once;
+  std::unique_ptr<const read::LearnedRanker> ranker;  // written once under ranker_once
+  std::string ranker_missing;                         // written once under ranker_once
 
   // The configured embedder's record, and the embedder itself, loaded on first use (loading
   // USE-lite takes ~0.3 s that list/get/history need not pay). nullptr for kind "none".
@@ -217,6 +223,21 @@ struct Engine::Impl {
     }
     *missing = word_vectors_missing;
     return word_vectors.get();
+  }
+
+  const read::LearnedRanker* GetRanker(std::string* missing) {
+    std::call_once(ranker_once, [this] {
+      StatusOr<read::LearnedRanker> loaded =
+          config.recall.ranker_model.empty() ? read::LearnedRanker::Builtin()
+                                             : read::LearnedRanker::Load(config.recall.ranker_model);
+      if (loaded.ok()) {
+        ranker = std::make_unique<const read::LearnedRanker>(*std::move(loaded));
+      } else {
+        ranker_missing = loaded.status().ToString();
+      }
+    });
+    *missing = ranker_missing;
+    return ranker.get();
   }
 
   // The embedder, loading it on first use. Embed may be called on it without any lock held.
@@ -640,6 +661,9 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
     ASSIGN_OR_RETURN(request.word_vectors,
                      impl_->GetWordVectors(&request.word_vectors_missing));
     request.word_neighbour_cache = &impl_->word_neighbour_cache;
+  }
+  if (config.recall.ranker == "learned") {
+    request.ranker = impl_->GetRanker(&request.ranker_missing);
   }
   request.load_nodes = [this](std::span<const std::int64_t> rows) {
     return impl_->store->GetNodesByRow(rows);

@@ -2,6 +2,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -266,6 +267,7 @@ StatusOr<Recalls> Ask(Engine& engine, const Scope& scope, const RecallQuery& que
   if (settings.trace) {
     RecallOptions trace_options = eval_options;
     trace_options.k = kTraceK;
+    trace_options.features = true;  // the learned ranker's inputs, to retrain it from the trace
     ASSIGN_OR_RETURN(recalls.trace, engine.Recall(scope, query, trace_options));
   }
   return recalls;
@@ -564,6 +566,10 @@ io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
   plan["planner"] = widest.diagnostics.plan;
   plan["neighbours_added"] = widest.diagnostics.neighbours_added;
   plan["bridged"] = widest.diagnostics.bridged;
+  plan["ranker"] = widest.diagnostics.ranker;
+  if (!widest.diagnostics.feature_names.empty()) {
+    plan["feature_names"] = StringsJson(widest.diagnostics.feature_names);
+  }
   Json plan_routes = Json::array();
   for (const RouteDiagnostics& route : widest.diagnostics.routes) {
     Json entry = Json::object();
@@ -595,6 +601,13 @@ io::Json TraceRecallJson(const Recalls& recalls, const TurnTable& turns,
     fused_entry["turns"] = StringsJson(keys);
     fused_entry["fused_score"] = item.fused_score;
     fused_entry["score"] = item.score;
+    if (!item.features.empty()) {
+      Json features = Json::array();
+      for (const double value : item.features) {
+        features.push_back(std::isfinite(value) ? Json(value) : Json());  // missing: null
+      }
+      fused_entry["features"] = std::move(features);
+    }
     if (!item.adjustments.empty()) {
       Json adjustments = Json::array();
       for (const Adjustment& adjustment : item.adjustments) {

@@ -161,6 +161,11 @@ Json ToJson(const RecallItem& item) {
   }
   json["superseded_by"] = item.superseded_by.has_value() ? ToJson(*item.superseded_by) : Json();
   json["conflicts"] = List(item.conflicts);
+  if (!item.features.empty()) {
+    Json features = Json::array();
+    for (const double value : item.features) features.push_back(Number(value));
+    json["features"] = std::move(features);  // a missing feature is null
+  }
   return json;
 }
 
@@ -198,6 +203,8 @@ Json ToJson(const Diagnostics& diagnostics) {
   json["superseded"] = diagnostics.superseded;
   json["successors_added"] = diagnostics.successors_added;
   json["conflicted"] = diagnostics.conflicted;
+  json["ranker"] = diagnostics.ranker;
+  if (!diagnostics.feature_names.empty()) json["feature_names"] = diagnostics.feature_names;
   json["filtered_out"] = diagnostics.filtered_out;
   Json filtered_by = Json::object();
   for (const auto& [filter, count] : diagnostics.filtered_by) filtered_by[filter] = count;

@@ -23,6 +23,8 @@
 #include "read/fact_route.h"
 #include "read/fusion.h"
 #include "read/keyword_route.h"
+#include "read/learned_ranker.h"
+#include "read/rank_features.h"
 #include "read/packing.h"
 #include "read/planner.h"
 #include "read/scene_route.h"
@@ -335,6 +337,37 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     timer.Mark("coverage");
   }
 
+  // The learned ranker (read/learned_ranker.h) re-orders the best candidates by their ranking
+  // features; the features are also what a training trace asks for.
+  diagnostics.ranker = "fusion";
+  if (!request.ranker_missing.empty()) {
+    diagnostics.warnings.push_back("learned ranker off, the fused order kept: " +
+                                   request.ranker_missing);
+  }
+  std::unordered_map<std::int64_t, FeatureVector> features_by_row;
+  if (request.ranker != nullptr || request.options.features) {
+    std::map<std::string, double> plan_weights;
+    for (const RouteRun& run : runs) plan_weights[run.route] = run.weight;
+    const FeatureInput input{.frame = &frame,
+                             .layout = layout,
+                             .route_weights = &plan_weights,
+                             .text_indexes = request.text_indexes,
+                             .nodes = &node_by_row};
+    std::vector<FeatureVector> features =
+        ExtractFeatures(ranked, config.recall.ranker_depth, input);
+    if (request.options.features) {
+      diagnostics.feature_names = FeatureNames();
+      for (std::size_t index = 0; index < features.size(); ++index) {
+        features_by_row.emplace(ranked[index].fused.row, features[index]);
+      }
+    }
+    if (request.ranker != nullptr) {
+      ApplyLearnedRanker(*request.ranker, features, ranked);
+      diagnostics.ranker = "learned " + request.ranker->description();
+    }
+    timer.Mark("ranker");
+  }
+
   std::vector<RecallItem> items;
   items.reserve(ranked.size());
   for (Ranked& candidate : ranked) {
@@ -359,6 +392,10 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     item.score = candidate.score;
     item.routes = std::move(candidate.fused.routes);
     item.adjustments = std::move(candidate.adjustments);
+    if (const auto found_features = features_by_row.find(candidate.fused.row);
+        found_features != features_by_row.end()) {
+      item.features = std::move(found_features->second);
+    }
     items.push_back(std::move(item));
   }
   if (request.store != nullptr) RETURN_IF_ERROR(ExpandFactProvenance(*request.store, items));

@@ -13,6 +13,7 @@
 #include "engram/options.h"
 #include "engram/read_result.h"
 #include "read/entity_route.h"
+#include "read/learned_ranker.h"
 #include "read/query_frame.h"
 #include "read/route.h"
 #include "read/scope_structure.h"
@@ -56,6 +57,10 @@ struct RecallRequest {
   std::string synonyms_missing;
   // Their cache of the scopes' vocabularies (read/word_neighbours.h); may be null.
   WordNeighbourCache* word_neighbour_cache = nullptr;
+  // The learned ranker when [recall] ranker = "learned" and its model loaded; null keeps the
+  // fused order (then `ranker_missing` says why, when the config asked for it).
+  const LearnedRanker* ranker = nullptr;
+  std::string ranker_missing;
 };
 
 // Route registry of the read path: every route engram knows, by name.
