@@ -155,36 +155,26 @@ class PostgresTransaction final : public sql::SqlTransaction {
     RETURN_IF_ERROR(CheckNewEdge(record));
     // One round trip, as InsertNode: inserted only when both nodes and the scope exist and the
     // id is new; no row back means a check refused it.
-    ASSIGN_OR_RETURN(
-        Result inserted,
-        conn_.Query("WITH inserted AS (INSERT INTO edges(id, type, src, dst, scope_id, "
-                    "attrs_json, status, valid_from, valid_to, ingested_at, updated_at) "
-                    "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 "
-                    "WHERE EXISTS(SELECT 1 FROM nodes WHERE id = $3) "
-                    "AND EXISTS(SELECT 1 FROM nodes WHERE id = $4) "
-                    "AND EXISTS(SELECT 1 FROM scopes WHERE scope_id = $5) "
-                    "ON CONFLICT DO NOTHING RETURNING row_id) "
-                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
-                    "SELECT $5, $12, $1, row_id, $10, $13 FROM inserted RETURNING target_row",
-                    Params()
-                        .Text(record.id)
-                        .Text(record.type)
-                        .Text(record.src)
-                        .Text(record.dst)
-                        .Int(record.scope_id)
-                        .Text(record.attrs_json)
-                        .Text(record.status)
-                        .Time(record.valid_from)
-                        .Time(record.valid_to)
-                        .Int(record.ingested_at.micros)
-                        .Int(record.updated_at.micros)
-                        .Text(JournalOpName(JournalOp::kEdgeInserted))
-                        .Text("type=" + record.type + " status=" + record.status),
-                    "insert edge"));
-    if (inserted.size() == 0) return RefusedEdge(record);
+    static const std::string kSql =
+        "WITH inserted AS (INSERT INTO edges(id, type, src, dst, scope_id, attrs_json, status, "
+        "valid_from, valid_to, ingested_at, updated_at) "
+        "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 "
+        "WHERE EXISTS(SELECT 1 FROM nodes WHERE id = $3) "
+        "AND EXISTS(SELECT 1 FROM nodes WHERE id = $4) "
+        "AND EXISTS(SELECT 1 FROM scopes WHERE scope_id = $5) "
+        "ON CONFLICT DO NOTHING RETURNING row_id) "
+        "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+        "SELECT $5, $12, $1, row_id, $10, $13 FROM inserted RETURNING target_row";
+    sql::Params params = sql::EdgeParams(record);
+    params.Text(JournalOpName(JournalOp::kEdgeInserted))
+        .Text("type=" + record.type + " status=" + record.status);
+    ASSIGN_OR_RETURN(std::unique_ptr<sql::Rows> inserted,
+                     session().Query(kSql, params, "insert edge"));
+    ASSIGN_OR_RETURN(const bool has_row, inserted->Next());
+    if (!has_row) return RefusedEdge(record);
     merkle_writer().AppendEdge(record);
     EdgeRecord stored = record;
-    stored.row = inserted.Int(0, 0);
+    stored.row = inserted->Int(0);
     for (const std::string* end : {&record.src, &record.dst}) {
       if (end == &record.dst && record.dst == record.src) break;
       if (const auto known = edges_of_.find(*end); known != edges_of_.end()) {

@@ -257,6 +257,22 @@ Params NodeParams(const NodeRecord& record) {
   return params;
 }
 
+Params EdgeParams(const EdgeRecord& record) {
+  Params params;
+  params.Text(record.id)
+      .Text(record.type)
+      .Text(record.src)
+      .Text(record.dst)
+      .Int(record.scope_id)
+      .Text(record.attrs_json)
+      .Text(record.status)
+      .Time(record.valid_from)
+      .Time(record.valid_to)
+      .Int(record.ingested_at.micros)
+      .Int(record.updated_at.micros);
+  return params;
+}
+
 StatusOr<std::int64_t> InsertNodeRow(Session& session, const NodeRecord& record) {
   return QueryInt(session,
                   "INSERT INTO nodes(id, kind, scope_id, content_json, text, role, speaker, "

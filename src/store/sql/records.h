@@ -96,6 +96,9 @@ Status AppendJournal(Session& session, std::int64_t scope_id, JournalOp op,
 // InsertNodeRow binds them.
 Params NodeParams(const NodeRecord& record);
 
+// The 11 values of an edge row's insert (its columns but row_id, in kEdgeColumns order).
+Params EdgeParams(const EdgeRecord& record);
+
 // Store::ListNodes: nodes of one scope ordered by (sequence, row), filtered as NodeFilter says.
 StatusOr<std::vector<NodeRecord>> ListNodes(Session& session, std::int64_t scope_id,
                                             const NodeFilter& filter);

@@ -160,19 +160,7 @@ class SqliteTransaction final : public sql::SqlTransaction {
                                           "attrs_json, status, valid_from, valid_to, ingested_at, "
                                           "updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
                                           "?10, ?11) RETURNING row_id",
-                                          sql::Params()
-                                              .Text(record.id)
-                                              .Text(record.type)
-                                              .Text(record.src)
-                                              .Text(record.dst)
-                                              .Int(record.scope_id)
-                                              .Text(record.attrs_json)
-                                              .Text(record.status)
-                                              .Time(record.valid_from)
-                                              .Time(record.valid_to)
-                                              .Int(record.ingested_at.micros)
-                                              .Int(record.updated_at.micros),
-                                          "insert edge"));
+                                          sql::EdgeParams(record), "insert edge"));
       RETURN_IF_ERROR(sql::AppendJournal(session(), record.scope_id, JournalOp::kEdgeInserted,
                                          record.id, row, record.ingested_at,
                                          "type=" + record.type + " status=" + record.status));
