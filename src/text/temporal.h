@@ -70,6 +70,9 @@
 // pronoun ("I may 5..."). Month abbreviations ("Jan", "Mar", "Sept.") need a day or a year.
 // Weekday abbreviations are not recognised. "second" is a unit only after a count.
 //
+// The parser reads the lexemes of text/lexer.h; its driver is temporal.cc and its matchers are
+// temporal_calendar.cc and temporal_relative.cc (temporal_parser.h, internal).
+//
 // Thread-safety: pure functions, safe to call from any number of threads.
 #ifndef ENGRAM_TEXT_TEMPORAL_H_
 #define ENGRAM_TEXT_TEMPORAL_H_
@@ -80,6 +83,7 @@
 #include <vector>
 
 #include "engram/types.h"
+#include "text/lexer.h"
 
 namespace engram::text {
 
@@ -124,35 +128,8 @@ std::vector<TimeMention> FindTimeExpressions(std::string_view text, Timestamp re
 // intervals; each half parses with engram::ParseTimestamp).
 std::string FormatInterval(Timestamp from, Timestamp to);
 
-// ---------------------------------------------------------------------------------------------
-// Lexemes: the small scanner shared by the temporal parser and the signal detectors
-// (text/signals.h). Not a general tokenizer (text/tokenizer.h is): it keeps punctuation, case
-// and adjacency, which the rule-based detectors need.
-
-enum class LexemeKind : std::uint8_t {
-  kWord,    // letters (any script) with inner apostrophes: "don't", "Zürich"
-  kNumber,  // ASCII digits only: "2023" (separators and decimals are separate lexemes)
-  kAlnum,   // letters and digits or '_' mixed: "mp3", "A1B2", "foo_bar"
-  kPunct,   // one punctuation or symbol code point: "," "$" "“" "€"
-};
-
-struct Lexeme {
-  std::uint32_t begin = 0;  // byte span in the text
-  std::uint32_t end = 0;
-  LexemeKind kind = LexemeKind::kWord;
-  bool capitalized = false;     // starts with an upper-case letter
-  bool space_before = false;    // white space (or the start of the text) precedes it
-  bool newline_before = false;  // a line break precedes it
-  bool sentence_start = false;  // first lexeme of a sentence (after . ! ? or a line break)
-  std::string lower;            // ASCII lower-cased text; U+2019 becomes '
-};
-
-// Splits `text` into lexemes. A digit run directly followed by a known suffix ("8th", "3pm",
-// "5km", "5k", "1990s") becomes a number and an adjacent word. Invalid UTF-8 bytes are
-// punctuation. Texts beyond 4 GiB are scanned up to that mark.
-std::vector<Lexeme> Lex(std::string_view text);
-
-// FindTimeExpressions over lexemes already computed with Lex(text).
+// FindTimeExpressions over lexemes already computed with Lex(text) (text/lexer.h), for callers
+// that read the same lexemes for more than time expressions.
 std::vector<TimeMention> FindTimeExpressions(std::string_view text,
                                              const std::vector<Lexeme>& lexemes,
                                              Timestamp reference);
