@@ -28,6 +28,9 @@
 // Errors are tool results with isError and one text item "CODE: message": engram's status code,
 // or PERMISSION_DENIED naming the right the caller lacks (as REST's 403). A memory whose scope
 // the caller may not read is reported as not found, never as forbidden.
+//
+// tools.cc holds the table and the dispatch, tool_args.* the argument specs (schema and checks),
+// tool_handlers.* what each tool does with the Engine.
 #ifndef ENGRAM_MCP_TOOLS_H_
 #define ENGRAM_MCP_TOOLS_H_
 
