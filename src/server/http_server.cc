@@ -1,4 +1,8 @@
-// The HTTP server of `engram serve` (see http_server.h).
+// The HTTP server of `engram serve` (see http_server.h): the socket half (http_server_impl.h) —
+// binding, the epoll event loop over every connection, deadlines and connection caps, the
+// hand-off of whole requests to the workers and the writing of their responses — and the
+// server's lifecycle (Bind, Run, Stop). What a request may do and who answers it is
+// http_dispatch.cc.
 #include "server/http_server.h"
 
 #include <arpa/inet.h>
@@ -9,21 +13,21 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
-#include <cstdio>
 #include <cstring>
 #include <deque>
-#include <iostream>
-#include <random>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
+#include "server/http_server_impl.h"
 #include "server/http_wire.h"
 
 namespace engram::server {
@@ -41,130 +45,6 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr std::size_t kMaxLingerBytes = 16 * 1024 * 1024;
 
-std::vector<std::string> SplitPath(const std::string& path) {
-  std::vector<std::string> segments;
-  std::size_t start = 1;
-  if (path.empty() || path[0] != '/') return segments;
-  while (start <= path.size()) {
-    std::size_t slash = path.find('/', start);
-    if (slash == std::string::npos) slash = path.size();
-    segments.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return segments;
-}
-
-// Matches `path` against a Route pattern (see api.h); fills `params` on success.
-bool MatchPattern(const std::vector<std::string>& pattern, const std::vector<std::string>& path,
-                  std::map<std::string, std::string>* params) {
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    const std::string& part = pattern[i];
-    if (part == "{scope}") {
-      std::string scope;
-      while (at < path.size() && path[at].find(':') != std::string::npos) {
-        scope += (scope.empty() ? "" : "/") + path[at];
-        ++at;
-      }
-      if (scope.empty()) return false;
-      (*params)["scope"] = scope;
-      continue;
-    }
-    if (at >= path.size()) return false;
-    if (part.size() > 2 && part.front() == '{' && part.back() == '}') {
-      if (path[at].empty()) return false;
-      (*params)[part.substr(1, part.size() - 2)] = path[at];
-    } else if (part != path[at]) {
-      return false;
-    }
-    ++at;
-  }
-  return at == path.size();
-}
-
-bool SaneRequestId(const std::string& id) {
-  if (id.empty() || id.size() > 128) return false;
-  for (const char c : id) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.' || c == ':';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-std::string NewRequestId() {
-  static std::atomic<std::uint64_t> counter{0};
-  static const std::uint64_t salt = [] {
-    std::random_device device;
-    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
-  }();
-  char buffer[40];
-  std::snprintf(buffer, sizeof(buffer), "req-%08llx-%06llx",
-                static_cast<unsigned long long>(salt & 0xFFFFFFFFull),
-                static_cast<unsigned long long>(counter.fetch_add(1) + 1));
-  return buffer;
-}
-
-std::string RequestIdFor(const HttpRequest& req) {
-  const std::string incoming = req.Header("X-Request-Id").value_or("");
-  return SaneRequestId(incoming) ? incoming : NewRequestId();
-}
-
-// Strips "Bearer " or "Token " (case-insensitive scheme); "" when the header has neither.
-std::string CredentialFrom(const std::string& authorization) {
-  auto has_scheme = [&](std::string_view scheme) {
-    if (authorization.size() <= scheme.size()) return false;
-    for (std::size_t i = 0; i < scheme.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) return false;
-    }
-    return true;
-  };
-  std::string credential;
-  if (has_scheme("bearer ")) {
-    credential = authorization.substr(7);
-  } else if (has_scheme("token ")) {
-    credential = authorization.substr(6);
-  }
-  while (!credential.empty() && credential.front() == ' ') credential.erase(0, 1);
-  while (!credential.empty() && credential.back() == ' ') credential.pop_back();
-  return credential;
-}
-
-HttpResponse JsonResponse(const ApiResponse& response) {
-  HttpResponse out;
-  out.status = response.status;
-  if (response.status == 204) {
-    out.content_type.clear();
-    return out;
-  }
-  out.body = io::Dump(response.body);
-  return out;
-}
-
-std::string Printable(std::string text) {
-  if (text.size() > 200) text = text.substr(0, 200) + "...";
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-  }
-  return text;
-}
-
-bool IsStateChanging(const std::string& method) {
-  return method != "GET" && method != "HEAD" && method != "OPTIONS";
-}
-
-// Whether a Content-Type is one a browser page may send cross-site without a CORS preflight
-// (form, multipart, text): refused from browsers on state-changing requests.
-bool IsSimpleFormType(const std::optional<std::string>& content_type) {
-  if (!content_type) return false;
-  std::string media = content_type->substr(0, content_type->find(';'));
-  for (char& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  while (!media.empty() && media.back() == ' ') media.pop_back();
-  while (!media.empty() && media.front() == ' ') media.erase(0, 1);
-  return media == "application/x-www-form-urlencoded" || media == "multipart/form-data" ||
-         media.rfind("text/", 0) == 0;
-}
-
 std::string PeerAddress(const sockaddr_storage& address) {
   char text[INET6_ADDRSTRLEN] = {0};
   if (address.ss_family == AF_INET) {
@@ -179,417 +59,11 @@ std::string PeerAddress(const sockaddr_storage& address) {
 
 }  // namespace
 
-// One accepted connection; touched only by the event loop thread.
-struct Connection {
-  enum class State { kReading, kProcessing, kWriting, kLingering };
-  std::uint64_t id = 0;
-  int fd = -1;
-  std::string peer;
-  State state = State::kReading;
-  RequestParser parser;
-  std::string in;        // received, not yet parsed (a pipelined request)
-  std::string out;       // the response being written
-  std::size_t written = 0;
-  bool close_after_write = false;
-  bool watched = false;  // registered with epoll
-  bool idle = true;      // between requests, nothing of the next one received
-  Clock::time_point deadline;
-  std::optional<auth::Access> access;  // decided when the head arrived
-  std::string route_label;             // for metrics of a response the loop answers itself
-  std::size_t lingered = 0;
-
-  explicit Connection(HttpLimits limits) : parser(limits) {}
-};
-
-struct HttpServer::Impl {
-  // A whole request for a worker.
-  struct Job {
-    std::uint64_t connection = 0;
-    HttpRequest request;
-    auth::Access access;
-    std::chrono::steady_clock::time_point started;
-  };
-  // A worker's response for the loop to write.
-  struct Done {
-    std::uint64_t connection = 0;
-    std::string bytes;
-    bool keep_alive = false;
-  };
-  // What the head of a request asks for, decided before its body is read.
-  struct Admission {
-    bool ok = true;
-    HttpResponse refusal;
-    std::string label = "unmatched";
-    std::optional<auth::Access> access;
-  };
-
-  // --- dispatch (worker threads) ---
-  std::string Serve(const HttpRequest& req, const std::string& body, const auth::Access& access,
-                    HttpResponse& res, const std::string& request_id);
-  HttpResponse Process(Job& job, const std::string& request_id, std::string* label);
-  void Work();
-
-  // --- the event loop (one thread) ---
-  Admission Admit(const HttpRequest& req);
-  void Loop();
-  void Accept();
-  void ReadFrom(Connection& connection);
-  void Advance(Connection& connection);
-  void Respond(Connection& connection, HttpResponse response, bool keep_alive);
-  void WriteTo(Connection& connection);
-  void Linger(Connection& connection);
-  void Watch(Connection& connection, std::uint32_t events);
-  void Unwatch(Connection& connection);
-  void Close(std::uint64_t id);
-  void Finished();
-  void Expire(Clock::time_point now);
-  void RecordRefusal(const HttpRequest* req, int status, const std::string& label,
-                     const std::string& request_id);
-  void Wake();
-
-  HttpServer* owner = nullptr;
-  std::vector<Route> routes;
-  std::vector<std::vector<std::string>> route_segments;
-  struct Mount {
-    std::string path;
-    RawHandler handler;
-    bool public_mount = false;  // no authentication (MountPublic)
-  };
-  std::vector<Mount> raw_mounts;
-  std::vector<std::function<std::vector<Gauge>()>> gauge_sources;  // AddGauges
-  std::mutex log_mutex;
-  OriginPolicy policy;
-  HttpLimits limits;
-
-  int listen_fd = -1;
-  int epoll_fd = -1;
-  int wake_fd = -1;
-  bool accepting = true;
-  Clock::time_point resume_accept;  // after EMFILE, accepting pauses briefly
-
-  std::unordered_map<std::uint64_t, std::unique_ptr<Connection>> connections;
-  std::unordered_map<std::string, std::size_t> per_client;
-  std::uint64_t next_id = 2;  // 0 and 1 are the listening socket's and the wake-up's tokens
-
-  std::mutex jobs_mutex;
-  std::condition_variable jobs_ready;
-  std::deque<Job> jobs;
-  bool workers_stopping = false;
-  std::vector<std::thread> workers;
-
-  std::mutex done_mutex;
-  std::deque<Done> done;
-
-  // For /metrics (the loop writes them, workers read them).
-  std::atomic<std::size_t> open_connections{0};
-  std::atomic<std::uint64_t> refused_connections{0};
-};
-
-std::string HttpServer::Impl::Serve(const HttpRequest& req, const std::string& body,
-                                    const auth::Access& access, HttpResponse& res,
-                                    const std::string& request_id) {
-  HttpServer& server = *owner;
-  // HEAD is GET without the body (SerializeResponse leaves it out).
-  const std::string method = req.method == "HEAD" ? "GET" : req.method;
-  if (method == "GET" && req.path == "/healthz") {
-    io::Json out = io::Json::object();
-    out["status"] = "ok";
-    // The background derivation (DESIGN §4): what is pending and its last failure, if any.
-    if (StatusOr<DerivationStatus> derivation = server.engine_.Derivation(); derivation.ok()) {
-      io::Json progress = io::Json::object();
-      progress["pending_turns"] = derivation->pending_turns;
-      progress["derived_turns"] = derivation->derived_turns;
-      progress["failures"] = derivation->failures;
-      if (!derivation->last_error.ok()) progress["last_error"] = derivation->last_error.ToString();
-      out["derivation"] = std::move(progress);
-    }
-    res = JsonResponse({200, out});
-    return req.path;
-  }
-  if (method == "GET" && req.path == "/readyz") {
-    StatusOr<std::vector<ScopeInfo>> scopes = server.engine_.ListScopes();
-    if (!scopes.ok()) {
-      res = JsonResponse(ErrorResponse(
-          Status::Unavailable("store not readable: " + scopes.status().message()), request_id));
-      return req.path;
-    }
-    io::Json out = io::Json::object();
-    out["status"] = "ready";
-    out["scopes"] = scopes->size();
-    res = JsonResponse({200, out});
-    return req.path;
-  }
-  if (method == "GET" && req.path == "/metrics") {
-    std::vector<Gauge> gauges;
-    if (!server.options_.store_path.empty()) {
-      double bytes = 0;
-      for (const char* suffix : {"", "-wal"}) {
-        struct stat info;
-        if (::stat((server.options_.store_path + suffix).c_str(), &info) == 0) {
-          bytes += static_cast<double>(info.st_size);
-        }
-      }
-      gauges.push_back({"engram_store_size_bytes", "Bytes of the store file and its WAL.", bytes});
-    }
-    StatusOr<std::vector<ScopeInfo>> scopes = server.engine_.ListScopes();
-    if (scopes.ok()) {
-      gauges.push_back(
-          {"engram_scopes", "Scopes in the store.", static_cast<double>(scopes->size())});
-    }
-    if (StatusOr<DerivationStatus> derivation = server.engine_.Derivation(); derivation.ok()) {
-      gauges.push_back({"engram_derivation_pending_turns",
-                        "Turns stored but not yet embedded and derived.",
-                        static_cast<double>(derivation->pending_turns)});
-      gauges.push_back({"engram_derivation_failures",
-                        "Derivation chunks that failed since the server started.",
-                        static_cast<double>(derivation->failures)});
-    }
-    gauges.push_back({"engram_http_open_connections", "Client connections open now.",
-                      static_cast<double>(open_connections.load())});
-    gauges.push_back({"engram_http_refused_connections",
-                      "Connections refused (503) for the per-address or total cap.",
-                      static_cast<double>(refused_connections.load())});
-    for (const auto& source : gauge_sources) {
-      for (Gauge& gauge : source()) gauges.push_back(std::move(gauge));
-    }
-    res.status = 200;
-    res.content_type = "text/plain; version=0.0.4";
-    res.body = server.metrics_.Render(gauges);
-    return req.path;
-  }
-
-  for (const auto& [mount, handler, public_mount] : raw_mounts) {
-    if (req.path != mount && req.path.rfind(mount + "/", 0) != 0) continue;
-    RawRequest raw;
-    raw.method = req.method;
-    raw.path = req.path;
-    for (const auto& [name, value] : req.headers) raw.headers.emplace(name, value);
-    for (const auto& [name, value] : req.query) raw.query.emplace(name, value);
-    raw.body = body;
-    raw.access = &access;
-    raw.request_id = request_id;
-    RawResponse response = handler(raw);
-    res.status = response.status;
-    res.headers = std::move(response.headers);
-    res.content_type = std::move(response.content_type);
-    res.body = std::move(response.body);
-    if (res.content_type.empty() && !res.body.empty()) res.content_type = "text/plain";
-    return mount;
-  }
-
-  // "/memories/" is "/memories": clients differ on trailing slashes.
-  std::string path = req.path;
-  if (path.size() > 1 && path.back() == '/') path.pop_back();
-  const std::vector<std::string> segments = SplitPath(path);
-  std::string allowed;  // methods of routes whose pattern matched, for 405
-  std::string allowed_label;
-  for (std::size_t i = 0; i < routes.size(); ++i) {
-    std::map<std::string, std::string> params;
-    if (!MatchPattern(route_segments[i], segments, &params)) continue;
-    const Route& route = routes[i];
-    if (route.method != method) {
-      allowed += (allowed.empty() ? "" : ", ") + route.method;
-      allowed_label = route.pattern;
-      continue;
-    }
-    ApiRequest request;
-    request.method = method;
-    request.path = req.path;
-    request.path_params = std::move(params);
-    for (const auto& [name, value] : req.query) request.query.emplace(name, value);
-    request.body = body;
-    request.access = &access;
-    request.request_id = request_id;
-    res = JsonResponse(route.handler(request));
-    return route.pattern;
-  }
-  if (!allowed.empty()) {
-    res = JsonResponse(
-        ErrorResponse(Status::InvalidArgument(req.method + " is not allowed on " + allowed_label +
-                                              " (allowed: " + allowed + ")"),
-                      request_id));
-    res.status = 405;
-    res.headers.emplace_back("Allow", allowed);
-    return allowed_label;
-  }
-  res = JsonResponse(ErrorResponse(
-      Status::NotFound("no route for " + req.method + " " +
-                       (req.path.size() > 200 ? req.path.substr(0, 200) : req.path)),
-      request_id));
-  return "unmatched";
-}
-
-HttpServer::Impl::Admission HttpServer::Impl::Admit(const HttpRequest& req) {
-  Admission admission;
-  auto refuse = [&](int status, const Status& why) {
-    admission.ok = false;
-    admission.refusal = JsonResponse(ErrorResponse(why, ""));
-    admission.refusal.status = status;
-    admission.label = "refused";
-    return admission;
-  };
-  // DNS rebinding: a page that pointed its own name at this machine sends that name as Host.
-  if (Status host = policy.CheckHost(req.Header("Host")); !host.ok()) {
-    return refuse(403, Status::FailedPrecondition(host.message()));
-  }
-  const std::optional<std::string> origin = req.Header("Origin");
-  if (Status allowed = policy.CheckOrigin(origin); !allowed.ok()) {
-    return refuse(403, Status::FailedPrecondition(allowed.message()));
-  }
-  if (IsStateChanging(req.method)) {
-    // Browsers say where a request comes from; a cross-site one without an Origin we could
-    // check, or one carrying a form or text body (which needs no CORS preflight), is refused.
-    const std::string fetch_site = req.Header("Sec-Fetch-Site").value_or("");
-    const bool cross = fetch_site == "cross-site" || fetch_site == "same-site";
-    if (cross && !origin) {
-      return refuse(403, Status::FailedPrecondition(
-                             "a cross-site browser request without an Origin is refused"));
-    }
-    const bool from_browser = origin.has_value() || !fetch_site.empty();
-    if (from_browser && fetch_site != "same-origin" && IsSimpleFormType(req.Header("Content-Type"))) {
-      return refuse(403, Status::FailedPrecondition(
-                             "a web page may only send JSON to this server (Content-Type: "
-                             "application/json); form and text bodies are refused"));
-    }
-  }
-  if (req.method == "OPTIONS" && origin && req.Header("Access-Control-Request-Method")) {
-    admission.access = auth::Access::Granted({});  // a CORS preflight: no key, nothing granted
-    return admission;
-  }
-  if (const std::optional<std::string> coding = req.Header("Content-Encoding")) {
-    StatusOr<std::string> probe = DecodeContent(*coding, std::string(), 0);
-    if (!probe.ok() && probe.status().code() == StatusCode::kInvalidArgument &&
-        probe.status().message().rfind("unsupported", 0) == 0) {
-      return refuse(415, probe.status());
-    }
-  }
-
-  // Which requests need no key: the probes, public mounts and the OpenAPI document.
-  const std::string method = req.method == "HEAD" ? "GET" : req.method;
-  bool public_request = method == "GET" && (req.path == "/healthz" || req.path == "/readyz" ||
-                                            req.path == "/metrics");
-  for (const Mount& mount : raw_mounts) {
-    if (req.path == mount.path || req.path.rfind(mount.path + "/", 0) == 0) {
-      public_request = mount.public_mount;
-      break;
-    }
-  }
-  std::string path = req.path;
-  if (path.size() > 1 && path.back() == '/') path.pop_back();
-  if (path == "/v1/openapi.json") public_request = true;
-  if (public_request) {
-    admission.access = auth::Access::Granted({});  // no key needed, no rights given
-    return admission;
-  }
-  std::optional<std::string> authorization = req.Header("Authorization");
-  StatusOr<auth::Access> access = owner->Authenticate(authorization.value_or(""));
-  if (!access.ok()) {
-    admission.ok = false;
-    admission.refusal = JsonResponse(UnauthenticatedResponse(access.status().message(), ""));
-    admission.refusal.headers.emplace_back("WWW-Authenticate", "Bearer");
-    admission.label = "refused";
-    return admission;
-  }
-  admission.access = *std::move(access);
-  return admission;
-}
-
-HttpResponse HttpServer::Impl::Process(Job& job, const std::string& request_id,
-                                       std::string* label) {
-  HttpRequest& req = job.request;
-  HttpResponse res;
-  const std::optional<std::string> origin = req.Header("Origin");
-  if (req.method == "OPTIONS" && origin && req.Header("Access-Control-Request-Method")) {
-    // A CORS preflight from an allowed origin (Admit refused the others).
-    res.status = 204;
-    res.content_type.clear();
-    res.headers = {
-        {"Access-Control-Allow-Origin", *origin},
-        {"Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS"},
-        {"Access-Control-Allow-Headers",
-         "Authorization, Content-Type, X-Request-Id, Mcp-Session-Id, MCP-Protocol-Version, "
-         "Last-Event-ID"},
-        {"Access-Control-Max-Age", "600"},
-        {"Vary", "Origin"},
-    };
-    *label = "preflight";
-  } else {
-    // Decompressed only now: after authentication, streamed, capped again when decoded.
-    StatusOr<std::string> body = DecodeContent(req.Header("Content-Encoding").value_or(""),
-                                               std::move(req.body), owner->options_.max_body_bytes);
-    if (!body.ok()) {
-      res = JsonResponse(ErrorResponse(body.status(), request_id));
-      *label = "unmatched";
-    } else {
-      try {
-        *label = Serve(req, *body, job.access, res, request_id);
-      } catch (const std::exception& error) {
-        res = JsonResponse(ErrorResponse(
-            Status::Internal(std::string("unexpected error: ") + error.what()), request_id));
-      } catch (...) {
-        res = JsonResponse(ErrorResponse(Status::Internal("unexpected error"), request_id));
-      }
-    }
-    if (origin) {
-      res.headers.emplace_back("Access-Control-Allow-Origin", *origin);
-      res.headers.emplace_back("Access-Control-Expose-Headers", "X-Request-Id, Mcp-Session-Id");
-      res.headers.emplace_back("Vary", "Origin");
-    }
-  }
-  res.headers.emplace_back("X-Request-Id", request_id);
-  return res;
-}
-
-void HttpServer::Impl::Work() {
-  for (;;) {
-    Job job;
-    {
-      std::unique_lock<std::mutex> lock(jobs_mutex);
-      jobs_ready.wait(lock, [this] { return !jobs.empty() || workers_stopping; });
-      if (jobs.empty()) return;  // stopping and drained
-      job = std::move(jobs.front());
-      jobs.pop_front();
-    }
-    const std::string request_id = RequestIdFor(job.request);
-    std::string label = "unmatched";
-    HttpResponse res = Process(job, request_id, &label);
-    const double seconds = std::chrono::duration<double>(Clock::now() - job.started).count();
-    owner->metrics_.RecordRequest(label, job.request.method, res.status, seconds);
-    if (owner->options_.log_requests) {
-      char line[160];
-      std::snprintf(line, sizeof(line), " %d %.1fms", res.status, seconds * 1000.0);
-      std::lock_guard<std::mutex> lock(log_mutex);
-      std::cerr << "engram: " << request_id << " " << Printable(job.request.method) << " "
-                << Printable(job.request.path) << line << "\n";
-    }
-    const bool keep_alive = job.request.keep_alive && !owner->stop_requested_;
-    Done finished{job.connection,
-                  SerializeResponse(res, job.request.method == "HEAD", keep_alive), keep_alive};
-    {
-      std::lock_guard<std::mutex> lock(done_mutex);
-      done.push_back(std::move(finished));
-    }
-    Wake();
-  }
-}
-
 void HttpServer::Impl::Wake() {
   if (wake_fd < 0) return;
   const std::uint64_t one = 1;
   ssize_t ignored = ::write(wake_fd, &one, sizeof(one));
   (void)ignored;
-}
-
-void HttpServer::Impl::RecordRefusal(const HttpRequest* req, int status, const std::string& label,
-                                     const std::string& request_id) {
-  const std::string method = req != nullptr && !req->method.empty() ? req->method : "-";
-  owner->metrics_.RecordRequest(label, method, status, 0.0);
-  if (owner->options_.log_requests) {
-    std::lock_guard<std::mutex> lock(log_mutex);
-    std::cerr << "engram: " << request_id << " " << Printable(method) << " "
-              << Printable(req != nullptr && !req->path.empty() ? req->path : "-") << " "
-              << status << " (refused before the body)\n";
-  }
 }
 
 void HttpServer::Impl::Watch(Connection& connection, std::uint32_t events) {
@@ -753,8 +227,8 @@ void HttpServer::Impl::Advance(Connection& connection) {
         connection.access = std::move(admission.access);
         if (request.expect_continue) {
           static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
-          ssize_t ignored = ::send(connection.fd, kContinue, sizeof(kContinue) - 1,
-                                   MSG_NOSIGNAL | MSG_DONTWAIT);
+          ssize_t ignored =
+              ::send(connection.fd, kContinue, sizeof(kContinue) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
           (void)ignored;
         }
         continue;
@@ -795,13 +269,12 @@ void HttpServer::Impl::Advance(Connection& connection) {
 }
 
 void HttpServer::Impl::Respond(Connection& connection, HttpResponse response, bool keep_alive) {
-  connection.out = SerializeResponse(response, connection.parser.request().method == "HEAD",
-                                     keep_alive);
+  connection.out =
+      SerializeResponse(response, connection.parser.request().method == "HEAD", keep_alive);
   connection.written = 0;
   connection.close_after_write = !keep_alive;
   connection.state = Connection::State::kWriting;
-  connection.deadline =
-      Clock::now() + std::chrono::seconds(owner->options_.write_timeout_seconds);
+  connection.deadline = Clock::now() + std::chrono::seconds(owner->options_.write_timeout_seconds);
   WriteTo(connection);
 }
 
@@ -1037,57 +510,6 @@ HttpServer::~HttpServer() {
   }
 }
 
-void HttpServer::AddRoutes(RouteList routes) {
-  for (Route& route : routes) {
-    impl_->route_segments.push_back(SplitPath(route.pattern));
-    impl_->routes.push_back(std::move(route));
-  }
-}
-
-void HttpServer::MountRaw(std::string path, RawHandler handler) {
-  impl_->raw_mounts.push_back({std::move(path), std::move(handler), /*public_mount=*/false});
-}
-
-void HttpServer::MountPublic(std::string path, RawHandler handler) {
-  impl_->raw_mounts.push_back({std::move(path), std::move(handler), /*public_mount=*/true});
-}
-
-void HttpServer::AddGauges(std::function<std::vector<Gauge>()> source) {
-  impl_->gauge_sources.push_back(std::move(source));
-}
-
-bool HttpServer::authenticated() const {
-  std::lock_guard<std::mutex> lock(keys_mutex_);
-  return keys_ != nullptr;
-}
-
-StatusOr<auth::Access> HttpServer::Authenticate(const std::string& authorization) const {
-  std::shared_ptr<const auth::KeyFile> keys;
-  {
-    std::lock_guard<std::mutex> lock(keys_mutex_);
-    keys = keys_;
-  }
-  if (keys == nullptr) {
-    return options_.allow_admin ? auth::Access::Unrestricted()
-                                : auth::Access::UnrestrictedWithoutAdmin();
-  }
-  const std::string credential = CredentialFrom(authorization);
-  if (credential.empty()) {
-    return Status::FailedPrecondition(
-        "missing API key: send \"Authorization: Bearer <key>\" (keys come from `engram keys "
-        "create`)");
-  }
-  return keys->Authenticate(credential);
-}
-
-Status HttpServer::ReloadKeys() {
-  if (options_.keys_path.empty()) return Status::FailedPrecondition("the server has no keys file");
-  ASSIGN_OR_RETURN(auth::KeyFile keys, auth::KeyFile::Load(options_.keys_path));
-  std::lock_guard<std::mutex> lock(keys_mutex_);
-  keys_ = std::make_shared<const auth::KeyFile>(std::move(keys));
-  return Status::Ok();
-}
-
 Status HttpServer::Bind() {
   if (!authenticated() && !IsLoopbackHost(options_.host)) {
     return Status::FailedPrecondition("refusing to listen on " + options_.host +
@@ -1136,9 +558,8 @@ Status HttpServer::Bind() {
   sockaddr_storage bound{};
   socklen_t length = sizeof(bound);
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
-  port_ = bound.ss_family == AF_INET6
-              ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
-              : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  port_ = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                                      : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
 
   impl_->listen_fd = fd;
   impl_->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
