@@ -1,7 +1,7 @@
 // The PostgreSQL side of the SQL store's seam (store/sql/session.h): a sql::Session over one
 // postgres::Connection, and sql::Rows over a Result. The shared statements' ?n parameters are
 // sent as $n (PostgresText: rewritten once per statement text); the dialect's own statements
-// (list filters with typed NULLs, id lists as bigint[]) are here.
+// (the edges of a node in one text per direction, id lists as bigint[]) are here.
 //
 //   PostgresSession session(conn);
 //   ASSIGN_OR_RETURN(const NodeRecord node, sql::RequireNode(session, id));

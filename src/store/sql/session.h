@@ -1,8 +1,8 @@
 // The seam between the SQL store (sql_store.*) and a database backend: one connection as the
 // shared statements use it. The shared code writes each statement once, with numbered parameters
 // ?1, ?2, ... (SQLite's spelling; the PostgreSQL session turns them into $1, $2, ...), binds typed
-// Params and reads rows through Rows; what a dialect spells its own way (list filters, id lists,
-// byte-order collation) is a method of the session.
+// Params and reads rows through Rows; what a dialect spells its own way (the "no limit" value, id
+// lists, byte-order collation, the index-friendly edge lookups) is a method of the session.
 //
 //   ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows,
 //                    session.Query("SELECT path FROM scopes WHERE scope_id = ?1",

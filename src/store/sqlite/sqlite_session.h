@@ -1,7 +1,7 @@
 // The SQLite side of the SQL store's seam (store/sql/session.h): a sql::Session over one
 // sqlite::Connection, and sql::Rows over a prepared Statement. Statements are prepared once per
-// connection (Connection's cache); the dialect's own statements (list filters, the edges of a
-// node by index, analyses by row) are here.
+// connection (Connection's cache); the dialect's own statements (the edges of a node by index,
+// analyses by row, LIMIT -1 for none) are here.
 //
 //   SqliteSession session(conn);
 //   ASSIGN_OR_RETURN(const NodeRecord node, sql::RequireNode(session, id));
