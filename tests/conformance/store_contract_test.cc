@@ -901,6 +901,56 @@ TEST_P(StoreContractTest, EraseUnknownScopeIsNotFoundAndErasesNothing) {
   EXPECT_THAT(store_->FindScope("user:alice"), IsOkAndHolds(Not(Eq(std::nullopt))));
 }
 
+// ----- The schema, through the backend's own client (BackendParam::raw_sql) ----------------------
+
+// Skips the test when the backend has no raw-SQL hook.
+#define SKIP_WITHOUT_RAW_SQL()                                               \
+  if (!GetParam().raw_sql) GTEST_SKIP() << GetParam().name << " has no raw-SQL hook"
+
+TEST_P(StoreContractTest, TriggerRefusesRawContentUpdatesButAllowsStateChanges) {
+  SKIP_WITHOUT_RAW_SQL();
+  const ScopeRecord alice = MakeScope("user:alice");
+  const NodeRecord node = AddTurn(alice.scope_id, "original words", At(1));
+  for (const std::string column_update :
+       {"text = 'rewritten'", "content_json = '{}'", "id = 'other'", "kind = 'fact'",
+        "sequence = 99", "metadata_json = '{\"a\":1}'", "event_time = 5", "speaker = 'Mallory'",
+        "ingested_at = 7", "idempotency_key = 'k'"}) {
+    EXPECT_THAT(GetParam().raw_sql(dir_, "UPDATE nodes SET " + column_update + " WHERE id = '" +
+                                             node.id + "'"),
+                StatusIs(StatusCode::kInternal, HasSubstr("immutable")))
+        << column_update;
+  }
+  EXPECT_THAT(GetParam().raw_sql(dir_, "UPDATE nodes SET status = 'retired', valid_to = 5, "
+                                       "updated_at = 6 WHERE id = '" + node.id + "'"),
+              IsOk());
+  StatusOr<NodeRecord> after = store_->GetNode(node.id);
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->text, "original words");
+  EXPECT_EQ(after->status, NodeStatus::kRetired);
+}
+
+TEST_P(StoreContractTest, FreshStoreIsAtTheLatestSchemaVersion) {
+  SKIP_WITHOUT_RAW_SQL();
+  EXPECT_THAT(GetParam().raw_sql(dir_, "SELECT value FROM meta WHERE key = 'schema_version'"),
+              IsOkAndHolds(std::string("8")));
+  StatusOr<std::string> dump = store_->DumpCanonical();
+  ASSERT_THAT(dump, IsOk());
+  EXPECT_THAT(*dump, HasSubstr("key=\"schema_version\" value=\"8\""));
+}
+
+TEST_P(StoreContractTest, NewerSchemaVersionIsFailedPreconditionNamingBothVersions) {
+  SKIP_WITHOUT_RAW_SQL();
+  store_.reset();
+  ASSERT_THAT(GetParam().raw_sql(dir_, "UPDATE meta SET value = '99' WHERE key = 'schema_version'"),
+              IsOk());
+  EXPECT_THAT(GetParam().factory(dir_),
+              StatusIs(StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("schema version 99"), HasSubstr("at most version 8"),
+                             HasSubstr("newer engram"))));
+}
+
+#undef SKIP_WITHOUT_RAW_SQL
+
 // ----- Persistence and determinism ------------------------------------------------------------
 
 TEST_P(StoreContractTest, ReopenedStoreHoldsTheSameData) {

@@ -8,7 +8,8 @@
 //       [](const std::string& dir) { return store::OpenSqliteStore(dir + "/engram.db"); });
 //
 // A backend that needs a server passes a third argument, a function saying why it cannot be
-// tested here ("" when it can), and its tests skip naming that reason.
+// tested here ("" when it can), and its tests skip naming that reason. A SQL backend passes a
+// fourth, its RawSql hook, for the checks of the schema itself.
 //
 // The factory opens the store that lives in `dir` (a fresh empty directory per test); called again
 // with the same dir it must open the same store again (the persistence tests reopen).
@@ -34,11 +35,20 @@ namespace engram::store::conformance {
 
 using StoreFactory = std::function<StatusOr<std::unique_ptr<Store>>(const std::string& dir)>;
 
+// Runs `sql` on the store in `dir` with the backend's own client, behind the store's back: the
+// text of the first column of the first row ("" when there is none), or kInternal with the
+// database's message. For the checks of the schema itself (triggers, the version in meta) that
+// every SQL backend must pass: a schema change touches those tests in one file.
+using RawSql =
+    std::function<StatusOr<std::string>(const std::string& dir, const std::string& sql)>;
+
 struct BackendParam {
   std::string name;  // test-name suffix: letters, digits and '_' only
   StoreFactory factory;
   // Why the backend cannot be tested here ("" = it can); a non-empty reason skips every test.
   std::function<std::string()> skip_reason;
+  // The raw-SQL hook; unset: the tests that need it are skipped.
+  RawSql raw_sql;
 };
 
 inline void PrintTo(const BackendParam& param, std::ostream* os) { *os << param.name; }
@@ -111,7 +121,8 @@ void ExpectMixedPrecisionVectorsReadBack(
 
 // Instantiates both contract suites for one backend. Use it inside
 // namespace engram::store::conformance (GoogleTest needs the unqualified suite names).
-// `skip_reason` (optional) says why the backend cannot be tested here ("" = it can).
+// `skip_reason` (optional; nullptr when it always can) says why the backend cannot be tested
+// here ("" = it can); `raw_sql` (optional) is its RawSql hook.
 #define ENGRAM_INSTANTIATE_STORE_CONTRACT(prefix, name, factory, ...)                      \
   INSTANTIATE_TEST_SUITE_P(prefix, StoreContractTest,                                      \
                            ::testing::Values(BackendParam{name, factory __VA_OPT__(, ) __VA_ARGS__}),  \
