@@ -28,7 +28,8 @@ const std::unordered_set<std::string_view>& TriggerWords() {
         "mid",     "late",    "earlier", "later",    "year",   "today",  "yesterday", "tomorrow",
         "tmrw",    "tonight", "day",     "in",       "a",      "an",     "couple",    "few",
         "several", "noon",    "midday",  "midnight", "spring", "summer", "autumn",    "fall",
-        "winter",  "twenty",  "thirty",  "thirtieth"};
+        "winter",  "twenty",  "thirty",  "thirtieth", "christmas", "boxing", "new",
+        "valentine's", "valentines", "st", "saint", "halloween"};
     for (const MonthWord& month : kMonthWords) words->insert(month.name);
     for (const std::string_view weekday : kWeekdays) words->insert(weekday);
     for (const std::string_view number : kNumberWords) words->insert(number);
@@ -40,17 +41,66 @@ const std::unordered_set<std::string_view>& TriggerWords() {
   return *kWords;
 }
 
-bool IsTenseWord(std::string_view word, bool past) {
+// Past evidence: past forms of common irregular verbs, "ago", "yesterday", "used (to)".
+bool IsPastWord(std::string_view word) {
   static const std::unordered_set<std::string_view> kPast = {
-      "was",     "were", "did",   "didn't", "had",       "hadn't", "wasn't",  "weren't", "went",
-      "got",     "came", "saw",   "told",   "said",      "made",   "took",    "met",     "left",
-      "bought",  "ate",  "drank", "ran",    "began",     "spent",  "felt",    "found",   "gave",
-      "heard",   "kept", "knew",  "lost",   "paid",      "sent",   "slept",   "spoke",   "stood",
-      "thought", "won",  "wrote", "ago",    "yesterday", "used",   "brought", "flew"};
+      "was",     "were",    "did",    "didn't",    "had",     "hadn't",  "wasn't",  "weren't",
+      "went",    "got",     "came",   "saw",       "told",    "said",    "made",    "took",
+      "met",     "left",    "bought", "ate",       "drank",   "ran",     "began",   "spent",
+      "felt",    "found",   "gave",   "heard",     "kept",    "knew",    "lost",    "paid",
+      "sent",    "slept",   "spoke",  "stood",     "thought", "won",     "wrote",   "ago",
+      "yesterday", "used",  "brought", "flew",     "couldn't", "broke",  "caught",  "chose",
+      "drove",   "fell",    "forgot", "grew",      "held",    "meant",   "rode",    "sang",
+      "sat",     "sold",    "taught", "threw",     "woke",    "wore",    "became",  "built",
+      "swam",    "understood", "fought", "led",    "lent",    "stole",   "sought",  "shook"};
+  return kPast.count(word) > 0;
+}
+
+// Future evidence: the future auxiliaries, the modals that look ahead ("might", "should",
+// "can", "need", "want") and words that announce a plan.
+bool IsFutureWord(std::string_view word) {
   static const std::unordered_set<std::string_view> kFuture = {
-      "will", "shall",    "gonna", "going", "tomorrow", "next",  "upcoming",
-      "soon", "planning", "plan",  "plans", "won't",    "let's", "coming"};
-  return past ? kPast.count(word) > 0 : kFuture.count(word) > 0;
+      "will",   "shall",    "gonna", "going", "tomorrow", "next",  "upcoming", "soon",
+      "planning", "plan",   "plans", "won't", "let's",    "coming", "might",   "should",
+      "must",   "can",      "can't", "cant",  "cannot",   "need",  "needs",    "want",
+      "wants",  "hope",     "hoping"};
+  return kFuture.count(word) > 0;
+}
+
+// Present evidence: the present forms of "be", "have" and "do" and their contractions with a
+// subject ("it's", "we're", "I've").
+bool IsPresentWord(std::string_view word) {
+  static const std::unordered_set<std::string_view> kPresent = {
+      "am",      "is",      "are",     "isn't",  "aren't", "have",   "has",    "do",
+      "does",    "don't",   "doesn't", "i'm",    "im",     "you're", "we're",  "they're",
+      "it's",    "he's",    "she's",   "that's", "there's", "what's", "i've",  "we've",
+      "you've",  "they've"};
+  return kPresent.count(word) > 0;
+}
+
+// Words after which an "-ed" word is an adjective or a participle, not a past verb: "I'm
+// tired", "is scheduled", "a detailed plan", "so excited".
+bool IsParticipleContext(std::string_view word) {
+  static const std::unordered_set<std::string_view> kContext = {
+      "am",    "is",    "are",   "be",    "been",   "being",  "get",    "gets",   "getting",
+      "feel",  "feels", "seem",  "seems", "look",   "looks",  "so",     "very",   "really",
+      "too",   "quite", "pretty", "more", "most",   "a",      "an",     "the",    "my",
+      "your",  "his",   "her",   "our",   "their",  "i'm",    "im",     "you're", "we're",
+      "they're", "he's", "she's", "it's", "that's", "not",    "all",    "fully",  "bit",
+      "isn't", "aren't", "become", "becomes", "stay", "stays", "keep", "keeps",  "still"};
+  return kContext.count(word) > 0;
+}
+
+// A regular past verb: a lower-case word of five or more letters in "-ed" (not "-eed", not
+// "hundred") outside a participle context.
+bool IsRegularPast(const Lexeme& word, std::string_view previous, bool sentence_start) {
+  const std::string_view w = word.lower;
+  if (w.size() < 5 || w.substr(w.size() - 2) != "ed" || w.substr(w.size() - 3) == "eed") {
+    return false;
+  }
+  if (w == "hundred") return false;
+  if (word.capitalized && !sentence_start) return false;  // a name: "Alfred"
+  return !IsParticipleContext(previous);
 }
 
 }  // namespace
@@ -101,19 +151,33 @@ void Parser::ComputeTenses() {
     while (stop < n_ && !lx_[stop].sentence_start) ++stop;
     bool past = false;
     bool future = false;
+    bool present = false;
     for (std::size_t i = start; i < stop; ++i) {
       if (lx_[i].kind != LexemeKind::kWord) continue;
       const std::string_view w = lx_[i].lower;
-      if (IsTenseWord(w, /*past=*/true)) past = true;
-      if (IsTenseWord(w, /*past=*/false)) future = true;
+      const std::string_view previous = i > start ? Lower(i - 1) : std::string_view();
+      if (IsPastWord(w)) past = true;
+      if (IsFutureWord(w)) future = true;
+      if (IsPresentWord(w)) present = true;
       if (w.size() > 3 && w.substr(w.size() - 3) == "'ll") future = true;
-      if (w.size() >= 5 && w.substr(w.size() - 2) == "ed" && w.substr(w.size() - 3) != "eed" &&
-          i > start && IsSubjectPronoun(Lower(i - 1)) && Lower(i - 1) != "that" &&
-          Lower(i - 1) != "which" && Lower(i - 1) != "this" && Lower(i - 1) != "one") {
-        past = true;
+      if (IsRegularPast(lx_[i], previous, i == start)) past = true;
+      // A subject pronoun and a plain verb: "I start on Monday", "they have a gig".
+      if ((previous == "i" || previous == "we" || previous == "you" || previous == "they") &&
+          w.size() >= 2 && !IsPastWord(w) && w.substr(w.size() - 2) != "ed") {
+        present = true;
       }
     }
-    const Tense tense = past == future ? Tense::kUnknown : (past ? Tense::kPast : Tense::kFuture);
+    // Past evidence decides unless the sentence also announces the future (then neither wins);
+    // a present sentence speaks of what is scheduled ("It's on 13 October", "we have a gig on
+    // Friday"): it reads like the future. No verb at all leaves the tense unknown.
+    Tense tense = Tense::kUnknown;
+    if (past && !future) {
+      tense = Tense::kPast;
+    } else if (future && !past) {
+      tense = Tense::kFuture;
+    } else if (!past && !future && present) {
+      tense = Tense::kFuture;
+    }
     bool ability = false;
     for (std::size_t i = start; i < stop; ++i) {
       ability = ability || Word(i, "can") || Word(i, "could") || Word(i, "able") ||
@@ -122,6 +186,12 @@ void Parser::ComputeTenses() {
     for (std::size_t i = start; i < stop; ++i) {
       tense_[i] = tense;
       ability_[i] = ability ? 1 : 0;
+    }
+    // "since <time>" names a time already past, whatever the sentence's tense ("I've been ill
+    // since Monday", "we've lived here since last March").
+    for (std::size_t i = start; i + 1 < stop; ++i) {
+      if (!Word(i, "since")) continue;
+      for (std::size_t k = i + 1; k < stop && k <= i + 4; ++k) tense_[k] = Tense::kPast;
     }
     start = stop;
   }
@@ -139,6 +209,7 @@ std::optional<Match> Parser::Best(std::size_t i) const {
   if (lexeme.kind == LexemeKind::kNumber) {
     consider(NumericDate(i));
     consider(DayMonth(i));
+    consider(DayRange(i));
     consider(Year(i));
     consider(Ago(i));
     consider(Clock(i));
@@ -147,6 +218,8 @@ std::optional<Match> Parser::Best(std::size_t i) const {
     consider(DayMonth(i));
     consider(OrdinalDay(i));
     consider(MonthFirst(i));
+    consider(MonthDayRange(i));
+    consider(Holiday(i));
     consider(Year(i));
     consider(RelativeDay(i));
     consider(Weekday(i));
@@ -165,10 +238,39 @@ void Parser::ExtendWithDayPart(Match& match) const {
   if (match.last >= n_ || !IsWordKind(match.last)) return;
   const auto part = DayPartOf(lx_[match.last].lower);
   if (!part) return;
-  match.to = match.from + part->end_hour * kMicrosPerHour;
+  // "Friday night" runs to six the next morning, as "last night" does.
+  const int end_hour = lx_[match.last].lower == "night" ? 30 : part->end_hour;
+  match.to = match.from + end_hour * kMicrosPerHour;
   match.from += part->begin_hour * kMicrosPerHour;
   match.granularity = Granularity::kPartOfDay;
   match.last += 1;
+}
+
+// "from Monday to Wednesday", "17 October - 2 November", "between June and August": two days
+// (or two months) joined by a range connector become one match spanning both. A word connector
+// ("to", "until") needs "from" or "between" before the first end; an end weekday that resolved
+// before the start is the one of the week after.
+std::optional<Match> Parser::JoinRange(const Match& start, const Match& end) const {
+  if (start.time_of_day || end.time_of_day || start.granularity != end.granularity) {
+    return std::nullopt;
+  }
+  if (start.granularity != Granularity::kDay && start.granularity != Granularity::kMonth) {
+    return std::nullopt;
+  }
+  if (end.first != start.last + 1) return std::nullopt;
+  if (RangeConnector(start.last, start.first) != end.first) return std::nullopt;
+  const std::string_view before = PrevWord(start.first);
+  const bool marked = before == "from" || before == "between";
+  if (!marked && lx_[start.last].kind != LexemeKind::kPunct && !Word(start.last, "through")) {
+    return std::nullopt;
+  }
+  Match joined = start;
+  joined.last = end.last;
+  joined.to = end.to;
+  joined.relative = start.relative || end.relative;
+  if (end.from <= start.from && WeekdayAt(end.last - 1) >= 0) joined.to += 7 * kMicrosPerDay;
+  if (joined.to <= start.to) return std::nullopt;
+  return joined;
 }
 
 // Joins a day with an adjacent clock time: "yesterday at 3pm", "3pm on Friday".
@@ -187,6 +289,13 @@ std::vector<Match> Parser::Compose(const std::vector<Match>& matches) const {
   };
   for (std::size_t k = 0; k < matches.size(); ++k) {
     const Match& current = matches[k];
+    if (k + 1 < matches.size()) {
+      if (std::optional<Match> range = JoinRange(current, matches[k + 1]); range) {
+        out.push_back(*range);
+        ++k;
+        continue;
+      }
+    }
     if (k + 1 < matches.size()) {
       const Match& next = matches[k + 1];
       const bool day_then_time =

@@ -17,22 +17,42 @@
 //     US order M/D/Y, except that D/M/Y is used when the first number is > 12 and the second is
 //     <= 12 ("25/12/2023"). "08.05.2023" (dots, four-digit year) is European D.M.Y. Two-digit
 //     years: 00-69 -> 20xx, 70-99 -> 19xx. "5/8" without a year is not a date (fractions, scores).
+//   - Tense: each sentence is read as past, future or unknown, and the tense picks the
+//     occurrence wherever the text leaves out a year, a month or a week. Past evidence: a past
+//     verb (an irregular form such as "went", "met", or a lower-case "-ed" word not after a form
+//     of "be", an intensifier or a determiner: "I'm tired" is not past), "ago", "yesterday".
+//     Future evidence: "will", "'ll", "going", "gonna", "plan", "soon", "next", the modals that
+//     look ahead ("might", "should", "can", "need", "want"). A present sentence without past
+//     evidence ("It's on 13 October", "we have a gig on Friday", "I start on Monday", "we're
+//     moving") speaks of what is scheduled and reads as the future (chrono-node's forwardDate). Past and future evidence together, or a sentence without a verb ("back on
+//     Wednesday"), leave it unknown. "since <time>" is always past ("ill since Monday").
 //   - A day and month without a year ("May 8th", "the 8th of May") take the year given by the
 //     sentence tense: past tense -> the most recent such date not after the reference day;
 //     future tense -> the first one not before it; otherwise the one closest to the reference
 //     (ties: the past one).
+//   - Ranges keep both ends, one mention spanning them: "17 to 21 October" (the first day takes
+//     the second one's month and year), "October 17-21", "from Monday to Wednesday" (an end
+//     weekday before the start is the one of the week after), "between June and August". A
+//     word connector ("to", "until") needs "from" / "between" before two full dates; the range
+//     keeps its ends' granularity (day or month).
+//   - Fixed-date holidays (Christmas, Christmas Eve, Boxing Day, New Year's Eve / Day,
+//     Valentine's Day, St Patrick's Day, Halloween) are days chosen like "13 October"; "last
+//     Christmas" / "next Halloween" follow "last December" / "next October".
 //   - A day of the month alone needs a preposition and an ordinal ("on the 15th", "by the 3rd"):
 //     the month is chosen by the same tense rule (closest when the tense is unknown).
 //   - "in June" / "during June" / bare month with a cue: past or unknown tense -> the most recent
 //     June not after the reference month; future tense -> the first June not before it.
 //     "last June" = the most recent June strictly before the reference month (on 2024-05-10
 //     "last March" is March 2024, "last May" is May 2023); "next June" = the first June strictly
-//     after the reference month; "this June" = June of the reference year.
+//     after the reference month; "this June" = June of the reference year, or the coming June
+//     when that one is over and the sentence is about the future.
 //   - Weekdays: "last Tuesday" = the most recent Tuesday strictly before the reference day (1-7
 //     days back); "next Friday" = the first Friday strictly after it (1-7 days ahead); "this
-//     Friday" = the Friday of the reference's ISO week (Monday-Sunday). A bare weekday ("on
+//     Friday" = the Friday of the reference's ISO week (Monday-Sunday), or, when that day is
+//     over and the sentence is about the future, the coming one. A bare weekday ("on
 //     Tuesday"): past-tense sentence -> 1-7 days back; future-tense -> 1-7 days ahead; otherwise
-//     the nearest one within 3 days back (including today) or 3 days ahead.
+//     the nearest one within 3 days back (including today) or 3 days ahead. "every Tuesday" is
+//     a frequency, not a day.
 //   - Weeks are ISO weeks (Monday 00:00 to Monday 00:00). "last week" / "the week before" = the
 //     week before the reference's week; "this week"; "next week" / "the week after". The same
 //     "the <unit> before/after" rule holds for day, weekend, month and year, but only when no
@@ -55,8 +75,9 @@
 //     Vague counts resolve to kVague intervals covering the range: "a few" = 2-5, "several" =
 //     3-7 ("a few days ago" on 2024-05-10 = [2024-05-05, 2024-05-09)). "a couple (of)" = 2.
 //     Counts are digits, "a"/"an", or number words one..twenty.
-//   - Parts of day: morning 06-12, afternoon 12-18, evening and night 18-24 ("tonight" = today
-//     18-24; "last night" = yesterday 18:00 to today 06:00).
+//   - Parts of day: morning 06-12, afternoon 12-18, evening 18-24, night 18-06 ("tonight" =
+//     today 18-24; "last night" = yesterday 18:00 to today 06:00; "Friday night" = Friday 18:00
+//     to Saturday 06:00).
 //   - Clock times: "3pm", "3 p.m.", "3:30 pm", "15:30", "noon", "midnight", "3 o'clock". h:mm
 //     without am/pm is read as a 24-hour clock. A time next to a day expression ("yesterday at
 //     3pm", "3pm on Friday") is combined with it; a time alone applies to the reference day.
@@ -66,7 +87,8 @@
 //     is a year; a bare one needs 1900-2099 and must not be followed by a word that makes it a
 //     quantity ("2000 followers"). "the 1990s" / "the 90s" / "the '90s" are decades.
 // False-positive guards: "may" and "march" are months only with a day number or year next to
-// them, or (capitalised) after a date cue ("in May", "last March"); never right after a subject
+// them, or (capitalised) after a date cue ("in May", "last March"; lower case after
+// last / next / this only where the clause ends: "since last march."); never right after a subject
 // pronoun ("I may 5..."). Month abbreviations ("Jan", "Mar", "Sept.") need a day or a year.
 // Weekday abbreviations are not recognised. "second" is a unit only after a count.
 //

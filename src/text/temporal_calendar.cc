@@ -362,7 +362,12 @@ std::optional<Match> Parser::MonthFirst(std::size_t i) const {
     return MonthMatch(i, at, MonthByTense(word.month, tense), true);
   }
   if (word.abbreviation) return std::nullopt;
-  if (word.ambiguous && !lx_[month_lexeme].capitalized) return std::nullopt;
+  // "last march" in lower case is a month where a sentence or clause ends with it ("since last
+  // march"); elsewhere ("the last march of the war") it is the noun.
+  if (word.ambiguous && !lx_[month_lexeme].capitalized &&
+      (PrevWord(i) == "the" || (at < n_ && lx_[at].kind != LexemeKind::kPunct))) {
+    return std::nullopt;
+  }
   const std::int64_t ref_month = RefMonthIndex();
   if (modifier == "early" || modifier == "mid" || modifier == "late") {
     std::int64_t month_index = MonthByTense(word.month, tense);
@@ -391,6 +396,8 @@ std::optional<Match> Parser::MonthFirst(std::size_t i) const {
   } else if (modifier == "next" || modifier == "coming") {
     while (candidate <= ref_month) candidate += 12;
     while (candidate - 12 > ref_month) candidate -= 12;
+  } else if (tense == Tense::kFuture && candidate < ref_month) {
+    candidate += 12;  // "this June" in a sentence about the future, said after June: the next one
   }
   return MonthMatch(i, at, candidate, true);
 }
@@ -519,6 +526,124 @@ std::optional<Match> Parser::SeasonExpr(std::size_t i) const {
   // that has started (a running season stays itself whatever the tense).
   if (tense == Tense::kFuture && !contains) ++label;
   return SeasonMatch(i, at + 1, *season, label, true);
+}
+
+std::optional<std::size_t> Parser::RangeConnector(std::size_t i, std::size_t range_start) const {
+  if (Word(i, "to") || Word(i, "until") || Word(i, "till") || Word(i, "through") ||
+      Word(i, "thru") || Punct(i, "-") || Punct(i, "\xE2\x80\x93")) {
+    return i + 1;
+  }
+  if (Word(i, "and") && PrevWord(range_start) == "between") return i + 1;
+  return std::nullopt;
+}
+
+// "17 to 21 October", "2-5 September 2024", "between 3 and 5 May": the first day takes the
+// month and year the second one resolves to, and the match is the whole span.
+std::optional<Match> Parser::DayRange(std::size_t i) const {
+  const auto first_day = DayAt(i, /*allow_words=*/false);
+  if (!first_day) return std::nullopt;
+  const auto next = RangeConnector(first_day->second, i);
+  if (!next) return std::nullopt;
+  const std::optional<Match> end = DayMonth(*next);
+  if (!end || end->granularity != Granularity::kDay) return std::nullopt;
+  const std::int64_t end_day = FloorDiv(end->from, kMicrosPerDay);
+  const int end_of_month = CivilFromDays(end_day).day;
+  if (first_day->first >= end_of_month) return std::nullopt;
+  return DaysMatch(i, end->last, end_day - (end_of_month - first_day->first), end_day + 1,
+                   Granularity::kDay, end->relative);
+}
+
+// "October 17 to 21", "October 17-21, 2024": the month's days from the first to the second.
+std::optional<Match> Parser::MonthDayRange(std::size_t i) const {
+  const auto month = MonthWordAt(i);
+  if (!month) return std::nullopt;
+  const auto first_day = DayAt(month->second, /*allow_words=*/false);
+  if (!first_day) return std::nullopt;
+  const auto next = RangeConnector(first_day->second, i);
+  if (!next) return std::nullopt;
+  const auto last_day = DayAt(*next, /*allow_words=*/false);
+  if (!last_day || last_day->first <= first_day->first) return std::nullopt;
+  if (MonthAt(last_day->second) != nullptr) return std::nullopt;  // "May 30 to 2 June"
+  const int month_number = month->first->month;
+  if (const auto year = YearAt(last_day->second); year) {
+    if (last_day->first > DaysInMonth(year->first, month_number)) return std::nullopt;
+    const std::int64_t start = DaysFromCivil(year->first, month_number, first_day->first);
+    return DaysMatch(i, year->second, start, start + (last_day->first - first_day->first) + 1,
+                     Granularity::kDay, false);
+  }
+  const auto start = DayByTense(month_number, first_day->first, TenseAt(i));
+  if (!start) return std::nullopt;
+  if (last_day->first > DaysInMonth(CivilFromDays(*start).year, month_number)) {
+    return std::nullopt;
+  }
+  return DaysMatch(i, last_day->second, *start, *start + (last_day->first - first_day->first) + 1,
+                   Granularity::kDay, true);
+}
+
+// Holidays on a fixed day: Christmas (Eve / Day), Boxing Day, New Year's Eve / Day,
+// Valentine's Day, St Patrick's Day, Halloween. Without a modifier the tense picks the
+// occurrence as for "13 October"; "last" / "next" follow "last March" / "next March" (the
+// holiday's month strictly before / after the reference month).
+std::optional<Match> Parser::Holiday(std::size_t i) const {
+  std::size_t at = i;
+  std::string_view modifier;
+  if (Word(at, "last") || Word(at, "this") || Word(at, "next")) {
+    modifier = lx_[at].lower;
+    ++at;
+  }
+  int month = 0;
+  int day = 0;
+  std::size_t last = at;
+  if (Word(at, "christmas")) {
+    month = 12;
+    day = 25;
+    last = at + 1;
+    if (Word(at + 1, "eve")) {
+      day = 24;
+      last = at + 2;
+    } else if (Word(at + 1, "day")) {
+      last = at + 2;
+    }
+  } else if (Word(at, "boxing") && Word(at + 1, "day")) {
+    month = 12;
+    day = 26;
+    last = at + 2;
+  } else if (Word(at, "new") && (Word(at + 1, "year's") || Word(at + 1, "years")) &&
+             (Word(at + 2, "eve") || Word(at + 2, "day"))) {
+    month = Word(at + 2, "eve") ? 12 : 1;
+    day = Word(at + 2, "eve") ? 31 : 1;
+    last = at + 3;
+  } else if ((Word(at, "valentine's") || Word(at, "valentines")) && Word(at + 1, "day")) {
+    month = 2;
+    day = 14;
+    last = at + 2;
+  } else if ((Word(at, "st") || Word(at, "saint")) && Word(at + 1, "patrick's") &&
+             Word(at + 2, "day")) {
+    month = 3;
+    day = 17;
+    last = at + 3;
+  } else if (Word(at, "halloween")) {
+    month = 10;
+    day = 31;
+    last = at + 1;
+  } else {
+    return std::nullopt;
+  }
+  if (modifier == "last" || modifier == "next") {
+    std::int64_t candidate = MonthIndex(ref_civil_.year, month);
+    const std::int64_t ref_month = RefMonthIndex();
+    if (modifier == "last") {
+      while (candidate >= ref_month) candidate -= 12;
+    } else {
+      while (candidate <= ref_month) candidate += 12;
+    }
+    return DayMatch(i, last, MonthStartDay(candidate) + day - 1, true);
+  }
+  Tense tense = TenseAt(i);
+  if (modifier == "this" && tense == Tense::kUnknown) tense = Tense::kFuture;
+  const auto resolved = DayByTense(month, day, tense);
+  if (!resolved) return std::nullopt;
+  return DayMatch(i, last, *resolved, true);
 }
 
 }  // namespace engram::text::temporal_detail

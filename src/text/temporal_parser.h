@@ -276,6 +276,7 @@ class Parser {
   std::optional<Match> Best(std::size_t i) const;
   void ExtendWithDayPart(Match& match) const;
   std::vector<Match> Compose(const std::vector<Match>& matches) const;
+  std::optional<Match> JoinRange(const Match& start, const Match& end) const;
 
   // ----- result builders
   Match DayMatch(std::size_t first, std::size_t last, std::int64_t day, bool relative) const {
@@ -333,6 +334,14 @@ class Parser {
   std::optional<Match> MonthFirst(std::size_t i) const;
   std::optional<Match> Year(std::size_t i) const;
   std::optional<Match> SeasonExpr(std::size_t i) const;
+  // Ranges inside one month: "17 to 21 October", "October 17-21, 2024".
+  std::optional<Match> DayRange(std::size_t i) const;
+  std::optional<Match> MonthDayRange(std::size_t i) const;
+  // The lexeme after a range connector at i ("to", "-", "until", ...; "and" after "between"
+  // at `range_start`), or nullopt.
+  std::optional<std::size_t> RangeConnector(std::size_t i, std::size_t range_start) const;
+  // Fixed-date holidays: "Christmas", "New Year's Eve", "last Halloween".
+  std::optional<Match> Holiday(std::size_t i) const;
 
   // ----- relative expressions (temporal_relative.cc)
   std::optional<Match> RelativeDay(std::size_t i) const;

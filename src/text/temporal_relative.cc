@@ -74,6 +74,8 @@ std::optional<Match> Parser::Weekday(std::size_t i) const {
   }
   const int weekday = WeekdayAt(at);
   if (weekday < 0) return std::nullopt;
+  // "every Monday", "each Friday": a frequency, not a day.
+  if (modifier.empty() && (PrevWord(at) == "every" || PrevWord(at) == "each")) return std::nullopt;
   const int back = (ref_weekday_ - weekday + 7) % 7;  // 0..6 days back to that weekday
   std::int64_t day = 0;
   if (modifier == "last" || modifier == "past") {
@@ -82,7 +84,10 @@ std::optional<Match> Parser::Weekday(std::size_t i) const {
     const int ahead = (weekday - ref_weekday_ + 7) % 7;
     day = ref_day_ + (ahead == 0 ? 7 : ahead);
   } else if (modifier == "this") {
+    // The day of the reference's ISO week; a sentence about the future means the coming one
+    // when that day is already over ("this Friday" said on a Saturday).
     day = ref_day_ - ref_weekday_ + weekday;
+    if (day < ref_day_ && TenseAt(at) == Tense::kFuture) day += 7;
   } else {
     const Tense tense = TenseAt(at);
     if (tense == Tense::kPast) {

@@ -127,12 +127,76 @@ TEST(TemporalTest, DayMonthWithoutYearFollowsTense) {
 
 TEST(TemporalTest, OrdinalDayOfMonthNeedsPrepositionAndOrdinal) {
   EXPECT_EQ(Only("It was due on the 3rd", kFriday), "2024-05-03/2024-05-04");
-  EXPECT_EQ(Only("It is due on the 3rd", kFriday), "2024-05-03/2024-05-04");  // closer
+  // A present sentence speaks of what is scheduled: the next 3rd, not the closer one.
+  EXPECT_EQ(Only("It is due on the 3rd", kFriday), "2024-06-03/2024-06-04");
+  EXPECT_EQ(Only("on the 3rd then", kFriday), "2024-05-03/2024-05-04");  // no verb: closer
   EXPECT_EQ(Only("It will be due by the 3rd", kFriday), "2024-06-03/2024-06-04");
   EXPECT_EQ(Only("What about 10am on the 15th?", kFriday),
             "2024-05-15T10:00:00Z/2024-05-15T11:00:00Z");
   EXPECT_THAT(Describe("the 3rd time", kFriday), IsEmpty());
   EXPECT_THAT(Describe("on the 3 sides", kFriday), IsEmpty());
+}
+
+TEST(TemporalTest, PresentAndFutureSentencesTakeTheNextOccurrence) {
+  // Said on Saturday 2 March 2024.
+  constexpr std::string_view kSaturday = "2024-03-02T10:00:00Z";
+  EXPECT_EQ(Only("It's on 13 October", kSaturday), "2024-10-13/2024-10-14");
+  EXPECT_EQ(Only("We met on 13 October", kSaturday), "2023-10-13/2023-10-14");
+  EXPECT_EQ(Only("My birthday is on 1 March", kSaturday), "2025-03-01/2025-03-02");
+  EXPECT_EQ(Only("I start a new shift pattern on monday", kSaturday), "2024-03-04/2024-03-05");
+  EXPECT_EQ(Only("we have a gig on Friday", kSaturday), "2024-03-08/2024-03-09");
+  EXPECT_EQ(Only("I'm taking a week off in February", kSaturday), "2025-02-01/2025-03-01");
+  EXPECT_EQ(Only("My mum visited in February", kSaturday), "2024-02-01/2024-03-01");
+  EXPECT_EQ(Only("I'm so tired, the trip is in June", kSaturday), "2024-06-01/2024-07-01");
+  // "since" names a past time whatever the tense; "this Friday" said on a Saturday is the
+  // coming one in a future sentence, the one gone in a past one.
+  EXPECT_EQ(Only("My knee has been hurting since the weekend", "2024-02-28T10:00:00Z"),
+            "2024-02-24/2024-02-26");
+  EXPECT_EQ(Only("we've lived in this flat since last march", "2024-05-27T10:00:00Z"),
+            "2024-03-01/2024-04-01");
+  EXPECT_EQ(Only("The report is due this Friday", kSaturday), "2024-03-08/2024-03-09");
+  EXPECT_EQ(Only("The report was due this Friday", kSaturday), "2024-03-01/2024-03-02");
+  EXPECT_EQ(Only("We are getting married this June", "2024-07-31T10:00:00Z"),
+            "2025-06-01/2025-07-01");
+  // Past and future evidence together: the closer one.
+  EXPECT_EQ(Only("She said I should rest until Wednesday", "2024-01-15T10:00:00Z"),
+            "2024-01-17/2024-01-18");
+  EXPECT_THAT(Describe("we talk every Monday", kSaturday), IsEmpty());
+  EXPECT_EQ(Only("the last march of the war", kSaturday), "count=0");
+}
+
+TEST(TemporalTest, RangesKeepBothEnds) {
+  constexpr std::string_view kSaturday = "2024-03-02T10:00:00Z";
+  EXPECT_EQ(Describe("The festival is 17 to 21 October", kSaturday),
+            std::vector<std::string>{"17 to 21 October=2024-10-17/2024-10-22 day"});
+  EXPECT_EQ(Only("I have a conference from 2 to 5 September", kSaturday),
+            "2024-09-02/2024-09-06");
+  EXPECT_EQ(Only("I am away 3-7 May 2025", kSaturday), "2025-05-03/2025-05-08");
+  EXPECT_EQ(Only("between 3 and 5 May", kSaturday), "2024-05-03/2024-05-06");
+  EXPECT_EQ(Only("We are in Rome October 17-21, 2024", kSaturday), "2024-10-17/2024-10-22");
+  EXPECT_EQ(Only("I'm off from Monday to Wednesday", kSaturday), "2024-03-04/2024-03-07");
+  EXPECT_EQ(Only("I'm off from Friday to Tuesday", kSaturday), "2024-03-08/2024-03-13");
+  EXPECT_EQ(Only("We will travel from 28 October to 3 November", kSaturday),
+            "2024-10-28/2024-11-04");
+  EXPECT_EQ(Only("We will be there from June to August", kSaturday), "2024-06-01/2024-09-01");
+  // Without "from" two dates joined by "to" stay two dates; a backwards range is no range.
+  EXPECT_EQ(Describe("moved it 3 May to 5 May", kSaturday).size(), 2u);
+  EXPECT_EQ(Describe("It is 21 to 17 October", kSaturday),
+            std::vector<std::string>{"17 October=2024-10-17/2024-10-18 day"});
+}
+
+TEST(TemporalTest, FixedDateHolidays) {
+  EXPECT_EQ(Only("then New Year's Eve at my sister's", "2024-12-30T09:00:00Z"),
+            "2024-12-31/2025-01-01");
+  EXPECT_EQ(Only("we had a busy week before Christmas", "2024-12-30T09:00:00Z"),
+            "2024-12-25/2024-12-26");
+  EXPECT_EQ(Only("Last Christmas I spent too much", "2023-12-29T09:00:00Z"),
+            "2022-12-25/2022-12-26");
+  EXPECT_EQ(Only("valentine's day dinner with Meera", "2025-02-14T20:00:00Z"),
+            "2025-02-14/2025-02-15");
+  EXPECT_EQ(Only("What are you doing for Halloween?", "2024-03-02T10:00:00Z"),
+            "2024-10-31/2024-11-01");
+  EXPECT_THAT(Describe("a new year's resolution", kFriday), IsEmpty());
 }
 
 TEST(TemporalTest, MonthYearAndYears) {
