@@ -75,6 +75,8 @@ class Question:
         self.conversation = line.get('conversation', '')
         gold = {turn['key'] for turn in line['gold_turns']}
         self.turns = [candidate['turns'] for candidate in line['fused']]
+        # The fused pool's size (before the filters), for the model's range of use.
+        self.pool = line.get('plan', {}).get('fused_candidates', len(self.turns))
         rows = []
         for candidate in line['fused'][:DEPTH]:
             if 'features' not in candidate:
@@ -319,8 +321,9 @@ def main():
                                                 args.fold_models)
     booster = train(questions, best)
     model = export(booster, names)
+    # engram uses the model only on pools at least as large as the smallest it learned from.
     model['training'] = {'setting': best, 'depth': DEPTH, 'questions': len(questions),
-                         'traces': report['traces']}
+                         'traces': report['traces'], 'min_pool': min(q.pool for q in questions)}
 
     # engram's traversal must give xgboost's scores (xgboost sums leaves in 32 bits).
     worst = 0.0

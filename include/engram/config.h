@@ -194,9 +194,10 @@ struct RecallConfig {
   // How the best candidates are ordered after fusion and the adjustments: "fusion" keeps the
   // adjusted fused order; "learned" re-orders the best ranker_depth of them by the learned
   // ranker (read/learned_ranker.h), a tree ensemble over their ranking features trained on the
-  // dev files by bench/train_ranker.py. When the model cannot be used (missing, corrupt, another
+  // dev files by bench/train_ranker.py, for the planner's routes: a call that names its own routes
+  // or route weights (RecallOptions) gets their fused order. When the model cannot be used (missing, corrupt, another
   // feature set) recall keeps the fused order and says so in the diagnostics' warnings.
-  std::string ranker = "fusion";
+  std::string ranker = "learned";
   // The learned ranker's model file; "" = the model built into engram (src/read/ranker/).
   std::string ranker_model;
   // The learned ranker re-orders this many of the best candidates.

@@ -114,6 +114,7 @@ class Diagnostics:
     superseded: int
     successors_added: int
     conflicted: int
+    ranker: str
     filtered_out: int
     dropped_by_budget: int
     deduplicated: int

@@ -465,6 +465,9 @@ void BindTypes(py::module_& module) {
       .def_readonly("superseded", &Diagnostics::superseded)
       .def_readonly("successors_added", &Diagnostics::successors_added)
       .def_readonly("conflicted", &Diagnostics::conflicted)
+      .def_readonly("ranker", &Diagnostics::ranker,
+                    "The order's origin: \"fusion\", or the learned ranker's model (\"learned "
+                    "v1 (300 trees, sha256:...)\").")
       .def_readonly("filtered_out", &Diagnostics::filtered_out)
       .def_readonly("dropped_by_budget", &Diagnostics::dropped_by_budget)
       .def_readonly("deduplicated", &Diagnostics::deduplicated)

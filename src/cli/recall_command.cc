@@ -82,6 +82,7 @@ void PrintItems(const ReadResult& result, std::string_view scope, bool explain, 
         << " added by the entity bridge; " << diagnostics.filtered_out << " filtered out; "
         << diagnostics.dropped_by_budget << " dropped by the budget of " << diagnostics.token_budget
         << " tokens; " << diagnostics.deduplicated << " duplicates skipped\n";
+    if (!diagnostics.ranker.empty()) out << "order: " << Printable(diagnostics.ranker) << "\n";
     if (diagnostics.superseded + diagnostics.successors_added + diagnostics.conflicted > 0) {
       out << "current state: " << diagnostics.superseded << " superseded, "
           << diagnostics.successors_added << " successors added, " << diagnostics.conflicted

@@ -118,6 +118,14 @@ StatusOr<LearnedRanker> LearnedRanker::Parse(std::string_view text) {
     }
     model.trees_.push_back(std::move(tree));
   }
+  if (json.contains("training") && json["training"].is_object() &&
+      json["training"].contains("min_pool")) {
+    const Json& min_pool = json["training"]["min_pool"];
+    if (!min_pool.is_number_unsigned()) {
+      return fail("\"training\".\"min_pool\" must be a non-negative integer");
+    }
+    model.min_pool_ = min_pool.get<std::size_t>();
+  }
   const std::string digest = core::Sha256Hex(text);
   model.description_ = "v" + std::to_string(json.value("version", 0)) + " (" +
                        std::to_string(model.trees_.size()) + " trees, sha256:" +
@@ -165,6 +173,16 @@ double LearnedRanker::Score(std::span<const double> features) const {
   return score;
 }
 
+std::vector<double> LearnedRanker::ScoreAll(std::span<const FeatureVector> rows) const {
+  std::vector<double> scores(rows.size(), base_score_);
+  for (const Tree& tree : trees_) {
+    for (std::size_t row = 0; row < rows.size(); ++row) {
+      scores[row] += Walk(tree, rows[row], [](const Node&, const Node&) {}).value;
+    }
+  }
+  return scores;
+}
+
 double LearnedRanker::Explain(std::span<const double> features, std::vector<double>* contributions,
                               double* bias) const {
   contributions->assign(FeatureNames().size(), 0.0);
@@ -180,47 +198,56 @@ double LearnedRanker::Explain(std::span<const double> features, std::vector<doub
 }
 
 void ApplyLearnedRanker(const LearnedRanker& model, std::span<const FeatureVector> features,
-                        std::vector<Ranked>& ranked) {
+                        std::vector<Ranked>& ranked, std::size_t explained) {
   const std::size_t depth = std::min(features.size(), ranked.size());
   if (depth < 2) return;
-  const std::vector<std::string>& names = FeatureNames();
-  std::vector<double> model_scores(depth);
-  std::vector<std::string> details(depth);
-  std::vector<double> contributions;
-  for (std::size_t index = 0; index < depth; ++index) {
-    double bias = 0;
-    model_scores[index] = model.Explain(features[index], &contributions, &bias);
-    // The three features that weighed most, by the size of their contribution.
-    std::vector<std::size_t> order(contributions.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return std::abs(contributions[a]) > std::abs(contributions[b]);
-    });
-    std::string weighed;
-    for (std::size_t shown = 0; shown < std::min<std::size_t>(3, order.size()); ++shown) {
-      const std::size_t column = order[shown];
-      if (contributions[column] == 0) break;
-      weighed += (weighed.empty() ? "" : ", ") + names[column] + " " +
-                 FeatureValue(features[index][column]) + " (" +
-                 (contributions[column] >= 0 ? "+" : "") + Fixed(contributions[column], 3) + ")";
-    }
-    details[index] = "model score " + Fixed(model_scores[index], 3) + ", rank before " +
-                     std::to_string(index + 1) + (weighed.empty() ? "" : "; weighed: " + weighed);
-  }
+  const std::vector<double> model_scores = model.ScoreAll(features.first(depth));
   std::vector<std::size_t> order(depth);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return model_scores[a] > model_scores[b];
   });
+  const std::vector<std::string>& names = FeatureNames();
+  std::vector<double> contributions;
   std::vector<double> scores(depth);
   for (std::size_t index = 0; index < depth; ++index) scores[index] = ranked[index].score;
   std::vector<Ranked> reordered;
   reordered.reserve(depth);
   for (std::size_t position = 0; position < depth; ++position) {
-    Ranked candidate = std::move(ranked[order[position]]);
+    const std::size_t before_index = order[position];
+    std::string detail = "model score " + Fixed(model_scores[before_index], 3) +
+                         ", rank before " + std::to_string(before_index + 1);
+    if (position < explained) {
+      // The three features that weighed most, by the size of their contribution.
+      double bias = 0;
+      model.Explain(features[before_index], &contributions, &bias);
+      std::size_t top[3] = {0, 0, 0};
+      std::size_t found = 0;
+      for (std::size_t column = 0; column < contributions.size(); ++column) {
+        const double size = std::abs(contributions[column]);
+        if (size == 0) continue;
+        std::size_t slot = std::min<std::size_t>(found, 3);
+        while (slot > 0 && std::abs(contributions[top[slot - 1]]) < size) {
+          if (slot < 3) top[slot] = top[slot - 1];
+          --slot;
+        }
+        if (slot < 3) top[slot] = column;
+        found = std::min<std::size_t>(found + 1, 3);
+      }
+      std::string weighed;
+      for (std::size_t shown = 0; shown < found; ++shown) {
+        const std::size_t column = top[shown];
+        weighed += (weighed.empty() ? "" : ", ") + names[column] + " " +
+                   FeatureValue(features[before_index][column]) + " (" +
+                   (contributions[column] >= 0 ? "+" : "") + Fixed(contributions[column], 3) +
+                   ")";
+      }
+      if (!weighed.empty()) detail += "; weighed: " + weighed;
+    }
+    Ranked candidate = std::move(ranked[before_index]);
     const double before = candidate.score;
     const double after = scores[position];
-    Adjustment adjustment{"learned", 1.0, std::move(details[order[position]]), 0.0};
+    Adjustment adjustment{"learned", 1.0, std::move(detail), 0.0};
     if (before > 0) {
       adjustment.factor = after / before;
     } else {

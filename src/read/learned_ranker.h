@@ -15,7 +15,8 @@
 //   {"format": "engram-ranker", "version": 1, "feature_set": kFeatureSetVersion,
 //    "features": [names, in FeatureNames() order], "base_score": 0.5,
 //    "trees": [{"feature": [...], "threshold": [...], "left": [...], "right": [...],
-//               "default_left": [...], "value": [...]}, ...], "training": {...}}
+//               "default_left": [...], "value": [...]}, ...],
+//    "training": {"min_pool": the smallest fused pool trained on, ...}}
 // One entry per node in each array; node 0 is the root; feature -1 marks a leaf, whose value is
 // its output; an inner node's value is the cover-weighted mean of its leaves (for the per-feature
 // contributions in the explanations: Saabas's path attribution).
@@ -50,12 +51,17 @@ class LearnedRanker {
 
   // The model's score of one feature vector (FeatureNames() order).
   double Score(std::span<const double> features) const;
+  // The scores of many, equal to Score of each (tree by tree, so a tree stays in cache).
+  std::vector<double> ScoreAll(std::span<const FeatureVector> rows) const;
   // The score and each feature's share of it (Saabas): score = bias + Σ contributions.
   double Explain(std::span<const double> features, std::vector<double>* contributions,
                  double* bias) const;
 
   // "v1 sha256:0123abcd…" for the diagnostics.
   const std::string& description() const { return description_; }
+  // The smallest fused pool the model was trained on ("training": {"min_pool"}; 0 when the file
+  // does not say): a smaller pool is outside what it learned, and recall keeps the fused order.
+  std::size_t min_pool() const { return min_pool_; }
   std::size_t trees() const { return trees_.size(); }
 
  private:
@@ -75,6 +81,7 @@ class LearnedRanker {
 
   std::vector<Tree> trees_;
   double base_score_ = 0;
+  std::size_t min_pool_ = 0;
   std::string description_;
 };
 
@@ -82,9 +89,10 @@ class LearnedRanker {
 // order). The scores themselves move with the order: the i-th best score before becomes the
 // i-th score after, so the list stays sorted, the items below the depth keep theirs and the
 // packing's score thresholds see the same values. Each re-ordered candidate gets a "learned"
-// adjustment naming its model score, its rank before, and the features that weighed most.
+// adjustment naming its model score and its rank before; the best `explained` of them also the
+// three features that weighed most.
 void ApplyLearnedRanker(const LearnedRanker& model, std::span<const FeatureVector> features,
-                        std::vector<Ranked>& ranked);
+                        std::vector<Ranked>& ranked, std::size_t explained = 1000);
 
 }  // namespace engram::read
 

@@ -345,7 +345,22 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
                                    request.ranker_missing);
   }
   std::unordered_map<std::int64_t, FeatureVector> features_by_row;
-  if (request.ranker != nullptr || request.options.features) {
+  // The model learned the order of the planner's routes and weights: a call that names its own
+  // routes or weights gets the fused order of those.
+  const bool planned_routes =
+      request.options.routes.empty() && request.options.route_weights.empty();
+  // Nor has it seen pools smaller than its training's smallest: there too the fused order stays.
+  const bool in_range =
+      request.ranker != nullptr && diagnostics.fused_candidates >= request.ranker->min_pool();
+  const LearnedRanker* ranker = planned_routes && in_range ? request.ranker : nullptr;
+  if (request.ranker != nullptr && !planned_routes) {
+    diagnostics.ranker = "fusion (the call named its routes or route weights)";
+  } else if (request.ranker != nullptr && !in_range) {
+    diagnostics.ranker = "fusion (" + std::to_string(diagnostics.fused_candidates) +
+                         " fused candidates, fewer than the learned ranker was trained on: " +
+                         std::to_string(request.ranker->min_pool()) + ")";
+  }
+  if (ranker != nullptr || request.options.features) {
     std::map<std::string, double> plan_weights;
     for (const RouteRun& run : runs) plan_weights[run.route] = run.weight;
     const FeatureInput input{.frame = &frame,
@@ -361,9 +376,9 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
         features_by_row.emplace(ranked[index].fused.row, features[index]);
       }
     }
-    if (request.ranker != nullptr) {
-      ApplyLearnedRanker(*request.ranker, features, ranked);
-      diagnostics.ranker = "learned " + request.ranker->description();
+    if (ranker != nullptr) {
+      ApplyLearnedRanker(*ranker, features, ranked, request.options.k);
+      diagnostics.ranker = "learned " + ranker->description();
     }
     timer.Mark("ranker");
   }

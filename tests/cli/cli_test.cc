@@ -709,6 +709,13 @@ TEST_F(CliTest, RecallWithoutTheWordVectorsSaysSoOnStderr) {
   ASSERT_EQ(explain.exit_code, 0) << explain;
   EXPECT_THAT(explain.out, HasSubstr("\nwarning: word-vector matches off: "));
   EXPECT_THAT(explain.out, Not(::testing::ContainsRegex("plan: [^\n]*word-vector")));
+  // The order's origin: the example's 60 turns give a smaller pool than the learned ranker was
+  // trained on, so the fused order stays and the line says why.
+  EXPECT_THAT(explain.out, ::testing::ContainsRegex("\norder: fusion \\([0-9]+ fused candidates, "
+                                                    "fewer than the learned ranker was trained "
+                                                    "on: [0-9]+\\)\n"));
+  EXPECT_THAT(ParseJson(json_recalled)["diagnostics"]["ranker"].get<std::string>(),
+              HasSubstr("fewer than the learned ranker was trained on"));
   // A run's context recalls from the enclosing scope, and warns the same way.
   std::vector<std::string> run_ingest = common;
   run_ingest.insert(run_ingest.end(), {"ingest", "--scope", "user:priya/run:r1", kExample});
