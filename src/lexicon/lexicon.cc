@@ -285,6 +285,20 @@ class Lexicons::NameGazetteer final : public text::Gazetteer {
     return text::EntityKind::kPlace;
   }
 
+  // An interjection that is no common noun ("Hi", though the first-name list has it), or a word
+  // the POS lexicon tags as an adjective that WordNet also lists as one ("Thai", "English": the
+  // language / nationality adjectives; the city list's "English" does not outweigh it). A
+  // country stays a place; a first name ("Rose", "Frank") stays a name unless an interjection.
+  bool IsNonNameWord(std::string_view normalized) const override {
+    const std::uint32_t classes = lexicons_.NameClasses(normalized);
+    if ((classes & kCountry) != 0) return false;
+    const PosInfo pos = lexicons_.Pos(normalized);
+    if (!pos.found) return false;
+    if (pos.Has(WordClass::kInterjection) && !pos.Has(WordClass::kNoun)) return true;
+    if ((classes & (kMaleFirstName | kFemaleFirstName)) != 0) return false;
+    return pos.Has(WordClass::kAdjective) && lexicons_.HasLemma(normalized, WordNetPos::kAdjective);
+  }
+
   bool IsSentenceStarter(std::string_view normalized) const override {
     if (lexicons_.NameClasses(normalized) != 0) return false;  // a first name, place or country
     const PosInfo pos = lexicons_.Pos(normalized);

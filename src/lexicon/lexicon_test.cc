@@ -210,6 +210,13 @@ TEST_F(InstalledLexiconTest, SizesAndLookups) {
   for (const char* name_start : {"apple", "new", "mark", "will", "yosemite", "berlin"}) {
     EXPECT_FALSE(gazetteer.IsSentenceStarter(name_start)) << name_start;
   }
+  // Interjections and language / nationality adjectives name no one; names and places do.
+  for (const char* word : {"hi", "wow", "thai", "english", "swedish", "italian"}) {
+    EXPECT_TRUE(gazetteer.IsNonNameWord(word)) << word;
+  }
+  for (const char* word : {"caroline", "rose", "berlin", "germany", "siemens", "pixel"}) {
+    EXPECT_FALSE(gazetteer.IsNonNameWord(word)) << word;
+  }
 }
 
 // Reference compound scores of the published VADER on these sentences.

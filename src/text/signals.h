@@ -129,6 +129,11 @@ class Gazetteer {
   // A capitalised run that starts a sentence with one loses it ("Both Hakuba Valley" ->
   // "Hakuba Valley"). Default: false (no such knowledge).
   virtual bool IsSentenceStarter(std::string_view /*normalized*/) const { return false; }
+  // True for a word that, capitalised and alone, still names no one: an interjection ("Hi",
+  // "Wow") or a proper adjective of a language, nationality or cuisine ("Thai", "English",
+  // "Swedish"), and no known first name or place. A one-word run that is such a word is no
+  // entity. Default: false (no such knowledge).
+  virtual bool IsNonNameWord(std::string_view /*normalized*/) const { return false; }
 };
 
 struct SignalOptions {

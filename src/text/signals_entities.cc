@@ -152,7 +152,8 @@ void Detector::DetectEntities() {
     if (!is_name_word(i)) {
       // Gazetteer-known acronyms ("NASA", "UK").
       if (options_.gazetteer != nullptr && i < n_ && !claimed_[i] &&
-          lx_[i].kind == LexemeKind::kWord && lx_[i].capitalized && !headline[i]) {
+          lx_[i].kind == LexemeKind::kWord && lx_[i].capitalized && !headline[i] &&
+          !IsNeverName(lx_[i].lower)) {
         const std::string key =
             NormalizeForIndex(text_.substr(lx_[i].begin, lx_[i].end - lx_[i].begin));
         if (const auto kind = options_.gazetteer->Lookup(key); kind) {
@@ -215,6 +216,13 @@ void Detector::ClassifyEntity(std::size_t first, std::size_t last) {
   const std::string_view next = Lower(last);
   const bool sentence_initial = lx_[first].sentence_start;
   const std::size_t words = last - first;
+  // "Hi", "Thai", "English": a lone word the lexicons know as an interjection or a proper
+  // adjective names no one, unless a title names it ("Dr. English").
+  if (words == 1 && options_.gazetteer != nullptr && !IsTitle(title) &&
+      options_.gazetteer->IsNonNameWord(
+          NormalizeForIndex(text_.substr(lx_[first].begin, lx_[first].end - lx_[first].begin)))) {
+    return;
+  }
   if (options_.gazetteer != nullptr) {
     const std::string key =
         NormalizeForIndex(text_.substr(lx_[first].begin, lx_[last - 1].end - lx_[first].begin));

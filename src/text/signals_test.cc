@@ -40,9 +40,10 @@ std::vector<std::string> Describe(std::string_view text, const SignalOptions& op
 }
 
 // Only the signals of one kind, described.
-std::vector<std::string> OfKind(std::string_view text, SignalKind kind) {
+std::vector<std::string> OfKind(std::string_view text, SignalKind kind,
+                                const SignalOptions& options = {}) {
   std::vector<std::string> out;
-  for (const Signal& signal : Detect(text)) {
+  for (const Signal& signal : Detect(text, options)) {
     if (signal.kind == kind) out.push_back(signal.surface + "=" + signal.value);
   }
   return out;
@@ -209,7 +210,25 @@ class FakeGazetteer : public Gazetteer {
   bool IsSentenceStarter(std::string_view normalized) const override {
     return normalized == "both";
   }
+  bool IsNonNameWord(std::string_view normalized) const override {
+    return normalized == "thai" || normalized == "hi";
+  }
 };
+
+TEST(SignalsTest, NonNameWordsAndWeekdaysAreNoEntities) {
+  FakeGazetteer gazetteer;
+  SignalOptions options;
+  options.gazetteer = &gazetteer;
+  const std::string text = "We had dinner at a Thai place with Tom, then said Hi to Nozawa.";
+  EXPECT_THAT(OfKind(text, SignalKind::kPerson, options), Not(Contains("Thai=Thai")));
+  EXPECT_THAT(OfKind(text, SignalKind::kPlace, options), Not(Contains("Thai=Thai")));
+  EXPECT_THAT(OfKind(text, SignalKind::kPerson, options), Not(Contains("Hi=Hi")));
+  // Without the lexicons capitalisation alone still reads it as a name.
+  EXPECT_THAT(OfKind(text, SignalKind::kPerson), Contains("Thai=Thai"));
+  // A weekday that is no date ("every Tuesday") is never a name.
+  EXPECT_THAT(OfKind("My class is every Tuesday evening.", SignalKind::kPerson, options),
+              IsEmpty());
+}
 
 TEST(SignalsTest, GazetteerNamesSentenceInitialWordsAndAcronyms) {
   FakeGazetteer gazetteer;
