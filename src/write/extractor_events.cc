@@ -64,6 +64,27 @@ void Extractor::Events() {
   for (std::size_t k = 0; k < words_.size(); ++k) {
     const std::size_t v = VerbAfterSubject(k);
     if (v == std::string::npos || v >= words_.size()) continue;
+    // Starting a job is the start of an employment: "I started a new job at Siemens last
+    // month", "I started working for Bosch", "I got a job with the NHS" -> works_at, a state
+    // from the time the sentence gives (write/facts.cc).
+    if (In(At(v), {"started", "start", "starting", "began", "got", "landed", "accepted"})) {
+      std::size_t at = v + 1;
+      if (In(At(at), {"a", "an", "the", "my"})) ++at;
+      if (In(At(at), {"new", "first", "full-time", "part-time", "permanent"})) ++at;
+      const bool job = In(At(at), {"job", "position", "role", "internship"});
+      const bool working = At(v) != "got" && In(At(v + 1), {"working", "work"});
+      if (job || working) {
+        const std::size_t preposition = job ? at + 1 : v + 2;
+        if (In(At(preposition), {"at", "with", "for"})) {
+          const auto [begin, end] =
+              ObjectFrom(preposition + 1, {"with", "for", "because", "since", "as", "in"});
+          if (begin != end) {
+            Add("works_at", begin, end, FactKind::kState, words_[k].begin);
+            continue;
+          }
+        }
+      }
+    }
     for (const EventVerb& event : kVerbs) {
       if (words_[v].text != event.verb) continue;
       std::size_t object = v + 1;

@@ -70,13 +70,32 @@ TEST(ExtractorTest, RelationAndNamedThirdPerson) {
               ::testing::ElementsAre("Mia|sister|Anna|+", "Anna|lives_in|Porto|+"));
 }
 
-TEST(ExtractorTest, EventNeedsATime) {
+TEST(ExtractorTest, EventWithoutATimeKeepsTheTurnsTime) {
   EXPECT_THAT(Accepted("We adopted a puppy last week."),
               ::testing::ElementsAre("Mia|adopted|puppy|+"));
-  EXPECT_THAT(Accepted("We adopted a puppy."), ::testing::IsEmpty());
-  const Verdict verdict = VerdictOf("We adopted a puppy.", "adopted");
-  EXPECT_FALSE(verdict.accepted);
-  EXPECT_EQ(verdict.failed, FactCheck::kHard);
+  // The time is implicit: it happened by the time it was told.
+  EXPECT_THAT(Accepted("We adopted a puppy."), ::testing::ElementsAre("Mia|adopted|puppy|+"));
+  const FactSource source =
+      AnalyzeFactSource("We adopted a puppy.", "Mia", Role::kUser, kReference);
+  const std::vector<FactCandidate> facts = ExtractRuleFacts(source);
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_FALSE(facts[0].time.has_value());
+  EXPECT_EQ(PrepareFact(facts[0], source, WriteConfig{}).valid_from, kReference);
+}
+
+TEST(ExtractorTest, StartingAJobIsEmploymentFromItsTime) {
+  EXPECT_THAT(Accepted("I started a new job at Siemens last month!"),
+              ::testing::ElementsAre("Mia|works_at|Siemens|+"));
+  EXPECT_THAT(Accepted("Last week I started working for Bosch."),
+              ::testing::ElementsAre("Mia|works_at|Bosch|+"));
+  const FactSource source = AnalyzeFactSource("I started a new job at Siemens last month!", "Mia",
+                                              Role::kUser, kReference);
+  const std::vector<FactCandidate> facts = ExtractRuleFacts(source);
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(PrepareFact(facts[0], source, WriteConfig{}).valid_from, T("2024-04-01"));
+  // Starting something else stays an event.
+  EXPECT_THAT(Accepted("I started a pottery class last week."),
+              ::testing::ElementsAre("Mia|started|pottery class|+"));
 }
 
 TEST(ExtractorTest, PlansAreForesightWithAWindow) {

@@ -172,9 +172,8 @@ Verdict ValidateFact(const FactCandidate& candidate, const FactSource& source,
       !IsAnchor(candidate.object)) {
     return Reject(FactCheck::kHard, predicate + " needs a place name");
   }
-  if (candidate.kind == FactKind::kEvent && !candidate.time.has_value()) {
-    return Reject(FactCheck::kHard, "event without a time");
-  }
+  // An event without a time expression keeps its implicit time: it happened by the time it was
+  // told ("I adopted a dog"), and the store dates it by the turn (write/facts.cc).
   if (candidate.kind == FactKind::kRelation && !IsAnchor(candidate.object)) {
     return Reject(FactCheck::kHard, "relation needs a name");
   }

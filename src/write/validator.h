@@ -5,8 +5,9 @@
 //              without a span, the turn): overlap >= ValidatorOptions::min_support;
 //   V_hard     anchors are verbatim: every number and capitalised word of the object (and of a
 //              named subject) occurs in the turn as written; type constraints hold: a residence
-//              or origin is a proper name, an event has a time, foresight has a validity end,
-//              a budget has a number, the object is not a bare pronoun and not too long;
+//              or origin is a proper name, foresight has a validity end, a budget has a
+//              number, the object is not a bare pronoun and not too long (an event without a
+//              time expression keeps its implicit time: the turn's, write/facts.cc);
 //   V_subject  the subject is the speaker, or a capitalised name written in the turn;
 //   V_act      the candidate's sentence is an assertion: not a question, not hypothetical, not
 //              hearsay, not a request to the listener, and not inside a negated imperative (an
