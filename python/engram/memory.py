@@ -331,7 +331,7 @@ class Mem0Filter:
     """mem0's filter language over one memory (docs/MEM0.md, "Filters"): conditions on its
     metadata keys and its mem0 fields with eq / ne / gt / gte / lt / lte / in / nin / contains /
     icontains / "*", combined with AND / OR / NOT. The same language as the REST routes'
-    (src/server/mem0_api.cc, Mem0Filter); both run tests/mem0/filter_cases.json.
+    (src/server/mem0_filter.cc, Mem0Filter); both run tests/mem0/filter_cases.json.
 
     Mem0Filter(filters) checks and compiles a filter dict: a problem raises
     engram.InvalidArgument (a ValueError) naming the place and, for an unknown operator, the
