@@ -158,6 +158,30 @@ void Extractor::FromActs() {
   }
 }
 
+// What "be a / an N" says when the schema has a closer slot than is_a (predicates.h): a diet
+// ("I'm a vegetarian" -> diet), or a job, which grammar marks by its workplace ("I'm a data
+// analyst at Barclays", "a nurse at St Mary's" -> works_as; was -> worked_as). Returns false
+// when it is an identity (is_a).
+bool Extractor::Identity(std::uint32_t begin, std::uint32_t end, bool past,
+                         std::uint32_t subject_at) {
+  const auto [noun_begin, noun_end] = CutAt(begin, end, {"at", "for", "with", "in", "and"});
+  const std::string noun = NormalizeFactText(Span(noun_begin, noun_end));
+  if (!past && In(noun, {"vegan", "vegetarian", "pescatarian", "flexitarian", "pescetarian"})) {
+    Add("diet", noun_begin, noun_end, FactKind::kConstraint, subject_at);
+    return true;
+  }
+  // The word that ended the noun phrase: "at" / "for" before a workplace.
+  for (const text::Lexeme& lexeme : source_.lexemes) {
+    if (lexeme.begin < noun_end || lexeme.end > end) continue;
+    if (!In(lexeme.lower, {"at", "for"})) return false;
+    FactCandidate& fact =
+        Add(past ? "worked_as" : "works_as", noun_begin, noun_end, FactKind::kState, subject_at);
+    fact.past = past;
+    return true;
+  }
+  return false;
+}
+
 void Extractor::State(const text::Signal& act, std::uint32_t begin, std::uint32_t end, bool past,
            bool negative) {
   const std::string& topic = act.topic;
@@ -191,6 +215,7 @@ void Extractor::State(const text::Signal& act, std::uint32_t begin, std::uint32_
                              {"hard", "a lot", "late", "all night", "together", "abroad"})) {
     return;
   }
+  if (topic == "identity" && !negative && Identity(begin, end, past, act.begin)) return;
   for (const Mapping& mapping : kMappings) {
     if (topic != mapping.topic) continue;
     if (negative && !past) return;

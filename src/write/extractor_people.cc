@@ -112,7 +112,7 @@ void Extractor::ThirdPerson() {
       predicate = verb == "worked" ? "worked_as" : "works_as";
       past = verb == "worked";
       object = v + 2;
-    } else if (verb == "is" && In(At(v + 1), {"a", "an"}) && after_relation) {
+    } else if (verb == "is" && In(At(v + 1), {"a", "an"})) {
       predicate = "is_a";
       object = v + 2;
     } else {
@@ -121,6 +121,15 @@ void Extractor::ThirdPerson() {
     const auto [begin, end] =
         ObjectFrom(object, {"with", "for", "near", "since", "in", "at", "on"});
     if (begin == end) continue;
+    // "Meera is a doctor at Guy's Hospital": a workplace makes it a job (extractor_acts.cc,
+    // Identity); otherwise "is a" is read only after a relation ("my husband Kenji is a chef").
+    std::size_t after = v + 2;
+    while (after < words_.size() && words_[after].begin < end) ++after;
+    if (predicate == "is_a" && In(At(after), {"at", "for"})) {
+      predicate = "works_as";
+    } else if (predicate == "is_a" && !after_relation) {
+      continue;
+    }
     FactCandidate& fact = Add(predicate, begin, end,
                               predicate == "is_a" ? FactKind::kProfile : FactKind::kState,
                               words_[k].begin);

@@ -83,6 +83,18 @@ TEST(ExtractorTest, EventWithoutATimeKeepsTheTurnsTime) {
   EXPECT_EQ(PrepareFact(facts[0], source, WriteConfig{}).valid_from, kReference);
 }
 
+TEST(ExtractorTest, BeingANounIsAJobWithAWorkplaceAndADietWhenItIsOne) {
+  EXPECT_THAT(Accepted("I'm a data analyst at Barclays in Canary Wharf."),
+              ::testing::Contains("Mia|works_as|data analyst|+"));
+  EXPECT_THAT(Accepted("I'm a vegetarian, have been for 10 years."),
+              ::testing::ElementsAre("Mia|diet|vegetarian|+"));
+  EXPECT_THAT(Accepted("Meera is a doctor at Guy's Hospital."),
+              ::testing::Contains("Meera|works_as|doctor|+"));
+  // Without a workplace "be a N" stays what a person is.
+  EXPECT_THAT(Accepted("I'm a nurse."), ::testing::ElementsAre("Mia|is_a|nurse|+"));
+  EXPECT_THAT(Accepted("Meera is a doctor."), ::testing::IsEmpty());
+}
+
 TEST(ExtractorTest, StartingAJobIsEmploymentFromItsTime) {
   EXPECT_THAT(Accepted("I started a new job at Siemens last month!"),
               ::testing::ElementsAre("Mia|works_at|Siemens|+"));

@@ -15,6 +15,14 @@
 // (favorite_<kind>), a setting (setting_<name>) and the attributes a profile has (name, birthday,
 // hometown, ...).
 //
+// Occupation and identity (one schema for both extractors): works_as is the job slot,
+// single-valued, past form worked_as: "I work as a translator", and "be a N" where the grammar
+// names a workplace ("I'm a data analyst at Barclays", "Meera is a doctor at Guy's Hospital").
+// is_a (past was_a) is what a person is otherwise ("I'm a nurse", "I'm a morning person"): a
+// trait, multi-valued, never superseded by a new job. A diet said as a noun ("I'm a
+// vegetarian") is diet. The rule extractor cannot tell a job from a trait without a workplace,
+// so "I'm a nurse" stays is_a (a documented miss against labels that read it as a job).
+//
 // Thread-safety: pure functions over constant tables.
 #ifndef ENGRAM_WRITE_PREDICATES_H_
 #define ENGRAM_WRITE_PREDICATES_H_

@@ -135,6 +135,8 @@ class Extractor {
 
   void FromActs();
 
+  // "be a / an N" as a diet or a job where the grammar says so (extractor_acts.cc).
+  bool Identity(std::uint32_t begin, std::uint32_t end, bool past, std::uint32_t subject_at);
   void State(const text::Signal& act, std::uint32_t begin, std::uint32_t end, bool past,
              bool negative);
 
