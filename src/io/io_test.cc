@@ -561,6 +561,7 @@ ReadResult SmallReadResult() {
   result.items.push_back(item);
   result.diagnostics.routes.push_back({"bm25", 4, 1.0, ""});
   result.diagnostics.fused_candidates = 4;
+  result.diagnostics.ranker = "learned v1 (300 trees, sha256:0123456789ab)";
   result.diagnostics.filtered_out = 1;
   result.diagnostics.filtered_by["known_at"] = 1;
   result.diagnostics.filtered.push_back(
@@ -592,7 +593,8 @@ TEST(ApiJsonTest, ReadResultGolden) {
       R"("diagnostics":{"frame":"","plan":"",)"
       R"("routes":[{"route":"bm25","candidates":4,"weight":1.0,"error":""}],)"
       R"("fused_candidates":4,"neighbours_added":0,"bridged":0,)"
-      R"("superseded":0,"successors_added":0,"conflicted":0,"filtered_out":1,)"
+      R"("superseded":0,"successors_added":0,"conflicted":0,)"
+      R"j("ranker":"learned v1 (300 trees, sha256:0123456789ab)","filtered_out":1,)j"
       R"("filtered_by":{"known_at":1},"filtered":[{"id":"fedcba9876543210fedcba9876543210",)"
       R"("filter":"known_at",)"
       R"("reason":"ingested 2024-06-01T00:00:00Z, after known_at 2024-05-15T00:00:00Z"}],)"
