@@ -38,8 +38,10 @@
 //   - Fixed-date holidays (Christmas, Christmas Eve, Boxing Day, New Year's Eve / Day,
 //     Valentine's Day, St Patrick's Day, Halloween) are days chosen like "13 October"; "last
 //     Christmas" / "next Halloween" follow "last December" / "next October".
-//   - A day of the month alone needs a preposition and an ordinal ("on the 15th", "by the 3rd"):
-//     the month is chosen by the same tense rule (closest when the tense is unknown).
+//   - A day of the month alone needs a preposition and an ordinal ("on the 15th", "by the 3rd"),
+//     or a clause that opens with a numeric ordinal followed by a verb or nothing ("the 9th it
+//     is", "The 12th works for me"): the month is chosen by the same tense rule (closest when
+//     the tense is unknown).
 //   - "in June" / "during June" / bare month with a cue: past or unknown tense -> the most recent
 //     June not after the reference month; future tense -> the first June not before it.
 //     "last June" = the most recent June strictly before the reference month (on 2024-05-10

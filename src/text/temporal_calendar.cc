@@ -284,16 +284,26 @@ std::optional<Match> Parser::DayMonth(std::size_t i) const {
 // rule (past: the most recent such day not after the reference; future: the next one not
 // before it; otherwise the closer one). Needs the preposition and an ordinal.
 std::optional<Match> Parser::OrdinalDay(std::size_t i) const {
-  if (!Word(i, "the") || i == 0) return std::nullopt;
+  if (!Word(i, "the")) return std::nullopt;
   const std::string_view cue = PrevWord(i);
-  if (cue != "on" && cue != "by" && cue != "until" && cue != "till" && cue != "before" &&
-      cue != "after" && cue != "since") {
-    return std::nullopt;
-  }
+  const bool cued = cue == "on" || cue == "by" || cue == "until" || cue == "till" ||
+                    cue == "before" || cue == "after" || cue == "since";
+  // A clause that opens with a numeric ordinal and goes on with a verb or ends names a day:
+  // "the 9th it is", "The 12th works for me", "ok, the 3rd then".
+  const bool clause_start = lx_[i].sentence_start || (i > 0 && Punct(i - 1, ","));
+  if (!cued && !clause_start) return std::nullopt;
   const auto day = DayAt(i + 1, /*allow_words=*/true);
   if (!day) return std::nullopt;
   if (lx_[i + 1].kind == LexemeKind::kNumber && day->second == i + 2) return std::nullopt;
   if (MonthAt(day->second) != nullptr || Word(day->second, "of")) return std::nullopt;
+  if (!cued) {
+    if (lx_[i + 1].kind != LexemeKind::kNumber) return std::nullopt;
+    const std::size_t next = day->second;
+    const bool closes = next >= n_ || lx_[next].kind == LexemeKind::kPunct ||
+                        Word(next, "it") || Word(next, "is") || Word(next, "works") ||
+                        Word(next, "then") || Word(next, "would") || Word(next, "suits");
+    if (!closes) return std::nullopt;
+  }
   const std::int64_t ref_month = RefMonthIndex();
   std::optional<std::int64_t> past;
   std::optional<std::int64_t> future;

@@ -134,6 +134,12 @@ TEST(TemporalTest, OrdinalDayOfMonthNeedsPrepositionAndOrdinal) {
   EXPECT_EQ(Only("What about 10am on the 15th?", kFriday),
             "2024-05-15T10:00:00Z/2024-05-15T11:00:00Z");
   EXPECT_THAT(Describe("the 3rd time", kFriday), IsEmpty());
+  // A clause opening with a numeric ordinal and a verb (or nothing) after it names a day.
+  EXPECT_EQ(Only("yeah good call, the 9th it is", "2024-03-02T10:00:00Z"),
+            "2024-03-09/2024-03-10");
+  EXPECT_EQ(Only("The 12th works for me", kFriday), "2024-05-12/2024-05-13");
+  EXPECT_THAT(Describe("The 3rd place went to Lee.", kFriday), IsEmpty());
+  EXPECT_THAT(Describe("The third is fine", kFriday), IsEmpty());
   EXPECT_THAT(Describe("on the 3 sides", kFriday), IsEmpty());
 }
 
