@@ -24,12 +24,13 @@ namespace {
 const std::unordered_set<std::string_view>& TriggerWords() {
   static const std::unordered_set<std::string_view>* const kWords = [] {
     auto* words = new std::unordered_set<std::string_view>{
-        "the",     "last",    "this",    "next",     "coming", "past",   "previous",  "early",
-        "mid",     "late",    "earlier", "later",    "year",   "today",  "yesterday", "tomorrow",
-        "tmrw",    "tonight", "day",     "in",       "a",      "an",     "couple",    "few",
-        "several", "noon",    "midday",  "midnight", "spring", "summer", "autumn",    "fall",
-        "winter",  "twenty",  "thirty",  "thirtieth", "christmas", "boxing", "new",
-        "valentine's", "valentines", "st", "saint", "halloween"};
+        "the",       "last",      "this",   "next",    "coming",      "past",       "previous",
+        "early",     "mid",       "late",   "earlier", "later",       "year",       "today",
+        "yesterday", "tomorrow",  "tmrw",   "tonight", "day",         "in",         "a",
+        "an",        "couple",    "few",    "several", "noon",        "midday",     "midnight",
+        "spring",    "summer",    "autumn", "fall",    "winter",      "twenty",     "thirty",
+        "thirtieth", "christmas", "boxing", "new",     "valentine's", "valentines", "st",
+        "saint",     "halloween"};
     for (const MonthWord& month : kMonthWords) words->insert(month.name);
     for (const std::string_view weekday : kWeekdays) words->insert(weekday);
     for (const std::string_view number : kNumberWords) words->insert(number);
@@ -44,15 +45,15 @@ const std::unordered_set<std::string_view>& TriggerWords() {
 // Past evidence: past forms of common irregular verbs, "ago", "yesterday", "used (to)".
 bool IsPastWord(std::string_view word) {
   static const std::unordered_set<std::string_view> kPast = {
-      "was",     "were",    "did",    "didn't",    "had",     "hadn't",  "wasn't",  "weren't",
-      "went",    "got",     "came",   "saw",       "told",    "said",    "made",    "took",
-      "met",     "left",    "bought", "ate",       "drank",   "ran",     "began",   "spent",
-      "felt",    "found",   "gave",   "heard",     "kept",    "knew",    "lost",    "paid",
-      "sent",    "slept",   "spoke",  "stood",     "thought", "won",     "wrote",   "ago",
-      "yesterday", "used",  "brought", "flew",     "couldn't", "broke",  "caught",  "chose",
-      "drove",   "fell",    "forgot", "grew",      "held",    "meant",   "rode",    "sang",
-      "sat",     "sold",    "taught", "threw",     "woke",    "wore",    "became",  "built",
-      "swam",    "understood", "fought", "led",    "lent",    "stole",   "sought",  "shook"};
+      "was",       "were",       "did",     "didn't", "had",      "hadn't", "wasn't", "weren't",
+      "went",      "got",        "came",    "saw",    "told",     "said",   "made",   "took",
+      "met",       "left",       "bought",  "ate",    "drank",    "ran",    "began",  "spent",
+      "felt",      "found",      "gave",    "heard",  "kept",     "knew",   "lost",   "paid",
+      "sent",      "slept",      "spoke",   "stood",  "thought",  "won",    "wrote",  "ago",
+      "yesterday", "used",       "brought", "flew",   "couldn't", "broke",  "caught", "chose",
+      "drove",     "fell",       "forgot",  "grew",   "held",     "meant",  "rode",   "sang",
+      "sat",       "sold",       "taught",  "threw",  "woke",     "wore",   "became", "built",
+      "swam",      "understood", "fought",  "led",    "lent",     "stole",  "sought", "shook"};
   return kPast.count(word) > 0;
 }
 
@@ -60,10 +61,9 @@ bool IsPastWord(std::string_view word) {
 // "can", "need", "want") and words that announce a plan.
 bool IsFutureWord(std::string_view word) {
   static const std::unordered_set<std::string_view> kFuture = {
-      "will",   "shall",    "gonna", "going", "tomorrow", "next",  "upcoming", "soon",
-      "planning", "plan",   "plans", "won't", "let's",    "coming", "might",   "should",
-      "must",   "can",      "can't", "cant",  "cannot",   "need",  "needs",    "want",
-      "wants",  "hope",     "hoping"};
+      "will",  "shall", "gonna",  "going", "tomorrow", "next",  "upcoming", "soon", "planning",
+      "plan",  "plans", "won't",  "let's", "coming",   "might", "should",   "must", "can",
+      "can't", "cant",  "cannot", "need",  "needs",    "want",  "wants",    "hope", "hoping"};
   return kFuture.count(word) > 0;
 }
 
@@ -71,10 +71,9 @@ bool IsFutureWord(std::string_view word) {
 // subject ("it's", "we're", "I've").
 bool IsPresentWord(std::string_view word) {
   static const std::unordered_set<std::string_view> kPresent = {
-      "am",      "is",      "are",     "isn't",  "aren't", "have",   "has",    "do",
-      "does",    "don't",   "doesn't", "i'm",    "im",     "you're", "we're",  "they're",
-      "it's",    "he's",    "she's",   "that's", "there's", "what's", "i've",  "we've",
-      "you've",  "they've"};
+      "am",    "is",      "are",     "isn't",  "aren't", "have",  "has",     "do",     "does",
+      "don't", "doesn't", "i'm",     "im",     "you're", "we're", "they're", "it's",   "he's",
+      "she's", "that's",  "there's", "what's", "i've",   "we've", "you've",  "they've"};
   return kPresent.count(word) > 0;
 }
 
@@ -82,12 +81,12 @@ bool IsPresentWord(std::string_view word) {
 // tired", "is scheduled", "a detailed plan", "so excited".
 bool IsParticipleContext(std::string_view word) {
   static const std::unordered_set<std::string_view> kContext = {
-      "am",    "is",    "are",   "be",    "been",   "being",  "get",    "gets",   "getting",
-      "feel",  "feels", "seem",  "seems", "look",   "looks",  "so",     "very",   "really",
-      "too",   "quite", "pretty", "more", "most",   "a",      "an",     "the",    "my",
-      "your",  "his",   "her",   "our",   "their",  "i'm",    "im",     "you're", "we're",
-      "they're", "he's", "she's", "it's", "that's", "not",    "all",    "fully",  "bit",
-      "isn't", "aren't", "become", "becomes", "stay", "stays", "keep", "keeps",  "still"};
+      "am",      "is",     "are",    "be",      "been",   "being", "get",  "gets",   "getting",
+      "feel",    "feels",  "seem",   "seems",   "look",   "looks", "so",   "very",   "really",
+      "too",     "quite",  "pretty", "more",    "most",   "a",     "an",   "the",    "my",
+      "your",    "his",    "her",    "our",     "their",  "i'm",   "im",   "you're", "we're",
+      "they're", "he's",   "she's",  "it's",    "that's", "not",   "all",  "fully",  "bit",
+      "isn't",   "aren't", "become", "becomes", "stay",   "stays", "keep", "keeps",  "still"};
   return kContext.count(word) > 0;
 }
 

@@ -299,9 +299,9 @@ std::optional<Match> Parser::OrdinalDay(std::size_t i) const {
   if (!cued) {
     if (lx_[i + 1].kind != LexemeKind::kNumber) return std::nullopt;
     const std::size_t next = day->second;
-    const bool closes = next >= n_ || lx_[next].kind == LexemeKind::kPunct ||
-                        Word(next, "it") || Word(next, "is") || Word(next, "works") ||
-                        Word(next, "then") || Word(next, "would") || Word(next, "suits");
+    const bool closes = next >= n_ || lx_[next].kind == LexemeKind::kPunct || Word(next, "it") ||
+                        Word(next, "is") || Word(next, "works") || Word(next, "then") ||
+                        Word(next, "would") || Word(next, "suits");
     if (!closes) return std::nullopt;
   }
   const std::int64_t ref_month = RefMonthIndex();

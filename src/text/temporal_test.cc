@@ -135,8 +135,7 @@ TEST(TemporalTest, OrdinalDayOfMonthNeedsPrepositionAndOrdinal) {
             "2024-05-15T10:00:00Z/2024-05-15T11:00:00Z");
   EXPECT_THAT(Describe("the 3rd time", kFriday), IsEmpty());
   // A clause opening with a numeric ordinal and a verb (or nothing) after it names a day.
-  EXPECT_EQ(Only("yeah good call, the 9th it is", "2024-03-02T10:00:00Z"),
-            "2024-03-09/2024-03-10");
+  EXPECT_EQ(Only("yeah good call, the 9th it is", "2024-03-02T10:00:00Z"), "2024-03-09/2024-03-10");
   EXPECT_EQ(Only("The 12th works for me", kFriday), "2024-05-12/2024-05-13");
   EXPECT_THAT(Describe("The 3rd place went to Lee.", kFriday), IsEmpty());
   EXPECT_THAT(Describe("The third is fine", kFriday), IsEmpty());
@@ -175,8 +174,7 @@ TEST(TemporalTest, RangesKeepBothEnds) {
   constexpr std::string_view kSaturday = "2024-03-02T10:00:00Z";
   EXPECT_EQ(Describe("The festival is 17 to 21 October", kSaturday),
             std::vector<std::string>{"17 to 21 October=2024-10-17/2024-10-22 day"});
-  EXPECT_EQ(Only("I have a conference from 2 to 5 September", kSaturday),
-            "2024-09-02/2024-09-06");
+  EXPECT_EQ(Only("I have a conference from 2 to 5 September", kSaturday), "2024-09-02/2024-09-06");
   EXPECT_EQ(Only("I am away 3-7 May 2025", kSaturday), "2025-05-03/2025-05-08");
   EXPECT_EQ(Only("between 3 and 5 May", kSaturday), "2024-05-03/2024-05-06");
   EXPECT_EQ(Only("We are in Rome October 17-21, 2024", kSaturday), "2024-10-17/2024-10-22");
