@@ -304,11 +304,6 @@ void ApplyCoverage(std::vector<Ranked>& ranked, std::span<const index::Bm25Query
   double total = 0;
   for (const index::Bm25QueryTerm& term : terms) total += term.idf;
   if (total <= 0) return;
-  const auto holds = [&](std::string_view term, std::uint64_t row) {
-    return std::any_of(indexes.begin(), indexes.end(), [&](const index::Bm25Index* bm25) {
-      return bm25 != nullptr && bm25->Holds(term, row);
-    });
-  };
   const std::size_t depth = std::min(ranked.size(), config.answer_type_depth);
   for (std::size_t index = 0; index < depth; ++index) {
     Ranked& candidate = ranked[index];
@@ -317,7 +312,7 @@ void ApplyCoverage(std::vector<Ranked>& ranked, std::span<const index::Bm25Query
     double covered = 0;
     std::size_t count = 0;
     for (const index::Bm25QueryTerm& term : terms) {
-      if (!holds(term.term, row)) continue;
+      if (!index::AnyHolds(indexes, term.term, row)) continue;
       covered += term.idf;
       ++count;
     }

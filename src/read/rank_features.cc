@@ -115,17 +115,9 @@ std::vector<FeatureVector> ExtractFeatures(std::span<const Ranked> ranked, std::
   const double best_fused = ranked[by_fused.front()].fused.fused_score;
   const double best_score = ranked.front().score;
 
-  const std::vector<index::Bm25QueryTerm> terms =
-      index::WeighQueryTerms(frame.terms, input.text_indexes);
+  const std::span<const index::Bm25QueryTerm> terms = input.query_terms;
   double idf_total = 0;
   for (const index::Bm25QueryTerm& term : terms) idf_total += term.idf;
-  const auto holds = [&](std::string_view term, std::int64_t row) {
-    return std::any_of(input.text_indexes.begin(), input.text_indexes.end(),
-                       [&](const index::Bm25Index* bm25) {
-                         return bm25 != nullptr &&
-                                bm25->Holds(term, static_cast<std::uint64_t>(row));
-                       });
-  };
 
   // The best-ranked turn, for the distance features.
   std::optional<std::size_t> best_turn;
@@ -204,7 +196,10 @@ std::vector<FeatureVector> ExtractFeatures(std::span<const Ranked> ranked, std::
     double held = 0;
     double held_idf = 0;
     for (const index::Bm25QueryTerm& term : terms) {
-      if (!holds(term.term, candidate.fused.row)) continue;
+      if (!index::AnyHolds(input.text_indexes, term.term,
+                           static_cast<std::uint64_t>(candidate.fused.row))) {
+        continue;
+      }
       ++held;
       held_idf += term.idf;
     }

@@ -6,7 +6,7 @@
 // (bench/train_ranker.py).
 //
 //   const std::vector<std::string>& names = FeatureNames();    // the column names, in order
-//   FeatureInput input{&frame, layout, &plan_weights, text_indexes, &node_by_row};
+//   FeatureInput input{&frame, layout, &plan_weights, text_indexes, query_terms, &node_by_row};
 //   std::vector<FeatureVector> rows = ExtractFeatures(ranked, depth, input);
 //
 // A missing value (a route that did not propose the candidate, a turn feature of a fact) is NaN;
@@ -85,6 +85,8 @@ struct FeatureInput {
   // The plan's weight of each route that ran.
   const std::map<std::string, double>* route_weights = nullptr;
   std::span<const index::Bm25Index* const> text_indexes;
+  // The question's distinct terms with their idf over text_indexes (index::WeighQueryTerms).
+  std::span<const index::Bm25QueryTerm> query_terms;
   // The loaded nodes of the candidates, by store row (a candidate not in it gets NaN text
   // features).
   const std::unordered_map<std::int64_t, const store::NodeRecord*>* nodes = nullptr;

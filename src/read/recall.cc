@@ -330,9 +330,11 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     SortRanked(ranked);
     timer.Mark("answer_type");
   }
+  // The question's terms with their idf, for coverage, the ranking features and sufficiency.
+  const std::vector<index::Bm25QueryTerm> query_weights =
+      index::WeighQueryTerms(frame.terms, request.text_indexes);
   if (config.recall.coverage_weight > 0 && layout) {
-    ApplyCoverage(ranked, index::WeighQueryTerms(frame.terms, request.text_indexes), *layout,
-                  request.text_indexes, config.recall);
+    ApplyCoverage(ranked, query_weights, *layout, request.text_indexes, config.recall);
     SortRanked(ranked);
     timer.Mark("coverage");
   }
@@ -367,6 +369,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
                              .layout = layout,
                              .route_weights = &plan_weights,
                              .text_indexes = request.text_indexes,
+                             .query_terms = query_weights,
                              .nodes = &node_by_row};
     std::vector<FeatureVector> features =
         ExtractFeatures(ranked, config.recall.ranker_depth, input);
@@ -505,10 +508,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   // Does the context hold what the question asks for (read/sufficiency.h)? The strict policy
   // tells the answer model what the check found.
   {
-    const std::vector<index::Bm25QueryTerm> weights =
-        index::WeighQueryTerms(frame.terms, request.text_indexes);
     static const std::vector<std::string> kNoSpeakers;
-    result.sufficiency = JudgeSufficiency(frame, result.items, weights,
+    result.sufficiency = JudgeSufficiency(frame, result.items, query_weights,
                                           layout ? layout->Speakers() : kNoSpeakers,
                                           request.tokenizer);
     if (request.options.policy == AnswerPolicy::kStrict &&

@@ -593,4 +593,11 @@ std::vector<Bm25QueryTerm> WeighQueryTerms(std::span<const std::string> terms,
   return weighted;
 }
 
+bool AnyHolds(std::span<const Bm25Index* const> indexes, std::string_view term,
+              std::uint64_t doc) {
+  return std::any_of(indexes.begin(), indexes.end(), [&](const Bm25Index* bm25) {
+    return bm25 != nullptr && bm25->Holds(term, doc);
+  });
+}
+
 }  // namespace engram::index

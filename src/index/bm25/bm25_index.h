@@ -198,6 +198,9 @@ struct Bm25QueryTerm {
 std::vector<Bm25QueryTerm> WeighQueryTerms(std::span<const std::string> terms,
                                            std::span<const Bm25Index* const> indexes);
 
+// Whether one of `indexes` (null ones skipped) holds `term` for document `doc`.
+bool AnyHolds(std::span<const Bm25Index* const> indexes, std::string_view term, std::uint64_t doc);
+
 }  // namespace engram::index
 
 #endif  // ENGRAM_INDEX_BM25_BM25_INDEX_H_
