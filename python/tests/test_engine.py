@@ -82,6 +82,9 @@ def test_recall_finds_the_turn_with_provenance(filled):
     assert "Porto" in result.context
     assert result.answer_instructions and result.answer_instructions not in result.context
     assert result.diagnostics.context_tokens > 0
+    # A store this small is below the pools the learned ranker was trained on: fused order.
+    assert result.diagnostics.ranker.startswith("fusion (")
+    assert "fewer than the learned ranker was trained on" in result.diagnostics.ranker
     assert result.explanation == ""
 
 
