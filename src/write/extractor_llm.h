@@ -16,6 +16,9 @@
 //   ASSIGN_OR_RETURN(auto extractor, LlmFactExtractor::Create(options));
 //   ASSIGN_OR_RETURN(LlmExtraction extraction, extractor->Extract(source));
 //
+// The HTTP and JSON plumbing is llm::ChatClient's (llm/chat_client.h); this file owns the
+// prompt and the reading of the facts.
+//
 // Thread-safety: immutable after Create; each Extract call uses its own connection.
 #ifndef ENGRAM_WRITE_EXTRACTOR_LLM_H_
 #define ENGRAM_WRITE_EXTRACTOR_LLM_H_
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include "engram/status.h"
+#include "llm/chat_client.h"
 #include "write/extractor.h"
 
 namespace engram::write {
@@ -64,8 +68,10 @@ class LlmFactExtractor {
   StatusOr<LlmExtraction> Extract(const FactSource& source) const;
 
  private:
-  explicit LlmFactExtractor(LlmExtractorOptions options) : options_(std::move(options)) {}
+  LlmFactExtractor(LlmExtractorOptions options, std::unique_ptr<llm::ChatClient> client)
+      : options_(std::move(options)), client_(std::move(client)) {}
   LlmExtractorOptions options_;
+  std::unique_ptr<llm::ChatClient> client_;
 };
 
 // Parses the content of a chat-completions reply into candidates for `source` (exposed for
