@@ -471,6 +471,14 @@ struct LimitsConfig {
   std::size_t max_metadata_bytes = 64 * 1024;
 };
 
+// The world graph's client edge types (include/engram/graph.h, Engine::AddEdge).
+struct GraphConfig {
+  // Comma-separated "name[:flag...]" entries, flags single_valued, symmetric, transitive, e.g.
+  // "owns:single_valued, sibling_of:symmetric". Names must not be engram's own edge types.
+  // Checked when the engine opens. Default: "" = none.
+  std::string edge_types;
+};
+
 struct Config {
   Bm25Config bm25;
   RecallConfig recall;
@@ -482,6 +490,7 @@ struct Config {
   StoreConfig store;
   ActiveConfig active;
   LimitsConfig limits;
+  GraphConfig graph;
 
   // kInvalidArgument naming the first out-of-range value (the key, the value and the allowed
   // range), unknown route or shape name, or broken rule between keys.

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "engram/audit.h"
+#include "engram/graph.h"
 #include "engram/options.h"
 #include "engram/read_result.h"
 #include "engram/status.h"
@@ -190,6 +191,39 @@ class Engine {
   StatusOr<std::vector<MergeProposal>> ListProposals(const Scope& scope);
   // Every node reachable from `id` through accepted same_as edges, `id` included, sorted.
   StatusOr<std::vector<std::string>> EquivalenceClass(std::string_view id);
+
+  // The world graph (engram/graph.h), read-only and as of GraphQueryOptions' times. Errors:
+  // kInvalidArgument for a malformed id, an unknown edge type, a limit or depth out of range;
+  // kNotFound for an unknown id (or one of a scope options.readable_scope refuses).
+  // Neighbours: the edges of memory `id` of the asked types and direction, with the memory at
+  // each edge's other end, in the order the store wrote the edges.
+  StatusOr<NeighboursResult> Neighbours(std::string_view id, const GraphQueryOptions& options = {});
+  // Paths: the simple paths from `from` to `to` of at most options.max_depth edges.
+  StatusOr<PathsResult> Paths(std::string_view from, std::string_view to,
+                              const GraphQueryOptions& options = {});
+  // IdentityClass: the entity and every entity joined to it by accepted same_as edges, as of the
+  // options' times (kInvalidArgument for a memory that is not an entity; edge_types and
+  // direction are not used).
+  StatusOr<IdentityClassResult> IdentityClass(std::string_view entity_id,
+                                              const GraphQueryOptions& options = {});
+
+  // Client edges of the types declared in [graph] edge_types, validated by the edge registry as
+  // engram's own: every registered type with its semantics, engram's own first, then by name.
+  std::vector<EdgeTypeInfo> EdgeTypes() const;
+  // Adds an edge of a declared type, written in `scope`, journaled and in the scope's Merkle log
+  // like engram's own. Both endpoints must exist and lie in `scope`, a scope nested in it or one
+  // enclosing it (kNotFound naming the side otherwise); a single-valued type supersedes the
+  // source's active edge of the type; a symmetric one is stored once with src < dst. Errors:
+  // kInvalidArgument for an undeclared or built-in type, a malformed id, src == dst, attributes
+  // that are not a JSON object of at most 16 KiB; kAlreadyExists for the same active edge.
+  // Nothing is stored on any error.
+  StatusOr<GraphEdge> AddEdge(const Scope& scope, const NewEdge& edge);
+  // The edge `edge_id` as stored. kNotFound for an unknown id.
+  StatusOr<GraphEdge> GetEdge(std::string_view edge_id);
+  // Retires a client edge: status retired, validity closed now (kept, visible as of earlier
+  // times). kInvalidArgument for an edge of engram's own types; kFailedPrecondition when it is
+  // not active.
+  Status RetireEdge(std::string_view edge_id);
 
   // Builds the scope's episodes, scenes and profiles from its turns and facts and stores them as
   // episode / scene / profile nodes (src/consolidate/consolidator.h), in one transaction.

@@ -472,13 +472,20 @@ const KeySpec kKeys[] = {
      "a longer recall query is rejected", kChosen},
     {"limits", "max_metadata_bytes", ENGRAM_FIELD(limits.max_metadata_bytes), Closed(1, 16 << 20),
      {}, "metadata JSON per turn", kChosen},
+
+    // [graph]
+    {"graph", "edge_types", ENGRAM_FIELD(graph.edge_types), {}, {},
+     "client edge types a client may add (Engine::AddEdge): comma-separated "
+     "\"name[:flag...]\" entries, flags single_valued, symmetric, transitive, e.g. "
+     "\"owns:single_valued, sibling_of:symmetric\"; checked when the engine opens", kChosen},
 };
 // clang-format on
 
 #undef ENGRAM_FIELD
 
 constexpr std::string_view kSections[] = {"bm25",   "recall", "planner",     "embedder", "vector",
-                                          "write",  "consolidate", "store", "active", "limits"};
+                                          "write",  "consolidate", "store", "active", "limits",
+                                          "graph"};
 constexpr std::string_view kShapes[] = {"factoid", "list",         "count",          "boolean",
                                         "when",    "ordering",     "recommendation", "inference",
                                         "summary", "current_state"};

@@ -64,7 +64,7 @@ struct KeySpec {
 };
 
 // Every key, in section order ([bm25], [recall], [planner], [embedder], [vector], [write],
-// [consolidate], [store], [active], [limits]) and, within a section, in the order docs/CONFIG.md
+// [consolidate], [store], [active], [limits], [graph]) and, within a section, in the order docs/CONFIG.md
 // lists them.
 std::span<const KeySpec> Keys();
 // The section names, in that order.

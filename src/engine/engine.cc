@@ -34,6 +34,7 @@
 #include "core/paths.h"
 #include "core/utf8.h"
 #include "engine/derive_worker.h"
+#include "engine/graph_ops.h"
 #include "engine/text_projection.h"
 #include "engine/vector_projection.h"
 #include "lexicon/lexicon.h"
@@ -455,6 +456,7 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   store_options.postgres.vector_precision = store_options.sqlite.vector_precision;
   ASSIGN_OR_RETURN(impl->store, store::OpenStore(options.store_path, store_options));
   impl->registry = write::EdgeRegistry::WithBuiltins();
+  RETURN_IF_ERROR(graph_ops::RegisterConfiguredEdgeTypes(*impl->registry, impl->config));
   ASSIGN_OR_RETURN(impl->deriver, write::Deriver::Open(impl->config.write,
                                                        core::ResolveDataDir(options.data_dir)));
   // The read path's synonyms are optional: lexicons that are not installed leave them off (the
@@ -1156,6 +1158,48 @@ StatusOr<std::vector<MergeProposal>> Engine::ListProposals(const Scope& scope) {
 StatusOr<std::vector<std::string>> Engine::EquivalenceClass(std::string_view id) {
   ASSIGN_OR_RETURN(store::NodeRecord node, impl_->RequireNode(id));
   return write::EdgeRegistry::EquivalenceClass(*impl_->store, node.id);
+}
+
+// The world graph (engine/graph_ops.h holds the work).
+StatusOr<NeighboursResult> Engine::Neighbours(std::string_view id,
+                                              const GraphQueryOptions& options) {
+  return graph_ops::Neighbours({*impl_->store, *impl_->registry, impl_->clock->Now()}, id, options);
+}
+
+StatusOr<PathsResult> Engine::Paths(std::string_view from, std::string_view to,
+                                    const GraphQueryOptions& options) {
+  return graph_ops::Paths({*impl_->store, *impl_->registry, impl_->clock->Now()}, from, to,
+                          options);
+}
+
+StatusOr<IdentityClassResult> Engine::IdentityClass(std::string_view entity_id,
+                                                    const GraphQueryOptions& options) {
+  return graph_ops::IdentityClass({*impl_->store, *impl_->registry, impl_->clock->Now()},
+                                  entity_id, options);
+}
+
+std::vector<EdgeTypeInfo> Engine::EdgeTypes() const {
+  return graph_ops::EdgeTypes(*impl_->registry);
+}
+
+StatusOr<GraphEdge> Engine::AddEdge(const Scope& scope, const NewEdge& edge) {
+  std::lock_guard write_lock(impl_->write_mutex);
+  ASSIGN_OR_RETURN(GraphEdge added,
+                   graph_ops::AddEdge({*impl_->store, *impl_->registry, impl_->clock->Now()},
+                                      scope, edge));
+  RETURN_IF_ERROR(impl_->AfterCommit());
+  return added;
+}
+
+StatusOr<GraphEdge> Engine::GetEdge(std::string_view edge_id) {
+  return graph_ops::GetEdge({*impl_->store, *impl_->registry, impl_->clock->Now()}, edge_id);
+}
+
+Status Engine::RetireEdge(std::string_view edge_id) {
+  std::lock_guard write_lock(impl_->write_mutex);
+  RETURN_IF_ERROR(
+      graph_ops::RetireEdge({*impl_->store, *impl_->registry, impl_->clock->Now()}, edge_id));
+  return impl_->AfterCommit();
 }
 
 StatusOr<RebuildReport> Engine::RebuildIndex() {

@@ -243,7 +243,127 @@ class KindCheckedEdgeHandler final : public EdgeHandler {
   bool check_from_dst_;
 };
 
+// A client-declared type (ClientEdgeType in edge_registry.h has the semantics).
+class ClientEdgeHandler final : public EdgeHandler {
+ public:
+  explicit ClientEdgeHandler(ClientEdgeType type) : type_(std::move(type)) {}
+
+  std::string_view type() const override { return type_.name; }
+
+  StatusOr<store::EdgeRecord> OnInsert(EdgeContext& ctx, const EdgeRequest& request) override {
+    EdgeRequest stored = request;
+    if (type_.symmetric && stored.dst < stored.src) std::swap(stored.src, stored.dst);
+    std::vector<store::EdgeRecord> duplicates;
+    if (type_.symmetric) {
+      ASSIGN_OR_RETURN(duplicates,
+                       ctx.EdgesBetween(stored.src, stored.dst, type_.name, {store::kEdgeActive}));
+    } else {
+      ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> outgoing,
+                       ctx.txn().EdgesOf(stored.src, store::EdgeDirection::kOutgoing, type_.name));
+      for (store::EdgeRecord& edge : outgoing) {
+        if (edge.dst == stored.dst && edge.status == store::kEdgeActive) {
+          duplicates.push_back(std::move(edge));
+        }
+      }
+    }
+    if (!duplicates.empty()) {
+      return Status::AlreadyExists(type_.name + " edge " + ShortId(stored.src) + " -> " +
+                                   ShortId(stored.dst) + " already exists (" +
+                                   duplicates.front().id + ")");
+    }
+    if (type_.single_valued) {
+      // The previous values: the source's edges of the type (with symmetric, either endpoint's).
+      std::map<std::string, store::EdgeRecord> previous;
+      const std::string* ends[] = {&stored.src, &stored.dst};
+      for (const std::string* end : ends) {
+        if (!type_.symmetric && end == &stored.dst) continue;
+        ASSIGN_OR_RETURN(std::vector<store::EdgeRecord> edges,
+                         ctx.txn().EdgesOf(*end,
+                                           type_.symmetric ? store::EdgeDirection::kBoth
+                                                           : store::EdgeDirection::kOutgoing,
+                                           type_.name));
+        for (store::EdgeRecord& edge : edges) {
+          if (edge.status == store::kEdgeActive) previous.emplace(edge.id, std::move(edge));
+        }
+      }
+      const Timestamp close_at = stored.valid_from.value_or(stored.now);
+      for (const auto& [id, edge] : previous) {
+        // Never before the old edge began.
+        const Timestamp end =
+            edge.valid_from.has_value() ? std::max(close_at, *edge.valid_from) : close_at;
+        RETURN_IF_ERROR(ctx.UpdateEdgeState(id, store::kEdgeSuperseded, end, stored.now));
+      }
+    }
+    return ctx.InsertEdge(ctx.NewRecord(stored, store::kEdgeActive));
+  }
+
+ private:
+  ClientEdgeType type_;
+};
+
+bool IsClientTypeName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name[0] < 'a' || name[0] > 'z') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+std::string_view Trimmed(std::string_view text) {
+  const std::size_t begin = text.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  const std::size_t end = text.find_last_not_of(" \t");
+  return text.substr(begin, end - begin + 1);
+}
+
 }  // namespace
+
+StatusOr<std::vector<ClientEdgeType>> ParseClientEdgeTypes(std::string_view spec) {
+  std::vector<ClientEdgeType> types;
+  std::set<std::string, std::less<>> names;
+  if (Trimmed(spec).empty()) return types;
+  std::size_t begin = 0;
+  while (begin <= spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', begin), spec.size());
+    const std::string_view entry = Trimmed(spec.substr(begin, comma - begin));
+    begin = comma + 1;
+    const std::string shown(entry.substr(0, 96));
+    if (entry.empty()) return Status::InvalidArgument("edge_types: an empty entry");
+    ClientEdgeType type;
+    std::size_t part_begin = 0;
+    bool first = true;
+    while (part_begin <= entry.size()) {
+      const std::size_t colon = std::min(entry.find(':', part_begin), entry.size());
+      const std::string_view part = Trimmed(entry.substr(part_begin, colon - part_begin));
+      part_begin = colon + 1;
+      if (first) {
+        if (!IsClientTypeName(part)) {
+          return Status::InvalidArgument(
+              "edge_types: \"" + shown +
+              "\": a type name is a lowercase letter followed by at most 63 lowercase letters, "
+              "digits or '_'");
+        }
+        type.name = std::string(part);
+        first = false;
+      } else if (part == "single_valued") {
+        type.single_valued = true;
+      } else if (part == "symmetric") {
+        type.symmetric = true;
+      } else if (part == "transitive") {
+        type.transitive = true;
+      } else {
+        return Status::InvalidArgument("edge_types: \"" + shown + "\": unknown flag \"" +
+                                       std::string(part.substr(0, 64)) +
+                                       "\" (flags: single_valued, symmetric, transitive)");
+      }
+    }
+    if (!names.insert(type.name).second) {
+      return Status::InvalidArgument("edge_types: type \"" + type.name + "\" is declared twice");
+    }
+    types.push_back(std::move(type));
+    if (comma == spec.size()) break;
+  }
+  return types;
+}
 
 store::EdgeRecord EdgeContext::NewRecord(const EdgeRequest& request,
                                          std::string_view status) const {
@@ -316,9 +436,9 @@ std::unique_ptr<EdgeRegistry> EdgeRegistry::WithBuiltins() {
       std::make_unique<KindCheckedEdgeHandler>(
           kRefersTo, std::vector<NodeKind>{NodeKind::kTurn, NodeKind::kSignal, NodeKind::kFact},
           std::vector<NodeKind>{NodeKind::kEntity, NodeKind::kSignal}, /*check_from_dst=*/false),
-      std::make_unique<KindCheckedEdgeHandler>(
-          kHasEntity, std::vector<NodeKind>{NodeKind::kScope},
-          std::vector<NodeKind>{NodeKind::kEntity}, /*check_from_dst=*/true),
+      std::make_unique<KindCheckedEdgeHandler>(kHasEntity, std::vector<NodeKind>{NodeKind::kScope},
+                                               std::vector<NodeKind>{NodeKind::kEntity},
+                                               /*check_from_dst=*/true),
   };
   for (std::unique_ptr<EdgeHandler>& handler : builtins) {
     // Distinct built-in types: registration cannot fail.
@@ -339,6 +459,56 @@ Status EdgeRegistry::Register(std::unique_ptr<EdgeHandler> handler) {
 }
 
 bool EdgeRegistry::HasType(std::string_view type) const { return handlers_.contains(type); }
+
+std::vector<std::string> EdgeRegistry::TypeNames() const {
+  std::vector<std::string> names;
+  for (const auto& [type, unused] : handlers_) names.push_back(type);
+  return names;
+}
+
+Status EdgeRegistry::RegisterClientType(const ClientEdgeType& type) {
+  if (!IsClientTypeName(type.name)) {
+    return Status::InvalidArgument("edge type \"" + type.name.substr(0, 64) +
+                                   "\": a type name is a lowercase letter followed by at most 63 "
+                                   "lowercase letters, digits or '_'");
+  }
+  if (HasType(type.name)) {
+    return Status::InvalidArgument(
+        "edge type \"" + type.name + "\" is already registered" +
+        (client_types_.contains(type.name) ? "" : " (one of engram's own types)"));
+  }
+  RETURN_IF_ERROR(Register(std::make_unique<ClientEdgeHandler>(type)));
+  client_types_.emplace(type.name, type);
+  return Status::Ok();
+}
+
+const ClientEdgeType* EdgeRegistry::ClientType(std::string_view type) const {
+  const auto found = client_types_.find(type);
+  return found == client_types_.end() ? nullptr : &found->second;
+}
+
+std::vector<ClientEdgeType> EdgeRegistry::ClientTypes() const {
+  std::vector<ClientEdgeType> types;
+  for (const auto& [name, type] : client_types_) types.push_back(type);
+  return types;
+}
+
+Status EdgeRegistry::RetireClientEdge(store::Transaction& txn, std::string_view edge_id,
+                                      Timestamp now) const {
+  ASSIGN_OR_RETURN(const store::EdgeRecord edge, txn.GetEdge(edge_id));
+  if (ClientType(edge.type) == nullptr) {
+    return Status::InvalidArgument("edge " + edge.id + " is a " + edge.type +
+                                   " edge, one of engram's own types; only edges of the types "
+                                   "declared in [graph] edge_types can be retired");
+  }
+  if (edge.status != store::kEdgeActive) {
+    return Status::FailedPrecondition("edge " + edge.id + " is " + edge.status +
+                                      "; only an active edge can be retired");
+  }
+  const Timestamp end = edge.valid_from.has_value() ? std::max(now, *edge.valid_from) : now;
+  const store::EdgeWriteKey key;
+  return txn.UpdateEdgeState(key, edge.id, store::kEdgeRetired, end, now);
+}
 
 StatusOr<std::int64_t> EdgeRegistry::Restore(store::Transaction& txn,
                                              const store::EdgeRecord& record) const {

@@ -49,10 +49,10 @@ inline constexpr std::string_view kSupersedes = "supersedes";
 inline constexpr std::string_view kContradicts = "contradicts";
 inline constexpr std::string_view kSameAs = "same_as";
 // Analysis edge types (write/analysis.h), each checking the kinds of its endpoints:
-//   at_time     turn / fact / signal / episode -> a date or time signal node (the resolved interval)
-//   mentions    turn / fact / episode -> entity (attrs: spans, speaker)
-//   refers_to   turn / signal / fact -> entity or signal (a resolved name or reference)
-//   has_entity  scope node -> entity (the scope's entity roster, read by the resolver)
+//   at_time     turn / fact / signal / episode -> a date or time signal node (the resolved
+//   interval) mentions    turn / fact / episode -> entity (attrs: spans, speaker) refers_to   turn
+//   / signal / fact -> entity or signal (a resolved name or reference) has_entity  scope node ->
+//   entity (the scope's entity roster, read by the resolver)
 inline constexpr std::string_view kAtTime = "at_time";
 inline constexpr std::string_view kMentions = "mentions";
 inline constexpr std::string_view kRefersTo = "refers_to";
@@ -130,6 +130,29 @@ class EdgeHandler {
 // same ordered pair is kAlreadyExists.
 std::unique_ptr<EdgeHandler> MakePlainEdgeHandler(std::string type);
 
+// A client-declared edge type ([graph] edge_types) and its semantics. Its handler checks what
+// every edge needs (EdgeRegistry::Apply) and then:
+//   single_valued  a new edge supersedes the source's active edges of the type (status
+//                  superseded, validity closed at the new edge's valid_from, else now); with
+//                  symmetric, every active edge of the type touching either endpoint
+//   symmetric      the edge is stored once, src < dst (the handler orders the endpoints), and a
+//                  second active edge between the pair in either order is kAlreadyExists
+//   transitive     recorded for readers (a -> b -> c implies a -> c); nothing is derived on insert
+// Without symmetric, a second active edge of the type between the same ordered pair is
+// kAlreadyExists.
+struct ClientEdgeType {
+  std::string name;
+  bool single_valued = false;
+  bool symmetric = false;
+  bool transitive = false;
+};
+
+// Parses the [graph] edge_types setting: comma-separated entries "name[:flag[:flag...]]" with the
+// flags single_valued, symmetric and transitive, e.g. "owns:single_valued, sibling_of:symmetric,
+// part_of:transitive". A name is a lowercase letter followed by at most 63 lowercase letters,
+// digits or '_'. "" declares none. kInvalidArgument naming the bad entry, flag or repeated name.
+StatusOr<std::vector<ClientEdgeType>> ParseClientEdgeTypes(std::string_view spec);
+
 // Invariant: at most one handler per type.
 class EdgeRegistry {
  public:
@@ -145,6 +168,20 @@ class EdgeRegistry {
   // an empty type.
   Status Register(std::unique_ptr<EdgeHandler> handler);
   bool HasType(std::string_view type) const;
+  // Every registered type, sorted.
+  std::vector<std::string> TypeNames() const;
+
+  // Registers the handler of a client type. kInvalidArgument for a malformed name or one that is
+  // already registered (engram's own types cannot be redefined), naming it.
+  Status RegisterClientType(const ClientEdgeType& type);
+  // The client type `type`; null for engram's own types and unknown ones.
+  const ClientEdgeType* ClientType(std::string_view type) const;
+  // The client types, by name.
+  std::vector<ClientEdgeType> ClientTypes() const;
+  // Retires an active edge of a client type: status retired, validity closed at `now`.
+  // kNotFound for an unknown edge, kInvalidArgument for an edge of engram's own types,
+  // kFailedPrecondition when the edge is not active.
+  Status RetireClientEdge(store::Transaction& txn, std::string_view edge_id, Timestamp now) const;
 
   // Runs the common checks and the type's handler; returns the inserted edge.
   StatusOr<store::EdgeRecord> Apply(store::Transaction& txn, const EdgeRequest& request) const;
@@ -172,6 +209,7 @@ class EdgeRegistry {
                          std::string_view new_status) const;
 
   std::map<std::string, std::unique_ptr<EdgeHandler>, std::less<>> handlers_;
+  std::map<std::string, ClientEdgeType, std::less<>> client_types_;
 };
 
 }  // namespace engram::write
