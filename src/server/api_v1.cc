@@ -10,6 +10,7 @@
 #include "core/ids.h"
 #include "engram/clock.h"
 #include "io/api_json.h"
+#include "io/graph_json.h"
 #include "io/scope_records.h"
 #include "io/turns_jsonl.h"
 #include "server/openapi.h"
@@ -357,6 +358,13 @@ RouteList V1Api::Routes() {
       {"GET", "/v1/memories/{id}/links", bind(&V1Api::Links)},
       {"POST", "/v1/memories/{id}/retire", bind(&V1Api::Retire)},
       {"POST", "/v1/memories/{id}/amend", bind(&V1Api::Amend)},
+      {"GET", "/v1/memories/{id}/neighbours", bind(&V1Api::Neighbours)},
+      {"GET", "/v1/memories/{id}/paths", bind(&V1Api::Paths)},
+      {"GET", "/v1/memories/{id}/identity", bind(&V1Api::IdentityClass)},
+      {"GET", "/v1/edge-types", bind(&V1Api::EdgeTypes)},
+      {"POST", "/v1/scopes/{scope}/edges", bind(&V1Api::AddEdge)},
+      {"GET", "/v1/edges/{id}", bind(&V1Api::GetEdge)},
+      {"POST", "/v1/edges/{id}/retire", bind(&V1Api::RetireEdge)},
       {"POST", "/v1/proposals", bind(&V1Api::Propose)},
       {"POST", "/v1/proposals/{id}/accept", bind(&V1Api::AcceptProposal)},
       {"POST", "/v1/proposals/{id}/reject", bind(&V1Api::RejectProposal)},
@@ -919,6 +927,169 @@ ApiResponse V1Api::AcceptProposal(const ApiRequest& request) {
 
 ApiResponse V1Api::RejectProposal(const ApiRequest& request) {
   return DecideProposal(request, /*accept=*/false);
+}
+
+Status V1Api::GraphQuery(const ApiRequest& request, const std::set<std::string>& allowed,
+                         GraphQueryOptions* options) const {
+  RETURN_IF_ERROR(KnownQuery(request, allowed));
+  if (const std::optional<std::string> types = QueryValue(request, "types")) {
+    StatusOr<std::vector<std::string>> parsed = io::ParseEdgeTypeList(*types);
+    if (!parsed.ok()) {
+      return Status::InvalidArgument("query parameter \"types\": " + parsed.status().message());
+    }
+    options->edge_types = *std::move(parsed);
+  }
+  if (const std::optional<std::string> direction = QueryValue(request, "direction")) {
+    StatusOr<GraphDirection> parsed = ParseGraphDirection(*direction);
+    if (!parsed.ok()) {
+      return Status::InvalidArgument("query parameter \"direction\": " + parsed.status().message());
+    }
+    options->direction = *parsed;
+  }
+  std::int64_t limit = static_cast<std::int64_t>(options->limit);
+  RETURN_IF_ERROR(
+      QueryNumber(request, "limit", 1, static_cast<std::int64_t>(kMaxGraphLimit), &limit));
+  options->limit = static_cast<std::size_t>(limit);
+  std::int64_t depth = static_cast<std::int64_t>(options->max_depth);
+  RETURN_IF_ERROR(
+      QueryNumber(request, "max_depth", 1, static_cast<std::int64_t>(kMaxGraphDepth), &depth));
+  options->max_depth = static_cast<std::size_t>(depth);
+  RETURN_IF_ERROR(QueryBool(request, "include_retired", &options->include_retired));
+  RETURN_IF_ERROR(QueryTime(request, "valid_at", &options->valid_at));
+  RETURN_IF_ERROR(QueryTime(request, "known_at", &options->known_at));
+  const auth::Access* access = request.access;
+  options->readable_scope = [access](std::string_view scope) {
+    return access->AllowsPath(std::string(scope), auth::Right::kRead);
+  };
+  return Status::Ok();
+}
+
+ApiResponse V1Api::Neighbours(const ApiRequest& request) {
+  const std::string id = PathParam(request, "id");
+  StatusOr<Memory> memory = ReadableMemory(engine_, *request.access, id);
+  if (!memory.ok()) return ErrorResponse(memory.status(), request.request_id);
+  GraphQueryOptions options;
+  Status status = GraphQuery(
+      request, {"types", "direction", "limit", "include_retired", "valid_at", "known_at"},
+      &options);
+  if (!status.ok()) return ErrorResponse(status, request.request_id);
+  StatusOr<NeighboursResult> result = engine_.Neighbours(id, options);
+  if (!result.ok()) return ErrorResponse(result.status(), request.request_id);
+  return Ok(io::ToJson(*result));
+}
+
+ApiResponse V1Api::Paths(const ApiRequest& request) {
+  const std::string id = PathParam(request, "id");
+  StatusOr<Memory> memory = ReadableMemory(engine_, *request.access, id);
+  if (!memory.ok()) return ErrorResponse(memory.status(), request.request_id);
+  GraphQueryOptions options;
+  Status status = GraphQuery(
+      request,
+      {"to", "types", "direction", "limit", "max_depth", "include_retired", "valid_at", "known_at"},
+      &options);
+  if (!status.ok()) return ErrorResponse(status, request.request_id);
+  const std::string to = QueryValue(request, "to").value_or("");
+  if (to.empty()) return BadRequest("query parameter \"to\" must be a memory id", request);
+  StatusOr<Memory> end = ReadableMemory(engine_, *request.access, to);
+  if (!end.ok()) return ErrorResponse(end.status(), request.request_id);
+  StatusOr<PathsResult> result = engine_.Paths(id, to, options);
+  if (!result.ok()) return ErrorResponse(result.status(), request.request_id);
+  return Ok(io::ToJson(*result));
+}
+
+ApiResponse V1Api::IdentityClass(const ApiRequest& request) {
+  const std::string id = PathParam(request, "id");
+  StatusOr<Memory> memory = ReadableMemory(engine_, *request.access, id);
+  if (!memory.ok()) return ErrorResponse(memory.status(), request.request_id);
+  GraphQueryOptions options;
+  Status status =
+      GraphQuery(request, {"limit", "include_retired", "valid_at", "known_at"}, &options);
+  if (!status.ok()) return ErrorResponse(status, request.request_id);
+  StatusOr<IdentityClassResult> result = engine_.IdentityClass(id, options);
+  if (!result.ok()) return ErrorResponse(result.status(), request.request_id);
+  return Ok(io::ToJson(*result));
+}
+
+ApiResponse V1Api::EdgeTypes(const ApiRequest& request) {
+  if (Status status = KnownQuery(request, {}); !status.ok()) {
+    return ErrorResponse(status, request.request_id);
+  }
+  return Ok(io::EdgeTypesToJson(engine_.EdgeTypes()));
+}
+
+ApiResponse V1Api::AddEdge(const ApiRequest& request) {
+  StatusOr<Scope> scope = PathScope(request);
+  if (!scope.ok()) return ErrorResponse(scope.status(), request.request_id);
+  if (auto denied = Require(request, *scope, auth::Right::kWrite)) return *denied;
+  StatusOr<json> body = ObjectBody(request, {"type", "src", "dst", "attrs", "valid_from"});
+  if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
+  NewEdge edge;
+  Status status = StringField(*body, "type", 64, &edge.type);
+  if (status.ok()) status = StringField(*body, "src", 64, &edge.src);
+  if (status.ok()) status = StringField(*body, "dst", 64, &edge.dst);
+  if (status.ok()) status = TimeField(*body, "valid_from", &edge.valid_from);
+  if (status.ok() && (edge.type.empty() || edge.src.empty() || edge.dst.empty())) {
+    status = Status::InvalidArgument("\"type\", \"src\" and \"dst\" are required");
+  }
+  if (status.ok()) {
+    const auto attrs = body->find("attrs");
+    if (attrs != body->end() && !attrs->is_null()) {
+      if (!attrs->is_object()) {
+        status = Status::InvalidArgument(std::string("\"attrs\" must be a JSON object, got ") +
+                                         attrs->type_name());
+      } else {
+        edge.attrs_json = attrs->dump(-1, ' ', false, json::error_handler_t::replace);
+      }
+    }
+  }
+  if (!status.ok()) return ErrorResponse(status, request.request_id);
+  // Both ends must be memories the caller may read (else 404, whichever side).
+  for (const auto& [field, id] :
+       {std::pair<std::string_view, const std::string*>{"src", &edge.src}, {"dst", &edge.dst}}) {
+    StatusOr<Memory> memory = ReadableMemory(engine_, *request.access, *id);
+    if (!memory.ok()) {
+      return ErrorResponse(memory.status().WithContext(field), request.request_id);
+    }
+  }
+  StatusOr<GraphEdge> added = engine_.AddEdge(*scope, edge);
+  if (!added.ok()) return ErrorResponse(added.status(), request.request_id);
+  return Ok(io::ToJson(*added), 201);
+}
+
+StatusOr<GraphEdge> V1Api::ReadableEdge(const ApiRequest& request, std::string_view id) {
+  if (!core::LooksLikeId(id)) {
+    return Status::InvalidArgument("edge id must be 32 lowercase hex digits");
+  }
+  const Status not_found = Status::NotFound("edge " + std::string(id) + " not found");
+  StatusOr<GraphEdge> edge = engine_.GetEdge(id);
+  if (!edge.ok()) {
+    return edge.status().code() == StatusCode::kNotFound ? not_found : edge.status();
+  }
+  if (!request.access->AllowsPath(edge->scope, auth::Right::kRead)) return not_found;
+  for (const std::string* end : {&edge->src, &edge->dst}) {
+    if (!ReadableMemory(engine_, *request.access, *end).ok()) return not_found;
+  }
+  return edge;
+}
+
+ApiResponse V1Api::GetEdge(const ApiRequest& request) {
+  StatusOr<GraphEdge> edge = ReadableEdge(request, PathParam(request, "id"));
+  if (!edge.ok()) return ErrorResponse(edge.status(), request.request_id);
+  return Ok(io::ToJson(*edge));
+}
+
+ApiResponse V1Api::RetireEdge(const ApiRequest& request) {
+  const std::string id = PathParam(request, "id");
+  StatusOr<GraphEdge> edge = ReadableEdge(request, id);
+  if (!edge.ok()) return ErrorResponse(edge.status(), request.request_id);
+  if (auto denied = RequirePath(request, edge->scope, auth::Right::kWrite)) return *denied;
+  StatusOr<json> body = ObjectBody(request, {}, /*body_optional=*/true);
+  if (!body.ok()) return ErrorResponse(body.status(), request.request_id);
+  Status status = engine_.RetireEdge(id);
+  if (!status.ok()) return ErrorResponse(status, request.request_id);
+  StatusOr<GraphEdge> after = engine_.GetEdge(id);
+  if (!after.ok()) return ErrorResponse(after.status(), request.request_id);
+  return Ok(io::ToJson(*after));
 }
 
 ApiResponse V1Api::RebuildIndex(const ApiRequest& request) {

@@ -18,6 +18,8 @@
 #define ENGRAM_SERVER_API_V1_H_
 
 #include <cstddef>
+#include <set>
+#include <string>
 #include <string_view>
 
 #include "auth/access.h"
@@ -84,6 +86,15 @@ class V1Api {
   ApiResponse Propose(const ApiRequest& request);
   ApiResponse AcceptProposal(const ApiRequest& request);
   ApiResponse RejectProposal(const ApiRequest& request);
+  // The world graph (engram/graph.h): queries from a memory the caller may read (404 otherwise),
+  // naming only memories it may read; client edges of the types declared in [graph] edge_types.
+  ApiResponse Neighbours(const ApiRequest& request);
+  ApiResponse Paths(const ApiRequest& request);
+  ApiResponse IdentityClass(const ApiRequest& request);
+  ApiResponse EdgeTypes(const ApiRequest& request);
+  ApiResponse AddEdge(const ApiRequest& request);
+  ApiResponse GetEdge(const ApiRequest& request);
+  ApiResponse RetireEdge(const ApiRequest& request);
   ApiResponse RebuildIndex(const ApiRequest& request);
   ApiResponse Info(const ApiRequest& request);
   ApiResponse OpenApi(const ApiRequest& request);
@@ -91,6 +102,11 @@ class V1Api {
  private:
   ApiResponse DecideProposal(const ApiRequest& request, bool accept);
   ApiResponse ConsolidatedListing(const ApiRequest& request, NodeKind kind);
+  // The query parameters every graph query takes, into *options.
+  Status GraphQuery(const ApiRequest& request, const std::set<std::string>& allowed,
+                    GraphQueryOptions* options) const;
+  // The edge `id` if the caller may read it and both its ends: kNotFound otherwise.
+  StatusOr<GraphEdge> ReadableEdge(const ApiRequest& request, std::string_view id);
 
   Engine& engine_;
   ApiLimits limits_;

@@ -367,6 +367,55 @@ Json Schemas() {
                                  {"dst", Type("string")},
                                  {"status", Type("string")},
                                  {"attrs", Json{{"type", Json::array({"object", "string"})}}}}))}});
+  // The world graph (io/graph_json.h).
+  s["GraphNode"] = Closed({{"id", Type("string")},
+                           {"kind", kKindEnum},
+                           {"scope", Type("string")},
+                           {"text", Type("string")},
+                           {"status", kStatusEnum},
+                           {"valid_from", Nullable("string")},
+                           {"valid_to", Nullable("string")}});
+  s["GraphEdge"] = Closed({{"id", Type("string")},
+                           {"type", Type("string")},
+                           {"src", Type("string")},
+                           {"dst", Type("string")},
+                           {"scope", Type("string")},
+                           {"status", kStatusEnum},
+                           {"valid_from", Nullable("string")},
+                           {"valid_to", Nullable("string")},
+                           {"ingested_at", Nullable("string")},
+                           {"attrs", Json{{"type", Json::array({"object", "string"})}}}});
+  s["Neighbours"] = Closed({{"node", Ref("GraphNode")},
+                            {"count", Type("integer")},
+                            {"neighbours", ArrayOf(Closed({{"direction", Enum({"out", "in"})},
+                                                           {"edge", Ref("GraphEdge")},
+                                                           {"node", Ref("GraphNode")}}))},
+                            {"truncated", Type("boolean")}});
+  s["Paths"] = Closed({{"from", Type("string")},
+                       {"to", Type("string")},
+                       {"count", Type("integer")},
+                       {"paths", ArrayOf(Closed({{"length", Type("integer")},
+                                                 {"nodes", ArrayOf(Type("string"))},
+                                                 {"edges", ArrayOf(Ref("GraphEdge"))}}))},
+                       {"nodes", ArrayOf(Ref("GraphNode"))},
+                       {"truncated", Type("boolean")}});
+  s["IdentityClass"] = Closed({{"entity", Ref("GraphNode")},
+                               {"count", Type("integer")},
+                               {"members", ArrayOf(Ref("GraphNode"))},
+                               {"edges", ArrayOf(Ref("GraphEdge"))},
+                               {"truncated", Type("boolean")}});
+  s["EdgeTypes"] = Closed({{"count", Type("integer")},
+                           {"edge_types", ArrayOf(Closed({{"name", Type("string")},
+                                                          {"builtin", Type("boolean")},
+                                                          {"single_valued", Type("boolean")},
+                                                          {"symmetric", Type("boolean")},
+                                                          {"transitive", Type("boolean")}}))}});
+  s["AddEdgeRequest"] = Object({{"type", Type("string")},
+                                {"src", Type("string")},
+                                {"dst", Type("string")},
+                                {"attrs", Type("object")},
+                                {"valid_from", Nullable("string")}},
+                               {"type", "src", "dst"});
   s["RetireRequest"] = Object({{"reason", Type("string")}}, {});
   s["AmendResult"] = Closed(
       {{"id", Type("string")}, {"superseded_id", Type("string")}, {"sequence", Type("integer")}});
@@ -505,6 +554,49 @@ Json Build() {
       Operation("The memory's changes, oldest first", {id}, "", 200, "History", {400, 401, 404});
   paths["/v1/memories/{id}/links"]["get"] =
       Operation("Edges from or to the memory", {id}, "", 200, "Links", {400, 401, 404});
+  const Json types = Param("types", "query", Type("string"),
+                           "edge types to follow, comma-separated (default: every type)", false);
+  const Json direction =
+      Param("direction", "query", Enum({"out", "in", "both"}), "default both", false);
+  const Json graph_limit =
+      Param("limit", "query", Type("integer"), "1 to 1000 results (default 100)", false);
+  const Json include_retired = Param("include_retired", "query", Type("boolean"),
+                                     "without valid_at / known_at: also retired, superseded, "
+                                     "pending and rejected edges and memories",
+                                     false);
+  const Json valid_at = Param("valid_at", "query", Type("string"),
+                              "ISO-8601 time: the edges and memories valid then", false);
+  const Json known_at =
+      Param("known_at", "query", Type("string"),
+            "ISO-8601 time: only what was recorded by then, with the status it had then", false);
+  paths["/v1/memories/{id}/neighbours"]["get"] = Operation(
+      "The memory's edges of the asked types and direction, with the memory at each other end",
+      {id, types, direction, graph_limit, include_retired, valid_at, known_at}, "", 200,
+      "Neighbours", {400, 401, 404});
+  paths["/v1/memories/{id}/paths"]["get"] = Operation(
+      "Simple paths from the memory to another of at most max_depth edges, shortest first",
+      {id, Param("to", "query", Type("string"), "the memory id the paths end at", true), types,
+       direction,
+       Param("max_depth", "query", Type("integer"), "1 to 4 edges per path (default 2)", false),
+       graph_limit, include_retired, valid_at, known_at},
+      "", 200, "Paths", {400, 401, 404});
+  paths["/v1/memories/{id}/identity"]["get"] =
+      Operation("The entity's identity class: entities joined to it by accepted same_as edges",
+                {id, graph_limit, include_retired, valid_at, known_at}, "", 200, "IdentityClass",
+                {400, 401, 404});
+  paths["/v1/edge-types"]["get"] =
+      Operation("Every registered edge type with its semantics ([graph] edge_types)", {}, "", 200,
+                "EdgeTypes", {401});
+  paths["/v1/scopes/{scope}/edges"]["post"] =
+      Operation("Add an edge of a client type declared in [graph] edge_types", {scope},
+                "AddEdgeRequest", 201, "GraphEdge", {400, 401, 403, 404, 409});
+  const Json edge_id =
+      Param("id", "path", Type("string"), "Edge id (32 lowercase hex digits)", true);
+  paths["/v1/edges/{id}"]["get"] =
+      Operation("One edge", {edge_id}, "", 200, "GraphEdge", {400, 401, 404});
+  paths["/v1/edges/{id}/retire"]["post"] =
+      Operation("Retire a client edge (optional body {})", {edge_id}, "", 200, "GraphEdge",
+                {400, 401, 403, 404, 409});
   paths["/v1/memories/{id}/retire"]["post"] =
       Operation("Retire the memory (optional body {\"reason\"})", {id}, "", 200, "Memory",
                 {400, 401, 403, 404, 409});

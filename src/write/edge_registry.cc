@@ -436,9 +436,9 @@ std::unique_ptr<EdgeRegistry> EdgeRegistry::WithBuiltins() {
       std::make_unique<KindCheckedEdgeHandler>(
           kRefersTo, std::vector<NodeKind>{NodeKind::kTurn, NodeKind::kSignal, NodeKind::kFact},
           std::vector<NodeKind>{NodeKind::kEntity, NodeKind::kSignal}, /*check_from_dst=*/false),
-      std::make_unique<KindCheckedEdgeHandler>(kHasEntity, std::vector<NodeKind>{NodeKind::kScope},
-                                               std::vector<NodeKind>{NodeKind::kEntity},
-                                               /*check_from_dst=*/true),
+      std::make_unique<KindCheckedEdgeHandler>(
+          kHasEntity, std::vector<NodeKind>{NodeKind::kScope},
+          std::vector<NodeKind>{NodeKind::kEntity}, /*check_from_dst=*/true),
   };
   for (std::unique_ptr<EdgeHandler>& handler : builtins) {
     // Distinct built-in types: registration cannot fail.

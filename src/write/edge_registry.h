@@ -49,10 +49,10 @@ inline constexpr std::string_view kSupersedes = "supersedes";
 inline constexpr std::string_view kContradicts = "contradicts";
 inline constexpr std::string_view kSameAs = "same_as";
 // Analysis edge types (write/analysis.h), each checking the kinds of its endpoints:
-//   at_time     turn / fact / signal / episode -> a date or time signal node (the resolved
-//   interval) mentions    turn / fact / episode -> entity (attrs: spans, speaker) refers_to   turn
-//   / signal / fact -> entity or signal (a resolved name or reference) has_entity  scope node ->
-//   entity (the scope's entity roster, read by the resolver)
+//   at_time     turn / fact / signal / episode -> a date or time signal node (the resolved interval)
+//   mentions    turn / fact / episode -> entity (attrs: spans, speaker)
+//   refers_to   turn / signal / fact -> entity or signal (a resolved name or reference)
+//   has_entity  scope node -> entity (the scope's entity roster, read by the resolver)
 inline constexpr std::string_view kAtTime = "at_time";
 inline constexpr std::string_view kMentions = "mentions";
 inline constexpr std::string_view kRefersTo = "refers_to";
