@@ -287,19 +287,21 @@ Status ConvertToSchema6(Connection& connection) {
 }  // namespace
 
 StatusOr<std::int64_t> ReadSchemaVersion(Connection& connection) {
-  ASSIGN_OR_RETURN(const std::optional<std::string> has_meta,
-                   connection.QueryText("SELECT to_regclass('meta')::text", Params(),
-                                        "read schema version"));
-  if (!has_meta.has_value()) {
-    ASSIGN_OR_RETURN(const std::optional<std::string> any_table,
-                     connection.QueryText("SELECT table_name::text FROM information_schema.tables "
-                                          "WHERE table_schema = current_schema() "
-                                          "ORDER BY table_name LIMIT 1",
-                                          Params(), "read schema version"));
-    if (any_table.has_value()) {
+  // One statement, so one snapshot answers both questions: a store another server is creating
+  // appears all at once (its tables and meta commit together). The table names are read from the
+  // catalog rather than by resolving 'meta' (to_regclass), which may answer from this session's
+  // cache of the names it looked up before that commit: "no meta" beside the new tables.
+  ASSIGN_OR_RETURN(Result tables,
+                   connection.Query("SELECT coalesce(bool_or(table_name = 'meta'), false), "
+                                    "min(table_name)::text FROM information_schema.tables "
+                                    "WHERE table_schema = current_schema()",
+                                    Params(), "read schema version"));
+  const bool has_meta = tables.size() > 0 && tables.Text(0, 0) == "t";
+  if (!has_meta) {
+    if (tables.size() > 0 && !tables.IsNull(0, 1)) {
       return Status::FailedPrecondition(
           "postgres: " + connection.display_name() +
-          " holds tables but no engram store (it has table \"" + *any_table +
+          " holds tables but no engram store (it has table \"" + std::string(tables.Text(0, 1)) +
           "\" and no meta table): use an empty database or schema for the store");
     }
     return 0;
