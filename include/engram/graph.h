@@ -145,7 +145,7 @@ struct NewEdge {
   std::string src;                // memory id
   std::string dst;                // memory id
   std::string attrs_json = "{}";  // a JSON object of at most 16 KiB, stored with the edge
-  // When the relation starts to hold; unset = unknown.
+  // When the relation starts to hold; unset = from when it is added.
   std::optional<Timestamp> valid_from;
 };
 

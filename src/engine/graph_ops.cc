@@ -563,7 +563,8 @@ StatusOr<GraphEdge> AddEdge(const GraphContext& context, const Scope& scope, con
   request.dst = edge.dst;
   request.scope_id = record->scope_id;
   request.attrs_json = attrs.dump();
-  request.valid_from = edge.valid_from;
+  // Unset: the relation holds from when it is recorded, so a valid_at before it does not see it.
+  request.valid_from = edge.valid_from.value_or(context.now);
   request.now = context.now;
   ASSIGN_OR_RETURN(const store::EdgeRecord inserted, context.registry.Apply(*txn, request));
   RETURN_IF_ERROR(txn->Commit());
