@@ -6,6 +6,11 @@
 //                       [--consolidate]
 //   engram bench longmemeval --data longmemeval_s.json.zst [same flags; --k = turn cut-offs]
 //                            [--abstention]  (the _abs questions, for the sufficiency report)
+//   either, end to end (eval/qa.h): --answer-with URL --answer-model NAME [--judge-with URL]
+//       [--judge-model NAME] [--answers FILE.jsonl] [--answer-prompt FILE] [--judge-prompt FILE]
+//       [--price-in USD --price-out USD] [--judge-price-in USD --judge-price-out USD]
+//       [--concurrency N] [--llm-timeout S] [--seed N] [--max-failures N] [--adversarial]
+//       API keys from ENGRAM_LLM_API_KEY (answer) and ENGRAM_JUDGE_API_KEY (judge).
 //   engram bench perf [--memories 2000] [--scopes 10] [--queries 500] [--embedder hashing]
 //                     [--wait indexed|durable|derived] [--json OUT] [--store PATH [--reuse]]
 //   engram bench explain TRACE QUESTION_ID      (--json: the raw trace line)
@@ -19,6 +24,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -27,6 +33,7 @@
 #include "cli/cli.h"
 #include "eval/bench.h"
 #include "eval/perf.h"
+#include "eval/qa.h"
 #include "eval/trace_explain.h"
 #include "eval/understanding_bench.h"
 
@@ -46,6 +53,23 @@ struct DatasetArgs {
   bool abstention = false;
   std::vector<std::string> only;
   std::size_t limit = 0;
+  // End-to-end QA (eval/qa.h); off unless answer_with is set.
+  std::string answer_with;
+  std::string answer_model;
+  std::string judge_with;
+  std::string judge_model;
+  std::string answers;
+  std::string answer_prompt;
+  std::string judge_prompt;
+  double price_in = 0;
+  double price_out = 0;
+  double judge_price_in = 0;
+  double judge_price_out = 0;
+  std::size_t concurrency = 1;
+  double llm_timeout_s = 120;
+  std::optional<std::int64_t> seed;
+  std::size_t max_failures = 5;
+  bool adversarial = false;
 };
 
 struct PerfArgs {
@@ -206,6 +230,111 @@ void PrintDatasetReport(const io::Json& report, std::ostream& out) {
   PrintCost(report, out);
 }
 
+std::string Count(const io::Json& json, const char* key) {
+  const auto found = json.find(key);
+  return found != json.end() && found->is_number() ? found->dump() : "0";
+}
+
+std::string Share(const io::Json& value) {
+  return value.is_number() ? Fixed(value.get<double>(), 3) : std::string("-");
+}
+
+// The QA section: accuracy per category beside the retrieval's evidence in the context, then
+// failures, tokens and cost.
+void PrintQaReport(const io::Json& report, std::ostream& out) {
+  const io::Json& qa = report["qa"];
+  const bool locomo = report["dataset"] == "locomo";
+  out << "\nend-to-end QA (" << (locomo ? "LoCoMo J-score" : "LongMemEval judge") << "): answer "
+      << qa["answer"]["model"].get<std::string>() << " at "
+      << qa["answer"]["url"].get<std::string>() << ", judge "
+      << qa["judge"]["model"].get<std::string>() << " at " << qa["judge"]["url"].get<std::string>()
+      << "\n";
+  char line[200];
+  std::snprintf(line, sizeof line, "%-28s %9s %8s %8s %6s %14s\n", "", "accuracy", "judged",
+                "failed", "n", "evidence_all");
+  out << line;
+  const auto row = [&](const std::string& name, const io::Json& tally, const io::Json* context) {
+    const std::string evidence = context != nullptr && context->is_object()
+                                     ? Share(context->value("evidence_all", io::Json()))
+                                     : std::string("-");
+    std::snprintf(line, sizeof line, "%-28s %9s %8s %8s %6s %14s\n", Printable(name).c_str(),
+                  Share(tally["accuracy"]).c_str(), Count(tally, "judged").c_str(),
+                  Count(tally, "failed").c_str(), Count(tally, "questions").c_str(),
+                  evidence.c_str());
+    out << line;
+  };
+  row("overall", qa, &report["context"]);
+  for (auto entry = qa["by_category"].begin(); entry != qa["by_category"].end(); ++entry) {
+    const auto retrieval = report["by_category"].find(entry.key());
+    row("  " + entry.key(), *entry,
+        retrieval == report["by_category"].end() ? nullptr : &(*retrieval)["context"]);
+  }
+  if (qa.contains("abstention")) row("  abstention (_abs)", qa["abstention"], nullptr);
+  out << "accuracy = correct / judged; over all questions (failures as wrong): "
+      << Share(qa["accuracy_over_all"])
+      << "; evidence_all: every gold turn in the packed context\n";
+  if (Number(qa, "excluded") > 0) {
+    out << "excluded: " << qa["excluded"].dump() << " (" << qa.value("excluded_why", "") << ")\n";
+  }
+  const io::Json& failures = qa["failures_by_role"];
+  out << "failures: answer " << Count(failures, "answer") << ", judge " << Count(failures, "judge")
+      << "\n";
+  for (const io::Json& failure : qa["failures"]) {
+    out << "  " << failure["question_id"].get<std::string>() << " ("
+        << failure["role"].get<std::string>() << "): " << failure["error"].get<std::string>()
+        << "\n";
+  }
+  const io::Json& tokens = qa["tokens"];
+  const io::Json& cost = qa["cost"];
+  for (const char* role : {"answer", "judge"}) {
+    out << "tokens (" << role << "): " << Count(tokens[role], "prompt_tokens") << " in, "
+        << Count(tokens[role], "completion_tokens") << " out, " << Count(tokens[role], "requests")
+        << " replies";
+    if (Number(tokens[role], "replies_without_usage") > 0) {
+      out << " (" << tokens[role]["replies_without_usage"].dump() << " without usage counts)";
+    }
+    out << "\n";
+  }
+  out << "cost: $" << Fixed(Number(cost, "total_usd"), 4) << " (answer $"
+      << Fixed(Number(cost, "answer_usd"), 4) << ", judge $" << Fixed(Number(cost, "judge_usd"), 4)
+      << "; $" << Fixed(Number(cost, "per_question_usd"), 6) << " per question); mean context "
+      << Fixed(Number(qa, "context_tokens_mean"), 0) << " tokens\n";
+  out << "requests this run: " << Count(qa, "requests_this_run")
+      << "; resumed: " << Count(qa, "resumed") << " questions";
+  if (qa["answers_file"].is_string())
+    out << " (answers: " << qa["answers_file"].get<std::string>() << ")";
+  out << "\n";
+}
+
+// The QA options of the flags; kInvalidArgument naming a bad one.
+StatusOr<eval::QaOptions> QaOptionsFrom(const DatasetArgs& args, Console& console) {
+  eval::QaOptions qa;
+  qa.answer.base_url = args.answer_with;
+  qa.answer.model = args.answer_model;
+  qa.answer.prompt_file = args.answer_prompt;
+  qa.answer.price_in_per_million = args.price_in;
+  qa.answer.price_out_per_million = args.price_out;
+  qa.judge.base_url = args.judge_with;
+  qa.judge.model = args.judge_model;
+  qa.judge.prompt_file = args.judge_prompt;
+  qa.judge.price_in_per_million = args.judge_price_in;
+  qa.judge.price_out_per_million = args.judge_price_out;
+  if (const char* key = std::getenv("ENGRAM_LLM_API_KEY")) qa.answer.api_key = key;
+  if (const char* key = std::getenv("ENGRAM_JUDGE_API_KEY")) qa.judge.api_key = key;
+  qa.seed = args.seed;
+  if (!(args.llm_timeout_s > 0)) {
+    return Status::InvalidArgument("--llm-timeout must be > 0 seconds");
+  }
+  qa.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.llm_timeout_s * 1000));
+  qa.concurrency = args.concurrency;
+  qa.answers_path = args.answers;
+  qa.max_consecutive_failures = args.max_failures;
+  qa.include_adversarial = args.adversarial;
+  qa.progress = console.quiet() ? nullptr : &console.err();
+  RETURN_IF_ERROR(qa.Validate());
+  return qa;
+}
+
 bool Interactive(const Console& console) { return !console.quiet() && isatty(STDERR_FILENO); }
 
 int RunDataset(std::string_view command, const DatasetArgs& args, Console& console, bool locomo) {
@@ -215,6 +344,21 @@ int RunDataset(std::string_view command, const DatasetArgs& args, Console& conso
   }
   if (args.reuse && args.store.empty()) {
     return console.UsageError(command, "--reuse needs --store (the store to recall over)");
+  }
+  const bool qa_flags = !args.answer_model.empty() || !args.judge_with.empty() ||
+                        !args.judge_model.empty() || !args.answers.empty() ||
+                        !args.answer_prompt.empty() || !args.judge_prompt.empty() ||
+                        args.adversarial;
+  if (args.answer_with.empty() && qa_flags) {
+    return console.UsageError(command,
+                              "the answer and judge flags need --answer-with URL (the answer "
+                              "model's OpenAI-compatible endpoint)");
+  }
+  std::optional<eval::QaOptions> qa;
+  if (!args.answer_with.empty()) {
+    StatusOr<eval::QaOptions> parsed = QaOptionsFrom(args, console);
+    if (!parsed.ok()) return console.UsageError(command, parsed.status().message());
+    qa = std::move(parsed).value();
   }
   eval::BenchOptions options;
   options.data_path = args.data;
@@ -232,8 +376,11 @@ int RunDataset(std::string_view command, const DatasetArgs& args, Console& conso
   options.limit = args.limit;
   options.progress = console.quiet() ? nullptr : &console.err();
   options.progress_interactive = Interactive(console);
-  StatusOr<io::Json> report =
-      locomo ? eval::RunLocomoBench(options) : eval::RunLongMemEvalBench(options);
+  const eval::BenchDataset dataset =
+      locomo ? eval::BenchDataset::kLocomo : eval::BenchDataset::kLongMemEval;
+  StatusOr<io::Json> report = qa.has_value() ? eval::RunBenchWithQa(dataset, options, *qa)
+                              : locomo       ? eval::RunLocomoBench(options)
+                                             : eval::RunLongMemEvalBench(options);
   if (!report.ok()) return console.Fail(command, report.status());
   if (!args.json_out.empty()) {
     if (Status written = WriteJsonFile(args.json_out, *report); !written.ok()) {
@@ -244,6 +391,7 @@ int RunDataset(std::string_view command, const DatasetArgs& args, Console& conso
     console.PrintJson(*report);
   } else {
     PrintDatasetReport(*report, console.out());
+    if (report->contains("qa")) PrintQaReport(*report, console.out());
     if (!args.json_out.empty()) console.out() << "report: " << args.json_out << "\n";
     if (!args.trace.empty()) console.out() << "trace: " << args.trace << "\n";
   }
@@ -368,6 +516,76 @@ void AddDatasetCommand(CLI::App& bench, std::string name, std::string descriptio
       ->add_option("--limit", args->limit,
                    locomo ? "Only the first N conversations" : "Only the first N questions")
       ->check(WholeNumber(0));
+  // End-to-end QA (eval/qa.h, docs/BENCHMARKS.md).
+  const std::string qa_group = "End-to-end QA (any OpenAI-compatible endpoint)";
+  command
+      ->add_option("--answer-with", args->answer_with,
+                   "Answer each question from its packed context with this chat-completions "
+                   "endpoint (e.g. http://127.0.0.1:11434/v1) and judge the answers; API key from "
+                   "ENGRAM_LLM_API_KEY")
+      ->group(qa_group);
+  command
+      ->add_option("--answer-model", args->answer_model,
+                   "Answer model (required with --answer-with)")
+      ->group(qa_group);
+  command
+      ->add_option("--judge-with", args->judge_with,
+                   "Judge endpoint (default: the answer endpoint); API key from "
+                   "ENGRAM_JUDGE_API_KEY, else the answer's")
+      ->group(qa_group);
+  command->add_option("--judge-model", args->judge_model, "Judge model (default: the answer model)")
+      ->group(qa_group);
+  command
+      ->add_option("--answers", args->answers,
+                   "Append each question's answer and verdict here (JSON lines); a rerun with the "
+                   "same settings reuses them and asks only what is missing or failed")
+      ->group(qa_group);
+  command
+      ->add_option("--answer-prompt", args->answer_prompt,
+                   "Answer prompt template file ({question} {context} {question_date} ...; "
+                   "default: the built-in prompt, docs/BENCHMARKS.md)")
+      ->group(qa_group);
+  command
+      ->add_option("--judge-prompt", args->judge_prompt,
+                   "Judge prompt template file, or a JSON object of templates per category with "
+                   "a \"default\" (default: the built-in judge of the dataset's protocol)")
+      ->group(qa_group);
+  command
+      ->add_option("--price-in", args->price_in,
+                   "Answer model: dollars per million input tokens (default 0)")
+      ->group(qa_group);
+  command
+      ->add_option("--price-out", args->price_out,
+                   "Answer model: dollars per million output tokens (default 0)")
+      ->group(qa_group);
+  command
+      ->add_option("--judge-price-in", args->judge_price_in,
+                   "Judge: dollars per million input tokens (default: --price-in when the judge "
+                   "is the answer model, else 0)")
+      ->group(qa_group);
+  command
+      ->add_option("--judge-price-out", args->judge_price_out,
+                   "Judge: dollars per million output tokens (default as --judge-price-in)")
+      ->group(qa_group);
+  command->add_option("--concurrency", args->concurrency, "Requests in flight at once (default 1)")
+      ->check(WholeNumber(1))
+      ->group(qa_group);
+  command->add_option("--llm-timeout", args->llm_timeout_s, "Seconds per request (default 120)")
+      ->group(qa_group);
+  command
+      ->add_option("--seed", args->seed, "Seed sent with every request (temperature is always 0)")
+      ->group(qa_group);
+  command
+      ->add_option("--max-failures", args->max_failures,
+                   "Stop after this many failed requests in a row (default 5)")
+      ->check(WholeNumber(1))
+      ->group(qa_group);
+  if (locomo) {
+    command
+        ->add_flag("--adversarial", args->adversarial,
+                   "Also answer category 5 (adversarial), which published J-scores leave out")
+        ->group(qa_group);
+  }
   const std::string full_name = "bench " + name;
   commands->push_back({command, [args, &console, full_name, locomo] {
                          return RunDataset(full_name, *args, console, locomo);

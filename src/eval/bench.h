@@ -29,6 +29,7 @@
 #define ENGRAM_EVAL_BENCH_H_
 
 #include <cstddef>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -49,6 +50,21 @@ inline constexpr std::size_t kTraceK = 10'000;
 inline constexpr std::size_t kLocomoMrrCutoff = 30;
 // LongMemEval's session-level cut-offs (the official protocol's k = 5, 10).
 inline constexpr std::size_t kLongMemEvalSessionKs[] = {5, 10};
+
+// One question as the end-to-end QA harness (qa.h) sees it: what to ask, the gold answer, and
+// the packed context of the user recall (the engine's default k and token budget).
+struct QaQuestion {
+  std::string dataset;   // "locomo" or "longmemeval"
+  std::string id;        // LoCoMo "conv-26:q17"; LongMemEval the question_id
+  std::string category;  // LoCoMo category name ("multi-hop"); LongMemEval question_type
+  std::string question;
+  std::string gold_answer;    // LoCoMo category 5: the file's adversarial_answer
+  std::string question_date;  // when the question is asked, as text
+  std::string context;        // ReadResult::context of the user recall
+  std::size_t context_tokens = 0;
+  bool abstention = false;   // LongMemEval "_abs": the answer is not in the haystack
+  bool in_retrieval = true;  // false: skipped by the retrieval metrics, recalled for QA only
+};
 
 struct BenchOptions {
   // Benchmark file, .json or .json.zst ("-" = stdin).
@@ -93,6 +109,12 @@ struct BenchOptions {
   std::vector<std::string> only;
   // Only the first N conversations (LoCoMo) or questions (LongMemEval). Default: 0 = all.
   std::size_t limit = 0;
+  // End-to-end QA (qa.h): receives every question with its user recall's packed context, in
+  // file order. With it set, the questions the retrieval metrics skip (LoCoMo questions without
+  // evidence; LongMemEval abstention questions and questions without a has_answer user turn)
+  // are ingested and recalled too, for it alone: the retrieval report is unchanged. Default:
+  // empty = none.
+  std::function<void(QaQuestion)> qa_sink;
   // Progress bar destination. Default: nullptr = silent.
   std::ostream* progress = nullptr;
   // Redraw one line with '\r' (a terminal) instead of writing log lines. Default: false.

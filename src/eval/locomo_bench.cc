@@ -159,20 +159,43 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
     for (std::size_t question_idx = 0; question_idx < conversation.questions.size();
          ++question_idx) {
       const io::LocomoQuestion& question = conversation.questions[question_idx];
+      const std::string question_id =
+          conversation.sample_id + ":q" + std::to_string(question_idx + 1);
+      query.text = question.question;
+      const auto to_qa = [&](const internal::Recalls& recalls, bool in_retrieval) {
+        if (!options.qa_sink) return;
+        QaQuestion qa;
+        qa.dataset = "locomo";
+        qa.id = question_id;
+        qa.category = CategoryName(question.category);
+        qa.question = question.question;
+        qa.gold_answer = question.category == kAdversarialCategory ? question.adversarial_answer
+                                                                   : question.answer;
+        qa.question_date = query.query_time ? FormatTimestamp(*query.query_time) : "";
+        qa.context = recalls.user.context;
+        qa.context_tokens = recalls.user.diagnostics.context_tokens;
+        qa.in_retrieval = in_retrieval;
+        options.qa_sink(std::move(qa));
+      };
       if (question.evidence.empty()) {
         ++skipped_without_evidence;
+        if (options.qa_sink) {
+          // Recalled for the QA harness only: without evidence there is nothing to rank.
+          StatusOr<internal::Recalls> recalls =
+              internal::Ask(store->engine(), conversation.scope, query, settings);
+          if (!recalls.ok()) return recalls.status().WithContext("question " + question_id);
+          to_qa(*recalls, /*in_retrieval=*/false);
+        }
         continue;
       }
       for (const std::string& evidence : question.evidence) {
         if (!by_key.contains(evidence)) ++missing_evidence;
       }
-      const std::string question_id =
-          conversation.sample_id + ":q" + std::to_string(question_idx + 1);
-      query.text = question.question;
       StatusOr<internal::Recalls> recalls =
           internal::Ask(store->engine(), conversation.scope, query, settings);
       if (!recalls.ok()) return recalls.status().WithContext("question " + question_id);
       if (!first_recall.has_value()) first_recall = recalls->user;
+      to_qa(*recalls, /*in_retrieval=*/true);
 
       std::vector<std::string> ranking = internal::KeyRanking(recalls->eval.items, turns);
       if (ranking.size() > eval_k) ranking.resize(eval_k);
@@ -195,8 +218,7 @@ StatusOr<io::Json> RunLocomoBench(const BenchOptions& options) {
       context_overall.Add(evidence, tokens, answer_in_context, fates);
       context_by_category[question.category].Add(evidence, tokens, answer_in_context, fates);
       // Sufficiency: category 5 (adversarial) asks what the conversation does not hold.
-      (question.category == kAdversarialCategory ? sufficiency_no_evidence
-                                                 : sufficiency_answerable)
+      (question.category == kAdversarialCategory ? sufficiency_no_evidence : sufficiency_answerable)
           .Add(recalls->user.sufficiency);
       sufficiency_by_category[std::string(CategoryName(question.category))].Add(
           recalls->user.sufficiency);

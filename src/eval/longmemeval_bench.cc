@@ -159,10 +159,27 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
       metadata.push_back(ParseTurnMetadata(turn));
       if (metadata.back().has_answer && turn.role == Role::kUser) has_user_answer = true;
     }
-    if (question.abstention && options.sufficiency) {
+    const auto to_qa = [&](const internal::Recalls& recalls, bool in_retrieval) {
+      if (!options.qa_sink) return;
+      QaQuestion qa;
+      qa.dataset = "longmemeval";
+      qa.id = question.question_id;
+      qa.category = question.question_type;
+      qa.question = question.question;
+      qa.gold_answer = question.answer;
+      qa.question_date = question.question_date_text;
+      qa.context = recalls.user.context;
+      qa.context_tokens = recalls.user.diagnostics.context_tokens;
+      qa.abstention = question.abstention;
+      qa.in_retrieval = in_retrieval;
+      options.qa_sink(std::move(qa));
+    };
+    if ((question.abstention && options.sufficiency) ||
+        (options.qa_sink && (question.abstention || !has_user_answer))) {
       // An abstention question asks what the haystack does not hold: recalled for the
-      // sufficiency report only, never for the retrieval metrics.
-      ++skipped_abstention;
+      // sufficiency report and the QA harness only, never for the retrieval metrics; so is a
+      // question without a has_answer user turn for the QA harness.
+      ++(question.abstention ? skipped_abstention : skipped_no_answer_turn);
       ASSIGN_OR_RETURN(const std::vector<std::string> ids,
                        internal::IngestOrReuse(store->engine(), instance.scope, instance.turns,
                                                options.reuse_store, &ingest));
@@ -172,8 +189,11 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
       StatusOr<internal::Recalls> recalls =
           internal::Ask(store->engine(), instance.scope, query, settings);
       if (!recalls.ok()) return recalls.status().WithContext("question " + question.question_id);
-      sufficiency_no_evidence.Add(recalls->user.sufficiency);
-      sufficiency_by_type["abstention"].Add(recalls->user.sufficiency);
+      if (question.abstention && options.sufficiency) {
+        sufficiency_no_evidence.Add(recalls->user.sufficiency);
+        sufficiency_by_type["abstention"].Add(recalls->user.sufficiency);
+      }
+      to_qa(*recalls, /*in_retrieval=*/false);
       progress.QuestionDone();
       return Status::Ok();
     }
@@ -209,6 +229,7 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
         internal::Ask(store->engine(), instance.scope, query, settings);
     if (!recalls.ok()) return recalls.status().WithContext("question " + question.question_id);
     if (!first_recall.has_value()) first_recall = recalls->user;
+    to_qa(*recalls, /*in_retrieval=*/true);
 
     std::vector<std::string> turn_ids = TurnRanking(recalls->eval.items);
     if (turn_ids.size() > eval_k) turn_ids.resize(eval_k);
