@@ -1,8 +1,9 @@
 // Runs the store contract against the PostgreSQL backend (on the tests' private cluster,
 // tests/postgres; RunSql is its raw-SQL hook, for the schema checks every SQL backend shares),
 // plus the checks only PostgreSQL can answer: erased text leaves the table files, a client
-// killed mid-transaction leaves nothing, two stores on one database serialise their writers and
-// see each other's commits, and the errors for an unreachable server, refused credentials and a
+// killed mid-transaction leaves nothing, two stores on one database serialise the writers of one
+// tenant (not of two) and see each other's commits, the journal numbers commits in commit order,
+// and the errors for an unreachable server, refused credentials and a
 // missing database.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -286,7 +287,7 @@ TEST_F(PostgresStoreTest, ClientKilledMidTransactionLeavesNothingAndFreesTheWrit
   EXPECT_GT(scope.scope_id, 0);
 }
 
-TEST_F(PostgresStoreTest, TwoStoresOnOneDatabaseSerialiseWritersAndSeeEachOthersCommits) {
+TEST_F(PostgresStoreTest, TwoStoresSerialiseTheWritersOfOneTenantAndSeeEachOthersCommits) {
   std::unique_ptr<Store> first = Open();
   std::unique_ptr<Store> second = Open();
   ASSERT_NE(first, nullptr);
@@ -296,17 +297,18 @@ TEST_F(PostgresStoreTest, TwoStoresOnOneDatabaseSerialiseWritersAndSeeEachOthers
   ASSERT_THAT(open, IsOk());
   const NodeRecord node = NewText(**open, scope.scope_id, "written through the first");
   ASSERT_THAT((*open)->InsertNode(node), IsOk());
-  // The second store's writer waits for the first's transaction (the advisory lock).
-  std::promise<void> began;
+  // The second store's transaction begins at once; its first call on the tenant waits for the
+  // first's transaction (the tenant's advisory lock).
+  StatusOr<std::unique_ptr<Transaction>> waiting = second->BeginWrite();
+  ASSERT_THAT(waiting, IsOk());
+  std::promise<void> sequenced;
   std::future<std::int64_t> second_write = std::async(std::launch::async, [&] {
-    StatusOr<std::unique_ptr<Transaction>> txn = second->BeginWrite();
-    began.set_value();
-    if (!txn.ok()) return std::int64_t{-1};
-    StatusOr<std::int64_t> sequence = (*txn)->NextSequence(scope.scope_id);
-    if (!sequence.ok() || !(*txn)->Commit().ok()) return std::int64_t{-1};
+    StatusOr<std::int64_t> sequence = (*waiting)->NextSequence(scope.scope_id);
+    sequenced.set_value();
+    if (!sequence.ok() || !(*waiting)->Commit().ok()) return std::int64_t{-1};
     return *sequence;
   });
-  EXPECT_EQ(began.get_future().wait_for(std::chrono::milliseconds(300)),
+  EXPECT_EQ(sequenced.get_future().wait_for(std::chrono::milliseconds(300)),
             std::future_status::timeout);
   EXPECT_THAT(second->GetNode(node.id), StatusIs(StatusCode::kNotFound));
   ASSERT_THAT((*open)->Commit(), IsOk());
@@ -314,6 +316,51 @@ TEST_F(PostgresStoreTest, TwoStoresOnOneDatabaseSerialiseWritersAndSeeEachOthers
   StatusOr<NodeRecord> seen = second->GetNode(node.id);
   ASSERT_THAT(seen, IsOk());
   EXPECT_EQ(seen->text, "written through the first");
+}
+
+TEST_F(PostgresStoreTest, WritersOfTwoTenantsRunSideBySideAndTheJournalFollowsCommitOrder) {
+  std::unique_ptr<Store> first = Open();
+  std::unique_ptr<Store> second = Open({.statement_timeout_ms = 20000});
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  const ScopeRecord acme = CreateScope(*first, "user:acme");
+  const ScopeRecord globex = CreateScope(*second, "user:globex");
+  // The first writes to one tenant and stays open; the second writes to another, nested scope
+  // included, and commits meanwhile (with the old database-wide lock it would have waited, and
+  // here timed out).
+  StatusOr<std::unique_ptr<Transaction>> open = first->BeginWrite();
+  ASSERT_THAT(open, IsOk());
+  const NodeRecord early = NewText(**open, acme.scope_id, "begun first, committed last");
+  ASSERT_THAT((*open)->InsertNode(early), IsOk());
+  NodeRecord late;
+  {
+    StatusOr<std::unique_ptr<Transaction>> txn = second->BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    StatusOr<ScopeRecord> nested =
+        (*txn)->CreateScope("user:globex/run:7", core::ScopeNodeId("user:globex/run:7"),
+                            globex.scope_id, Timestamp::FromSeconds(2));
+    ASSERT_THAT(nested, IsOk());
+    late = NewText(**txn, nested->scope_id, "begun second, committed first");
+    ASSERT_THAT((*txn)->InsertNode(late), IsOk());
+    ASSERT_THAT((*txn)->Commit(), IsOk());
+  }
+  // A follower reads up to here now...
+  StatusOr<std::int64_t> read_up_to = second->LastJournalSeq();
+  ASSERT_THAT(read_up_to, IsOk());
+  StatusOr<std::vector<JournalEntry>> before = second->ReadJournal(0, 0);
+  ASSERT_THAT(before, IsOk());
+  ASSERT_FALSE(before->empty());
+  EXPECT_EQ(before->back().seq, *read_up_to);
+  EXPECT_EQ(before->back().target_id, late.id);
+  // ...and the first's commit, though its insert came earlier, gets seqs after it: the follower
+  // reading on from there misses nothing.
+  ASSERT_THAT((*open)->Commit(), IsOk());
+  StatusOr<std::vector<JournalEntry>> after = second->ReadJournal(*read_up_to, 0);
+  ASSERT_THAT(after, IsOk());
+  ASSERT_EQ(after->size(), 1U);
+  EXPECT_EQ((*after)[0].target_id, early.id);
+  EXPECT_EQ((*after)[0].scope_id, acme.scope_id);
+  EXPECT_GT((*after)[0].seq, *read_up_to);
 }
 
 TEST_F(PostgresStoreTest, AJournalWaitWakesOnAnotherStoresCommitButNotOnARollback) {
@@ -378,8 +425,11 @@ TEST_F(PostgresStoreTest, StatementTimeoutIsDeadlineExceededNamingTheKey) {
   ASSERT_NE(waiter, nullptr);
   StatusOr<std::unique_ptr<Transaction>> open = holder->BeginWrite();
   ASSERT_THAT(open, IsOk());
-  EXPECT_THAT(waiter->BeginWrite(), StatusIs(StatusCode::kDeadlineExceeded,
-                                             HasSubstr("statement_timeout_ms")));
+  ASSERT_THAT((*open)->FindScope("user:busy"), IsOk());  // takes the tenant's lock
+  StatusOr<std::unique_ptr<Transaction>> waiting = waiter->BeginWrite();
+  ASSERT_THAT(waiting, IsOk());
+  EXPECT_THAT((*waiting)->FindScope("user:busy/run:1"),
+              StatusIs(StatusCode::kDeadlineExceeded, HasSubstr("statement_timeout_ms")));
 }
 
 // ----- Merkle audit (docs/AUDIT.md) -------------------------------------------------------------

@@ -3,9 +3,10 @@
 // The reads and writes both SQL backends run alike are sql::SqlStore's and sql::SqlTransaction's
 // (store/sql/sql_store.h), over PostgresSession (postgres_session.h). This file holds what
 // PostgreSQL does its own way: inserts and state changes of one round trip each (their checks
-// and journal entry in the statement), a write transaction's caches, the advisory write lock and
-// the NOTIFY sent with every commit, LISTEN for WaitForJournal, id lists as bigint[], erase with
-// VACUUM FULL, the dump, and the connection pool.
+// and journal entry in the statement), a write transaction's caches, its advisory locks (one per
+// tenant root it touches, and the journal lock with its commit), the journal rows it stages until
+// that commit numbers them, the NOTIFY sent with every commit, LISTEN for WaitForJournal, id lists
+// as bigint[], erase with VACUUM FULL, the dump, and the connection pool.
 #include "store/postgres/postgres_store.h"
 
 #include <algorithm>
@@ -14,11 +15,13 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/ids.h"
 #include "store/backend_common.h"
 #include "store/journal.h"
 #include "store/merkle.h"
@@ -37,14 +40,84 @@ using sql::kNodeColumns;
 using sql::kScopeColumns;
 using sql::Sql;
 
-// Held by every write transaction (per database): "engram" in ASCII, then 2.
-constexpr std::int64_t kWriteLockKey = 0x656e6772616d02;
+// The advisory locks (what each protects: README.md). Transaction-level, so a commit, a rollback
+// or a lost connection releases them.
+//
+// The journal lock, per database ("engram" in ASCII, then 2): taken by a write transaction only
+// for its commit, to number its staged journal rows, so journal seqs follow commit order. An
+// erase holds it from its start.
+constexpr std::int64_t kJournalLockKey = 0x656e6772616d02;
+// The embedder lock ("engram", then 3): held by a transaction recording the embedder.
+constexpr std::int64_t kEmbedderLockKey = 0x656e6772616d03;
+// Tenant locks are pairs of int4 keys (a space of their own): this class ("engr") and a hash of
+// the tenant root's path (TenantLockId).
+constexpr std::int32_t kTenantLockClass = 0x656e6772;
+
+// A write transaction's journal rows, staged on the writer connection (a temporary table, emptied
+// by every commit) in the order they were written; the commit copies them into the journal in
+// that order under the journal lock, which is when they get their seqs.
+constexpr std::string_view kCreateJournalPending =
+    "CREATE TEMPORARY TABLE IF NOT EXISTS journal_pending ("
+    "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, scope_id BIGINT NOT NULL, "
+    "op TEXT NOT NULL, target_id TEXT NOT NULL, target_row BIGINT NOT NULL, at BIGINT NOT NULL, "
+    "detail TEXT NOT NULL) ON COMMIT DELETE ROWS";
 
 // The channel every write transaction NOTIFYs at commit (PostgreSQL delivers a NOTIFY only when
 // its transaction commits, and never one of a rolled-back transaction); WaitForJournal LISTENs.
 constexpr std::string_view kJournalChannel = "engram_journal";
-// Sent as the last statements of a write transaction: one round trip for both.
+// Sent as the last statements of an erase: one round trip for both.
 constexpr std::string_view kNotifyAndCommit = "NOTIFY engram_journal; COMMIT";
+// Sent as the last statements of a write transaction, in one round trip: the journal lock, the
+// staged journal rows numbered in their order, the NOTIFY and the COMMIT (which releases the lock
+// once the commit is visible, so a later commit's seqs are all larger).
+const std::string& CommitWriteSql() {
+  static const std::string kSql =
+      "SELECT pg_advisory_xact_lock(" + std::to_string(kJournalLockKey) +
+      "); INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+      "SELECT scope_id, op, target_id, target_row, at, detail FROM journal_pending ORDER BY id; " +
+      std::string(kNotifyAndCommit);
+  return kSql;
+}
+
+// The tenant root of a scope path: its first segment ("user:acme" of "user:acme/run:7").
+std::string_view TenantRoot(std::string_view path) { return path.substr(0, path.find('/')); }
+
+// The second key of a tenant root's lock: FNV-1a of its path. Two roots that share a hash share a
+// lock (their writers wait for each other, nothing worse).
+std::int32_t TenantLockId(std::string_view root) {
+  std::uint32_t hash = 2166136261U;
+  for (const char byte : root) {
+    hash ^= static_cast<std::uint8_t>(byte);
+    hash *= 16777619U;
+  }
+  return static_cast<std::int32_t>(hash);
+}
+
+// Scope id -> tenant root, filled as write transactions meet scopes (a scope's path never
+// changes and an id is never handed out twice, so an entry never goes stale). Shared by the
+// store's transactions; guarded by its own mutex.
+class TenantRoots {
+ public:
+  std::optional<std::string> Find(std::int64_t scope_id) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = roots_.find(scope_id);
+    if (found == roots_.end()) return std::nullopt;
+    return found->second;
+  }
+  void Remember(std::int64_t scope_id, std::string_view path) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    roots_.insert_or_assign(scope_id, std::string(TenantRoot(path)));
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::int64_t, std::string> roots_;
+};
+
+// Makes `conn` fit to be the writer: its journal_pending table.
+Status PrepareWriter(Connection& conn) {
+  return conn.Exec(kCreateJournalPending, "create the journal staging table");
+}
 
 // A node insert, $1..$17 (sql::NodeParams), inserting nothing when scope $3 does not exist.
 constexpr std::string_view kInsertNodeIfScope =
@@ -67,8 +140,13 @@ StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
 // ---------------------------------------------------------------------------------------------
 // Transaction.
 
-// While the transaction is open, the writer connection is inside a transaction holding the write
-// advisory lock (and sql::SqlTransaction holds the store's write mutex).
+// While the transaction is open, the writer connection is inside a transaction (and
+// sql::SqlTransaction holds the store's write mutex). Before a call reads or writes what belongs to
+// a scope, the transaction takes the lock of the scope's tenant root (the first segment of its
+// path), once per root: what one tenant's scopes hold (sequences, Merkle logs and roots, which
+// climb to the root, idempotency keys, derivation cursors) changes under that lock only, so writers
+// of different tenants run side by side, on one server or several. Its journal rows are staged
+// (journal_pending) and numbered by the commit under the journal lock.
 //
 // An insert is one statement whose conditions are the checks (known scope and nodes, ON CONFLICT
 // DO NOTHING for a taken id or idempotency key) and which writes the row and its journal entry
@@ -80,20 +158,22 @@ StatusOr<std::vector<bool>> QueryExists(Connection& conn, std::string_view sql,
 class PostgresTransaction final : public sql::SqlTransaction {
  public:
   PostgresTransaction(std::unique_lock<std::mutex> lock, Connection& conn,
-                      VectorPrecision vector_precision)
-      : SqlTransaction(std::move(lock), std::make_unique<PostgresSession>(conn),
-                       vector_precision),
-        conn_(conn) {}
+                      VectorPrecision vector_precision, TenantRoots& roots)
+      : SqlTransaction(std::move(lock), std::make_unique<PostgresSession>(conn), vector_precision),
+        conn_(conn),
+        roots_(roots) {}
 
   StatusOr<std::int64_t> InsertNode(const NodeRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
     if (record.id.empty()) return Status::InvalidArgument("insert node: empty id");
+    RETURN_IF_ERROR(LockScope(record.scope_id));
     // One round trip: the row goes in only when its scope exists and neither its id nor its
     // idempotency key is taken (ON CONFLICT DO NOTHING: a refused insert does not abort the
     // transaction), and its journal entry with it. No row back: say which check refused it.
     static const std::string kSql =
         "WITH inserted AS (" + std::string(kInsertNodeIfScope) +
-        " ON CONFLICT DO NOTHING RETURNING row_id) INSERT INTO journal(scope_id, op, target_id, "
+        " ON CONFLICT DO NOTHING RETURNING row_id) INSERT INTO journal_pending(scope_id, op, "
+        "target_id, "
         "target_row, at, detail) SELECT $3, $18, $1, row_id, $15, $19 FROM inserted "
         "RETURNING target_row";
     sql::Params params = sql::NodeParams(record);
@@ -117,6 +197,11 @@ class PostgresTransaction final : public sql::SqlTransaction {
     RETURN_IF_ERROR(CheckOpen());
     if (const auto cached = nodes_.find(id); cached != nodes_.end()) return cached->second;
     ASSIGN_OR_RETURN(NodeRecord node, sql::RequireNode(session(), id));
+    // Read again when the lock of its tenant was just taken: it may have changed meanwhile.
+    ASSIGN_OR_RETURN(const bool newly_locked, LockRootOf(node.scope_id));
+    if (newly_locked) {
+      ASSIGN_OR_RETURN(node, sql::RequireNode(session(), id));
+    }
     nodes_.emplace(node.id, node);
     return node;
   }
@@ -124,12 +209,13 @@ class PostgresTransaction final : public sql::SqlTransaction {
   Status UpdateNodeState(std::string_view id, NodeStatus status, std::optional<Timestamp> valid_to,
                          Timestamp updated_at, std::string_view journal_detail) override {
     RETURN_IF_ERROR(CheckOpen());
+    RETURN_IF_ERROR(LockNodeScope(id));
     ASSIGN_OR_RETURN(
         Result journalled,
         conn_.Query("WITH updated AS (UPDATE nodes SET status = $2, valid_to = $3, "
                     "updated_at = $4 WHERE id = $1 RETURNING row_id, scope_id) "
-                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
-                    "SELECT scope_id, $5, $1, row_id, $4, $6 FROM updated RETURNING seq",
+                    "INSERT INTO journal_pending(scope_id, op, target_id, target_row, at, "
+                    "detail) SELECT scope_id, $5, $1, row_id, $4, $6 FROM updated RETURNING id",
                     Params()
                         .Text(id)
                         .Text(NodeStatusName(status))
@@ -153,6 +239,7 @@ class PostgresTransaction final : public sql::SqlTransaction {
                                     const EdgeRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
     RETURN_IF_ERROR(CheckNewEdge(record));
+    RETURN_IF_ERROR(LockScope(record.scope_id));
     // One round trip, as InsertNode: inserted only when both nodes and the scope exist and the
     // id is new; no row back means a check refused it.
     static const std::string kSql =
@@ -163,7 +250,7 @@ class PostgresTransaction final : public sql::SqlTransaction {
         "AND EXISTS(SELECT 1 FROM nodes WHERE id = $4) "
         "AND EXISTS(SELECT 1 FROM scopes WHERE scope_id = $5) "
         "ON CONFLICT DO NOTHING RETURNING row_id) "
-        "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+        "INSERT INTO journal_pending(scope_id, op, target_id, target_row, at, detail) "
         "SELECT $5, $12, $1, row_id, $10, $13 FROM inserted RETURNING target_row";
     sql::Params params = sql::EdgeParams(record);
     params.Text(JournalOpName(JournalOp::kEdgeInserted))
@@ -188,15 +275,19 @@ class PostgresTransaction final : public sql::SqlTransaction {
                          std::optional<Timestamp> valid_to, Timestamp updated_at) override {
     RETURN_IF_ERROR(CheckOpen());
     RETURN_IF_ERROR(CheckEdgeStatus(status));
+    RETURN_IF_ERROR(
+        LockScopeOfRow("SELECT s.path, s.scope_id FROM edges e JOIN scopes s ON "
+                       "s.scope_id = e.scope_id WHERE e.id = $1",
+                       Params().Text(id), "update edge state: find its scope"));
     // The detail is StateDetail(status, valid_to, "type=<type>"), its type read in the statement.
     ASSIGN_OR_RETURN(
         Result journalled,
         conn_.Query("WITH updated AS (UPDATE edges SET status = $2, valid_to = $3, "
                     "updated_at = $4 WHERE id = $1 RETURNING row_id, scope_id, type, src, dst), "
-                    "journalled AS (INSERT INTO journal(scope_id, op, target_id, target_row, at, "
-                    "detail) SELECT scope_id, $5, $1, row_id, $4, $6 || '; type=' || type "
-                    "FROM updated RETURNING seq) "
-                    "SELECT j.seq, u.src, u.dst FROM journalled j CROSS JOIN updated u",
+                    "journalled AS (INSERT INTO journal_pending(scope_id, op, target_id, "
+                    "target_row, at, detail) SELECT scope_id, $5, $1, row_id, $4, "
+                    "$6 || '; type=' || type FROM updated RETURNING id) "
+                    "SELECT j.id, u.src, u.dst FROM journalled j CROSS JOIN updated u",
                     Params()
                         .Text(id)
                         .Text(status)
@@ -246,6 +337,7 @@ class PostgresTransaction final : public sql::SqlTransaction {
     // time); no row back means the node does not exist.
     ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> embedder, RecordedEmbedder());
     RETURN_IF_ERROR(CheckVector(embedder, model_id, values));
+    RETURN_IF_ERROR(LockNodeScope(node_id));
     ASSIGN_OR_RETURN(
         Result stored,
         conn_.Query("WITH node AS (SELECT row_id, scope_id, ingested_at FROM nodes WHERE id = $1), "
@@ -254,9 +346,9 @@ class PostgresTransaction final : public sql::SqlTransaction {
                     "ON CONFLICT(node_row) DO UPDATE SET model_id = excluded.model_id, "
                     "dimension = excluded.dimension, vector = excluded.vector "
                     "RETURNING node_row) "
-                    "INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
+                    "INSERT INTO journal_pending(scope_id, op, target_id, target_row, at, detail) "
                     "SELECT n.scope_id, $5, $1, n.row_id, n.ingested_at, $6 "
-                    "FROM node n JOIN stored s ON s.node_row = n.row_id RETURNING seq",
+                    "FROM node n JOIN stored s ON s.node_row = n.row_id RETURNING id",
                     Params()
                         .Text(node_id)
                         .Text(model_id)
@@ -274,6 +366,10 @@ class PostgresTransaction final : public sql::SqlTransaction {
   Status PutTurnAnalysis(const TurnAnalysisRecord& record) override {
     RETURN_IF_ERROR(CheckOpen());
     RETURN_IF_ERROR(CheckTurnAnalysis(record));
+    RETURN_IF_ERROR(
+        LockScopeOfRow("SELECT s.path, s.scope_id FROM nodes n JOIN scopes s ON "
+                       "s.scope_id = n.scope_id WHERE n.row_id = $1",
+                       Params().Int(record.turn_row), "put turn analysis: find its scope"));
     // One statement: written only when the row is a turn; no row back means it is not.
     ASSIGN_OR_RETURN(
         Result stored,
@@ -302,7 +398,35 @@ class PostgresTransaction final : public sql::SqlTransaction {
         "postgres: commit write transaction: an earlier statement of the transaction failed, so "
         "nothing was committed");
   }
-  std::string_view commit_sql() const override { return kNotifyAndCommit; }
+  std::string_view commit_sql() const override { return CommitWriteSql(); }
+  std::string_view journal_table() const override { return "journal_pending"; }
+
+  Status LockScopePath(std::string_view path) override {
+    return LockRoot(TenantRoot(path)).status();
+  }
+
+  Status LockScope(std::int64_t scope_id) override { return LockRootOf(scope_id).status(); }
+
+  // An engine key ending in a node id (the derivation cursor of a scope: "engine.derive.<scope
+  // node id>") locks that node's tenant root; other keys lock nothing (their row is locked by the
+  // write itself).
+  Status LockMetaKey(std::string_view key) override {
+    const std::size_t dot = key.rfind('.');
+    if (dot == std::string_view::npos || !core::LooksLikeId(key.substr(dot + 1))) {
+      return Status::Ok();
+    }
+    return LockNodeScope(key.substr(dot + 1));
+  }
+
+  Status LockEmbedder() override {
+    if (embedder_locked_) return Status::Ok();
+    RETURN_IF_ERROR(conn_
+                        .Query("SELECT pg_advisory_xact_lock($1)", Params().Int(kEmbedderLockKey),
+                               "set embedder: wait for another server recording one")
+                        .status());
+    embedder_locked_ = true;
+    return Status::Ok();
+  }
 
  private:
   // Why InsertNode inserted nothing (its checks, read after the fact; nothing was written).
@@ -354,11 +478,66 @@ class PostgresTransaction final : public sql::SqlTransaction {
                             ": the server inserted nothing, yet every check passes");
   }
 
+  // Takes the lock of tenant root `root` unless this transaction holds it; true when it took it
+  // now (and so may have waited for another writer of the tenant to commit).
+  StatusOr<bool> LockRoot(std::string_view root) {
+    const std::int32_t lock_id = TenantLockId(root);
+    if (!held_roots_.insert(lock_id).second) return false;
+    const Status locked =
+        conn_
+            .Query("SELECT pg_advisory_xact_lock($1, $2)",
+                   Params().Int(kTenantLockClass).Int(lock_id),
+                   "wait for the other writers of tenant " + std::string(root.substr(0, 200)))
+            .status();
+    if (!locked.ok()) {
+      held_roots_.erase(lock_id);
+      return locked;
+    }
+    return true;
+  }
+
+  // LockRoot for the tenant of scope `scope_id` (nothing for an unknown scope: the call it
+  // precedes says so).
+  StatusOr<bool> LockRootOf(std::int64_t scope_id) {
+    if (const std::optional<std::string> root = roots_.Find(scope_id); root.has_value()) {
+      return LockRoot(*root);
+    }
+    ASSIGN_OR_RETURN(const std::optional<std::string> path,
+                     conn_.QueryText("SELECT path FROM scopes WHERE scope_id = $1",
+                                     Params().Int(scope_id), "find the scope's tenant"));
+    if (!path.has_value()) return false;
+    roots_.Remember(scope_id, *path);
+    return LockRoot(TenantRoot(*path));
+  }
+
+  // LockRoot for the tenant of node `id` (nothing for an unknown node).
+  Status LockNodeScope(std::string_view id) {
+    if (const auto cached = nodes_.find(id); cached != nodes_.end()) {
+      return LockRootOf(cached->second.scope_id).status();
+    }
+    return LockScopeOfRow(
+        "SELECT s.path, s.scope_id FROM nodes n JOIN scopes s ON "
+        "s.scope_id = n.scope_id WHERE n.id = $1",
+        Params().Text(id), "find the node's scope");
+  }
+
+  // LockRoot for the scope `sql` finds (its path and id; nothing when it finds none).
+  Status LockScopeOfRow(std::string_view sql, const Params& params, std::string_view operation) {
+    ASSIGN_OR_RETURN(const Result found, conn_.Query(sql, params, operation));
+    if (found.size() == 0) return Status::Ok();
+    roots_.Remember(found.Int(0, 1), found.Text(0, 0));
+    return LockRoot(TenantRoot(found.Text(0, 0))).status();
+  }
+
   Connection& conn_;
-  // What this transaction knows without asking the server; it holds the write lock, so nothing
-  // else changes these rows meanwhile. Nodes read or inserted here (kept current by
-  // UpdateNodeState), and for each node inserted here every edge touching it (none at first,
-  // then each InsertEdge; kept current by UpdateEdgeState), in row order.
+  TenantRoots& roots_;
+  std::set<std::int32_t> held_roots_;  // the tenant locks this transaction holds
+  bool embedder_locked_ = false;
+  // What this transaction knows without asking the server; it holds the lock of the tenant of
+  // every node it read or wrote, so nothing else changes these rows meanwhile. Nodes read or
+  // inserted here (kept current by UpdateNodeState), and for each node inserted here every edge
+  // touching it (none at first, then each InsertEdge; kept current by UpdateEdgeState), in row
+  // order.
   std::map<std::string, NodeRecord, std::less<>> nodes_;
   std::map<std::string, std::vector<EdgeRecord>, std::less<>> edges_of_;
 };
@@ -377,16 +556,10 @@ class PostgresStore final : public sql::SqlStore {
   StatusOr<std::unique_ptr<Transaction>> BeginWrite() override {
     std::unique_lock<std::mutex> lock(write_mutex_);
     RETURN_IF_ERROR(EnsureWriter());
+    // No lock yet: the transaction takes its tenants' locks as it meets their scopes.
     RETURN_IF_ERROR(writer_->Exec("BEGIN", "begin write transaction"));
-    StatusOr<Result> locked = writer_->Query("SELECT pg_advisory_xact_lock($1)",
-                                             Params().Int(kWriteLockKey),
-                                             "wait for the other writers of the database");
-    if (!locked.ok()) {
-      static_cast<void>(writer_->Exec("ROLLBACK", "roll back write transaction"));
-      return locked.status();
-    }
     return std::unique_ptr<Transaction>(std::make_unique<PostgresTransaction>(
-        std::move(lock), *writer_, options_.vector_precision));
+        std::move(lock), *writer_, options_.vector_precision, tenant_roots_));
   }
 
   StatusOr<std::vector<NodeRecord>> GetNodesByRow(std::span<const std::int64_t> rows) override {
@@ -544,11 +717,14 @@ class PostgresStore final : public sql::SqlStore {
   }
 
  private:
-  // Reconnects the writer when the server dropped it. Called with write_mutex_ held.
+  // Reconnects the writer when the server dropped it (with its journal_pending table). Called
+  // with write_mutex_ held.
   Status EnsureWriter() {
     if (writer_ != nullptr && writer_->healthy()) return Status::Ok();
     writer_.reset();
-    ASSIGN_OR_RETURN(writer_, Connection::Open(settings_));
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> opened, Connection::Open(settings_));
+    RETURN_IF_ERROR(PrepareWriter(*opened));
+    writer_ = std::move(opened);
     return Status::Ok();
   }
 
@@ -616,6 +792,7 @@ class PostgresStore final : public sql::SqlStore {
 
   const ConnectSettings settings_;
   const PostgresOptions options_;
+  TenantRoots tenant_roots_;
   // Held by the open Transaction (or EraseScopes); guards writer_.
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;
@@ -639,10 +816,26 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
   // The erase itself, in one transaction: all of it or (on an error) none of it.
   const Status erased = [&]() -> Status {
     RETURN_IF_ERROR(conn.Exec("BEGIN", "erase scopes: begin"));
-    ASSIGN_OR_RETURN(Result locked, conn.Query("SELECT pg_advisory_xact_lock($1)",
-                                               Params().Int(kWriteLockKey),
-                                               "erase scopes: wait for the other writers"));
-    static_cast<void>(locked);
+    // The tenants of the scopes named (erasing a scope changes its parents' roots, up to the
+    // tenant root), in one order, then the journal lock: the erase's journal rows are written
+    // directly, numbered in commit order like every other commit's.
+    ASSIGN_OR_RETURN(Result paths,
+                     conn.Query("SELECT path FROM scopes WHERE scope_id = ANY($1::bigint[])",
+                                Params().IntArray({scope_ids.begin(), scope_ids.end()}),
+                                "erase scopes: find their tenants"));
+    std::set<std::int32_t> tenant_locks;
+    for (int row = 0; row < paths.size(); ++row) {
+      tenant_locks.insert(TenantLockId(TenantRoot(paths.Text(row, 0))));
+    }
+    for (const std::int32_t lock_id : tenant_locks) {
+      RETURN_IF_ERROR(conn.Query("SELECT pg_advisory_xact_lock($1, $2)",
+                                 Params().Int(kTenantLockClass).Int(lock_id),
+                                 "erase scopes: wait for the other writers of the tenant")
+                          .status());
+    }
+    RETURN_IF_ERROR(conn.Query("SELECT pg_advisory_xact_lock($1)", Params().Int(kJournalLockKey),
+                               "erase scopes: wait for the journal lock")
+                        .status());
     RETURN_IF_ERROR(sql::RequireScopes(session, scope_ids));
     // The scopes named and every scope nested in them, in scope_id order.
     static const std::string kTreeSql =
@@ -713,6 +906,7 @@ StatusOr<std::unique_ptr<Store>> Open(std::string_view url, const PostgresOption
   settings.statement_timeout_ms = options.statement_timeout_ms;
   ASSIGN_OR_RETURN(std::unique_ptr<Connection> writer, Connection::Open(settings));
   RETURN_IF_ERROR(ApplyMigrations(*writer, options.create_if_missing));
+  RETURN_IF_ERROR(PrepareWriter(*writer));
   return std::unique_ptr<Store>(
       std::make_unique<PostgresStore>(std::move(settings), options, std::move(writer)));
 }

@@ -219,10 +219,11 @@ StatusOr<std::optional<EmbedderRecord>> QueryEmbedder(Session& session) {
 
 Status AppendJournal(Session& session, std::int64_t scope_id, JournalOp op,
                      std::string_view target_id, std::int64_t target_row, Timestamp at,
-                     std::string_view detail) {
+                     std::string_view detail, std::string_view table) {
   ASSIGN_OR_RETURN(const std::int64_t inserted,
-                   session.Execute("INSERT INTO journal(scope_id, op, target_id, target_row, at, "
-                                   "detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                   session.Execute("INSERT INTO " + std::string(table) +
+                                       "(scope_id, op, target_id, target_row, at, detail) "
+                                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
                                    Params()
                                        .Int(scope_id)
                                        .Text(JournalOpName(op))

@@ -88,9 +88,11 @@ StatusOr<std::optional<EdgeRecord>> QueryEdge(Session& session, std::string_view
 StatusOr<EdgeRecord> RequireEdge(Session& session, std::string_view id);
 StatusOr<std::optional<EmbedderRecord>> QueryEmbedder(Session& session);
 
+// Appends one journal row to `table`: the journal itself, or a table a backend stages a write
+// transaction's entries in until its commit (PostgreSQL numbers them there, in commit order).
 Status AppendJournal(Session& session, std::int64_t scope_id, JournalOp op,
                      std::string_view target_id, std::int64_t target_row, Timestamp at,
-                     std::string_view detail);
+                     std::string_view detail, std::string_view table = "journal");
 
 // The 17 values of a node row's insert (its columns but row_id, in kNodeColumns order), as
 // InsertNodeRow binds them.

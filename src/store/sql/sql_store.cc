@@ -33,6 +33,16 @@ Status SqlTransaction::CheckCommittable() { return Status::Ok(); }
 
 std::string_view SqlTransaction::commit_sql() const { return "COMMIT"; }
 
+std::string_view SqlTransaction::journal_table() const { return "journal"; }
+
+Status SqlTransaction::LockScopePath(std::string_view /*path*/) { return Status::Ok(); }
+
+Status SqlTransaction::LockScope(std::int64_t /*scope_id*/) { return Status::Ok(); }
+
+Status SqlTransaction::LockMetaKey(std::string_view /*key*/) { return Status::Ok(); }
+
+Status SqlTransaction::LockEmbedder() { return Status::Ok(); }
+
 StatusOr<std::optional<EmbedderRecord>> SqlTransaction::RecordedEmbedder() {
   if (!embedder_.has_value()) {
     ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> recorded, QueryEmbedder(*session_));
@@ -43,6 +53,7 @@ StatusOr<std::optional<EmbedderRecord>> SqlTransaction::RecordedEmbedder() {
 
 StatusOr<std::optional<ScopeRecord>> SqlTransaction::FindScope(std::string_view path) {
   RETURN_IF_ERROR(CheckOpen());
+  RETURN_IF_ERROR(LockScopePath(path));
   return QueryScopeByPath(*session_, path);
 }
 
@@ -52,6 +63,7 @@ StatusOr<ScopeRecord> SqlTransaction::CreateScope(std::string_view path, std::st
   RETURN_IF_ERROR(CheckOpen());
   if (path.empty()) return Status::InvalidArgument("create scope: empty path");
   if (node_id.empty()) return Status::InvalidArgument("create scope: empty node id");
+  RETURN_IF_ERROR(LockScopePath(path));
   std::string content_json;
   try {
     content_json = nlohmann::json{{"path", std::string(path)}}.dump();
@@ -102,7 +114,7 @@ StatusOr<ScopeRecord> SqlTransaction::CreateScope(std::string_view path, std::st
     ASSIGN_OR_RETURN(const std::int64_t node_row, InsertNodeRow(*session_, node));
     static_cast<void>(node_row);
     RETURN_IF_ERROR(AppendJournal(*session_, scope.scope_id, JournalOp::kScopeCreated, node_id, 0,
-                                  created_at, "scope created"));
+                                  created_at, "scope created", journal_table()));
     merkle_.AppendNode(node);
     return Status::Ok();
   }));
@@ -111,6 +123,7 @@ StatusOr<ScopeRecord> SqlTransaction::CreateScope(std::string_view path, std::st
 
 StatusOr<std::int64_t> SqlTransaction::NextSequence(std::int64_t scope_id) {
   RETURN_IF_ERROR(CheckOpen());
+  RETURN_IF_ERROR(LockScope(scope_id));
   ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows,
                    session_->Query("UPDATE scopes SET last_sequence = last_sequence + 1 "
                                    "WHERE scope_id = ?1 RETURNING last_sequence",
@@ -136,6 +149,7 @@ StatusOr<std::optional<NodeRecord>> SqlTransaction::FindTurnByKey(std::int64_t s
                                                                   std::string_view key) {
   RETURN_IF_ERROR(CheckOpen());
   if (key.empty()) return Status::InvalidArgument("find turn by key: empty key");
+  RETURN_IF_ERROR(LockScope(scope_id));
   static const std::string kSql =
       Sql("SELECT ", kNodeColumns, " FROM nodes WHERE scope_id = ?1 AND idempotency_key = ?2");
   ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows,
@@ -162,12 +176,14 @@ StatusOr<std::vector<EdgeRecord>> SqlTransaction::EdgesOf(std::string_view node_
 StatusOr<std::vector<NodeRecord>> SqlTransaction::ListNodes(std::int64_t scope_id,
                                                             const NodeFilter& filter) {
   RETURN_IF_ERROR(CheckOpen());
+  RETURN_IF_ERROR(LockScope(scope_id));
   return sql::ListNodes(*session_, scope_id, filter);
 }
 
 Status SqlTransaction::SetEmbedder(const EmbedderRecord& embedder, Timestamp at) {
   RETURN_IF_ERROR(CheckOpen());
   RETURN_IF_ERROR(CheckEmbedderRecord(embedder));
+  RETURN_IF_ERROR(LockEmbedder());
   embedder_.reset();  // read again by the next PutVector, whatever happens here
   return Atomically([&]() -> Status {
     ASSIGN_OR_RETURN(const std::optional<EmbedderRecord> previous, QueryEmbedder(*session_));
@@ -187,7 +203,7 @@ Status SqlTransaction::SetEmbedder(const EmbedderRecord& embedder, Timestamp at)
                                        "set embedder"));
     static_cast<void>(written);
     return AppendJournal(*session_, 0, JournalOp::kEmbedderSet, embedder.model_id, 0, at,
-                         "dimension=" + std::to_string(embedder.dimension));
+                         "dimension=" + std::to_string(embedder.dimension), journal_table());
   });
 }
 
@@ -231,6 +247,7 @@ Status SqlTransaction::PutProjectionSnapshot(const ProjectionSnapshot& snapshot)
 
 StatusOr<MerkleState> SqlTransaction::GetMerkleState(std::int64_t scope_id) {
   RETURN_IF_ERROR(CheckOpen());
+  RETURN_IF_ERROR(LockScope(scope_id));
   RETURN_IF_ERROR(merkle_.Flush(session_->merkle_tables()));
   return merkle::StateOf(session_->merkle_tables(), scope_id);
 }
@@ -238,6 +255,7 @@ StatusOr<MerkleState> SqlTransaction::GetMerkleState(std::int64_t scope_id) {
 StatusOr<std::optional<std::string>> SqlTransaction::GetMeta(std::string_view key) {
   RETURN_IF_ERROR(CheckOpen());
   RETURN_IF_ERROR(CheckEngineMetaKey(key));
+  RETURN_IF_ERROR(LockMetaKey(key));
   ASSIGN_OR_RETURN(std::unique_ptr<Rows> rows,
                    session_->Query("SELECT value FROM meta WHERE key = ?1", Params().Text(key),
                                    "read meta"));
@@ -249,6 +267,7 @@ StatusOr<std::optional<std::string>> SqlTransaction::GetMeta(std::string_view ke
 Status SqlTransaction::SetMeta(std::string_view key, std::string_view value) {
   RETURN_IF_ERROR(CheckOpen());
   RETURN_IF_ERROR(CheckEngineMetaKey(key));
+  RETURN_IF_ERROR(LockMetaKey(key));
   return session_
       ->Execute("INSERT INTO meta(key, value) VALUES(?1, ?2) "
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -259,12 +278,14 @@ Status SqlTransaction::SetMeta(std::string_view key, std::string_view value) {
 Status SqlTransaction::DeleteMeta(std::string_view key) {
   RETURN_IF_ERROR(CheckOpen());
   RETURN_IF_ERROR(CheckEngineMetaKey(key));
+  RETURN_IF_ERROR(LockMetaKey(key));
   return session_->Execute("DELETE FROM meta WHERE key = ?1", Params().Text(key), "delete meta")
       .status();
 }
 
 Status SqlTransaction::AdvanceSequence(std::int64_t scope_id, std::int64_t last_sequence) {
   RETURN_IF_ERROR(CheckOpen());
+  RETURN_IF_ERROR(LockScope(scope_id));
   ASSIGN_OR_RETURN(const std::int64_t changed,
                    session_->Execute("UPDATE scopes SET last_sequence = CASE WHEN "
                                      "last_sequence < ?2 THEN ?2 ELSE last_sequence END "

@@ -90,6 +90,19 @@ class SqlTransaction : public Transaction {
   virtual Status CheckCommittable();
   // The statements that commit (after the Merkle flush). Default: "COMMIT".
   virtual std::string_view commit_sql() const;
+  // The table the shared writes append journal rows to. Default: "journal".
+  virtual std::string_view journal_table() const;
+
+  // Called before a call reads or writes what belongs to a scope, so that a backend whose write
+  // transactions run side by side can serialise those that touch one scope tree: the scope by
+  // its path (FindScope, CreateScope) or id (sequences, node lists, idempotency keys, the Merkle
+  // state); an engine meta key (GetMeta, SetMeta, DeleteMeta); the recorded embedder
+  // (SetEmbedder). The defaults do nothing: for a backend whose write transaction already
+  // excludes every other writer (SQLite).
+  virtual Status LockScopePath(std::string_view path);
+  virtual Status LockScope(std::int64_t scope_id);
+  virtual Status LockMetaKey(std::string_view key);
+  virtual Status LockEmbedder();
 
  private:
   std::unique_lock<std::mutex> lock_;
