@@ -14,6 +14,7 @@
 #define ENGRAM_EMBED_DENSE_KERNEL_H_
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace engram::embed::internal {
@@ -32,6 +33,14 @@ class PackedWeights {
   std::size_t output_width() const { return output_width_; }
   const float* panel(std::size_t panel_index) const {
     return data_.data() + panel_index * input_width_ * kPanelWidth;
+  }
+  // The packed floats, and a matrix restored from them (the compiled model cache): the same
+  // object as the Pack that produced them. `data` must hold input_width × output_width floats.
+  std::span<const float> data() const { return data_; }
+  void Restore(std::size_t input_width, std::size_t output_width, std::span<const float> data) {
+    input_width_ = input_width;
+    output_width_ = output_width;
+    data_.assign(data.begin(), data.end());
   }
 
  private:

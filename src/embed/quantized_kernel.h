@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -48,9 +49,25 @@ class QuantizedWeights {
   const float* scales() const { return scales_.data(); }
   const std::int32_t* column_sums() const { return column_sums_.data(); }
 
+  // The quantised form, and weights restored from it (the compiled model cache): the same object
+  // as the Quantize that produced it. The spans must hold input_width × output_width codes and
+  // output_width scales and sums.
+  std::span<const std::int8_t> codes() const { return codes_; }
+  std::span<const float> scale_values() const { return scales_; }
+  std::span<const std::int32_t> column_sum_values() const { return column_sums_; }
+  void Restore(std::size_t input_width, std::size_t output_width,
+               std::span<const std::int8_t> codes, std::span<const float> scales,
+               std::span<const std::int32_t> column_sums) {
+    input_width_ = input_width;
+    output_width_ = output_width;
+    codes_.assign(codes.begin(), codes.end());
+    scales_.assign(scales.begin(), scales.end());
+    column_sums_.assign(column_sums.begin(), column_sums.end());
+  }
+
  private:
   std::vector<std::int8_t> codes_;
-  std::vector<float> scales_;             // weight_scale[j]
+  std::vector<float> scales_;              // weight_scale[j]
   std::vector<std::int32_t> column_sums_;  // Σ_k Q[k][j]
   std::size_t input_width_ = 0;
   std::size_t output_width_ = 0;

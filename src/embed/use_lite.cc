@@ -18,8 +18,10 @@
 #include <sstream>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
+#include "core/compiled_file.h"
 #include "core/files.h"
 #include "core/sha256.h"
 #include "embed/dense_kernel.h"
@@ -174,13 +176,10 @@ Status ParseManifest(const nlohmann::json& model, const std::string& model_json_
   return Status::Ok();
 }
 
-// Verifies every file against SHA256SUMS ("<hex>  <name>" lines, as written by fetch-models).
-Status VerifyChecksums(const std::string& directory,
-                       const std::vector<std::pair<std::string, const std::string*>>& files) {
-  const std::string checksums_path = FilePath(directory, kChecksums);
-  ASSIGN_OR_RETURN(std::string checksums_text, ReadModelFile(checksums_path));
+// The digests of SHA256SUMS ("<hex>  <name>" lines, as written by fetch-models), by file name.
+std::map<std::string, std::string> ParseChecksums(const std::string& text) {
   std::map<std::string, std::string> expected;
-  std::istringstream lines(checksums_text);
+  std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
     std::istringstream fields(line);
@@ -191,6 +190,15 @@ Status VerifyChecksums(const std::string& directory,
       expected[name] = digest;
     }
   }
+  return expected;
+}
+
+// Verifies every file against SHA256SUMS.
+Status VerifyChecksums(const std::string& directory,
+                       const std::vector<std::pair<std::string, const std::string*>>& files) {
+  const std::string checksums_path = FilePath(directory, kChecksums);
+  ASSIGN_OR_RETURN(std::string checksums_text, ReadModelFile(checksums_path));
+  const std::map<std::string, std::string> expected = ParseChecksums(checksums_text);
   for (const auto& [name, contents] : files) {
     const std::string path = FilePath(directory, name);
     const auto digest = expected.find(name);
@@ -385,10 +393,9 @@ Status LoadLayer(const WeightReader& reader, std::size_t layer_index,
                 "MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat"),
       kModelWidth, layer.output_bias));
   if (width != kModelWidth) {
-    RETURN_IF_ERROR(
-        reader.Dense(LayerName(encode, layer_index, "dense/kernel/ConcatPartitions/concat"),
-                     {width_dim, model_dim}, width, kModelWidth, model->precision,
-                     layer.residual_kernel));
+    RETURN_IF_ERROR(reader.Dense(
+        LayerName(encode, layer_index, "dense/kernel/ConcatPartitions/concat"),
+        {width_dim, model_dim}, width, kModelWidth, model->precision, layer.residual_kernel));
     RETURN_IF_ERROR(
         reader.Vector(LayerName(encode, layer_index, "dense/bias/ConcatPartitions/concat"),
                       kModelWidth, layer.residual_bias));
@@ -442,16 +449,16 @@ struct UseLiteWorkspace {
     quantized.zero_points.resize(kMaxTokens);
   }
 
-  RowMatrix input;         // x: token embeddings + timing signal, one row per token
-  RowMatrix normed;        // LN(·) of the current sublayer's input
-  RowMatrix qkv;           // Q | K | V
-  RowMatrix heads;         // concatenated attention head outputs
-  RowMatrix projected;     // a sublayer's output before it joins the residual stream
-  RowMatrix hidden;        // h: the residual stream
-  RowMatrix feed_forward;  // FFN hidden activations
-  RowMatrix pooled;        // one row per text: mean of h over its tokens
-  RowMatrix output;        // one row per text: tanh(pooled·W + b)
-  RowVector scores;        // one query token's attention weights
+  RowMatrix input;          // x: token embeddings + timing signal, one row per token
+  RowMatrix normed;         // LN(·) of the current sublayer's input
+  RowMatrix qkv;            // Q | K | V
+  RowMatrix heads;          // concatenated attention head outputs
+  RowMatrix projected;      // a sublayer's output before it joins the residual stream
+  RowMatrix hidden;         // h: the residual stream
+  RowMatrix feed_forward;   // FFN hidden activations
+  RowMatrix pooled;         // one row per text: mean of h over its tokens
+  RowMatrix output;         // one row per text: tanh(pooled·W + b)
+  RowVector scores;         // one query token's attention weights
   QuantizedRows quantized;  // int8 precision: the current dense layer's input, quantised
 };
 
@@ -515,8 +522,8 @@ void Dense(const UseLiteModel& model, const RowMatrix& input, std::size_t rows,
            const UseLiteModel::DenseWeights& weights, const RowVector& bias, bool relu,
            RowMatrix& output, UseLiteWorkspace& workspace) {
   if (model.precision == UseLitePrecision::kInt8) {
-    internal::QuantizeRows(model.kernel_path, input.data(), Stride(input), rows, weights.int8.input_width(),
-                           workspace.quantized);
+    internal::QuantizeRows(model.kernel_path, input.data(), Stride(input), rows,
+                           weights.int8.input_width(), workspace.quantized);
     internal::DenseForwardInt8(model.kernel_path, workspace.quantized, weights.int8, bias.data(),
                                relu, output.data(), Stride(output));
     return;
@@ -716,13 +723,235 @@ std::vector<std::vector<GroupText>> MakeGroups(const std::vector<std::vector<std
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
+// The compiled model (int8 precision): what Open computes from the TF.js files — the token
+// embeddings, the timing signal, every layer's vectors and quantised kernels, the pooling layer —
+// written once to <model dir>/compiled.bin and copied from it by later Opens, which then read
+// only vocab.json (for the tokenizer) instead of parsing model.json, hashing 28 MB of shards and
+// quantising the kernels. Layout (host byte order): a CompiledHeader, then each array of
+// VisitModel's order as a 64-bit element count and its bytes, padded to 8. The header carries
+// the fingerprint of the model files (core::FingerprintFiles over every file SHA256SUMS lists,
+// and SHA256SUMS itself) and a checksum of the rest; a cache whose fingerprint, checksum, size or
+// any array's length does not match is ignored and rebuilt. Only sources that passed the
+// checksums are compiled, so a cache never holds unverified weights.
+
+namespace {
+
+constexpr char kCompiledMagic[8] = {'E', 'N', 'G', 'R', 'A', 'M', 'U', 'C'};
+constexpr std::uint32_t kCompiledVersion = 1;
+constexpr std::uint32_t kEndianMarker = 0x01020304;
+constexpr std::string_view kCompiledFormat = "engram-use-lite-int8-image-v1";
+constexpr std::string_view kCompiledFile = "compiled.bin";
+constexpr std::size_t kVocabularyRows = 8002;  // 8,000 pieces + 2 unused rows, as trained
+
+struct CompiledHeader {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t endian;
+  std::uint8_t fingerprint[32];
+  std::uint64_t payload_bytes;
+  std::uint64_t checksum;
+};
+static_assert(sizeof(CompiledHeader) == 64 && std::is_trivially_copyable_v<CompiledHeader>);
+
+// The fingerprint of the model files in `directory`; nullopt without a SHA256SUMS (no cache then).
+std::optional<std::array<std::uint8_t, 32>> ModelFingerprint(const std::string& directory) {
+  const std::string checksums_path = FilePath(directory, kChecksums);
+  StatusOr<std::string> checksums = core::ReadWholeFile(checksums_path, "checksums file");
+  if (!checksums.ok()) return std::nullopt;
+  std::vector<std::string> paths;
+  for (const auto& [name, digest] : ParseChecksums(*checksums)) {
+    paths.push_back(FilePath(directory, name));
+  }
+  return core::FingerprintFiles(kCompiledFormat, paths, checksums_path);
+}
+
+// Appends arrays to an image.
+class ImageWriter {
+ public:
+  ImageWriter() : bytes_(sizeof(CompiledHeader), '\0') {}
+
+  Status Floats(float* data, std::size_t count) { return Put(data, count * sizeof(float)); }
+  Status Matrix(RowMatrix& matrix, std::size_t rows, std::size_t columns) {
+    return Put(matrix.data(), rows * columns * sizeof(float));
+  }
+  Status Vector(RowVector& vector, std::size_t size) {
+    return Put(vector.data(), size * sizeof(float));
+  }
+  Status Quantized(QuantizedWeights& weights, std::size_t input_width, std::size_t output_width) {
+    (void)input_width;
+    (void)output_width;
+    RETURN_IF_ERROR(Put(weights.codes().data(), weights.codes().size_bytes()));
+    RETURN_IF_ERROR(Put(weights.scale_values().data(), weights.scale_values().size_bytes()));
+    return Put(weights.column_sum_values().data(), weights.column_sum_values().size_bytes());
+  }
+  Status Packed(PackedWeights& weights, std::size_t input_width, std::size_t output_width) {
+    (void)input_width;
+    (void)output_width;
+    return Put(weights.data().data(), weights.data().size_bytes());
+  }
+
+  // The image with its header.
+  std::string Finish(const std::array<std::uint8_t, 32>& fingerprint) {
+    CompiledHeader header{};
+    std::memcpy(header.magic, kCompiledMagic, sizeof(kCompiledMagic));
+    header.version = kCompiledVersion;
+    header.endian = kEndianMarker;
+    std::memcpy(header.fingerprint, fingerprint.data(), fingerprint.size());
+    header.payload_bytes = bytes_.size() - sizeof(CompiledHeader);
+    header.checksum = core::Checksum64(
+        std::as_bytes(std::span(bytes_.data(), bytes_.size())).subspan(sizeof(CompiledHeader)));
+    std::memcpy(bytes_.data(), &header, sizeof(header));
+    return std::move(bytes_);
+  }
+
+ private:
+  Status Put(const void* data, std::size_t size) {
+    const std::uint64_t count = size;
+    bytes_.append(reinterpret_cast<const char*>(&count), sizeof(count));
+    bytes_.append(static_cast<const char*>(data), size);
+    bytes_.resize((bytes_.size() + 7) / 8 * 8, '\0');
+    return Status::Ok();
+  }
+
+  std::string bytes_;
+};
+
+// Reads the arrays of an image back, each checked against the length the model expects.
+class ImageReader {
+ public:
+  explicit ImageReader(std::span<const std::byte> payload) : payload_(payload) {}
+
+  Status Floats(float* data, std::size_t count) {
+    ASSIGN_OR_RETURN(const std::byte* bytes, Take(count * sizeof(float)));
+    std::memcpy(data, bytes, count * sizeof(float));
+    return Status::Ok();
+  }
+  Status Matrix(RowMatrix& matrix, std::size_t rows, std::size_t columns) {
+    matrix.resize(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(columns));
+    return Floats(matrix.data(), rows * columns);
+  }
+  Status Vector(RowVector& vector, std::size_t size) {
+    vector.resize(static_cast<Eigen::Index>(size));
+    return Floats(vector.data(), size);
+  }
+  Status Quantized(QuantizedWeights& weights, std::size_t input_width, std::size_t output_width) {
+    const std::size_t cells = input_width * output_width;
+    ASSIGN_OR_RETURN(const std::byte* codes, Take(cells));
+    ASSIGN_OR_RETURN(const std::byte* scales, Take(output_width * sizeof(float)));
+    ASSIGN_OR_RETURN(const std::byte* sums, Take(output_width * sizeof(std::int32_t)));
+    std::vector<float> scale_values(output_width);
+    std::memcpy(scale_values.data(), scales, output_width * sizeof(float));
+    std::vector<std::int32_t> sum_values(output_width);
+    std::memcpy(sum_values.data(), sums, output_width * sizeof(std::int32_t));
+    weights.Restore(input_width, output_width,
+                    std::span(reinterpret_cast<const std::int8_t*>(codes), cells), scale_values,
+                    sum_values);
+    return Status::Ok();
+  }
+  Status Packed(PackedWeights& weights, std::size_t input_width, std::size_t output_width) {
+    std::vector<float> data(input_width * output_width);
+    RETURN_IF_ERROR(Floats(data.data(), data.size()));
+    weights.Restore(input_width, output_width, data);
+    return Status::Ok();
+  }
+  bool AtEnd() const { return at_ == payload_.size(); }
+
+ private:
+  StatusOr<const std::byte*> Take(std::size_t size) {
+    std::uint64_t count = 0;
+    if (payload_.size() - at_ < sizeof(count)) {
+      return Status::Corruption("compiled model is truncated");
+    }
+    std::memcpy(&count, payload_.data() + at_, sizeof(count));
+    at_ += sizeof(count);
+    if (count != size) return Status::Corruption("compiled model has an array of the wrong size");
+    const std::size_t padded = (size + 7) / 8 * 8;
+    if (payload_.size() - at_ < padded) return Status::Corruption("compiled model is truncated");
+    const std::byte* bytes = payload_.data() + at_;
+    at_ += padded;
+    return bytes;
+  }
+
+  std::span<const std::byte> payload_;
+  std::size_t at_ = 0;
+};
+
+// Visits every array of an int8 model in the image's order (ImageWriter writes them,
+// ImageReader fills them).
+template <typename Archive>
+Status VisitModel(Archive& archive, internal::UseLiteModel& model) {
+  RETURN_IF_ERROR(archive.Matrix(model.token_embeddings, kVocabularyRows, kEmbeddingWidth));
+  RETURN_IF_ERROR(archive.Matrix(model.timing_signal, kMaxTokens, kEmbeddingWidth));
+  for (std::size_t layer_index = 0; layer_index < kLayerCount; ++layer_index) {
+    auto& layer = model.layers[layer_index];
+    const std::size_t width = layer_index == 0 ? kEmbeddingWidth : kModelWidth;
+    layer.width = width;
+    layer.head_width = width / kHeadCount;
+    RETURN_IF_ERROR(archive.Floats(&layer.attention_scale, 1));
+    RETURN_IF_ERROR(archive.Vector(layer.norm_scale, width));
+    RETURN_IF_ERROR(archive.Vector(layer.norm_bias, width));
+    RETURN_IF_ERROR(archive.Quantized(layer.qkv_kernel.int8, width, 3 * width));
+    RETURN_IF_ERROR(archive.Vector(layer.qkv_bias, 3 * width));
+    RETURN_IF_ERROR(archive.Quantized(layer.output_kernel.int8, width, kModelWidth));
+    RETURN_IF_ERROR(archive.Vector(layer.output_bias, kModelWidth));
+    if (width != kModelWidth) {
+      RETURN_IF_ERROR(archive.Quantized(layer.residual_kernel.int8, width, kModelWidth));
+      RETURN_IF_ERROR(archive.Vector(layer.residual_bias, kModelWidth));
+    }
+    RETURN_IF_ERROR(archive.Vector(layer.ffn_norm_scale, kModelWidth));
+    RETURN_IF_ERROR(archive.Vector(layer.ffn_norm_bias, kModelWidth));
+    RETURN_IF_ERROR(archive.Quantized(layer.ffn_in_kernel.int8, kModelWidth, kFeedForwardWidth));
+    RETURN_IF_ERROR(archive.Vector(layer.ffn_in_bias, kFeedForwardWidth));
+    RETURN_IF_ERROR(archive.Quantized(layer.ffn_out_kernel.int8, kFeedForwardWidth, kModelWidth));
+    RETURN_IF_ERROR(archive.Vector(layer.ffn_out_bias, kModelWidth));
+  }
+  RETURN_IF_ERROR(archive.Floats(&model.layer_norm_epsilon, 1));
+  RETURN_IF_ERROR(archive.Packed(model.pool_kernel, kModelWidth, kModelWidth));
+  RETURN_IF_ERROR(archive.Vector(model.pool_bias, kModelWidth));
+  return archive.Floats(&model.normalize_epsilon, 1);
+}
+
+// The model of the image `bytes` when its header, fingerprint, checksum and arrays all hold.
+StatusOr<std::unique_ptr<internal::UseLiteModel>> ModelFromImage(
+    std::span<const std::byte> bytes, const std::array<std::uint8_t, 32>& fingerprint,
+    SentencePieceTokenizer tokenizer, SimdPath kernel_path) {
+  if (bytes.size() < sizeof(CompiledHeader)) return Status::Corruption("compiled model too short");
+  CompiledHeader header;
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  if (std::memcmp(header.magic, kCompiledMagic, sizeof(kCompiledMagic)) != 0 ||
+      header.version != kCompiledVersion || header.endian != kEndianMarker ||
+      header.payload_bytes != bytes.size() - sizeof(CompiledHeader)) {
+    return Status::Corruption("not a compiled model of this format");
+  }
+  if (std::memcmp(header.fingerprint, fingerprint.data(), fingerprint.size()) != 0) {
+    return Status::Corruption("compiled model of other model files");
+  }
+  const std::span<const std::byte> payload = bytes.subspan(sizeof(CompiledHeader));
+  if (core::Checksum64(payload) != header.checksum) {
+    return Status::Corruption("compiled model checksum mismatch");
+  }
+  if (tokenizer.vocabulary_size() > kVocabularyRows) {
+    return Status::Corruption("more pieces than the compiled embedding table has rows");
+  }
+  auto model = std::make_unique<internal::UseLiteModel>(std::move(tokenizer),
+                                                        UseLitePrecision::kInt8, kernel_path);
+  ImageReader reader(payload);
+  RETURN_IF_ERROR(VisitModel(reader, *model));
+  if (!reader.AtEnd()) return Status::Corruption("compiled model has trailing bytes");
+  return model;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
 // UseLiteEmbedder
 
 UseLiteEmbedder::UseLiteEmbedder(std::unique_ptr<internal::UseLiteModel> model,
-                                 const UseLiteOptions& options)
+                                 const UseLiteOptions& options, bool from_cache)
     : model_(std::move(model)),
       workspaces_(std::make_unique<internal::UseLiteWorkspacePool>()),
-      options_(options) {}
+      options_(options),
+      from_cache_(from_cache) {}
 
 UseLiteEmbedder::~UseLiteEmbedder() = default;
 
@@ -734,6 +963,35 @@ StatusOr<std::unique_ptr<UseLiteEmbedder>> UseLiteEmbedder::Open(std::string_vie
     const std::string directory(model_dir);
     const std::string model_json_path = FilePath(directory, kModelJson);
     const std::string vocab_json_path = FilePath(directory, kVocabJson);
+    const SimdPath kernel_path = options.kernel_path.value_or(BestSimdPath());
+    if (!SimdPathSupported(kernel_path)) {
+      return Status::InvalidArgument("this CPU cannot run the " +
+                                     std::string(SimdPathName(kernel_path)) + " int8 kernel path");
+    }
+
+    // The compiled model, when it matches the files (any failure falls back to them).
+    std::optional<std::array<std::uint8_t, 32>> fingerprint;
+    if (options.precision == UseLitePrecision::kInt8 && options.compiled_cache) {
+      fingerprint = ModelFingerprint(directory);
+    }
+    const std::string compiled_path = FilePath(directory, kCompiledFile);
+    if (fingerprint.has_value()) {
+      if (std::optional<core::MappedFile> mapped = core::MappedFile::Open(compiled_path)) {
+        StatusOr<std::string> vocab_json = ReadModelFile(vocab_json_path);
+        StatusOr<SentencePieceTokenizer> tokenizer =
+            vocab_json.ok() ? SentencePieceTokenizer::FromVocabJson(*vocab_json)
+                            : StatusOr<SentencePieceTokenizer>(vocab_json.status());
+        if (tokenizer.ok()) {
+          StatusOr<std::unique_ptr<internal::UseLiteModel>> model = ModelFromImage(
+              mapped->bytes(), *fingerprint, std::move(tokenizer).value(), kernel_path);
+          if (model.ok()) {
+            return std::unique_ptr<UseLiteEmbedder>(
+                new UseLiteEmbedder(std::move(model).value(), options, /*from_cache=*/true));
+          }
+        }
+      }
+    }
+
     ASSIGN_OR_RETURN(std::string model_json_text, ReadModelFile(model_json_path));
     nlohmann::json model_json;
     try {
@@ -800,16 +1058,11 @@ StatusOr<std::unique_ptr<UseLiteEmbedder>> UseLiteEmbedder::Open(std::string_vie
     if (!tokenizer.ok()) {
       return FileCorruption(vocab_json_path, tokenizer.status().message());
     }
-    const SimdPath kernel_path = options.kernel_path.value_or(BestSimdPath());
-    if (!SimdPathSupported(kernel_path)) {
-      return Status::InvalidArgument("this CPU cannot run the " +
-                                     std::string(SimdPathName(kernel_path)) + " int8 kernel path");
-    }
     auto model = std::make_unique<internal::UseLiteModel>(std::move(tokenizer).value(),
                                                           options.precision, kernel_path);
 
     const WeightReader reader(groups, weights, model_json_path);
-    const std::size_t vocabulary_rows = 8002;  // 8,000 pieces + 2 unused rows, as trained
+    const std::size_t vocabulary_rows = kVocabularyRows;
     RETURN_IF_ERROR(reader.Matrix(
         std::string(kTokenEmbeddings),
         {static_cast<std::int64_t>(vocabulary_rows), static_cast<std::int64_t>(kEmbeddingWidth)},
@@ -865,7 +1118,18 @@ StatusOr<std::unique_ptr<UseLiteEmbedder>> UseLiteEmbedder::Open(std::string_vie
     RETURN_IF_ERROR(reader.Vector(std::string(kPoolBias), kModelWidth, model->pool_bias));
     ASSIGN_OR_RETURN(model->normalize_epsilon, reader.FloatScalar(std::string(kNormalizeEpsilon)));
 
-    return std::unique_ptr<UseLiteEmbedder>(new UseLiteEmbedder(std::move(model), options));
+    // Compile the model for later Opens, from files that passed their checksums only; a failure
+    // to write (a read-only directory) only means the next Open reads the files again.
+    if (fingerprint.has_value() && options.verify_checksums) {
+      ImageWriter writer;
+      if (VisitModel(writer, *model).ok()) {
+        const std::string image = writer.Finish(*fingerprint);
+        (void)core::WriteFileAtomically(compiled_path,
+                                        std::as_bytes(std::span(image.data(), image.size())));
+      }
+    }
+    return std::unique_ptr<UseLiteEmbedder>(
+        new UseLiteEmbedder(std::move(model), options, /*from_cache=*/false));
   } catch (const std::bad_alloc&) {
     return Status::ResourceExhausted("out of memory while loading the USE-lite model");
   } catch (const std::exception& error) {

@@ -1,7 +1,9 @@
 // UseLiteEmbedder: engram's built-in sentence encoder, Universal Sentence Encoder lite (DESIGN §8).
 //
 // Reads the TF.js files that scripts/fetch-models installs into <data>/models/use-lite/
-// (model.json with its weightsManifest, group1-shard{1..7}of7, vocab.json, SHA256SUMS) and runs its
+// (model.json with its weightsManifest, group1-shard{1..7}of7, vocab.json, SHA256SUMS) — or the
+// compiled model it writes beside them at the first int8 Open (compiled.bin, see
+// UseLiteOptions::compiled_cache) — and runs its
 // own forward pass (Eigen buffers; dense layers int8 in quantized_kernel.h by default or float32 in
 // dense_kernel.h, see UseLitePrecision; 2 threads); no TensorFlow. What
 // the graph in model.json computes, verified op by op against the original implementation
@@ -64,6 +66,12 @@ struct UseLiteOptions {
   bool verify_checksums = true;
   // Default: kInt8.
   UseLitePrecision precision = UseLitePrecision::kInt8;
+  // int8 precision: use the compiled model in the model directory (compiled.bin: the weights
+  // already read, checked and quantised) when it matches the files, else build it from the files
+  // (after their checksums, when verify_checksums is on) and write it for later Opens; false
+  // reads the files every time and writes nothing. The vectors are the same bytes either way.
+  // Default: true.
+  bool compiled_cache = true;
   // The int8 code path; empty (the default) picks the fastest one the CPU supports. Every path
   // gives the same bytes; tests and benchmarks set it to compare them. Open fails with
   // InvalidArgument when the CPU lacks the path.
@@ -104,13 +112,17 @@ class UseLiteEmbedder final : public Embedder {
   StatusOr<std::vector<float>> EmbedTokenIds(std::span<const std::int32_t> token_ids);
 
   const SentencePieceTokenizer& tokenizer() const;
+  // True when the weights came from the compiled model rather than from the TF.js files.
+  bool from_cache() const { return from_cache_; }
 
  private:
-  UseLiteEmbedder(std::unique_ptr<internal::UseLiteModel> model, const UseLiteOptions& options);
+  UseLiteEmbedder(std::unique_ptr<internal::UseLiteModel> model, const UseLiteOptions& options,
+                  bool from_cache);
 
   std::unique_ptr<internal::UseLiteModel> model_;
   std::unique_ptr<internal::UseLiteWorkspacePool> workspaces_;
   UseLiteOptions options_;
+  bool from_cache_ = false;
 };
 
 }  // namespace engram::embed

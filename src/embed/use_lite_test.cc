@@ -32,8 +32,8 @@ using ::engram::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr float kMinGoldenCosine = 0.9999f;      // float32 precision
-constexpr float kMinInt8GoldenCosine = 0.99f;    // int8 precision
+constexpr float kMinGoldenCosine = 0.9999f;    // float32 precision
+constexpr float kMinInt8GoldenCosine = 0.99f;  // int8 precision
 
 // Embeds every golden sentence; empty on failure (the caller's ASSERT reports it).
 std::vector<std::vector<float>> EmbedGolden(UseLiteEmbedder& embedder,
@@ -150,7 +150,8 @@ TEST_F(UseLiteTest, EveryInt8KernelPathGivesTheSameBytes) {
   const std::vector<testing::GoldenCase> all_cases = testing::LoadGoldenCases();
   ASSERT_GE(all_cases.size(), 50u) << "cannot read " << testing::GoldenPath();
   std::vector<testing::GoldenCase> cases;  // every third sentence: the scalar path is slow
-  for (std::size_t index = 0; index < all_cases.size(); index += 3) cases.push_back(all_cases[index]);
+  for (std::size_t index = 0; index < all_cases.size(); index += 3)
+    cases.push_back(all_cases[index]);
   StatusOr<std::unique_ptr<UseLiteEmbedder>> scalar =
       OpenWith(UseLitePrecision::kInt8, SimdPath::kScalar);
   ASSERT_THAT(scalar, IsOk());
@@ -244,13 +245,15 @@ TEST_F(UseLiteTest, ConcurrentCallsAgree) {
   for (const auto& result : results) EXPECT_EQ(result, *expected);
 }
 
-// A copy of the installed model made of symlinks, so single files can be removed or replaced.
+// A copy of the installed model made of symlinks (without its compiled model), so single files
+// can be removed or replaced.
 class DamagedModelTest : public ::testing::Test {
  protected:
   void SetUp() override {
     source_ = testing::InstalledModelDir();
     ASSERT_TRUE(fs::exists(fs::path(source_) / "model.json")) << testing::kInstallHint;
     for (const fs::directory_entry& entry : fs::directory_iterator(source_)) {
+      if (entry.path().filename() == "compiled.bin") continue;  // the copy starts uncompiled
       fs::create_symlink(fs::absolute(entry.path()), directory_ / entry.path().filename());
     }
   }
@@ -347,6 +350,94 @@ TEST_F(DamagedModelTest, MalformedVocabularyIsCorruption) {
   options.verify_checksums = false;
   EXPECT_THAT(UseLiteEmbedder::Open(directory_.string(), options),
               StatusIs(StatusCode::kCorruption, HasSubstr("vocab.json")));
+}
+
+}  // namespace
+}  // namespace engram::embed
+
+namespace engram::embed {
+namespace {
+
+std::vector<std::vector<float>> EmbedSentences(UseLiteEmbedder& embedder) {
+  const std::vector<std::string> texts = {"Hello world.", "The cat sat on the mat.",
+                                          "Gina opened her online clothing store in 2022.", ""};
+  StatusOr<std::vector<std::vector<float>>> vectors = embedder.Embed(texts);
+  EXPECT_THAT(vectors, IsOk());
+  return vectors.ok() ? *std::move(vectors) : std::vector<std::vector<float>>();
+}
+
+TEST_F(DamagedModelTest, CompiledModelGivesTheSameBytesAsTheFiles) {
+  UseLiteOptions uncompiled;
+  uncompiled.compiled_cache = false;
+  auto reference = UseLiteEmbedder::Open(directory_.string(), uncompiled);
+  ASSERT_THAT(reference, IsOk());
+  EXPECT_FALSE((*reference)->from_cache());
+  EXPECT_FALSE(fs::exists(directory_ / "compiled.bin"));  // compiled_cache = false writes none
+  const auto expected = EmbedSentences(**reference);
+  ASSERT_EQ(expected.size(), 4u);
+
+  auto first = UseLiteEmbedder::Open(directory_.string());
+  ASSERT_THAT(first, IsOk());
+  EXPECT_FALSE((*first)->from_cache());
+  EXPECT_TRUE(fs::exists(directory_ / "compiled.bin"));
+  auto second = UseLiteEmbedder::Open(directory_.string());
+  ASSERT_THAT(second, IsOk());
+  EXPECT_TRUE((*second)->from_cache());
+  EXPECT_EQ(EmbedSentences(**first), expected);
+  EXPECT_EQ(EmbedSentences(**second), expected);
+  // float32 precision never reads it.
+  UseLiteOptions float32;
+  float32.precision = UseLitePrecision::kFloat32;
+  auto float_embedder = UseLiteEmbedder::Open(directory_.string(), float32);
+  ASSERT_THAT(float_embedder, IsOk());
+  EXPECT_FALSE((*float_embedder)->from_cache());
+}
+
+TEST_F(DamagedModelTest, DamagedCompiledModelIsRebuiltNeverTrusted) {
+  ASSERT_THAT(UseLiteEmbedder::Open(directory_.string()), IsOk());  // compiles
+  const fs::path compiled = directory_ / "compiled.bin";
+  std::ifstream in(compiled, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string good = std::move(buffer).str();
+  ASSERT_GT(good.size(), 1000000u);
+  UseLiteOptions uncompiled;
+  uncompiled.compiled_cache = false;
+  auto reference = UseLiteEmbedder::Open(directory_.string(), uncompiled);
+  ASSERT_THAT(reference, IsOk());
+  const auto expected = EmbedSentences(**reference);
+
+  std::string flipped = good;
+  flipped[good.size() / 2] = static_cast<char>(flipped[good.size() / 2] ^ 0x01);
+  std::string wrong_fingerprint = good;
+  wrong_fingerprint[20] = static_cast<char>(wrong_fingerprint[20] ^ 0x01);
+  for (const std::string& damaged :
+       {flipped, wrong_fingerprint, good.substr(0, good.size() - 8), good.substr(0, 10)}) {
+    Replace("compiled.bin", damaged);
+    auto opened = UseLiteEmbedder::Open(directory_.string());
+    ASSERT_THAT(opened, IsOk());
+    EXPECT_FALSE((*opened)->from_cache());
+    EXPECT_EQ(EmbedSentences(**opened), expected);
+    auto again = UseLiteEmbedder::Open(directory_.string());  // rebuilt whole
+    ASSERT_THAT(again, IsOk());
+    EXPECT_TRUE((*again)->from_cache());
+  }
+}
+
+TEST_F(DamagedModelTest, CompiledModelIsNotUsedOnceASourceChanged) {
+  ASSERT_THAT(UseLiteEmbedder::Open(directory_.string()), IsOk());  // compiles
+  ASSERT_TRUE(fs::exists(directory_ / "compiled.bin"));
+  Truncate("group1-shard3of7", 1000);
+  EXPECT_THAT(UseLiteEmbedder::Open(directory_.string()),
+              StatusIs(StatusCode::kCorruption, HasSubstr("group1-shard3of7")));
+}
+
+TEST_F(DamagedModelTest, UnverifiedFilesAreNeverCompiled) {
+  UseLiteOptions unverified;
+  unverified.verify_checksums = false;
+  auto opened = UseLiteEmbedder::Open(directory_.string(), unverified);
+  ASSERT_THAT(opened, IsOk());
+  EXPECT_FALSE(fs::exists(directory_ / "compiled.bin"));
 }
 
 }  // namespace
