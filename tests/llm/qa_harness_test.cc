@@ -316,6 +316,84 @@ TEST_F(QaHarnessTest, LongMemEvalJudgesEachTypeByItsRule) {
   EXPECT_THAT(judge_prompts["u1"], HasSubstr("Model response: 42"));
 }
 
+// Three LongMemEval questions: q1 is scored by retrieval; q2_abs (abstention) and q3 (no
+// has_answer user turn) are skipped by it and recalled for QA only.
+constexpr char kLongMemEvalFile[] = R"([
+{"question_id": "q1", "question_type": "multi-session",
+ "question": "Where did I buy the red bicycle?", "answer": "flea market",
+ "question_date": "2023/06/01 (Thu) 10:00",
+ "haystack_session_ids": ["s1", "s2"],
+ "haystack_dates": ["2023/05/01 (Mon) 09:00", "2023/05/02 (Tue) 09:00"],
+ "haystack_sessions": [
+   [{"role": "user", "content": "I got a red bicycle at the flea market.", "has_answer": true},
+    {"role": "assistant", "content": "Nice find!"}],
+   [{"role": "user", "content": "Can you suggest a pasta recipe?"},
+    {"role": "assistant", "content": "Try carbonara with eggs."}]],
+ "answer_session_ids": ["s1"]},
+{"question_id": "q2_abs", "question_type": "multi-session",
+ "question": "Where did I buy the blue car?", "answer": "You did not mention a blue car.",
+ "question_date": "2023/06/01 (Thu) 10:00",
+ "haystack_session_ids": ["s1"], "haystack_dates": ["2023/05/01 (Mon) 09:00"],
+ "haystack_sessions": [[{"role": "user", "content": "Hello there."}]],
+ "answer_session_ids": []},
+{"question_id": "q3", "question_type": "single-session-assistant",
+ "question": "What did you recommend?", "answer": "carbonara",
+ "question_date": "2023/06/01 (Thu) 10:00",
+ "haystack_session_ids": ["s1"], "haystack_dates": ["2023/05/01 (Mon) 09:00"],
+ "haystack_sessions": [[{"role": "user", "content": "Recipe please."},
+                        {"role": "assistant", "content": "Carbonara.", "has_answer": true}]],
+ "answer_session_ids": ["s1"]}
+])";
+
+TEST_F(QaHarnessTest, LongMemEvalBenchAnswersEveryQuestionAndKeepsTheRetrievalReport) {
+  server_.SetResponder([](const nlohmann::json& request) {
+    const std::string prompt = LastMessage(request);
+    if (prompt.find("Model response:") != std::string::npos) return MockReply::Content("yes");
+    if (prompt.find("red bicycle at the flea market") != std::string::npos) {
+      return MockReply::Content("At the flea market.");
+    }
+    return MockReply::Content("I do not know.");
+  });
+  const std::string data = (std::filesystem::path(temp_dir_.path()) / "lme.json").string();
+  std::ofstream(data) << kLongMemEvalFile;
+  BenchOptions bench;
+  bench.data_path = data;
+  bench.routes = {"bm25", "fragment", "session", "temporal"};
+  StatusOr<io::Json> report = RunBenchWithQa(BenchDataset::kLongMemEval, bench, Options());
+  ASSERT_THAT(report.status(), IsOk());
+  // Retrieval as without QA: one question scored, the other two skipped.
+  EXPECT_EQ((*report)["questions"], 1);
+  EXPECT_EQ((*report)["config"]["data"]["skipped_abstention"], 1);
+  EXPECT_EQ((*report)["config"]["data"]["skipped_no_answer_user_turn"], 1);
+  // QA: all three, the abstention one judged by the abstention rule.
+  const io::Json& qa = (*report)["qa"];
+  EXPECT_EQ(qa["questions"], 3);
+  EXPECT_EQ(qa["correct"], 3);
+  EXPECT_EQ(qa["abstention"]["questions"], 1);
+  EXPECT_EQ(qa["by_category"]["multi-session"]["questions"], 2);
+  EXPECT_EQ(qa["by_category"]["single-session-assistant"]["questions"], 1);
+  EXPECT_THAT(qa["protocol"].get<std::string>(), HasSubstr("LongMemEval"));
+  bool abstention_rule = false;
+  for (const nlohmann::json& request : server_.request_bodies()) {
+    const std::string prompt = LastMessage(request);
+    if (prompt.find("blue car") != std::string::npos &&
+        prompt.find("cannot be answered") != std::string::npos) {
+      abstention_rule = true;
+    }
+  }
+  EXPECT_TRUE(abstention_rule);
+}
+
+TEST_F(QaHarnessTest, BadQaOptionsFailBeforeAnythingIsIngested) {
+  QaOptions options = Options();
+  options.answer.price_out_per_million = -3;
+  BenchOptions bench;
+  bench.data_path = "/nonexistent/file.json";  // would be kNotFound if it were read first
+  const Status status = RunBenchWithQa(BenchDataset::kLocomo, bench, options).status();
+  EXPECT_THAT(status, StatusIs(StatusCode::kInvalidArgument));
+  EXPECT_THAT(status.message(), HasSubstr("output price"));
+}
+
 TEST(QaOptionsTest, BadOptionsNameTheProblem) {
   QaOptions options;
   EXPECT_THAT(options.Validate(), StatusIs(StatusCode::kInvalidArgument));
