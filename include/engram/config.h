@@ -330,6 +330,12 @@ struct WriteConfig {
   // rest of the turn is stored and indexed but derives nothing), so the analysis row, the time
   // anchors and the time one turn's analysis costs are bounded. In [1, 100000]. Default: 500.
   std::size_t max_signals_per_turn = 500;
+  // Back-pressure: a write that would be acknowledged before its derivation (RememberWait other
+  // than kDerived) is refused with kUnavailable and a retry-after hint while this many turns or
+  // more await derivation, so the backlog stays below this plus one batch per concurrent writer
+  // (HTTP 503 with Retry-After). 0 = unbounded. In [0, 1e9]. Default: 100,000 turns, about 7 to
+  // 14 minutes of derivation at the single worker's 120 to 250 turns/s.
+  std::size_t max_pending_turns = 100'000;
   bool facts = true;     // rule-based facts, validation and reconciliation
   // facts: V_support of the validator (Eywa §4.3), the least fraction of a candidate object's
   // content words that must occur in its source sentence, in [0, 1].

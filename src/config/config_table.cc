@@ -300,6 +300,11 @@ const KeySpec kKeys[] = {
      "a turn yields at most this many signals (the first in text order; the rest is stored and "
      "indexed but derives nothing)",
      "chosen, not measured (bounds one turn's cost)"},
+    {"write", "max_pending_turns", ENGRAM_FIELD(write.max_pending_turns), Closed(0, 1'000'000'000),
+     {},
+     "a write acknowledged before its derivation is refused (kUnavailable, HTTP 503 with "
+     "Retry-After) while this many turns await derivation; 0 = unbounded",
+     "chosen: about 7-14 minutes of the single worker's derivation"},
     {"write", "facts", ENGRAM_FIELD(write.facts), {}, {},
      "rule-based facts, validation and reconciliation", "Eywa Tier 1 (on)"},
     {"write", "fact_min_support", ENGRAM_FIELD(write.fact_min_support), Closed(0, 1), {},
