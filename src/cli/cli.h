@@ -198,6 +198,8 @@ void AddFactsCommand(CLI::App& app, Console& console, CommandList* commands);
 void AddConsolidateCommands(CLI::App& app, Console& console, CommandList* commands);
 // entities (entities_command.cc)
 void AddEntitiesCommand(CLI::App& app, Console& console, CommandList* commands);
+// graph neighbours, paths, identity, edge-types, add-edge, edge, retire-edge (graph_command.cc)
+void AddGraphCommands(CLI::App& app, Console& console, CommandList* commands);
 // serve (serve_command.cc)
 void AddServeCommand(CLI::App& app, Console& console, CommandList* commands);
 // keys create, keys list, keys revoke (keys_command.cc)

@@ -73,6 +73,7 @@ int Run(int argc, char** argv) {
   AddFactsCommand(app, console, &commands);
   AddConsolidateCommands(app, console, &commands);
   AddEntitiesCommand(app, console, &commands);
+  AddGraphCommands(app, console, &commands);
   AddServeCommand(app, console, &commands);
   AddKeysCommands(app, console, &commands);
   AddMcpCommand(app, console, &commands);
