@@ -53,14 +53,18 @@ constexpr std::int64_t kEmbedderLockKey = 0x656e6772616d03;
 // the tenant root's path (TenantLockId).
 constexpr std::int32_t kTenantLockClass = 0x656e6772;
 
-// A write transaction's journal rows, staged on the writer connection (a temporary table, emptied
-// by every commit) in the order they were written; the commit copies them into the journal in
-// that order under the journal lock, which is when they get their seqs.
+// A write transaction's journal rows, staged on the writer connection (a temporary table) in the
+// order they were written; the commit copies them into the journal in that order under the
+// journal lock, which is when they get their seqs, and deletes them. Not ON COMMIT DELETE ROWS:
+// that truncation invalidates every prepared statement naming the table at every commit (each
+// write then re-plans its statements, several milliseconds); no index, so the deleted rows cost
+// only heap space, given back by a TRUNCATE every kTruncatePendingEvery transactions.
 constexpr std::string_view kCreateJournalPending =
     "CREATE TEMPORARY TABLE IF NOT EXISTS journal_pending ("
-    "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, scope_id BIGINT NOT NULL, "
-    "op TEXT NOT NULL, target_id TEXT NOT NULL, target_row BIGINT NOT NULL, at BIGINT NOT NULL, "
-    "detail TEXT NOT NULL) ON COMMIT DELETE ROWS";
+    "id BIGINT GENERATED ALWAYS AS IDENTITY, scope_id BIGINT NOT NULL, op TEXT NOT NULL, "
+    "target_id TEXT NOT NULL, target_row BIGINT NOT NULL, at BIGINT NOT NULL, "
+    "detail TEXT NOT NULL)";
+constexpr std::int64_t kTruncatePendingEvery = 1024;
 
 // The channel every write transaction NOTIFYs at commit (PostgreSQL delivers a NOTIFY only when
 // its transaction commits, and never one of a rolled-back transaction); WaitForJournal LISTENs.
@@ -74,7 +78,8 @@ const std::string& CommitWriteSql() {
   static const std::string kSql =
       "SELECT pg_advisory_xact_lock(" + std::to_string(kJournalLockKey) +
       "); INSERT INTO journal(scope_id, op, target_id, target_row, at, detail) "
-      "SELECT scope_id, op, target_id, target_row, at, detail FROM journal_pending ORDER BY id; " +
+      "SELECT scope_id, op, target_id, target_row, at, detail FROM journal_pending ORDER BY id; "
+      "DELETE FROM journal_pending; " +
       std::string(kNotifyAndCommit);
   return kSql;
 }
@@ -556,6 +561,9 @@ class PostgresStore final : public sql::SqlStore {
   StatusOr<std::unique_ptr<Transaction>> BeginWrite() override {
     std::unique_lock<std::mutex> lock(write_mutex_);
     RETURN_IF_ERROR(EnsureWriter());
+    if (++transactions_begun_ % kTruncatePendingEvery == 0) {
+      RETURN_IF_ERROR(writer_->Exec("TRUNCATE journal_pending", "empty the journal staging table"));
+    }
     // No lock yet: the transaction takes its tenants' locks as it meets their scopes.
     RETURN_IF_ERROR(writer_->Exec("BEGIN", "begin write transaction"));
     return std::unique_ptr<Transaction>(std::make_unique<PostgresTransaction>(
@@ -796,6 +804,7 @@ class PostgresStore final : public sql::SqlStore {
   // Held by the open Transaction (or EraseScopes); guards writer_.
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;
+  std::int64_t transactions_begun_ = 0;  // on writer_'s connections, for kTruncatePendingEvery
   // Guards idle_readers_ and open_readers_; never held while a query runs.
   std::mutex pool_mutex_;
   std::condition_variable pool_released_;
