@@ -82,8 +82,9 @@ struct QaOptions {
   std::string answers_path;
   // Failed requests in a row after which the run stops. Default: 5.
   std::size_t max_consecutive_failures = 5;
-  // LoCoMo: also answer and judge category 5 (adversarial; the gold answer is the file's
-  // adversarial_answer). Default: false, as the published J-scores.
+  // LoCoMo: also answer and judge category 5 (adversarial: the conversation does not hold the
+  // answer; correct is saying so, judged by its own prompt with the file's adversarial_answer
+  // as the trap). Default: false, as the published J-scores.
   bool include_adversarial = false;
   // Progress lines ("qa 12/200 ..."). Default: nullptr = silent.
   std::ostream* progress = nullptr;

@@ -45,6 +45,21 @@ constexpr std::string_view kLocomoJudge =
     "{\"reasoning\": \"...\", \"label\": \"CORRECT\"} or {\"reasoning\": \"...\", \"label\": "
     "\"WRONG\"}.";
 
+// LoCoMo category 5 (only with QaOptions::include_adversarial): the question asks about
+// something the conversation never says; {gold_answer} is the file's adversarial_answer, the
+// answer a careless reader would give.
+constexpr std::string_view kLocomoJudgeAdversarial =
+    "You grade an answer to a trick question about a conversation. The conversation never says "
+    "what the question asks; a careless reader would answer \"{gold_answer}\".\n\n"
+    "Question: {question}\n"
+    "Generated answer: {answer}\n\n"
+    "Label it CORRECT if the generated answer says the conversation does not mention it, or that "
+    "the information is not available. Label it WRONG if it gives an answer as if it were known, "
+    "above all \"{gold_answer}\".\n\n"
+    "Reply with a JSON object only, one sentence of reasoning first: "
+    "{\"reasoning\": \"...\", \"label\": \"CORRECT\"} or {\"reasoning\": \"...\", \"label\": "
+    "\"WRONG\"}.";
+
 constexpr std::string_view kLongMemEvalAnswer =
     "Below are excerpts of your earlier chat sessions with a user, retrieved from memory, each "
     "with its date. The current date is {question_date}.\n\n"
@@ -151,6 +166,7 @@ PromptSet BuiltInPrompts(std::string_view dataset, PromptRole role) {
   }
   if (locomo) {
     set.default_template = kLocomoJudge;
+    set.by_category["adversarial"] = kLocomoJudgeAdversarial;
     return set;
   }
   const auto judge = [](std::string_view rule) {

@@ -133,6 +133,27 @@ TEST_F(QaHarnessTest, ReportsAccuracyPerCategoryTokensAndCost) {
   EXPECT_THAT(LastMessage(server_.request_bodies()[0]), HasSubstr("puppy named Biscuit"));
 }
 
+TEST_F(QaHarnessTest, AdversarialQuestionsAreJudgedAsTrickQuestionsWhenIncluded) {
+  server_.SetResponder(ScriptedModel(GoodAnswers()));
+  QaOptions options = Options();
+  options.include_adversarial = true;
+  StatusOr<io::Json> report = RunQa(options, Questions());
+  ASSERT_THAT(report.status(), IsOk());
+  EXPECT_EQ((*report)["questions"], 4);
+  EXPECT_EQ((*report)["excluded"], 0);
+  EXPECT_EQ((*report)["by_category"]["adversarial"]["questions"], 1);
+  bool trick_prompt = false;
+  for (const nlohmann::json& request : server_.request_bodies()) {
+    const std::string prompt = LastMessage(request);
+    if (prompt.find("Bob's puppy eat") != std::string::npos &&
+        prompt.find("trick question") != std::string::npos &&
+        prompt.find("\"kibble\"") != std::string::npos) {
+      trick_prompt = true;
+    }
+  }
+  EXPECT_TRUE(trick_prompt);
+}
+
 TEST_F(QaHarnessTest, RerunReusesTheAnswersFileAndAsksOnlyWhatChanged) {
   server_.SetResponder(ScriptedModel(GoodAnswers()));
   ASSERT_THAT(RunQa(Options(), Questions()).status(), IsOk());
