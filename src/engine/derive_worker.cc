@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
+#include <string_view>
 #include <utility>
 
 #include "engine/vector_projection.h"
@@ -86,8 +88,9 @@ Status DeriveWorker::WaitIdle() {
   const std::int64_t target = passes_started_ + 1;
   idle_.wait(lock, [&] { return stop_ || passes_finished_ >= target; });
   if (passes_finished_ < target) {
-    return Status::Unavailable("the engine is closing; pending derivations resume when the "
-                               "store is opened again");
+    return Status::Unavailable(
+        "the engine is closing; pending derivations resume when the "
+        "store is opened again");
   }
   return last_pass_status_;
 }
@@ -112,7 +115,49 @@ StatusOr<DeriveProgress> DeriveWorker::Progress() {
   progress.derived_turns = derived_turns_;
   progress.failures = failures_;
   progress.last_error = last_error_;
+  progress.refused_writes = refused_writes_;
+  progress.max_pending_turns = deps_.max_pending_turns;
+  // Admit's count follows the store again (turns another engine captured or derived included).
+  pending_estimate_ = progress.pending_turns;
   return progress;
+}
+
+Status DeriveWorker::Admit() {
+  if (deps_.max_pending_turns <= 0) return Status::Ok();
+  std::lock_guard lock(mutex_);
+  if (pending_estimate_ < deps_.max_pending_turns) return Status::Ok();
+  ++refused_writes_;
+  // The turns to derive before the backlog is under the limit, at the rate derived so far.
+  int seconds = 1;
+  if (first_derived_.has_value() && derived_turns_ > 0) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - *first_derived_).count();
+    if (elapsed > 0) {
+      const double rate = static_cast<double>(derived_turns_) / elapsed;
+      const double excess = static_cast<double>(pending_estimate_ - deps_.max_pending_turns + 1);
+      seconds = static_cast<int>(std::clamp(std::ceil(excess / rate), 1.0, 60.0));
+    }
+  }
+  return Status::Unavailable("write refused: " + std::to_string(pending_estimate_) +
+                             " turns await derivation, at or over [write] max_pending_turns = " +
+                             std::to_string(deps_.max_pending_turns) +
+                             "; nothing was stored; retry after " + std::to_string(seconds) + " s");
+}
+
+std::optional<int> RetryAfterSeconds(const Status& status) {
+  if (status.code() != StatusCode::kUnavailable) return std::nullopt;
+  constexpr std::string_view kHint = "; retry after ";
+  const std::string& message = status.message();
+  const std::size_t at = message.rfind(kHint);
+  if (at == std::string::npos) return std::nullopt;
+  int seconds = 0;
+  const char* begin = message.data() + at + kHint.size();
+  const char* end = message.data() + message.size();
+  const auto [next, error] = std::from_chars(begin, end, seconds);
+  if (error != std::errc() || std::string_view(next, end) != " s" || seconds < 1) {
+    return std::nullopt;
+  }
+  return seconds;
 }
 
 void DeriveWorker::CaptureStarted() {
@@ -126,6 +171,7 @@ void DeriveWorker::CaptureFinished(std::int64_t pending_turns) {
     --captures_in_flight_;
     last_capture_end_ = std::chrono::steady_clock::now();
     backlog_ += pending_turns;
+    pending_estimate_ += pending_turns;
   }
   captures_.notify_all();
 }
@@ -296,8 +342,8 @@ StatusOr<DeriveWorker::ChunkOutcome> DeriveWorker::DeriveChunk(const std::string
   ASSIGN_OR_RETURN(std::optional<Plan> current, PlanChunk(key, cursor_text, txn.get()));
   if (!current.has_value()) return ChunkOutcome::kNothingPending;
   if (planned.has_value()) {
-    bool same = planned->cursor == current->cursor &&
-                planned->turns.size() == current->turns.size();
+    bool same =
+        planned->cursor == current->cursor && planned->turns.size() == current->turns.size();
     for (std::size_t turn_idx = 0; same && turn_idx < current->turns.size(); ++turn_idx) {
       same = planned->turns[turn_idx].id == current->turns[turn_idx].id;
     }
@@ -316,19 +362,18 @@ StatusOr<DeriveWorker::ChunkOutcome> DeriveWorker::DeriveChunk(const std::string
   const std::vector<store::NodeRecord>& turns = current->turns;
   const std::string scope_node_id(std::string_view(key).substr(kCursorPrefix.size()));
   ASSIGN_OR_RETURN(const store::NodeRecord scope_node, txn->GetNode(scope_node_id));
-  ASSIGN_OR_RETURN(const std::optional<store::ScopeRecord> scope,
-                   txn->FindScope(scope_node.text));
+  ASSIGN_OR_RETURN(const std::optional<store::ScopeRecord> scope, txn->FindScope(scope_node.text));
   if (!scope.has_value()) {
-    return Status::Corruption("scope node " + scope_node_id + " names scope \"" +
-                              scope_node.text + "\", which does not exist");
+    return Status::Corruption("scope node " + scope_node_id + " names scope \"" + scope_node.text +
+                              "\", which does not exist");
   }
   std::vector<std::string> turn_ids;
   turn_ids.reserve(turns.size());
   for (std::size_t turn_idx = 0; turn_idx < turns.size(); ++turn_idx) {
     turn_ids.push_back(turns[turn_idx].id);
     if (turn_idx < current->vectors.size()) {
-      RETURN_IF_ERROR(txn->PutVector(turns[turn_idx].id, deps_.model_id,
-                                     current->vectors[turn_idx]));
+      RETURN_IF_ERROR(
+          txn->PutVector(turns[turn_idx].id, deps_.model_id, current->vectors[turn_idx]));
     }
   }
   write::DeriveContext derive;
@@ -364,6 +409,9 @@ StatusOr<DeriveWorker::ChunkOutcome> DeriveWorker::DeriveChunk(const std::string
     // Turns another engine captured, or that were pending when this one opened, are not in the
     // backlog: it never goes below zero.
     backlog_ = std::max<std::int64_t>(0, backlog_ - static_cast<std::int64_t>(turns.size()));
+    pending_estimate_ =
+        std::max<std::int64_t>(0, pending_estimate_ - static_cast<std::int64_t>(turns.size()));
+    if (!first_derived_.has_value()) first_derived_ = std::chrono::steady_clock::now();
   }
   if (chunk != nullptr) {
     chunk->scope = *scope;

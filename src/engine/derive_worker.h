@@ -114,6 +114,9 @@ struct DeriveWorkerDeps {
   std::int64_t yield_backlog = kDeriveYieldBacklog;
   // How long after a capture ends the worker still leaves the lock to the next one.
   std::chrono::milliseconds capture_quiet{2};
+  // Back-pressure ([write] max_pending_turns): Admit refuses a capture while this many turns or
+  // more await derivation; 0 = never refuses.
+  std::int64_t max_pending_turns = 0;
   // Called with write_mutex held once a scope has no pending turn left, with the first and last
   // sequence numbers this drain derived and the capture time of its last chunk ([consolidate]
   // every_turns).
@@ -126,9 +129,11 @@ struct DeriveWorkerDeps {
 struct DeriveProgress {
   std::int64_t pending_turns = 0;  // turns stored and not derived yet, store-wide
   std::size_t pending_scopes = 0;
-  std::int64_t derived_turns = 0;  // turns this engine derived since it opened
-  std::int64_t failures = 0;       // chunks that failed since the engine opened
-  Status last_error;               // the last failure; Ok once a later pass succeeded
+  std::int64_t derived_turns = 0;      // turns this engine derived since it opened
+  std::int64_t failures = 0;           // chunks that failed since the engine opened
+  Status last_error;                   // the last failure; Ok once a later pass succeeded
+  std::int64_t refused_writes = 0;     // captures Admit refused since the engine opened
+  std::int64_t max_pending_turns = 0;  // the back-pressure limit; 0 = none
 };
 
 class DeriveWorker {
@@ -152,6 +157,15 @@ class DeriveWorker {
   Status WaitIdle();
   // Pending turns (read from the store) and the worker's counters.
   StatusOr<DeriveProgress> Progress();
+
+  // Back-pressure, before a capture: kUnavailable while max_pending_turns or
+  // more turns await derivation, its message naming the backlog, the limit and a retry-after
+  // hint ("retry after N s", N in [1, 60]: the turns over the limit at the rate this engine has
+  // derived at, 1 before it has derived any; RetryAfterSeconds reads it back). The count is the
+  // store's pending turns as of the last Progress (the engine reads it at open), plus the turns
+  // captured since, minus those derived since; captures admitted concurrently may each add one
+  // batch past the limit. Ok without a limit.
+  Status Admit();
 
   // A capture (the first phase of a Remember) is about to take the write lock / has released it,
   // leaving `pending_turns` new turns to derive. Every CaptureStarted is followed by one
@@ -200,11 +214,11 @@ class DeriveWorker {
 
   DeriveWorkerDeps deps_;
   std::mutex mutex_;
-  std::condition_variable wake_;  // the thread waits on it for work
-  std::condition_variable idle_;  // WaitIdle waits on it for a finished pass
+  std::condition_variable wake_;      // the thread waits on it for work
+  std::condition_variable idle_;      // WaitIdle waits on it for a finished pass
   std::condition_variable captures_;  // YieldToCaptures waits on it for captures to pause
-  bool stop_ = false;             // guarded by mutex_
-  bool requested_ = false;        // guarded by mutex_: work was notified since the pass began
+  bool stop_ = false;                 // guarded by mutex_
+  bool requested_ = false;            // guarded by mutex_: work was notified since the pass began
   std::int64_t passes_started_ = 0;   // guarded by mutex_
   std::int64_t passes_finished_ = 0;  // guarded by mutex_
   Status last_pass_status_;           // guarded by mutex_: the result of the last finished pass
@@ -214,7 +228,13 @@ class DeriveWorker {
   int captures_in_flight_ = 0;        // guarded by mutex_
   std::chrono::steady_clock::time_point last_capture_end_;  // guarded by mutex_
   std::int64_t backlog_ = 0;  // guarded by mutex_: turns captured here and not derived yet
-  std::thread thread_;                // started by Start(); joined by the destructor
+  // guarded by mutex_: the store's pending turns (as of the last Progress, plus captures, minus
+  // derivations since), what Admit compares with the limit
+  std::int64_t pending_estimate_ = 0;
+  std::int64_t refused_writes_ = 0;  // guarded by mutex_
+  // guarded by mutex_: when this engine derived its first chunk (the rate of the retry hint)
+  std::optional<std::chrono::steady_clock::time_point> first_derived_;
+  std::thread thread_;  // started by Start(); joined by the destructor
 };
 
 // Marks one capture for the worker: CaptureStarted on construction, CaptureFinished on
@@ -232,6 +252,10 @@ class CaptureScope {
   DeriveWorker& worker_;
   std::int64_t pending_turns_ = 0;
 };
+
+// The retry-after hint of a Status from DeriveWorker::Admit (its message's "retry after N s"),
+// in seconds; nullopt for any other status.
+std::optional<int> RetryAfterSeconds(const Status& status);
 
 }  // namespace engram
 

@@ -4,11 +4,13 @@
 // tests/integration/two_phase_test.cc).
 #include "engine/derive_worker.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +27,8 @@ namespace engram {
 namespace {
 
 using ::engram::testing::IsOk;
+using ::engram::testing::StatusIs;
+using ::testing::HasSubstr;
 
 class DeriveWorkerTest : public ::testing::Test {
  protected:
@@ -142,6 +146,69 @@ TEST_F(DeriveWorkerTest, ClosingWhileYieldingKeepsThePendingTurns) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }  // the destructor stops the worker while it waits for the capture
   EXPECT_EQ(PendingTurns(), 2);
+}
+
+// Back-pressure ([write] max_pending_turns): Admit refuses at the limit, the progress reports the
+// backlog, and once the backlog is derived writes are admitted again.
+TEST_F(DeriveWorkerTest, AdmitRefusesAtTheLimitUntilTheBacklogIsDerived) {
+  DeriveWorkerDeps deps = Deps(/*yield_backlog=*/0);
+  deps.background = false;  // WaitIdle derives in this thread
+  deps.max_pending_turns = 5;
+  DeriveWorker worker(deps);
+  EXPECT_THAT(worker.Admit(), IsOk());
+  worker.CaptureStarted();
+  CaptureTurns(4);
+  worker.CaptureFinished(4);
+  EXPECT_THAT(worker.Admit(), IsOk());  // 4 pending, under 5
+  worker.CaptureStarted();
+  CaptureTurns(3);
+  worker.CaptureFinished(3);
+  const Status refused = worker.Admit();  // 7 pending
+  EXPECT_THAT(refused, StatusIs(StatusCode::kUnavailable));
+  EXPECT_THAT(refused.message(), HasSubstr("7 turns await derivation"));
+  EXPECT_THAT(refused.message(), HasSubstr("[write] max_pending_turns = 5"));
+  EXPECT_EQ(RetryAfterSeconds(refused), 1);  // nothing derived yet: the least hint
+  StatusOr<DeriveProgress> progress = worker.Progress();
+  ASSERT_THAT(progress, IsOk());
+  EXPECT_EQ(progress->pending_turns, 7);
+  EXPECT_EQ(progress->pending_scopes, 1u);
+  EXPECT_EQ(progress->derived_turns, 0);
+  EXPECT_EQ(progress->refused_writes, 1);
+  EXPECT_EQ(progress->max_pending_turns, 5);
+
+  ASSERT_THAT(worker.WaitIdle(), IsOk());
+  EXPECT_THAT(worker.Admit(), IsOk());
+  progress = worker.Progress();
+  ASSERT_THAT(progress, IsOk());
+  EXPECT_EQ(progress->pending_turns, 0);
+  EXPECT_EQ(progress->pending_scopes, 0u);
+  EXPECT_EQ(progress->derived_turns, 7);
+  EXPECT_EQ(progress->refused_writes, 1);
+}
+
+TEST_F(DeriveWorkerTest, AdmitCountsTurnsPendingBeforeTheEngineOpenedOnceItReadsTheStore) {
+  CaptureTurns(6);  // left by an earlier engine
+  DeriveWorkerDeps deps = Deps(/*yield_backlog=*/0);
+  deps.background = false;
+  deps.max_pending_turns = 5;
+  DeriveWorker worker(deps);
+  ASSERT_THAT(worker.Progress(), IsOk());  // what the engine does when it opens
+  EXPECT_THAT(worker.Admit(), StatusIs(StatusCode::kUnavailable));
+  // Without a limit nothing is refused.
+  DeriveWorkerDeps unbounded = Deps(/*yield_backlog=*/0);
+  unbounded.background = false;
+  DeriveWorker open_worker(unbounded);
+  ASSERT_THAT(open_worker.Progress(), IsOk());
+  EXPECT_THAT(open_worker.Admit(), IsOk());
+}
+
+TEST(RetryAfterSecondsTest, ReadsTheHintOfAnUnavailableStatusOnly) {
+  EXPECT_EQ(RetryAfterSeconds(Status::Unavailable("write refused: x; retry after 12 s")), 12);
+  EXPECT_EQ(RetryAfterSeconds(Status::Internal("write refused: x; retry after 12 s")),
+            std::nullopt);
+  EXPECT_EQ(RetryAfterSeconds(Status::Unavailable("store not readable")), std::nullopt);
+  EXPECT_EQ(RetryAfterSeconds(Status::Unavailable("x; retry after 0 s")), std::nullopt);
+  EXPECT_EQ(RetryAfterSeconds(Status::Unavailable("x; retry after 3 seconds")), std::nullopt);
 }
 
 }  // namespace

@@ -491,6 +491,7 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   deps.write_mutex = &engine->write_mutex;
   deps.model_id = engine->embedder_record.model_id;
   deps.background = options.background_derivation;
+  deps.max_pending_turns = static_cast<std::int64_t>(engine->config.write.max_pending_turns);
   // The vectors as a later read gives them back (rounded to half floats or int8 steps under
   // [store] vector_precision), as CaptureAndDerive hands them to the derivation: DMF divergence
   // must see the same values in both phases. Storing a rounded vector again stores the same
@@ -537,6 +538,8 @@ StatusOr<RememberResult> Engine::Remember(const Scope& scope, std::span<const Tu
     metadata.push_back(std::move(canonical).value());
   }
   if (options.wait != RememberWait::kDerived) {
+    // Back-pressure: refused, storing nothing, while too many turns await derivation.
+    RETURN_IF_ERROR(impl_->worker->Admit());
     // Phase one only: the turns and their derivation cursor in one transaction. The capture
     // scope ends after the lock is released (it is declared first).
     CaptureScope capture(*impl_->worker);
