@@ -63,6 +63,10 @@ struct DerivationStatus {
   // The last failure (its turns stay pending and are tried again); Ok when none, or once a later
   // pass of the worker succeeded.
   Status last_error;
+  // Back-pressure ([write] max_pending_turns; 0 = none): writes refused since Open because this
+  // many turns or more awaited derivation.
+  std::int64_t refused_writes = 0;
+  std::int64_t max_pending_turns = 0;
 };
 
 struct RebuildReport {

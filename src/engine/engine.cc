@@ -601,7 +601,9 @@ StatusOr<DerivationStatus> Engine::Derivation() {
                           .pending_scopes = progress.pending_scopes,
                           .derived_turns = progress.derived_turns,
                           .failures = progress.failures,
-                          .last_error = progress.last_error};
+                          .last_error = progress.last_error,
+                          .refused_writes = progress.refused_writes,
+                          .max_pending_turns = progress.max_pending_turns};
 }
 
 StatusOr<ConsolidateResult> Engine::Consolidate(const Scope& scope) {
