@@ -322,8 +322,8 @@ StatusOr<eval::QaOptions> QaOptionsFrom(const DatasetArgs& args, Console& consol
   if (const char* key = std::getenv("ENGRAM_LLM_API_KEY")) qa.answer.api_key = key;
   if (const char* key = std::getenv("ENGRAM_JUDGE_API_KEY")) qa.judge.api_key = key;
   qa.seed = args.seed;
-  if (!(args.llm_timeout_s > 0)) {
-    return Status::InvalidArgument("--llm-timeout must be > 0 seconds");
+  if (!(args.llm_timeout_s > 0) || args.llm_timeout_s > 86400) {
+    return Status::InvalidArgument("--llm-timeout must be > 0 and at most 86400 seconds");
   }
   qa.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.llm_timeout_s * 1000));
   qa.concurrency = args.concurrency;

@@ -446,7 +446,7 @@ StatusOr<io::Json> RunQa(const QaOptions& options, std::span<const QaQuestion> a
   RETURN_IF_ERROR(state.OpenAnswers());
 
   std::vector<Json> lines(questions.size());
-  std::vector<bool> reused(questions.size(), false);
+  std::vector<char> reused(questions.size(), 0);  // not vector<bool>: workers write neighbours
   std::atomic<std::size_t> next{0};
   const auto work = [&] {
     for (std::size_t idx = next++; idx < questions.size() && !state.stopped(); idx = next++) {
