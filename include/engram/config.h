@@ -215,6 +215,11 @@ struct RecallConfig {
   double bridge_weight = 0.3;
   std::size_t bridge_seeds = 3;
   std::size_t bridge_max_turns = 5;
+  // Follow-up recall (read/hop.h), on for the shapes whose [planner.<shape>] rule sets `hop`:
+  // the first hop_seeds turns' vectors and the question's lead a second vector search, whose
+  // best hop_candidates hits per scope get + hop × the best score × their relative cosine.
+  std::size_t hop_seeds = 3;
+  std::size_t hop_candidates = 20;
   // Entity route (read/entity_route.h): a turn's score is its entity weights + this × its own
   // BM25 score for the question's other words, so among turns naming the asked entities those
   // that also match the question come first.
@@ -238,7 +243,9 @@ struct PlannerConfig {
       // A list or a count gathers items from several sessions: value packing discounts a
       // session's further items (docs/BENCHMARKS.md, evidence in the context).
       {"list", {{"fragment", 1.5}, {"session", 1.0}, {"session_discount", 0.5}}},
-      {"count", {{"fragment", 1.5}, {"session", 1.0}, {"session_discount", 0.5}}},
+      // A count also needs every instance found: the follow-up recall (read/hop.h) looks for
+      // turns like the best ones (docs/BENCHMARKS.md, "Follow-up recall").
+      {"count", {{"fragment", 1.5}, {"session", 1.0}, {"session_discount", 0.5}, {"hop", 0.3}}},
       {"summary", {{"fragment", 1.5}, {"session", 1.5}, {"budget_scale", 1.5}}},
       {"inference", {{"fragment", 1.5}, {"session", 1.0}}},
       {"when", {{"temporal", 2.0}}},

@@ -200,6 +200,11 @@ const KeySpec kKeys[] = {
      "entity bridge: the best this many candidates are seeds", kChosen},
     {"recall", "bridge_max_turns", ENGRAM_FIELD(recall.bridge_max_turns), Closed(0, 100'000), {},
      "entity bridge: an entity is rare when at most this many turns name it", kChosen},
+    {"recall", "hop_seeds", ENGRAM_FIELD(recall.hop_seeds), Closed(0, 100), {},
+     "follow-up recall ([planner.<shape>] hop): the first this many turns lead the second search",
+     kChosen},
+    {"recall", "hop_candidates", ENGRAM_FIELD(recall.hop_candidates), Closed(0, 1000), {},
+     "follow-up recall: hits taken from each searched scope's second search", kChosen},
     {"recall", "entity_lexical_weight", ENGRAM_FIELD(recall.entity_lexical_weight), Closed(0, 10),
      {}, "entity route: a turn's score = its entity weights + this x its own BM25 score",
      kChosen},
@@ -488,9 +493,9 @@ const KeySpec kKeys[] = {
 
 #undef ENGRAM_FIELD
 
-constexpr std::string_view kSections[] = {"bm25",   "recall", "planner",     "embedder", "vector",
-                                          "write",  "consolidate", "store", "active", "limits",
-                                          "graph"};
+constexpr std::string_view kSections[] = {"bm25",   "recall", "planner",     "embedder",
+                                          "vector", "write",  "consolidate", "store",
+                                          "active", "limits", "graph"};
 constexpr std::string_view kShapes[] = {"factoid", "list",         "count",          "boolean",
                                         "when",    "ordering",     "recommendation", "inference",
                                         "summary", "current_state"};
@@ -558,6 +563,7 @@ Range RouteWeightRange() { return Closed(0, 100); }
 Range CallRouteWeightRange() { return Closed(0, 1000); }
 Range BudgetScaleRange() { return LeftOpen(0, 100); }
 Range SessionDiscountRange() { return Closed(0, 100); }
+Range HopWeightRange() { return Closed(0, 10); }
 
 std::string FormatValue(const Value& value) {
   if (const double* number = std::get_if<double>(&value)) {
@@ -612,6 +618,13 @@ Status CheckRouteWeight(std::string_view where, std::string_view route, double w
 }
 
 Status CheckPlannerEntry(std::string_view where, std::string_view name, double value) {
+  if (name == "hop") {
+    if (!HopWeightRange().Contains(value)) {
+      return Status::InvalidArgument(std::string(where) + " hop is " + FormatValue(value) +
+                                     "; it must be in " + HopWeightRange().ToString());
+    }
+    return Status::Ok();
+  }
   if (name == "session_discount") {
     if (!SessionDiscountRange().Contains(value)) {
       return Status::InvalidArgument(std::string(where) + " session_discount is " +
@@ -663,10 +676,12 @@ std::string ReferenceMarkdown() {
   out += "One table per question shape (" + JoinNames(kShapes) + "); its route entries (" +
          RouteWeightRange().ToString() +
          ") replace [recall.route_weights] for questions of that shape, `budget_scale` (" +
-         BudgetScaleRange().ToString() +
-         ") multiplies the token budget, `session_discount` (" + SessionDiscountRange().ToString() +
+         BudgetScaleRange().ToString() + ") multiplies the token budget, `session_discount` (" +
+         SessionDiscountRange().ToString() +
          ") spreads value packing over sessions ([recall] pack_by_value: an item's value is "
-         "divided by 1 + this x the items already packed from its session). Defaults:\n\n```toml\n";
+         "divided by 1 + this x the items already packed from its session), `hop` (" +
+         HopWeightRange().ToString() +
+         ") turns on the follow-up recall (src/read/hop.h) at this weight. Defaults:\n\n```toml\n";
   for (const auto& [shape, values] : defaults.planner.shapes) {
     out += "[planner." + shape + "]\n";
     for (const auto& [name, value] : values) out += name + " = " + FormatValue(value) + "\n";

@@ -64,8 +64,8 @@ struct KeySpec {
 };
 
 // Every key, in section order ([bm25], [recall], [planner], [embedder], [vector], [write],
-// [consolidate], [store], [active], [limits], [graph]) and, within a section, in the order docs/CONFIG.md
-// lists them.
+// [consolidate], [store], [active], [limits], [graph]) and, within a section, in the order
+// docs/CONFIG.md lists them.
 std::span<const KeySpec> Keys();
 // The section names, in that order.
 std::span<const std::string_view> Sections();
@@ -85,6 +85,8 @@ Range CallRouteWeightRange();
 Range BudgetScaleRange();
 // Bounds of a planner table's session_discount (value packing, read/packing.h).
 Range SessionDiscountRange();
+// Bounds of a planner table's hop, the follow-up recall's weight (read/hop.h).
+Range HopWeightRange();
 
 // `value` as TOML writes it: 0.5, 20, true, "use-lite".
 std::string FormatValue(const Value& value);
@@ -93,8 +95,8 @@ std::string FormatValue(const Value& value);
 // or choices; OK otherwise.
 Status CheckValue(const KeySpec& spec, const Value& value);
 // The same for a route weight ("[recall.route_weights] bm25") or a planner entry
-// ("[planner.list] fragment"): the name must be a known route (or budget_scale or session_discount in a planner table)
-// and the value in range.
+// ("[planner.list] fragment"): the name must be a known route (or budget_scale or session_discount
+// in a planner table) and the value in range.
 Status CheckRouteWeight(std::string_view where, std::string_view route, double weight);
 Status CheckPlannerEntry(std::string_view where, std::string_view name, double value);
 

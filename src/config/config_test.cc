@@ -134,6 +134,10 @@ TEST(ConfigTableTest, NonFiniteRouteWeightsAreErrorsNamingTheRoute) {
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("[planner.list] fragment is nan;")));
   EXPECT_THAT(ParseConfig("[planner.list]\nbudget_scale = inf\n", "p.toml"),
               StatusIs(StatusCode::kInvalidArgument, HasSubstr("budget_scale is inf;")));
+  EXPECT_THAT(ParseConfig("[planner.list]\nhop = 11\n", "p.toml"),
+              StatusIs(StatusCode::kInvalidArgument,
+                       HasSubstr("[planner.list] hop is 11.0; it must be in [0, 10]")));
+  EXPECT_THAT(ParseConfig("[planner.list]\nhop = 0.2\n", "p.toml"), IsOk());
   Config config;
   config.recall.route_weights["bm25"] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THAT(config.Validate(),

@@ -25,6 +25,10 @@ std::string Plan::Describe() const {
     std::snprintf(buffer, sizeof buffer, " session_discount %g", session_discount);
     out += buffer;
   }
+  if (hop > 0) {
+    std::snprintf(buffer, sizeof buffer, " hop %g", hop);
+    out += buffer;
+  }
   return out;
 }
 
@@ -41,6 +45,8 @@ Plan MakePlan(const QueryFrame& frame, const Config& config, const RecallOptions
           plan.budget_scale = value;
         } else if (key == "session_discount") {
           plan.session_discount = value;
+        } else if (key == "hop") {
+          plan.hop = value;
         } else {
           plan.weights[key] = value;
         }

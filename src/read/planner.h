@@ -23,6 +23,7 @@ struct Plan {
   std::map<std::string, double> weights;  // route -> weight (routes not named weigh 1.0)
   double budget_scale = 1.0;
   double session_discount = 0.0;
+  double hop = 0.0;  // the follow-up recall's weight (read/hop.h); 0 = off
   std::string rule;  // "list" when a shape rule applied, "default" otherwise
 
   double WeightOf(const std::string& route) const;

@@ -1,8 +1,9 @@
 // Tests for the planner (planner.h): shape rules over the route weights, options first.
+#include "read/planner.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "read/planner.h"
 #include "read/read_test_util.h"
 
 namespace engram::read {
@@ -11,6 +12,18 @@ namespace {
 using ::engram::read::testing::Frame;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+
+TEST(PlannerTest, AHopEntryTurnsTheFollowUpRecallOnForItsShapeOnly) {
+  Config config;
+  config.recall.route_weights = {{"bm25", 1.0}};
+  config.planner.shapes = {{"list", {{"hop", 0.25}}}};
+  RecallOptions options;
+  const Plan list = MakePlan(Frame("What books has Tim read?"), config, options);
+  EXPECT_EQ(list.hop, 0.25);
+  EXPECT_EQ(list.WeightOf("hop"), 1.0);  // not a route
+  EXPECT_EQ(list.Describe(), "rule=list weights bm25=1 budget x1 hop 0.25");
+  EXPECT_EQ(MakePlan(Frame("Where is the dog?"), config, options).hop, 0.0);
+}
 
 TEST(PlannerTest, ShapeRulesReplaceWeightsAndOptionsWin) {
   Config config;

@@ -17,16 +17,17 @@
 #include "read/bm25_route.h"
 #include "read/bridge.h"
 #include "read/chat_context.h"
-#include "read/current_state.h"
 #include "read/context_routes.h"
+#include "read/current_state.h"
 #include "read/entity_route.h"
 #include "read/fact_route.h"
 #include "read/fusion.h"
+#include "read/hop.h"
 #include "read/keyword_route.h"
 #include "read/learned_ranker.h"
-#include "read/rank_features.h"
 #include "read/packing.h"
 #include "read/planner.h"
+#include "read/rank_features.h"
 #include "read/scene_route.h"
 #include "read/sufficiency.h"
 #include "read/turn_layout.h"
@@ -242,8 +243,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     if (!candidates.ok()) {
       // A failing route is reported, not fatal: the other routes still answer.
       route_diagnostics.error = candidates.status().ToString();
-      diagnostics.warnings.push_back("route " + name + " failed and was left out: " +
-                                     route_diagnostics.error);
+      diagnostics.warnings.push_back("route " + name +
+                                     " failed and was left out: " + route_diagnostics.error);
     } else {
       route_diagnostics.candidates = candidates->size();
       runs.push_back({name, weight, std::move(candidates).value()});
@@ -264,8 +265,8 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
 
   if (layout) {
     ApplyPersonBoost(ranked, *layout, frame.asked_speakers,
-                     frame.first_person && !frame.about_other_party,
-                     config.recall.person_boost, config.recall.first_person_boost);
+                     frame.first_person && !frame.about_other_party, config.recall.person_boost,
+                     config.recall.first_person_boost);
     ApplyAnswerability(ranked, *layout, config.recall, request.tokenizer, frame.terms,
                        request.text_indexes);
     SortRanked(ranked);
@@ -386,6 +387,28 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
     timer.Mark("ranker");
   }
 
+  // The follow-up recall (read/hop.h), for the shapes the planner turns it on for: the best
+  // candidates so far lead a second search; what it adds is loaded like the rest.
+  if (plan.hop > 0 && layout && !request.vector_indexes.empty()) {
+    ASSIGN_OR_RETURN(const std::size_t hopped,
+                     ApplyHop(ranked, request.vector_indexes, request.query_vector, *layout,
+                              {.weight = plan.hop,
+                               .seeds = config.recall.hop_seeds,
+                               .candidates = config.recall.hop_candidates}));
+    SortRanked(ranked);
+    if (hopped > 0) {
+      std::vector<std::int64_t> new_rows;
+      for (const Ranked& candidate : ranked) {
+        if (!node_by_row.contains(candidate.fused.row)) new_rows.push_back(candidate.fused.row);
+      }
+      ASSIGN_OR_RETURN(std::vector<store::NodeRecord> hop_nodes, request.load_nodes(new_rows));
+      for (store::NodeRecord& node : hop_nodes) nodes.push_back(std::move(node));
+      node_by_row.clear();
+      for (const store::NodeRecord& node : nodes) node_by_row[node.row] = &node;
+    }
+    timer.Mark("hop");
+  }
+
   std::vector<RecallItem> items;
   items.reserve(ranked.size());
   for (Ranked& candidate : ranked) {
@@ -430,8 +453,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
       ASSIGN_OR_RETURN(const Verdict verdict, visibility.Check(ViewOfFact(fact)));
       return verdict.shown();
     };
-    current.superseded_factor =
-        frame.tense == Tense::kPast ? 1.0 : config.recall.superseded_factor;
+    current.superseded_factor = frame.tense == Tense::kPast ? 1.0 : config.recall.superseded_factor;
     current.visible = [&visibility](const store::NodeRecord& node) -> StatusOr<bool> {
       ASSIGN_OR_RETURN(const Verdict verdict, visibility.CheckWithEvidence(node));
       return verdict.shown();
@@ -459,10 +481,11 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
           const std::vector<std::shared_ptr<const ScopeStructure>> structures,
           routes.structures()->Get(*request.store, request.scope_ids, ScopeStructureSettings{}));
       const std::size_t chat_budget = std::max<std::size_t>(
-          1, static_cast<std::size_t>(static_cast<double>(token_budget) * config.recall.chat_share));
-      ASSIGN_OR_RETURN(chat, BuildChatContext(graphs, structures, frame, visibility,
-                                              request.options.valid_at.value_or(frame.query_time),
-                                              chat_budget));
+          1,
+          static_cast<std::size_t>(static_cast<double>(token_budget) * config.recall.chat_share));
+      ASSIGN_OR_RETURN(
+          chat, BuildChatContext(graphs, structures, frame, visibility,
+                                 request.options.valid_at.value_or(frame.query_time), chat_budget));
       evidence_budget = std::max<std::size_t>(1, token_budget - chat->tokens);
       diagnostics.chat = chat->explanation;
     } else {
@@ -509,9 +532,9 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   // tells the answer model what the check found.
   {
     static const std::vector<std::string> kNoSpeakers;
-    result.sufficiency = JudgeSufficiency(frame, result.items, query_weights,
-                                          layout ? layout->Speakers() : kNoSpeakers,
-                                          request.tokenizer);
+    result.sufficiency =
+        JudgeSufficiency(frame, result.items, query_weights,
+                         layout ? layout->Speakers() : kNoSpeakers, request.tokenizer);
     if (request.options.policy == AnswerPolicy::kStrict &&
         result.sufficiency.verdict != "sufficient") {
       std::string reasons;
@@ -530,8 +553,7 @@ StatusOr<ReadResult> RunRecall(const RecallRequest& request, const Routes& route
   timer.Mark("pack");
 
   result.latency_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-          .count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return result;
 }
 

@@ -67,8 +67,8 @@ StatusOr<std::vector<VectorHit>> ExactIndex::Search(std::span<const float> query
     for (std::size_t slot = 0; slot < ids_.size(); ++slot) {
       if (!live_[slot] || (filter && !filter(ids_[slot]))) continue;
       const VectorHit hit{
-          ids_[slot], embed::Dot(normalized, std::span<const float>(&vectors_[slot * dimension_],
-                                                                      dimension_))};
+          ids_[slot],
+          embed::Dot(normalized, std::span<const float>(&vectors_[slot * dimension_], dimension_))};
       if (best.size() < k) {
         best.push_back(hit);
         std::push_heap(best.begin(), best.end(), worse_first);
@@ -105,6 +105,14 @@ std::optional<float> ExactIndex::ScoreOf(std::span<const float> normalized,
   if (existing == slot_of_.end() || !live_[existing->second]) return std::nullopt;
   return embed::Dot(normalized, std::span<const float>(vectors_).subspan(
                                     existing->second * dimension_, dimension_));
+}
+
+std::optional<std::vector<float>> ExactIndex::VectorOf(std::uint64_t id) const {
+  std::shared_lock lock(mutex_);
+  const auto existing = slot_of_.find(id);
+  if (existing == slot_of_.end() || !live_[existing->second]) return std::nullopt;
+  const auto begin = vectors_.begin() + static_cast<std::ptrdiff_t>(existing->second * dimension_);
+  return std::vector<float>(begin, begin + static_cast<std::ptrdiff_t>(dimension_));
 }
 
 std::optional<float> ExactIndex::Similarity(std::uint64_t a, std::uint64_t b) const {

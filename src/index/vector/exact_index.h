@@ -39,6 +39,7 @@ class ExactIndex final : public VectorIndex {
   bool Contains(std::uint64_t id) const override;
   std::optional<float> ScoreOf(std::span<const float> normalized, std::uint64_t id) const override;
   std::optional<float> Similarity(std::uint64_t a, std::uint64_t b) const override;
+  std::optional<std::vector<float>> VectorOf(std::uint64_t id) const override;
 
  private:
   explicit ExactIndex(std::size_t dimension) : dimension_(dimension) {}

@@ -275,6 +275,17 @@ std::optional<float> HnswIndex::ScoreOf(std::span<const float> normalized, std::
   }
 }
 
+std::optional<std::vector<float>> HnswIndex::VectorOf(std::uint64_t id) const {
+  std::shared_lock lock(mutex_);
+  const auto existing = ids_.find(id);
+  if (existing == ids_.end() || !existing->second || missing_vectors_ > 0) return std::nullopt;
+  try {
+    return graph_->hnsw.getDataByLabel<float>(static_cast<hnswlib::labeltype>(id));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 std::optional<float> HnswIndex::Similarity(std::uint64_t a, std::uint64_t b) const {
   std::shared_lock lock(mutex_);
   const auto first = ids_.find(a);

@@ -80,6 +80,7 @@ class HnswIndex final : public VectorIndex {
   bool Contains(std::uint64_t id) const override;
   std::optional<float> ScoreOf(std::span<const float> normalized, std::uint64_t id) const override;
   std::optional<float> Similarity(std::uint64_t a, std::uint64_t b) const override;
+  std::optional<std::vector<float>> VectorOf(std::uint64_t id) const override;
 
   const HnswOptions& options() const { return options_; }
 

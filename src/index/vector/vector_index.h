@@ -78,6 +78,8 @@ class VectorIndex {
                                        std::uint64_t id) const = 0;
   // embed::Dot of the stored vectors of two live ids (their cosine); nullopt when either is not.
   virtual std::optional<float> Similarity(std::uint64_t a, std::uint64_t b) const = 0;
+  // A copy of the stored (unit-length) vector of a live `id`; nullopt when it is not live.
+  virtual std::optional<std::vector<float>> VectorOf(std::uint64_t id) const = 0;
 };
 
 // Checks length and values, then returns the L2-normalised copy of `vector`. `what` names the

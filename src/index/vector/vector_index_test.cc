@@ -103,6 +103,25 @@ TEST_P(VectorIndexContractTest, ScoresAndSimilaritiesOfStoredIdsAreTheSearchsCos
   EXPECT_EQ(index->Similarity(4, 1), std::nullopt);
 }
 
+TEST_P(VectorIndexContractTest, VectorOfGivesTheStoredUnitVectorOfALiveId) {
+  auto index = Make(2);
+  ASSERT_THAT(index->Add(3, std::vector<float>{3.0f, 4.0f}), IsOk());
+  const std::optional<std::vector<float>> stored = index->VectorOf(3);
+  ASSERT_TRUE(stored.has_value());
+  ASSERT_EQ(stored->size(), 2u);
+  EXPECT_NEAR((*stored)[0], 0.6f, 1e-6f);
+  EXPECT_NEAR((*stored)[1], 0.8f, 1e-6f);
+  // Searching with it finds the id itself first, at cosine 1.
+  StatusOr<std::vector<VectorHit>> hits = index->Search(*stored, 1);
+  ASSERT_THAT(hits, IsOk());
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].id, 3u);
+  EXPECT_NEAR((*hits)[0].score, 1.0f, 1e-6f);
+  EXPECT_EQ(index->VectorOf(9), std::nullopt);
+  ASSERT_THAT(index->Remove(3), IsOk());
+  EXPECT_EQ(index->VectorOf(3), std::nullopt);
+}
+
 TEST_P(VectorIndexContractTest, BreaksTiesByAscendingId) {
   auto index = Make(2);
   for (std::uint64_t id : {40u, 7u, 19u}) {
