@@ -183,6 +183,10 @@ StatusOr<io::Json> RunLongMemEvalBench(const BenchOptions& options) {
       ASSIGN_OR_RETURN(const std::vector<std::string> ids,
                        internal::IngestOrReuse(store->engine(), instance.scope, instance.turns,
                                                options.reuse_store, &ingest));
+      if (options.consolidate && options.qa_sink) {
+        // The QA answers every question from the same kind of memory.
+        RETURN_IF_ERROR(internal::ConsolidateScope(store->engine(), instance.scope, &ingest));
+      }
       RecallQuery query;
       query.text = question.question;
       query.query_time = question.question_date;
