@@ -8,6 +8,7 @@
 
 #include "core/json_depth.h"
 #include "core/utf8.h"
+#include "engine/derive_worker.h"
 #include "io/json_util.h"
 
 namespace engram::server {
@@ -131,6 +132,9 @@ ApiResponse ErrorResponse(const Status& status, std::string_view request_id) {
   io::Json error = io::ErrorToJson(status);
   error["error"]["request_id"] = std::string(request_id);
   response.body = std::move(error);
+  if (const std::optional<int> seconds = RetryAfterSeconds(status)) {
+    response.headers.emplace_back("Retry-After", std::to_string(*seconds));
+  }
   return response;
 }
 

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "auth/access.h"
@@ -38,6 +39,8 @@ struct ApiRequest {
 struct ApiResponse {
   int status = 200;
   io::Json body;  // serialised with io::Dump; null body with status 204
+  // Headers beyond Content-Type, e.g. Retry-After on a write refused for back-pressure.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // What serves one route: called on a worker thread of the HTTP server, possibly concurrently
@@ -67,7 +70,9 @@ using RouteList = std::vector<Route>;
 // kCorruption and kInternal 500, kOk 200.
 int HttpStatusFor(StatusCode code);
 
-// The native error body {"error": {"code", "message", "request_id"}} with HttpStatusFor's status.
+// The native error body {"error": {"code", "message", "request_id"}} with HttpStatusFor's status,
+// and a Retry-After header (seconds) when the status carries a retry hint (a write refused for
+// back-pressure: 503).
 ApiResponse ErrorResponse(const Status& status, std::string_view request_id);
 
 // 401 {"error": {"code": "UNAUTHENTICATED", ...}}: no key, an unknown key or a revoked key.

@@ -146,6 +146,7 @@ std::string RequestIdFor(const HttpRequest& req) {
 HttpResponse JsonResponse(const ApiResponse& response) {
   HttpResponse out;
   out.status = response.status;
+  out.headers = response.headers;
   if (response.status == 204) {
     out.content_type.clear();
     return out;
@@ -209,9 +210,22 @@ std::string HttpServer::Impl::Serve(const HttpRequest& req, const std::string& b
       gauges.push_back({"engram_derivation_pending_turns",
                         "Turns stored but not yet embedded and derived.",
                         static_cast<double>(derivation->pending_turns)});
+      gauges.push_back({"engram_derivation_pending_scopes",
+                        "Scopes holding turns not yet embedded and derived.",
+                        static_cast<double>(derivation->pending_scopes)});
+      gauges.push_back({"engram_derivation_derived_turns",
+                        "Turns this server's derivation worker derived since it started.",
+                        static_cast<double>(derivation->derived_turns)});
       gauges.push_back({"engram_derivation_failures",
                         "Derivation chunks that failed since the server started.",
                         static_cast<double>(derivation->failures)});
+      gauges.push_back({"engram_derivation_max_pending_turns",
+                        "Back-pressure limit ([write] max_pending_turns); 0 = unbounded.",
+                        static_cast<double>(derivation->max_pending_turns)});
+      gauges.push_back({"engram_derivation_refused_writes",
+                        "Writes refused (503) since the server started because the backlog "
+                        "reached the limit.",
+                        static_cast<double>(derivation->refused_writes)});
     }
     gauges.push_back({"engram_http_open_connections", "Client connections open now.",
                       static_cast<double>(open_connections.load())});

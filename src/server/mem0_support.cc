@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "core/sha256.h"
+#include "engine/derive_worker.h"
 
 namespace engram::server::mem0_support {
 
@@ -72,7 +75,11 @@ ApiResponse Unexpected(const std::exception& error) {
 
 // An engine failure as {"detail": message} with HttpStatusFor's status.
 ApiResponse EngineError(const Status& status) {
-  return Detail(HttpStatusFor(status.code()), status.message());
+  ApiResponse response = Detail(HttpStatusFor(status.code()), status.message());
+  if (const std::optional<int> seconds = RetryAfterSeconds(status)) {
+    response.headers.emplace_back("Retry-After", std::to_string(*seconds));  // back-pressure
+  }
+  return response;
 }
 
 std::string_view TypeName(const json& value) {
