@@ -563,6 +563,13 @@ StatusOr<io::Json> RunBenchWithQa(BenchDataset dataset, BenchOptions bench,
                                   const QaOptions& options) {
   const std::string name = dataset == BenchDataset::kLocomo ? "locomo" : "longmemeval";
   RETURN_IF_ERROR(Prepare(options, name).status());
+  if (!options.answers_path.empty()) {
+    // Refuse an answers file that cannot be written before the retrieval run, not after it.
+    std::ofstream probe(options.answers_path, std::ios::out | std::ios::app | std::ios::binary);
+    if (!probe) {
+      return Status::Unavailable("qa: cannot write the answers file " + options.answers_path);
+    }
+  }
   std::vector<QaQuestion> questions;
   bench.qa_sink = [&questions](QaQuestion question) { questions.push_back(std::move(question)); };
   ASSIGN_OR_RETURN(io::Json report, dataset == BenchDataset::kLocomo ? RunLocomoBench(bench)

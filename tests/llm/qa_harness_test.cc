@@ -413,6 +413,12 @@ TEST_F(QaHarnessTest, BadQaOptionsFailBeforeAnythingIsIngested) {
   const Status status = RunBenchWithQa(BenchDataset::kLocomo, bench, options).status();
   EXPECT_THAT(status, StatusIs(StatusCode::kInvalidArgument));
   EXPECT_THAT(status.message(), HasSubstr("output price"));
+
+  options.answer.price_out_per_million = 0;
+  options.answers_path = "/nonexistent/dir/answers.jsonl";
+  const Status unwritable = RunBenchWithQa(BenchDataset::kLocomo, bench, options).status();
+  EXPECT_THAT(unwritable, StatusIs(StatusCode::kUnavailable));
+  EXPECT_THAT(unwritable.message(), HasSubstr("cannot write the answers file"));
 }
 
 TEST(QaOptionsTest, BadOptionsNameTheProblem) {
