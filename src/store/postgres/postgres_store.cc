@@ -44,8 +44,8 @@ using sql::Sql;
 // or a lost connection releases them.
 //
 // The journal lock, per database ("engram" in ASCII, then 2): taken by a write transaction only
-// for its commit, to number its staged journal rows, so journal seqs follow commit order. An
-// erase holds it from its start.
+// for its commit, to number its staged journal rows, so journal seqs follow commit order (an
+// erase too).
 constexpr std::int64_t kJournalLockKey = 0x656e6772616d02;
 // The embedder lock ("engram", then 3): held by a transaction recording the embedder.
 constexpr std::int64_t kEmbedderLockKey = 0x656e6772616d03;
@@ -69,7 +69,7 @@ constexpr std::int64_t kTruncatePendingEvery = 1024;
 // The channel every write transaction NOTIFYs at commit (PostgreSQL delivers a NOTIFY only when
 // its transaction commits, and never one of a rolled-back transaction); WaitForJournal LISTENs.
 constexpr std::string_view kJournalChannel = "engram_journal";
-// Sent as the last statements of an erase: one round trip for both.
+// The end of CommitWriteSql.
 constexpr std::string_view kNotifyAndCommit = "NOTIFY engram_journal; COMMIT";
 // Sent as the last statements of a write transaction, in one round trip: the journal lock, the
 // staged journal rows numbered in their order, the NOTIFY and the COMMIT (which releases the lock
@@ -826,8 +826,8 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
   const Status erased = [&]() -> Status {
     RETURN_IF_ERROR(conn.Exec("BEGIN", "erase scopes: begin"));
     // The tenants of the scopes named (erasing a scope changes its parents' roots, up to the
-    // tenant root), in one order, then the journal lock: the erase's journal rows are written
-    // directly, numbered in commit order like every other commit's.
+    // tenant root), in one order. Its tombstones are staged and numbered by the commit under the
+    // journal lock, like every write transaction's journal rows.
     ASSIGN_OR_RETURN(Result paths,
                      conn.Query("SELECT path FROM scopes WHERE scope_id = ANY($1::bigint[])",
                                 Params().IntArray({scope_ids.begin(), scope_ids.end()}),
@@ -842,9 +842,6 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
                                  "erase scopes: wait for the other writers of the tenant")
                           .status());
     }
-    RETURN_IF_ERROR(conn.Query("SELECT pg_advisory_xact_lock($1)", Params().Int(kJournalLockKey),
-                               "erase scopes: wait for the journal lock")
-                        .status());
     RETURN_IF_ERROR(sql::RequireScopes(session, scope_ids));
     // The scopes named and every scope nested in them, in scope_id order.
     static const std::string kTreeSql =
@@ -864,9 +861,9 @@ StatusOr<EraseCounts> PostgresStore::EraseScopes(std::span<const std::int64_t> s
       ids += std::to_string(scope.scope_id);
     }
     ids += '}';
-    ASSIGN_OR_RETURN(counts,
-                     sql::EraseRows(session, tree, " = ANY(?1::bigint[])", sql::Params().Text(ids)));
-    return conn.Exec(kNotifyAndCommit, "erase scopes: commit");
+    ASSIGN_OR_RETURN(counts, sql::EraseRows(session, tree, " = ANY(?1::bigint[])",
+                                            sql::Params().Text(ids), "journal_pending"));
+    return conn.Exec(CommitWriteSql(), "erase scopes: commit");
   }();
   if (!erased.ok()) {
     static_cast<void>(conn.Exec("ROLLBACK", "erase scopes: roll back"));

@@ -315,7 +315,8 @@ Status RequireScopes(Session& session, std::span<const std::int64_t> scope_ids) 
 }
 
 StatusOr<EraseCounts> EraseRows(Session& session, std::span<const ScopeRecord> tree,
-                                std::string_view in_tree, const Params& tree_params) {
+                                std::string_view in_tree, const Params& tree_params,
+                                std::string_view journal_table) {
   // Every "{in}" of `text` becomes `in_tree`.
   const auto in = [in_tree](std::string_view text) {
     std::string out;
@@ -399,7 +400,7 @@ StatusOr<EraseCounts> EraseRows(Session& session, std::span<const ScopeRecord> t
   for (const ScopeRecord& scope : tree) {
     RETURN_IF_ERROR(AppendJournal(
         session, scope.scope_id, JournalOp::kScopeErased, scope.node_id, 0, Timestamp{latest_at},
-        "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id])));
+        "erased nodes=" + std::to_string(nodes_per_scope[scope.scope_id]), journal_table));
   }
   return counts;
 }

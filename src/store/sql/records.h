@@ -118,9 +118,11 @@ Status RequireScopes(Session& session, std::span<const std::int64_t> scope_ids);
 // kScopeErased tombstone per scope, at the store's latest journal time (erasing reads no clock).
 // `in_tree` is the dialect's test that the scope id before it is one of the tree's
 // (" IN temp.erase_scope_ids", " = ANY(?1::bigint[])"), with `tree_params` its parameters.
-// Returns the counts (wipe_status is the caller's).
+// The tombstones go to `journal_table` (AppendJournal). Returns the counts (wipe_status is the
+// caller's).
 StatusOr<EraseCounts> EraseRows(Session& session, std::span<const ScopeRecord> tree,
-                                std::string_view in_tree, const Params& tree_params);
+                                std::string_view in_tree, const Params& tree_params,
+                                std::string_view journal_table = "journal");
 
 }  // namespace engram::store::sql
 
