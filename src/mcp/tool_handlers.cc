@@ -11,9 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/ids.h"
 #include "core/utf8.h"
 #include "engram/clock.h"
 #include "io/api_json.h"
+#include "io/graph_json.h"
 #include "io/scope_records.h"
 #include "mcp/tool_args.h"
 #include "server/scope_views.h"
@@ -389,6 +391,91 @@ StatusOr<io::Json> RunStructure(const Call& call) {
   }
   view["what"] = what;
   return view;
+}
+
+// ---- the world graph ------------------------------------------------------------------------
+
+namespace {
+
+// The memory `id` if the caller may read it; "not found" otherwise, as tools.cc's MemoryArg.
+StatusOr<Memory> ReadableMemoryArg(const Call& call, std::string_view name, const std::string& id) {
+  if (!core::LooksLikeId(id)) return ArgError(name, "must be a memory id: 32 lowercase hex digits");
+  StatusOr<Memory> memory = call.engine.Get(id);
+  if ((!memory.ok() && memory.status().code() == StatusCode::kNotFound) ||
+      (memory.ok() && !call.access.AllowsPath(memory->scope, auth::Right::kRead))) {
+    return Status::NotFound("no memory with id " + id);
+  }
+  return memory;
+}
+
+StatusOr<std::optional<Timestamp>> TimeArg(const json& args, std::string_view name) {
+  const std::string text = StringArg(args, name);
+  if (text.empty()) return std::optional<Timestamp>();
+  StatusOr<Timestamp> parsed = ParseTimestamp(text);
+  if (!parsed.ok()) return ArgError(name, "is not an ISO-8601 time: " + parsed.status().message());
+  return std::optional<Timestamp>(*parsed);
+}
+
+}  // namespace
+
+StatusOr<io::Json> RunGraph(const Call& call) {
+  GraphQueryOptions options;
+  const auto types = call.args.find("types");
+  if (types != call.args.end() && types->is_array()) {
+    for (const json& type : *types) {
+      if (!type.is_string()) return ArgError("types", "must hold strings (edge type names)");
+      options.edge_types.push_back(type.get<std::string>());
+    }
+  }
+  ASSIGN_OR_RETURN(options.direction,
+                   ParseGraphDirection(StringArg(call.args, "direction", "both")));
+  options.limit = static_cast<std::size_t>(IntArg(call.args, "limit", 100));
+  options.max_depth = static_cast<std::size_t>(IntArg(call.args, "max_depth", 2));
+  options.include_retired = BoolArg(call.args, "include_retired", false);
+  ASSIGN_OR_RETURN(options.valid_at, TimeArg(call.args, "valid_at"));
+  ASSIGN_OR_RETURN(options.known_at, TimeArg(call.args, "known_at"));
+  const auth::Access& access = call.access;
+  options.readable_scope = [&access](std::string_view scope) {
+    return access.AllowsPath(scope, auth::Right::kRead);
+  };
+  const std::string what = StringArg(call.args, "what");
+  if (what == "paths") {
+    const std::string to = StringArg(call.args, "to");
+    if (to.empty()) return ArgError("to", "is required with what = paths");
+    ASSIGN_OR_RETURN(const Memory end, ReadableMemoryArg(call, "to", to));
+    ASSIGN_OR_RETURN(const PathsResult paths, call.engine.Paths(call.memory.id, end.id, options));
+    return io::ToJson(paths);
+  }
+  if (what == "identity") {
+    ASSIGN_OR_RETURN(const IdentityClassResult identity,
+                     call.engine.IdentityClass(call.memory.id, options));
+    return io::ToJson(identity);
+  }
+  ASSIGN_OR_RETURN(const NeighboursResult neighbours,
+                   call.engine.Neighbours(call.memory.id, options));
+  return io::ToJson(neighbours);
+}
+
+StatusOr<io::Json> RunLink(const Call& call) {
+  NewEdge edge;
+  edge.type = StringArg(call.args, "type");
+  for (const auto& [name, field] :
+       {std::pair<std::string_view, std::string*>{"src", &edge.src}, {"dst", &edge.dst}}) {
+    ASSIGN_OR_RETURN(const Memory memory,
+                     ReadableMemoryArg(call, name, StringArg(call.args, name)));
+    *field = memory.id;
+  }
+  const auto attrs = call.args.find("attrs");
+  if (attrs != call.args.end() && attrs->is_object()) edge.attrs_json = attrs->dump();
+  ASSIGN_OR_RETURN(edge.valid_from, TimeArg(call.args, "valid_from"));
+  ASSIGN_OR_RETURN(const GraphEdge added, call.engine.AddEdge(call.scope, edge));
+  return io::ToJson(added);
+}
+
+StatusOr<io::Json> RunUnlink(const Call& call) {
+  RETURN_IF_ERROR(call.engine.RetireEdge(call.edge.id));
+  ASSIGN_OR_RETURN(const GraphEdge retired, call.engine.GetEdge(call.edge.id));
+  return io::ToJson(retired);
 }
 
 }  // namespace engram::mcp

@@ -1,4 +1,4 @@
-// How each of the eleven tools runs against the Engine (tools.h lists them): one function per
+// How each of the fourteen tools runs against the Engine (tools.h lists them): one function per
 // tool from a Call whose arguments tools.cc has checked against the tool's specs and whose target
 // (the scope, or the memory an id names) it has resolved, with the caller's right on it checked.
 // Each returns the tool's output — the JSON tools.cc sends as structuredContent and as the text
@@ -33,8 +33,9 @@ struct Call {
   Engine& engine;
   const auth::Access& access;
   const ServerOptions& options;
-  Scope scope;    // Target::kScope
-  Memory memory;  // Target::kMemory
+  Scope scope;     // Target::kScope
+  Memory memory;   // Target::kMemory
+  GraphEdge edge;  // Target::kEdge
 };
 
 using Runner = StatusOr<io::Json> (*)(const Call& call);
@@ -50,6 +51,9 @@ StatusOr<io::Json> RunPurgeScope(const Call& call);   // memory_purge_scope
 StatusOr<io::Json> RunListScopes(const Call& call);   // memory_list_scopes
 StatusOr<io::Json> RunConsolidate(const Call& call);  // memory_consolidate
 StatusOr<io::Json> RunStructure(const Call& call);    // memory_structure
+StatusOr<io::Json> RunGraph(const Call& call);        // memory_graph
+StatusOr<io::Json> RunLink(const Call& call);         // memory_link
+StatusOr<io::Json> RunUnlink(const Call& call);       // memory_unlink
 
 }  // namespace engram::mcp
 

@@ -1,4 +1,4 @@
-// The eleven tools (see tools.h): their table — per tool its name, description, argument specs
+// The fourteen tools (see tools.h): their table — per tool its name, description, argument specs
 // (tool_args.h: the inputSchema and the checks), output schema, annotations, the right it needs
 // and its handler (tool_handlers.h) — and the dispatch that checks a call's arguments and the
 // caller's right on its target before the handler runs.
@@ -32,6 +32,7 @@ enum class Target {
   kNone,    // nothing (memory_list_scopes filters what it lists instead)
   kScope,   // the `scope` argument, or the default scope when the call names none
   kMemory,  // the scope of the memory `id` names
+  kEdge,    // the scope of the edge `id` names (both its ends must be readable)
 };
 
 // One tool: its definition (tools/list) and how a call of it is checked and run.
@@ -108,6 +109,21 @@ StatusOr<Memory> MemoryArg(const json& args, Engine& engine, const auth::Access&
     return Status::NotFound("no memory with id " + id);
   }
   return memory;
+}
+
+// The edge `id` names, if the caller may read it and both its ends; "not found" otherwise.
+StatusOr<GraphEdge> EdgeArg(const json& args, Engine& engine, const auth::Access& access) {
+  const std::string id = StringArg(args, "id");
+  if (!core::LooksLikeId(id)) return ArgError("id", "must be an edge id: 32 lowercase hex digits");
+  const Status not_found = Status::NotFound("no edge with id " + id);
+  StatusOr<GraphEdge> edge = engine.GetEdge(id);
+  if (!edge.ok()) return edge.status().code() == StatusCode::kNotFound ? not_found : edge.status();
+  if (!access.AllowsPath(edge->scope, auth::Right::kRead)) return not_found;
+  for (const std::string* end : {&edge->src, &edge->dst}) {
+    StatusOr<Memory> memory = engine.Get(*end);
+    if (!memory.ok() || !access.AllowsPath(memory->scope, auth::Right::kRead)) return not_found;
+  }
+  return edge;
 }
 
 // ---- the tools -------------------------------------------------------------------------------
@@ -497,6 +513,137 @@ std::vector<ToolSpec> BuildTools(const ServerOptions& options,
                                       {"foresight", ArrayOf(TypeSchema("object"))}},
                                      {"scope", "what", "count"}),
        .run = RunStructure});
+  // The world graph (engram/graph.h).
+  const io::Json graph_edge = ObjectSchema({{"id", TypeSchema("string")},
+                                            {"type", TypeSchema("string")},
+                                            {"src", TypeSchema("string")},
+                                            {"dst", TypeSchema("string")},
+                                            {"scope", TypeSchema("string")},
+                                            {"status", TypeSchema("string")},
+                                            {"valid_from", NullableString()},
+                                            {"valid_to", NullableString()},
+                                            {"ingested_at", NullableString()},
+                                            {"attrs", TypeSchema("object")}},
+                                           {"id", "type", "src", "dst", "scope", "status"});
+  const ArgSpec as_of_args[] = {
+      {.name = "valid_at",
+       .type = ArgType::kString,
+       .description = "ISO-8601 time: follow the edges and memories valid then.",
+       .maximum = 64},
+      {.name = "known_at",
+       .type = ArgType::kString,
+       .description = "ISO-8601 time: only what was recorded by then, with the status it had "
+                      "then.",
+       .maximum = 64}};
+  tools.push_back(
+      {.name = "memory_graph",
+       .title = "Query the world graph",
+       .description =
+           "Walks the typed edges around a memory: its neighbours (the edges of the given types "
+           "and direction, with the memory at each other end), the paths from it to another "
+           "memory (at most max_depth edges, shortest first), or an entity's identity class (the "
+           "entities merged with it). valid_at / known_at ask the graph as it was then.",
+       .args = {IdSpec("The memory the query starts at (32 hex digits)."),
+                {.name = "what",
+                 .type = ArgType::kString,
+                 .required = true,
+                 .description = "neighbours, paths or identity.",
+                 .choices = {"neighbours", "paths", "identity"}},
+                {.name = "to",
+                 .type = ArgType::kString,
+                 .description = "paths: the memory id the paths end at.",
+                 .maximum = 256},
+                {.name = "types",
+                 .type = ArgType::kArray,
+                 .description = "Edge types to follow (e.g. mentions, refers_to, same_as, or a "
+                                "client type). Default: every type.",
+                 .maximum = static_cast<std::int64_t>(kMaxGraphEdgeTypes),
+                 .items = TypeSchema("string")},
+                {.name = "direction",
+                 .type = ArgType::kString,
+                 .description = "out, in or both. Default: both.",
+                 .choices = {"out", "in", "both"}},
+                {.name = "max_depth",
+                 .type = ArgType::kInteger,
+                 .description = "paths: edges per path at most. Default: 2.",
+                 .minimum = 1,
+                 .maximum = static_cast<std::int64_t>(kMaxGraphDepth)},
+                {.name = "limit",
+                 .type = ArgType::kInteger,
+                 .description = "Results at most. Default: 100.",
+                 .minimum = 1,
+                 .maximum = static_cast<std::int64_t>(kMaxGraphLimit)},
+                {.name = "include_retired",
+                 .type = ArgType::kBoolean,
+                 .description = "Also retired, superseded, pending and rejected edges and "
+                                "memories. Default: false."},
+                as_of_args[0],
+                as_of_args[1]},
+       .target = Target::kMemory,
+       .right = auth::Right::kRead,
+       .read_only = true,
+       .idempotent = true,
+       .output_schema = ObjectSchema({{"node", TypeSchema("object")},
+                                      {"entity", TypeSchema("object")},
+                                      {"from", TypeSchema("string")},
+                                      {"to", TypeSchema("string")},
+                                      {"count", TypeSchema("integer")},
+                                      {"neighbours", ArrayOf(TypeSchema("object"))},
+                                      {"paths", ArrayOf(TypeSchema("object"))},
+                                      {"nodes", ArrayOf(TypeSchema("object"))},
+                                      {"members", ArrayOf(TypeSchema("object"))},
+                                      {"edges", ArrayOf(graph_edge)},
+                                      {"truncated", TypeSchema("boolean")}},
+                                     {"count", "truncated"}),
+       .run = RunGraph});
+  tools.push_back(
+      {.name = "memory_link",
+       .title = "Add a typed edge",
+       .description =
+           "Adds an edge of a type the server declares in [graph] edge_types (not one of "
+           "engram's own types) from one memory to another, both in the scope, a scope nested in "
+           "it or one enclosing it. A single-valued type replaces the source's previous edge; a "
+           "symmetric one is stored once.",
+       .args = {ScopeSpec(default_scope),
+                {.name = "type",
+                 .type = ArgType::kString,
+                 .required = true,
+                 .description = "The edge type, e.g. owns.",
+                 .minimum = 1,
+                 .maximum = 64},
+                {.name = "src",
+                 .type = ArgType::kString,
+                 .required = true,
+                 .description = "The source memory id.",
+                 .minimum = 1,
+                 .maximum = 256},
+                {.name = "dst",
+                 .type = ArgType::kString,
+                 .required = true,
+                 .description = "The destination memory id.",
+                 .minimum = 1,
+                 .maximum = 256},
+                {.name = "attrs",
+                 .type = ArgType::kObject,
+                 .description = "Attributes stored with the edge (at most 16 KiB)."},
+                {.name = "valid_from",
+                 .type = ArgType::kString,
+                 .description = "ISO-8601 time the relation starts to hold. Default: now.",
+                 .maximum = 64}},
+       .target = Target::kScope,
+       .right = auth::Right::kWrite,
+       .output_schema = graph_edge,
+       .run = RunLink});
+  tools.push_back({.name = "memory_unlink",
+                   .title = "Retire a typed edge",
+                   .description = "Retires an edge memory_link added: it stays, retired, and "
+                                  "memory_graph still sees it as of earlier times.",
+                   .args = {IdSpec("The edge id (32 hex digits).")},
+                   .target = Target::kEdge,
+                   .right = auth::Right::kWrite,
+                   .idempotent = false,
+                   .output_schema = graph_edge,
+                   .run = RunUnlink});
   return tools;
 }
 
@@ -604,6 +751,15 @@ io::Json CallTool(std::string_view name, const json& arguments, Engine& engine,
         return DeniedResult({.right = tool->right, .scope = memory->scope});
       }
       call.memory = *std::move(memory);
+      break;
+    }
+    case Target::kEdge: {
+      StatusOr<GraphEdge> edge = EdgeArg(arguments, engine, access);
+      if (!edge.ok()) return ErrorResult(edge.status());
+      if (!access.AllowsPath(edge->scope, tool->right)) {
+        return DeniedResult({.right = tool->right, .scope = edge->scope});
+      }
+      call.edge = *std::move(edge);
       break;
     }
   }

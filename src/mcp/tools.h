@@ -1,6 +1,6 @@
-// engram's eleven MCP tools: the nine memory tools of WorldDB §7 and two for consolidation. Their
-// definitions (name, description, inputSchema, outputSchema, annotations) and how a call runs
-// against the Engine.
+// engram's fourteen MCP tools: the nine memory tools of WorldDB §7, two for consolidation and
+// three for the world graph. Their definitions (name, description, inputSchema, outputSchema,
+// annotations) and how a call runs against the Engine.
 //
 //   memory_write        scope + turns -> ids              write right
 //   memory_recall       scope + query -> context + refs   read right
@@ -14,6 +14,10 @@
 //   memory_consolidate  scope -> episodes, scenes, profiles write right
 //   memory_structure    scope + what (episodes | scenes   read right
 //                       | profile | foresight)
+//   memory_graph        id + what (neighbours | paths     read right on the memory's scope
+//                       | identity), as of a time
+//   memory_link         scope + type, src, dst -> edge    write right
+//   memory_unlink       edge id -> retired edge           write right on the edge's scope
 //
 // Each tool's arguments are checked against one table that also yields its inputSchema, so the
 // schema a client sees and the checks the server runs cannot drift apart; the same table names
