@@ -134,6 +134,21 @@ std::string RequestKey(const Role& role, const QaOptions& options, const std::st
       .substr(0, 16);
 }
 
+// Fields of an answers-file line, which a user may have edited: a field of another type reads
+// as absent instead of throwing.
+std::string StringField(const Json& json, const char* key) {
+  const auto found = json.find(key);
+  return found != json.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+std::size_t CountField(const Json& json, const char* key) {
+  const auto found = json.find(key);
+  return found != json.end() && found->is_number_unsigned() ? found->get<std::size_t>() : 0;
+}
+Json ObjectField(const Json& json, const char* key) {
+  const auto found = json.find(key);
+  return found != json.end() && found->is_object() ? *found : Json::object();
+}
+
 struct Usage {
   std::size_t requests = 0;
   std::size_t prompt_tokens = 0;
@@ -142,9 +157,12 @@ struct Usage {
   void Add(const Json& usage) {
     if (!usage.is_object()) return;
     ++requests;
-    prompt_tokens += usage.value("prompt_tokens", std::size_t{0});
-    completion_tokens += usage.value("completion_tokens", std::size_t{0});
-    if (!usage.value("reported", false)) ++without_usage;
+    prompt_tokens += CountField(usage, "prompt_tokens");
+    completion_tokens += CountField(usage, "completion_tokens");
+    const auto reported = usage.find("reported");
+    if (reported == usage.end() || !reported->is_boolean() || !reported->get<bool>()) {
+      ++without_usage;
+    }
   }
   Json ToJson() const {
     Json json = Json::object();
@@ -286,17 +304,13 @@ Json AnswerAndJudge(const Setup& setup, const QaOptions& options, const QaQuesti
   line["answer_key"] = answer_key;
   line["context_tokens"] = question.context_tokens;
 
-  const auto reusable = [&](const char* key_field, const std::string& key,
-                            const char* value_field) {
-    return previous != nullptr && previous->value(key_field, "") == key &&
-           previous->contains(value_field) && !(*previous)[value_field].is_null();
-  };
   bool answer_reused = false;
   std::string answer;
-  if (reusable("answer_key", answer_key, "answer")) {
+  if (previous != nullptr && StringField(*previous, "answer_key") == answer_key &&
+      previous->contains("answer") && (*previous)["answer"].is_string()) {
     answer = (*previous)["answer"].get<std::string>();
     line["answer"] = answer;
-    line["answer_usage"] = previous->value("answer_usage", Json::object());
+    line["answer_usage"] = ObjectField(*previous, "answer_usage");
     line["answer_usage"]["fresh"] = false;
     answer_reused = true;
   } else {
@@ -323,10 +337,11 @@ Json AnswerAndJudge(const Setup& setup, const QaOptions& options, const QaQuesti
       qa::Render(setup.judge.prompts.For(qa::JudgeCategory(question)), question, answer);
   const std::string judge_key = RequestKey(setup.judge, options, judge_prompt);
   line["judge_key"] = judge_key;
-  if (answer_reused && reusable("judge_key", judge_key, "verdict")) {
+  if (answer_reused && StringField(*previous, "judge_key") == judge_key &&
+      previous->contains("verdict") && (*previous)["verdict"].is_boolean()) {
     line["verdict"] = (*previous)["verdict"];
-    line["judge_reply"] = previous->value("judge_reply", "");
-    line["judge_usage"] = previous->value("judge_usage", Json::object());
+    line["judge_reply"] = StringField(*previous, "judge_reply");
+    line["judge_usage"] = ObjectField(*previous, "judge_usage");
     line["judge_usage"]["fresh"] = false;
     *reused_all = true;
     return line;

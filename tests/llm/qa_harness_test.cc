@@ -187,6 +187,22 @@ TEST_F(QaHarnessTest, RerunReusesTheAnswersFileAndAsksOnlyWhatChanged) {
   EXPECT_EQ(server_.request_bodies().back()["seed"], 42);
 }
 
+TEST_F(QaHarnessTest, DamagedAnswersFileLinesAreAskedAgain) {
+  server_.SetResponder(ScriptedModel(GoodAnswers()));
+  // A truncated line, a line of other types, and a line for q2 whose answer is not a string.
+  std::ofstream(answers_) << "{\"question_id\": \"conv-x:q1\", \"answ\n"
+                          << R"({"question_id": "conv-x:q2", "answer_key": 7, "answer": ["x"],)"
+                          << R"( "verdict": "yes", "answer_usage": "many"})"
+                          << "\n"
+                          << "[1, 2]\n";
+  StatusOr<io::Json> report = RunQa(Options(), Questions());
+  ASSERT_THAT(report.status(), IsOk());
+  EXPECT_EQ((*report)["answers_file_bad_lines"], 2);
+  EXPECT_EQ((*report)["resumed"], 0);
+  EXPECT_EQ((*report)["correct"], 2);
+  EXPECT_EQ(server_.requests(), 6u);
+}
+
 TEST_F(QaHarnessTest, FailuresAreCountedWithTheirMessagesAndRetriedOnRerun) {
   std::map<std::string, MockReply> answers = GoodAnswers();
   answers["puppy called"] = MockReply::HttpError(500);
