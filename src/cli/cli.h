@@ -212,6 +212,8 @@ void AddAuditCommands(CLI::App& app, Console& console, CommandList* commands);
 void AddAmendCommand(CLI::App& app, Console& console, CommandList* commands);
 // check (check_command.cc)
 void AddCheckCommand(CLI::App& app, Console& console, CommandList* commands);
+// status (status_command.cc)
+void AddStatusCommand(CLI::App& app, Console& console, CommandList* commands);
 
 }  // namespace engram::cli
 

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "engine/derive_worker.h"
 #include "core/sha256.h"
 #include "engram/config.h"
 #include "io/file_reader.h"
@@ -260,6 +261,16 @@ int RunIngest(const IngestArgs& args, Console& console) {
     }
     StatusOr<RememberResult> result =
         (*engine)->Remember(batch.scope, batch.turns, {.wait = RememberWait::kIndexed});
+    if (!result.ok() && RetryAfterSeconds(result.status()).has_value()) {
+      // Back-pressure ([write] max_pending_turns): the backlog is at its limit. An import waits
+      // for the derivation to catch up, then stores the scope.
+      console.Note("ingest: " + result.status().message() +
+                   "; waiting for the derivation to catch up");
+      if (Status derived = (*engine)->WaitForDerivation(); !derived.ok()) {
+        return console.Fail(kCommand, derived.WithContext("waiting for the derivation"));
+      }
+      result = (*engine)->Remember(batch.scope, batch.turns, {.wait = RememberWait::kIndexed});
+    }
     if (!result.ok()) {
       std::string context = batch.scope.ToString() + " (nothing of this scope was stored";
       if (stored_scopes > 0) {

@@ -80,6 +80,7 @@ int Run(int argc, char** argv) {
   AddAuditCommands(app, console, &commands);
   AddAmendCommand(app, console, &commands);
   AddCheckCommand(app, console, &commands);
+  AddStatusCommand(app, console, &commands);
   AddVersionCommand(app, console, &commands);
 
   try {
