@@ -288,6 +288,52 @@ class Engine:
     def propose_same(self, a: str, b: str, reason: str = ...) -> MergeProposal: ...
     def accept(self, id: str) -> None: ...
     def reject(self, id: str) -> None: ...
+    def neighbours(
+        self,
+        id: str,
+        *,
+        types: Optional[Sequence[str]] = ...,
+        direction: str = ...,
+        limit: int = ...,
+        include_retired: bool = ...,
+        valid_at: Optional[_Time] = ...,
+        known_at: Optional[_Time] = ...,
+    ) -> Dict[str, Any]: ...
+    def paths(
+        self,
+        from_id: str,
+        to_id: str,
+        *,
+        types: Optional[Sequence[str]] = ...,
+        direction: str = ...,
+        max_depth: int = ...,
+        limit: int = ...,
+        include_retired: bool = ...,
+        valid_at: Optional[_Time] = ...,
+        known_at: Optional[_Time] = ...,
+    ) -> Dict[str, Any]: ...
+    def identity(
+        self,
+        id: str,
+        *,
+        limit: int = ...,
+        include_retired: bool = ...,
+        valid_at: Optional[_Time] = ...,
+        known_at: Optional[_Time] = ...,
+    ) -> Dict[str, Any]: ...
+    def edge_types(self) -> List[Dict[str, Any]]: ...
+    def add_edge(
+        self,
+        scope: str,
+        type: str,
+        src: str,
+        dst: str,
+        *,
+        attrs: Optional[Dict[str, Any]] = ...,
+        valid_from: Optional[_Time] = ...,
+    ) -> Dict[str, Any]: ...
+    def get_edge(self, id: str) -> Dict[str, Any]: ...
+    def retire_edge(self, id: str) -> Dict[str, Any]: ...
     def rebuild_index(self) -> RebuildReport: ...
 
 def count_tokens(text: _Text) -> int: ...

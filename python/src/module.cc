@@ -15,6 +15,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,7 @@
 #include "engram/read_result.h"
 #include "engram/types.h"
 #include "io/api_json.h"
+#include "io/graph_json.h"
 #include "records.h"
 #include "server/scope_views.h"
 
@@ -271,6 +273,26 @@ py::list EntitiesOf(const PyEngine& self, const py::object& scope_arg) {
   py::list list;
   for (EntityRecord& entity : entities) list.append(py::cast(std::move(entity)));
   return list;
+}
+
+// The keyword arguments every graph query takes, as GraphQueryOptions.
+GraphQueryOptions GraphOptionsFromPython(const py::object& types, const py::object& direction,
+                                         std::int64_t limit, std::int64_t max_depth,
+                                         bool include_retired, const py::object& valid_at,
+                                         const py::object& known_at) {
+  GraphQueryOptions options;
+  if (!types.is_none()) options.edge_types = StringsFromPython(types, "types");
+  if (!py::isinstance<py::str>(direction)) {
+    throw py::type_error("direction must be a str: \"out\", \"in\" or \"both\"");
+  }
+  options.direction = ValueOrThrow(ParseGraphDirection(direction.cast<std::string>()));
+  // Out-of-range values reach the engine, whose InvalidArgument names the bound.
+  options.limit = static_cast<std::size_t>(std::max<std::int64_t>(limit, 0));
+  options.max_depth = static_cast<std::size_t>(std::max<std::int64_t>(max_depth, 0));
+  options.include_retired = include_retired;
+  if (!valid_at.is_none()) options.valid_at = TimestampFromPython(valid_at, "valid_at");
+  if (!known_at.is_none()) options.known_at = TimestampFromPython(known_at, "known_at");
+  return options;
 }
 
 // A consolidation listing (server/scope_views.h) as a list of dicts: the view's `array` entries.
@@ -890,6 +912,118 @@ void BindEngine(py::module_& module) {
             self.Run([&](Engine& engine) { return engine.RejectProposal(id); });
           },
           py::arg("id"), "Rejects a pending merge proposal.")
+      .def(
+          "neighbours",
+          [](const PyEngine& self, const py::object& id_arg, const py::object& types,
+             const py::object& direction, std::int64_t limit, bool include_retired,
+             const py::object& valid_at, const py::object& known_at) {
+            const std::string id = IdFromPython(id_arg, "id");
+            const GraphQueryOptions options = GraphOptionsFromPython(
+                types, direction, limit, 2, include_retired, valid_at, known_at);
+            return JsonToPython(io::ToJson(
+                self.Run([&](Engine& engine) { return engine.Neighbours(id, options); })));
+          },
+          py::arg("id"), py::kw_only(), py::arg("types") = py::none(),
+          py::arg("direction") = "both", py::arg("limit") = 100, py::arg("include_retired") = false,
+          py::arg("valid_at") = py::none(), py::arg("known_at") = py::none(),
+          "The memory's edges and the memory at each other end, as a dict {node, count, "
+          "neighbours: [{direction, edge, node}], truncated} (the JSON of `engram graph "
+          "neighbours --json`). types: edge types to follow (list of str; None = every type); "
+          "direction: \"out\", \"in\" or \"both\"; limit: 1 to 1000; valid_at / known_at "
+          "(datetime or ISO-8601 str): the graph as it held, or as engram knew it, then.")
+      .def(
+          "paths",
+          [](const PyEngine& self, const py::object& from_arg, const py::object& to_arg,
+             const py::object& types, const py::object& direction, std::int64_t max_depth,
+             std::int64_t limit, bool include_retired, const py::object& valid_at,
+             const py::object& known_at) {
+            const std::string from = IdFromPython(from_arg, "from_id");
+            const std::string to = IdFromPython(to_arg, "to_id");
+            const GraphQueryOptions options = GraphOptionsFromPython(
+                types, direction, limit, max_depth, include_retired, valid_at, known_at);
+            return JsonToPython(io::ToJson(
+                self.Run([&](Engine& engine) { return engine.Paths(from, to, options); })));
+          },
+          py::arg("from_id"), py::arg("to_id"), py::kw_only(), py::arg("types") = py::none(),
+          py::arg("direction") = "both", py::arg("max_depth") = 2, py::arg("limit") = 100,
+          py::arg("include_retired") = false, py::arg("valid_at") = py::none(),
+          py::arg("known_at") = py::none(),
+          "Simple paths from one memory to another of at most max_depth (1 to 4) edges, "
+          "shortest first, as a dict {from, to, count, paths: [{length, nodes, edges}], nodes, "
+          "truncated}. Other arguments as neighbours().")
+      .def(
+          "identity",
+          [](const PyEngine& self, const py::object& id_arg, std::int64_t limit,
+             bool include_retired, const py::object& valid_at, const py::object& known_at) {
+            const std::string id = IdFromPython(id_arg, "id");
+            const GraphQueryOptions options = GraphOptionsFromPython(
+                py::none(), py::str("both"), limit, 2, include_retired, valid_at, known_at);
+            return JsonToPython(io::ToJson(
+                self.Run([&](Engine& engine) { return engine.IdentityClass(id, options); })));
+          },
+          py::arg("id"), py::kw_only(), py::arg("limit") = 100, py::arg("include_retired") = false,
+          py::arg("valid_at") = py::none(), py::arg("known_at") = py::none(),
+          "An entity's identity class: the entities joined to it by accepted same_as merges (as "
+          "of valid_at / known_at), as a dict {entity, count, members, edges, truncated}.")
+      .def(
+          "edge_types",
+          [](const PyEngine& self) {
+            return JsonToPython(io::EdgeTypesToJson(self.Get()->EdgeTypes())["edge_types"]);
+          },
+          "Every registered edge type as a list of dicts {name, builtin, single_valued, "
+          "symmetric, transitive}: engram's own, then those of [graph] edge_types.")
+      .def(
+          "add_edge",
+          [](const PyEngine& self, const py::object& scope_arg, const py::object& type_arg,
+             const py::object& src_arg, const py::object& dst_arg, const py::object& attrs,
+             const py::object& valid_from) {
+            const Scope scope = ScopeFromPython(scope_arg, "scope");
+            NewEdge edge;
+            edge.type = TextFromPython(type_arg, "type");
+            edge.src = IdFromPython(src_arg, "src");
+            edge.dst = IdFromPython(dst_arg, "dst");
+            if (!attrs.is_none()) {
+              if (!py::isinstance<py::dict>(attrs)) {
+                throw py::type_error("attrs must be a dict (a JSON object) or None");
+              }
+              edge.attrs_json = py::module_::import("json")
+                                    .attr("dumps")(attrs, py::arg("allow_nan") = false)
+                                    .cast<std::string>();
+            }
+            if (!valid_from.is_none()) {
+              edge.valid_from = TimestampFromPython(valid_from, "valid_from");
+            }
+            return JsonToPython(
+                io::ToJson(self.Run([&](Engine& engine) { return engine.AddEdge(scope, edge); })));
+          },
+          py::arg("scope"), py::arg("type"), py::arg("src"), py::arg("dst"), py::kw_only(),
+          py::arg("attrs") = py::none(), py::arg("valid_from") = py::none(),
+          "Adds an edge of a type declared in [graph] edge_types from memory src to memory dst, "
+          "written in `scope` (both ends in it, a scope nested in it or one enclosing it); "
+          "returns the edge as a dict. A single-valued type supersedes the source's previous "
+          "edge; a symmetric one is stored once (src < dst). engram.InvalidArgument for an "
+          "undeclared or built-in type, engram.NotFound for an end outside the scope, "
+          "engram.AlreadyExists for the same active edge.")
+      .def(
+          "get_edge",
+          [](const PyEngine& self, const py::object& id_arg) {
+            const std::string id = IdFromPython(id_arg, "id");
+            return JsonToPython(
+                io::ToJson(self.Run([&](Engine& engine) { return engine.GetEdge(id); })));
+          },
+          py::arg("id"), "One edge as a dict (the JSON of `engram graph edge --json`).")
+      .def(
+          "retire_edge",
+          [](const PyEngine& self, const py::object& id_arg) {
+            const std::string id = IdFromPython(id_arg, "id");
+            self.Run([&](Engine& engine) { return engine.RetireEdge(id); });
+            return JsonToPython(
+                io::ToJson(self.Run([&](Engine& engine) { return engine.GetEdge(id); })));
+          },
+          py::arg("id"),
+          "Retires a client edge (kept, seen by queries as of earlier times); returns it. "
+          "engram.FailedPrecondition when it is not active, engram.InvalidArgument for an edge "
+          "of engram's own types.")
       .def(
           "rebuild_index",
           [](const PyEngine& self) {

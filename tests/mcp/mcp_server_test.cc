@@ -35,6 +35,7 @@ class McpServerTest : public ::testing::Test {
     Config config;
     config.embedder.kind = "hashing";
     config.limits.max_turn_bytes = kMaxTurnBytes;
+    config.graph.edge_types = "owns:single_valued, knows";  // memory_link's types
     options.config = config;
     engine_ = engram::testing::OpenOrDie(options);
     server_ = std::make_unique<McpServer>(*engine_);
@@ -179,7 +180,13 @@ TEST_F(McpServerTest, ToolsListNamesTheElevenToolsWithStrictSchemas) {
   EXPECT_THAT(
       names, ElementsAre("memory_write", "memory_recall", "memory_list", "memory_read",
                          "memory_amend", "memory_retire", "memory_retire_all", "memory_purge_scope",
-                         "memory_list_scopes", "memory_consolidate", "memory_structure"));
+                         "memory_list_scopes", "memory_consolidate", "memory_structure",
+                         "memory_graph", "memory_link", "memory_unlink"));
+  EXPECT_EQ(tools[11]["annotations"]["readOnlyHint"], true);
+  EXPECT_EQ(tools[11]["inputSchema"]["required"], json({"id", "what"}));
+  EXPECT_EQ(tools[12]["annotations"]["readOnlyHint"], false);
+  EXPECT_EQ(tools[12]["inputSchema"]["required"], json({"scope", "type", "src", "dst"}));
+  EXPECT_EQ(tools[13]["annotations"]["readOnlyHint"], false);
   EXPECT_EQ(tools[9]["annotations"]["readOnlyHint"], false);
   EXPECT_EQ(tools[9]["annotations"]["idempotentHint"], true);
   EXPECT_EQ(tools[10]["annotations"]["readOnlyHint"], true);
@@ -676,6 +683,119 @@ TEST_F(McpServerTest, AccessLimitsEveryTool) {
   EXPECT_EQ(ToolOk("memory_read", {{"id", alice[0]}})["memory"]["status"], "active");
 }
 
+// ---- the world graph -------------------------------------------------------------------------
+
+TEST_F(McpServerTest, GraphToolsQueryLinkAndUnlinkAsOfATime) {
+  const std::vector<std::string> ids =
+      ToolOk("memory_write",
+             {{"scope", "user:alice"},
+              {"turns",
+               {{{"text", "My sister Lena lives in Porto."}, {"speaker", "Alice"}},
+                {{"text", "Lena and Tom went hiking in the Alps."}, {"speaker", "Alice"}},
+                {{"text", "The blue car needs new tyres."}, {"speaker", "Alice"}}}},
+              {"wait", "derived"}})["ids"]
+          .get<std::vector<std::string>>();
+  std::string lena;
+  const json entities = ToolOk("memory_list", {{"scope", "user:alice"}, {"kind", "entity"}});
+  for (const json& memory : entities["memories"]) {
+    if (memory["text"] == "Lena") lena = memory["id"];
+  }
+  ASSERT_FALSE(lena.empty()) << entities.dump();
+  json mentions =
+      ToolOk("memory_graph",
+             {{"id", lena}, {"what", "neighbours"}, {"types", {"mentions"}}, {"direction", "in"}});
+  EXPECT_EQ(mentions["count"], 2);
+  EXPECT_EQ(mentions["neighbours"][0]["node"]["id"], ids[0]);
+  json paths = ToolOk("memory_graph", {{"id", ids[0]},
+                                       {"what", "paths"},
+                                       {"to", ids[1]},
+                                       {"types", {"mentions"}},
+                                       {"max_depth", 2}});
+  ASSERT_GE(paths["count"].get<int>(), 1);
+  EXPECT_EQ(paths["paths"][0]["nodes"], json({ids[0], lena, ids[1]}));
+  EXPECT_EQ(ToolOk("memory_graph", {{"id", lena}, {"what", "identity"}})["members"][0]["id"], lena);
+
+  json linked = ToolOk("memory_link", {{"scope", "user:alice"},
+                                       {"type", "owns"},
+                                       {"src", lena},
+                                       {"dst", ids[2]},
+                                       {"attrs", {{"note", "hers"}}}});
+  EXPECT_EQ(linked["status"], "active");
+  const std::string edge = linked["id"];
+  const std::string added = linked["ingested_at"];
+  const json owned = {{"id", lena}, {"what", "neighbours"}, {"types", {"owns"}}};
+  EXPECT_EQ(ToolOk("memory_graph", owned)["count"], 1);
+  EXPECT_EQ(ToolOk("memory_unlink", {{"id", edge}})["status"], "retired");
+  EXPECT_EQ(ToolOk("memory_graph", owned)["count"], 0);
+  json then = owned;
+  then["valid_at"] = added;
+  EXPECT_EQ(ToolOk("memory_graph", then)["count"], 1);
+  EXPECT_THAT(ToolError("memory_unlink", {{"id", edge}}), StartsWith("FAILED_PRECONDITION"));
+
+  // Bad input names the argument or the problem.
+  EXPECT_THAT(ToolError("memory_graph", {{"id", lena}, {"what", "paths"}}), HasSubstr("to"));
+  EXPECT_THAT(ToolError("memory_graph",
+                        {{"id", ids[0]}, {"what", "paths"}, {"to", ids[1]}, {"max_depth", 9}}),
+              HasSubstr("max_depth"));
+  EXPECT_THAT(ToolError("memory_graph",
+                        {{"id", lena}, {"what", "neighbours"}, {"types", {"no_such_type"}}}),
+              HasSubstr("no_such_type"));
+  EXPECT_THAT(ToolError("memory_graph", {{"id", "xyz"}, {"what", "neighbours"}}),
+              StartsWith("INVALID_ARGUMENT"));
+  EXPECT_THAT(ToolError("memory_graph", {{"id", ids[0]}, {"what", "identity"}}),
+              HasSubstr("not an entity"));
+  EXPECT_THAT(
+      ToolError("memory_link",
+                {{"scope", "user:alice"}, {"type", "mentions"}, {"src", ids[2]}, {"dst", lena}}),
+      HasSubstr("engram's own"));
+  EXPECT_THAT(ToolError("memory_link", {{"scope", "user:alice"},
+                                        {"type", "knows"},
+                                        {"src", lena},
+                                        {"dst", ids[2]},
+                                        {"attrs", {{"x", std::string(20000, 'x')}}}}),
+              HasSubstr("attrs"));
+  EXPECT_EQ(
+      ToolOk("memory_graph", {{"id", lena}, {"what", "neighbours"}, {"types", {"knows"}}})["count"],
+      0);
+}
+
+TEST_F(McpServerTest, GraphToolsTreatAnotherTenantsIdsAsUnknown) {
+  const std::vector<std::string> alice = WriteAlice();
+  const std::string bob_id = ToolOk(
+      "memory_write", {{"scope", "user:bob"}, {"turns", {{{"text", "I like tea."}}}}})["ids"][0];
+  const std::string edge = ToolOk(
+      "memory_link",
+      {{"scope", "user:alice"}, {"type", "knows"}, {"src", alice[0]}, {"dst", alice[1]}})["id"];
+  const auth::Access bob =
+      auth::Access::Granted({{.prefix = Scope::Parse("user:bob").value(),
+                              .rights = {auth::Right::kRead, auth::Right::kWrite}}});
+  const std::string unknown(32, 'd');
+  for (const char* what : {"neighbours", "identity"}) {
+    EXPECT_EQ(ToolError("memory_graph", {{"id", alice[0]}, {"what", what}}, bob),
+              "NOT_FOUND: no memory with id " + alice[0]);
+    EXPECT_EQ(ToolError("memory_graph", {{"id", unknown}, {"what", what}}, bob),
+              "NOT_FOUND: no memory with id " + unknown);
+  }
+  EXPECT_EQ(ToolError("memory_graph", {{"id", bob_id}, {"what", "paths"}, {"to", alice[0]}}, bob),
+            "NOT_FOUND: no memory with id " + alice[0]);
+  EXPECT_EQ(
+      ToolError("memory_link",
+                {{"scope", "user:bob"}, {"type", "knows"}, {"src", bob_id}, {"dst", alice[0]}},
+                bob),
+      "NOT_FOUND: no memory with id " + alice[0]);
+  EXPECT_EQ(ToolError("memory_unlink", {{"id", edge}}, bob), "NOT_FOUND: no edge with id " + edge);
+  EXPECT_EQ(ToolError("memory_unlink", {{"id", unknown}}, bob),
+            "NOT_FOUND: no edge with id " + unknown);
+  // A reader of Alice's scope may query but not unlink.
+  const auth::Access reader = auth::Access::Granted(
+      {{.prefix = Scope::Parse("user:alice").value(), .rights = {auth::Right::kRead}}});
+  EXPECT_EQ(ToolOk("memory_graph", {{"id", alice[0]}, {"what", "neighbours"}, {"types", {"knows"}}},
+                   reader)["count"],
+            1);
+  EXPECT_EQ(ToolError("memory_unlink", {{"id", edge}}, reader),
+            "PERMISSION_DENIED: this caller has no write right on scope user:alice");
+}
+
 TEST_F(McpServerTest, ReadHistoryNamesNoMemoryOutsideTheCallersScopes) {
   ToolOk("memory_write", {{"scope", "user:alice"},
                           {"turns", {{{"text", "My sister Maya lives in Porto."}}}},
@@ -765,7 +885,8 @@ TEST_F(DefaultScopeTest, ToolsListMakesScopeOptionalButWhereAScopeIsWiped) {
   }
   EXPECT_THAT(with_scope,
               ElementsAre("memory_write", "memory_recall", "memory_list", "memory_retire_all",
-                          "memory_purge_scope", "memory_consolidate", "memory_structure"));
+                          "memory_purge_scope", "memory_consolidate", "memory_structure",
+                          "memory_link"));
 }
 
 TEST_F(DefaultScopeTest, CallsThatNameNoScopeWorkInTheDefault) {
@@ -851,7 +972,7 @@ TEST_F(McpServerTest, StatelessRequestsCarryTheirVersionAndGetResultType) {
                      {"io.modelcontextprotocol/clientCapabilities", json::object()}};
   json list = Request("tools/list", {{"_meta", meta}});
   EXPECT_EQ(list["result"]["resultType"], "complete");
-  EXPECT_EQ(list["result"]["tools"].size(), 11u);
+  EXPECT_EQ(list["result"]["tools"].size(), 14u);
   json call =
       Request("tools/call",
               {{"_meta", meta}, {"name", "memory_list_scopes"}, {"arguments", json::object()}});

@@ -42,6 +42,9 @@ const expectedTools = [
   "memory_list_scopes",
   "memory_consolidate",
   "memory_structure",
+  "memory_graph",
+  "memory_link",
+  "memory_unlink",
 ];
 
 // The whole round trip, the same over either transport.
