@@ -231,6 +231,29 @@ struct RecallConfig {
   double facts_asked_subject = 2.0;
   double facts_other_subject = 0.5;
   double facts_untimed_when = 0.5;
+  // The optional LLM loop of recall (engine/llm_recall.h, docs/LLM_RECALL.md), off by default:
+  // an OpenAI-compatible /chat/completions endpoint judges whether the packed context answers
+  // the question and, when not, proposes sub-questions and answer keywords that are recalled
+  // too (and, with llm_rerank_top > 0, reorders the best items). The question and the packed
+  // context are sent to the endpoint. llm_model is required when it is on; llm_api_key_env
+  // names the environment variable holding the key ("" = no key). Every failure (endpoint down,
+  // timeout, malformed reply) leaves the deterministic result, with a warning.
+  bool llm_loop = false;
+  std::string llm_base_url = "http://127.0.0.1:11434/v1";
+  std::string llm_model;
+  std::string llm_api_key_env;
+  std::size_t llm_timeout_ms = 30000;
+  // Completion length limit of each request, in tokens.
+  std::size_t llm_max_tokens = 512;
+  // No request when the read path's own sufficiency verdict is "sufficient".
+  bool llm_skip_sufficient = true;
+  // Check-and-recall rounds at most; each round is one request.
+  std::size_t llm_rounds = 1;
+  // Sub-questions and answer keywords one reply may give at most (a reply with more is refused).
+  std::size_t llm_max_queries = 3;
+  std::size_t llm_max_keywords = 8;
+  // Items the model may reorder (one more request); 0 = no rerank.
+  std::size_t llm_rerank_top = 0;
 };
 
 // [planner]: the rule table from the query frame's shape to route weights and the context

@@ -197,6 +197,9 @@ Status Config::Validate() const {
   if (write.llm_facts && write.llm_model.empty()) {
     return Status::InvalidArgument("[write] llm_model is required when llm_facts = true");
   }
+  if (recall.llm_loop && recall.llm_model.empty()) {
+    return Status::InvalidArgument("[recall] llm_model is required when llm_loop = true");
+  }
   if (embedder.kind == "openai") {
     if (embedder.model.empty()) {
       return Status::InvalidArgument("[embedder] model is required with kind = \"openai\"");
