@@ -36,14 +36,15 @@ std::uint64_t Round(std::uint64_t lane, std::uint64_t word) {
 
 }  // namespace
 
-std::optional<MappedFile> MappedFile::Open(const std::string& path) {
+std::optional<MappedFile> MappedFile::Open(const std::string& path, Pages pages) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   struct stat info {};
   std::optional<MappedFile> mapped;
   if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
     const auto size = static_cast<std::size_t>(info.st_size);
-    void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    const int flags = MAP_PRIVATE | (pages == Pages::kAllNow ? MAP_POPULATE : 0);
+    void* mapping = ::mmap(nullptr, size, PROT_READ, flags, fd, 0);
     if (mapping != MAP_FAILED) mapped = MappedFile(static_cast<const std::byte*>(mapping), size);
   }
   ::close(fd);

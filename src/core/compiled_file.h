@@ -24,11 +24,15 @@
 
 namespace engram::core {
 
-// A regular file mapped read-only (and pre-faulted) for the life of the object. Move-only.
+// A regular file mapped read-only for the life of the object. Move-only.
 class MappedFile {
  public:
+  // Whether Open maps every page at once (a reader that checksums the whole file) or as they
+  // are touched (a reader that looks up a few entries).
+  enum class Pages { kOnDemand, kAllNow };
+
   // The mapping of `path`; nullopt when it is missing, empty or cannot be mapped.
-  static std::optional<MappedFile> Open(const std::string& path);
+  static std::optional<MappedFile> Open(const std::string& path, Pages pages = Pages::kAllNow);
 
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&& other) noexcept;

@@ -8,21 +8,19 @@
 // blob padded to a whole word.
 #include "lexicon/lexicon.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
+#include "core/compiled_file.h"
 #include "core/files.h"
 #include "core/sha256.h"
 #include "text/normalize.h"
@@ -253,15 +251,12 @@ struct TableReader {
 // Memory behind the tables: a read-only mapping of compiled.bin or a buffer compiled in memory.
 struct Lexicons::Storage {
   std::vector<std::uint32_t> buffer;
-  void* mapping = nullptr;
-  std::size_t mapping_bytes = 0;
+  std::optional<core::MappedFile> mapped;  // its size a whole number of words
 
-  ~Storage() {
-    if (mapping != nullptr) ::munmap(mapping, mapping_bytes);
-  }
   std::span<const std::uint32_t> words() const {
-    if (mapping != nullptr) {
-      return {static_cast<const std::uint32_t*>(mapping), mapping_bytes / 4};
+    if (mapped.has_value()) {
+      return {reinterpret_cast<const std::uint32_t*>(mapped->bytes().data()),
+              mapped->bytes().size() / 4};
     }
     return buffer;
   }
@@ -513,44 +508,6 @@ bool HeaderMatches(std::span<const std::uint32_t> words,
   return std::memcmp(words.data() + 4, fingerprint.data(), 32) == 0;
 }
 
-struct MappedFile {
-  void* mapping = nullptr;
-  std::size_t bytes = 0;
-};
-
-// Maps `path` read-only; an empty MappedFile when it is missing or unreadable.
-MappedFile MapReadOnly(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  struct stat info {};
-  MappedFile mapped;
-  if (::fstat(fd, &info) == 0 && info.st_size > 0 && info.st_size % 4 == 0) {
-    void* mapping =
-        ::mmap(nullptr, static_cast<std::size_t>(info.st_size), PROT_READ, MAP_SHARED, fd, 0);
-    if (mapping != MAP_FAILED) mapped = {mapping, static_cast<std::size_t>(info.st_size)};
-  }
-  ::close(fd);
-  return mapped;
-}
-
-// Writes the cache atomically (temporary file + rename); failures are ignored: the tables then
-// live in memory only.
-void WriteCache(const std::string& path, std::span<const std::uint32_t> words) {
-  const std::string temporary = path + "." + std::to_string(::getpid()) + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    out.write(reinterpret_cast<const char*>(words.data()),
-              static_cast<std::streamsize>(words.size_bytes()));
-    if (!out) {
-      out.close();
-      std::remove(temporary.c_str());
-      return;
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) std::remove(temporary.c_str());
-}
-
 Status CheckInstalled(std::string_view dir) {
   for (const std::string_view name : kRequiredFiles) {
     const std::string path = Join(dir, name);
@@ -617,10 +574,11 @@ StatusOr<std::shared_ptr<const Lexicons>> Lexicons::Load(std::string_view data_d
   const std::string cache_path = Join(dir, kCacheFile);
 
   std::shared_ptr<const Lexicons> result;
-  if (const MappedFile mapped = MapReadOnly(cache_path); mapped.mapping != nullptr) {
+  std::optional<core::MappedFile> mapped =
+      core::MappedFile::Open(cache_path, core::MappedFile::Pages::kOnDemand);
+  if (mapped.has_value() && mapped->bytes().size() % 4 == 0) {
     auto storage = std::make_unique<Storage>();
-    storage->mapping = mapped.mapping;
-    storage->mapping_bytes = mapped.bytes;
+    storage->mapped = std::move(mapped);
     if (HeaderMatches(storage->words(), fingerprint)) {
       StatusOr<std::shared_ptr<const Lexicons>> from_cache =
           FromStorage(std::move(storage), /*from_cache=*/true);
@@ -630,7 +588,8 @@ StatusOr<std::shared_ptr<const Lexicons>> Lexicons::Load(std::string_view data_d
   if (result == nullptr) {
     auto storage = std::make_unique<Storage>();
     ASSIGN_OR_RETURN(storage->buffer, Compile(dir, fingerprint));
-    WriteCache(cache_path, storage->buffer);
+    // A failure (a read-only directory) leaves the tables in memory only.
+    (void)core::WriteFileAtomically(cache_path, std::as_bytes(std::span(storage->buffer)));
     ASSIGN_OR_RETURN(result, FromStorage(std::move(storage), /*from_cache=*/false));
   }
   loaded.emplace(std::string(data_dir), result);
