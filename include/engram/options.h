@@ -165,6 +165,9 @@ struct RecallOptions {
   // Fill RecallItem::features and Diagnostics::feature_names: the learned ranker's inputs, for
   // training it (`engram bench ... --trace` asks for them). Default: false.
   bool features = false;
+  // Run the optional LLM loop ([recall] llm_loop, docs/LLM_RECALL.md) when the config turns it
+  // on; false skips it for this call. Default: true.
+  bool llm_loop = true;
 };
 
 struct ListOptions {

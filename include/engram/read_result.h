@@ -116,6 +116,23 @@ struct UnpackedItem {
   std::string reason;
 };
 
+// The optional LLM loop of recall ([recall] llm_loop, docs/LLM_RECALL.md): what it asked and
+// what it cost. `ran` is false (and the rest empty) when the loop is off for the call.
+struct LlmDiagnostics {
+  bool ran = false;
+  std::size_t calls = 0;  // requests sent, failed ones included
+  // Token counts as the endpoint reported them, summed over the replies; `usage_missing` counts
+  // the replies that reported none.
+  std::size_t prompt_tokens = 0;
+  std::size_t completion_tokens = 0;
+  std::size_t usage_missing = 0;
+  double ms = 0;  // time spent waiting for the endpoint
+  // What each step did, in order, one line each: "skipped: the read path's verdict is
+  // sufficient", "check: insufficient; 2 sub-questions, 3 keywords", "recall 'Where did ...':
+  // 2 new items", "rerank: applied to 5 items", "check failed: ..." (failures also in warnings).
+  std::vector<std::string> steps;
+};
+
 struct Diagnostics {
   std::string frame;  // the query frame, one line: shape, names, time constraints, keywords
   std::string plan;   // the planner's decision: rule used, route weights, budget
@@ -155,6 +172,8 @@ struct Diagnostics {
   // without the lexicons), then the failed routes in the order they ran; empty when nothing
   // was degraded.
   std::vector<std::string> warnings;
+  // The optional LLM loop; its failures are in `warnings` too ("llm check failed: ...").
+  LlmDiagnostics llm;
 };
 
 // One line of a chat-mode context (RecallOptions::mode): a profile fact or trait, or a valid

@@ -35,6 +35,7 @@
 #include "core/utf8.h"
 #include "engine/derive_worker.h"
 #include "engine/graph_ops.h"
+#include "engine/llm_recall.h"
 #include "engine/text_projection.h"
 #include "engine/vector_projection.h"
 #include "lexicon/lexicon.h"
@@ -111,6 +112,8 @@ struct Engine::Impl {
   // (recall then runs without synonyms, and lexicons_missing says why).
   std::shared_ptr<const lexicon::Lexicons> lexicons;
   std::string lexicons_missing;
+  // The optional LLM loop of recall; null when [recall] llm_loop is off.
+  std::unique_ptr<LlmRecall> llm_recall;
   // GloVe word vectors for the fragment route's soft matches ([recall] word_vector_match),
   // loaded on the first recall that asks for them (about 0.3 s that remember, list and get need
   // not pay). Not installed: null, and word_vectors_missing says why.
@@ -470,6 +473,7 @@ StatusOr<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   } else {
     return lexicons.status();
   }
+  ASSIGN_OR_RETURN(impl->llm_recall, LlmRecall::Create(impl->config.recall));
   impl->embedder_record = ConfiguredEmbedder(impl->config.embedder);
   ASSIGN_OR_RETURN(const std::optional<store::EmbedderRecord> recorded,
                    impl->store->GetEmbedder());
@@ -728,6 +732,17 @@ StatusOr<ReadResult> Engine::Recall(const Scope& scope, const RecallQuery& query
     journal_seq = -1;  // caught up at least to the recall's start; later writes may join
   }
   ASSIGN_OR_RETURN(ReadResult result, read::RunRecall(request, impl_->routes));
+  read_lock.unlock();
+  if (impl_->llm_recall != nullptr && options.llm_loop) {
+    RecallOptions follow_up = request.options;
+    follow_up.llm_loop = false;
+    result = impl_->llm_recall->Run(query.text, std::move(result), request.options.k,
+                                    [&](const std::string& text) {
+                                      RecallQuery sub = query;
+                                      sub.text = text;
+                                      return Recall(scope, sub, follow_up);
+                                    });
+  }
   result.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
           .count();

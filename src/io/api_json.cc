@@ -226,6 +226,15 @@ Json ToJson(const Diagnostics& diagnostics) {
   }
   json["unpacked"] = std::move(unpacked);
   json["warnings"] = Strings(diagnostics.warnings);
+  // Only when the optional LLM loop ran, so a recall without it serialises as before.
+  if (diagnostics.llm.ran) {
+    json["llm"] = Json{{"calls", diagnostics.llm.calls},
+                       {"prompt_tokens", diagnostics.llm.prompt_tokens},
+                       {"completion_tokens", diagnostics.llm.completion_tokens},
+                       {"usage_missing", diagnostics.llm.usage_missing},
+                       {"ms", Number(diagnostics.llm.ms)},
+                       {"steps", Strings(diagnostics.llm.steps)}};
+  }
   return json;
 }
 
