@@ -317,6 +317,37 @@ TEST_F(WorldGraphTest, ClientEdgesAreInTheScopesAudit) {
                           [this](const Link& link) { return link.id == car_edge_; }));
 }
 
+TEST_F(WorldGraphTest, ExportCarriesClientEdgesToAStoreDeclaringTheirTypes) {
+  std::string exported;
+  ASSERT_THAT(engine_->Export(scope_, &exported), IsOk());
+  const auto open_other = [](const testing::TempDir& dir, const char* edge_types) {
+    EngineOptions options = testing::TestOptions(dir, "other.db");
+    options.config = Config{};
+    options.config->embedder.kind = "none";
+    options.config->graph.edge_types = edge_types;
+    return testing::OpenOrDie(options);
+  };
+  {
+    // Without the declared types: refused, naming the type, and nothing stored.
+    std::unique_ptr<Engine> bare = open_other(dir_, "");
+    StatusOr<ImportSummary> refused = bare->Import(exported);
+    EXPECT_THAT(refused, StatusIs(StatusCode::kInvalidArgument));
+    EXPECT_THAT(refused.status().message(), HasSubstr("owns"));
+    StatusOr<std::vector<ScopeInfo>> scopes = bare->ListScopes();
+    ASSERT_THAT(scopes, IsOk());
+    EXPECT_THAT(*scopes, IsEmpty());
+  }
+  testing::TempDir other_dir;
+  std::unique_ptr<Engine> declared = open_other(other_dir, kEdgeTypes);
+  ASSERT_THAT(declared->Import(exported), IsOk());
+  StatusOr<GraphEdge> car = declared->GetEdge(car_edge_);
+  ASSERT_THAT(car, IsOk());
+  EXPECT_EQ(car->status, "active");
+  StatusOr<AuditReport> audit = declared->Audit(scope_);
+  ASSERT_THAT(audit, IsOk());
+  EXPECT_TRUE(audit->ok);
+}
+
 TEST_F(WorldGraphTest, AnotherTenantsMemoriesAreNotFound) {
   {
     const std::vector<Turn> turns = {testing::MakeTurn("Bob", "Bob met Lena at the market.")};
