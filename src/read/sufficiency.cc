@@ -56,8 +56,8 @@ Sufficiency JudgeSufficiency(const QueryFrame& frame, std::span<const RecallItem
   for (std::size_t item_idx = 0; item_idx < packed.size(); ++item_idx) {
     const RecallItem& item = packed[item_idx];
     if (tokenizer != nullptr) {
-      for (const std::string_view text : {std::string_view(item.text),
-                                          std::string_view(item.speaker)}) {
+      for (const std::string_view text :
+           {std::string_view(item.text), std::string_view(item.speaker)}) {
         for (const text::Token& token : tokenizer->Tokenize(text)) {
           item_terms[item_idx].insert(token.term);
           words.insert(token.word);
@@ -71,13 +71,25 @@ Sufficiency JudgeSufficiency(const QueryFrame& frame, std::span<const RecallItem
   double total = 0;
   for (const index::Bm25QueryTerm& term : weights) total += std::max(term.idf, 0.0);
   if (total > 0 && tokenizer != nullptr) {
+    // The speakers' names are in every turn they said: holding them says nothing of the topic.
+    std::set<std::string> speaker_terms;
+    for (const std::string& speaker : speakers) {
+      for (const text::Token& token : tokenizer->Tokenize(speaker)) {
+        speaker_terms.insert(token.term);
+      }
+    }
     double together = 0;
+    bool topic_asked = false;  // a term besides the speakers' names
+    bool topic_held = false;
     std::vector<std::string> missing;
     for (const index::Bm25QueryTerm& term : weights) {
-      const bool held = std::any_of(item_terms.begin(), item_terms.end(),
-                                    [&](const std::set<std::string>& terms) {
-                                      return terms.contains(term.term);
-                                    });
+      const bool held = std::any_of(
+          item_terms.begin(), item_terms.end(),
+          [&](const std::set<std::string>& terms) { return terms.contains(term.term); });
+      if (!speaker_terms.contains(term.term)) {
+        topic_asked = true;
+        topic_held = topic_held || held;
+      }
       if (held) {
         together += std::max(term.idf, 0.0);
       } else {
@@ -101,11 +113,13 @@ Sufficiency JudgeSufficiency(const QueryFrame& frame, std::span<const RecallItem
       }
       result.reasons.push_back("the context holds " + Percent(result.term_share) +
                                " of the question's words by weight (missing: " + list + ")");
-      result.verdict = "insufficient";
+      // None of the question's words but the speakers' names: nothing on the topic was packed.
+      result.verdict = topic_asked && !topic_held ? "insufficient" : "partial";
     } else if (result.best_item_share < kHalf) {
-      result.reasons.push_back("no single item holds half of the question's words by weight "
-                               "(the best holds " +
-                               Percent(result.best_item_share) + "): the evidence is spread");
+      result.reasons.push_back(
+          "no single item holds half of the question's words by weight "
+          "(the best holds " +
+          Percent(result.best_item_share) + "): the evidence is spread");
       result.verdict = "partial";
     }
   }
@@ -118,9 +132,9 @@ Sufficiency JudgeSufficiency(const QueryFrame& frame, std::span<const RecallItem
     speaker_keys.insert(key);
     speaker_keys.insert(key.substr(0, key.find(' ')));  // a first name
   }
-  const std::span<const std::string> names =
-      tokenizer != nullptr ? std::span<const std::string>(frame.names)
-                           : std::span<const std::string>();
+  const std::span<const std::string> names = tokenizer != nullptr
+                                                 ? std::span<const std::string>(frame.names)
+                                                 : std::span<const std::string>();
   for (const std::string& name : names) {
     const std::string key = NameKey(name);
     if (key.empty() || speaker_keys.contains(key)) continue;
@@ -138,12 +152,26 @@ Sufficiency JudgeSufficiency(const QueryFrame& frame, std::span<const RecallItem
     }
   }
 
+  // Whose evidence: a question about one of the memory's speakers ("What did Caroline paint?")
+  // is answered by what that person said. When the best packed turn was said by someone else
+  // (Melanie telling of her own painting), the memory holds the event, not about the person asked.
+  if (frame.asked_speakers.size() == 1) {
+    const auto best_turn = std::find_if(packed.begin(), packed.end(), [](const RecallItem& item) {
+      return item.kind == NodeKind::kTurn;
+    });
+    if (best_turn != packed.end() && !best_turn->speaker.empty() &&
+        best_turn->speaker != frame.asked_speakers.front()) {
+      result.reasons.push_back("the best evidence was said by " + best_turn->speaker + ", not by " +
+                               frame.asked_speakers.front() + ", whom the question asks about");
+      result.verdict = "insufficient";
+    }
+  }
+
   if (frame.answer_type != AnswerType::kNone && result.verdict == "sufficient") {
     const bool typed = std::any_of(packed.begin(), packed.end(), [](const RecallItem& item) {
-      return std::any_of(item.adjustments.begin(), item.adjustments.end(),
-                         [](const Adjustment& adjustment) {
-                           return adjustment.name == "answer_type";
-                         });
+      return std::any_of(
+          item.adjustments.begin(), item.adjustments.end(),
+          [](const Adjustment& adjustment) { return adjustment.name == "answer_type"; });
     });
     if (!typed) {
       result.reasons.push_back("the question asks for " + AnswerTypeWord(frame.answer_type) +

@@ -2,11 +2,14 @@
 // deterministically from what the read path already knows, so that a recall can say "I don't
 // have that" instead of handing over loosely related turns as if they answered.
 //
-//   insufficient  nothing was packed; or the packed items together hold less than half of the
-//                 question's index terms by idf weight; or a name the question gives (not a
-//                 speaker of the memory) appears in no packed item;
-//   partial       no single packed item holds half of the terms by weight (the evidence is
-//                 spread or indirect); or the question asks for a time, number, place or person
+//   insufficient  nothing was packed; or the packed items hold none of the question's index
+//                 terms besides the memory's speakers' names; or a name the question gives (not a
+//                 speaker of the memory) appears in no packed item; or the question asks about one
+//                 of the memory's speakers and the best packed turn was said by someone else (the
+//                 memory holds the event, not about the person asked);
+//   partial       the packed items together hold less than half of the question's index terms
+//                 by idf weight, or no single one holds half (the evidence is thin, spread or
+//                 indirect); or the question asks for a time, number, place or person
 //                 and no packed item was found to hold one (the answer-type adjustment); or the
 //                 best item's claim is contradicted;
 //   sufficient    otherwise.

@@ -52,20 +52,53 @@ TEST_F(SufficiencyTest, AnItemHoldingTheQuestionsWordsAndItsAnswerTypeIsSufficie
   EXPECT_DOUBLE_EQ(judged.term_share, 1.0);
 }
 
-TEST_F(SufficiencyTest, LessThanHalfOfTheWordsIsInsufficientNamingWhatIsMissing) {
+TEST_F(SufficiencyTest, NoneOfTheWordsIsInsufficientNamingWhatIsMissing) {
   const Sufficiency judged =
-      Judge("How long has Iris taken violin lessons with her teacher?", {Item("I love music.")});
+      Judge("How long has she taken violin lessons with her teacher?", {Item("I love music.")});
   EXPECT_EQ(judged.verdict, "insufficient");
   ASSERT_EQ(judged.reasons.size(), 1u);
   EXPECT_THAT(judged.reasons[0], HasSubstr("of the question's words by weight (missing: "));
   EXPECT_THAT(judged.reasons[0], HasSubstr("violin"));
+  EXPECT_EQ(judged.term_share, 0.0);
+}
+
+TEST_F(SufficiencyTest, SomeButLessThanHalfOfTheWordsIsPartial) {
+  const Sufficiency judged =
+      Judge("How long has Iris taken violin lessons with her teacher?", {Item("My violin.")});
+  EXPECT_EQ(judged.verdict, "partial");
+  ASSERT_EQ(judged.reasons.size(), 1u);
+  EXPECT_THAT(judged.reasons[0], HasSubstr("missing: "));
+  EXPECT_GT(judged.term_share, 0.0);
   EXPECT_LT(judged.term_share, 0.5);
 }
 
+TEST_F(SufficiencyTest, BestEvidenceSaidBySomeoneElseThanTheAskedSpeakerIsInsufficient) {
+  QueryFrame frame = BuildQueryFrame(tokenizer_, "What did Caroline paint last summer?",
+                                     *ParseTimestamp("2024-09-01T00:00:00Z"));
+  frame.asked_speakers = {"Caroline"};  // RunRecall sets it from the memory's speakers
+  std::vector<index::Bm25QueryTerm> weights;
+  for (const std::string& term : frame.terms) weights.push_back({term, 1.0});
+  const std::vector<std::string> speakers = {"Caroline", "Melanie"};
+  RecallItem melanie = Item("I painted a sunset last summer, my favourite so far.");
+  melanie.kind = NodeKind::kTurn;
+  melanie.speaker = "Melanie";
+  RecallItem caroline = melanie;
+  caroline.speaker = "Caroline";
+  const Sufficiency other = JudgeSufficiency(frame, std::vector<RecallItem>{melanie, caroline},
+                                             weights, speakers, &tokenizer_);
+  EXPECT_EQ(other.verdict, "insufficient");
+  EXPECT_THAT(other.reasons, ElementsAre("the best evidence was said by Melanie, not by "
+                                         "Caroline, whom the question asks about"));
+  // Said by the person asked about: no such reason.
+  const Sufficiency own = JudgeSufficiency(frame, std::vector<RecallItem>{caroline, melanie},
+                                           weights, speakers, &tokenizer_);
+  EXPECT_EQ(own.verdict, "sufficient") << ::testing::PrintToString(own.reasons);
+}
+
 TEST_F(SufficiencyTest, WordsSpreadOverItemsArePartial) {
-  const Sufficiency judged = Judge("Did Iris buy a violin and a piano and a cello?",
-                                   {Item("I bought a violin."), Item("A piano arrived."),
-                                    Item("The cello is lovely.")});
+  const Sufficiency judged =
+      Judge("Did Iris buy a violin and a piano and a cello?",
+            {Item("I bought a violin."), Item("A piano arrived."), Item("The cello is lovely.")});
   EXPECT_EQ(judged.verdict, "partial");
   EXPECT_THAT(judged.reasons[0], HasSubstr("no single item holds half"));
 }
@@ -103,7 +136,8 @@ TEST_F(SufficiencyTest, AContradictedBestItemIsPartial) {
   best.conflicts.push_back({.id = "f2", .text = "I moved to Hamburg in March."});
   const Sufficiency judged = Judge("Where did Iris move in March?", {best});
   EXPECT_EQ(judged.verdict, "partial");
-  EXPECT_THAT(judged.reasons, ElementsAre("the best item's claim is contradicted by another memory"));
+  EXPECT_THAT(judged.reasons,
+              ElementsAre("the best item's claim is contradicted by another memory"));
 }
 
 }  // namespace
