@@ -320,6 +320,7 @@ class Detector {
   void DetectEntities();
 
   void ClassifyEntity(std::size_t first, std::size_t last);
+  bool RoleBefore(std::size_t at) const;
 
   void EmitEntity(EntityKind kind, std::size_t first, std::size_t last, float confidence);
 

@@ -106,6 +106,11 @@ bool IsKinship(std::string_view lower) {
        "buddy",       "kid",       "child",      "baby",     "dog",      "cat"});
 }
 
+bool IsPetNoun(std::string_view lower) {
+  return In(lower, {"dog", "cat", "puppy", "kitten", "pup", "hamster", "rabbit", "parrot", "horse",
+                    "pony", "tortoise", "turtle", "budgie", "goldfish"});
+}
+
 }  // namespace
 
 void Detector::DetectEntities() {
@@ -149,6 +154,18 @@ void Detector::DetectEntities() {
     return !IsNeverName(lx_[k].lower);
   };
   for (std::size_t i = 0; i < n_; ++i) {
+    // A name written in lower case right after a possessive kinship noun ("my wife sophie",
+    // "my best friend jake") is a person when the gazetteer knows it as a given name.
+    if (options_.gazetteer != nullptr && !claimed_[i] && lx_[i].kind == LexemeKind::kWord &&
+        !lx_[i].capitalized && i >= 2 && IsKinship(lx_[i - 1].lower) &&
+        !In(lx_[i - 1].lower, {"dog", "cat"}) &&
+        (In(lx_[i - 2].lower, {"my", "our", "his", "her", "their"}) ||
+         (i >= 3 && In(lx_[i - 3].lower, {"my", "our", "his", "her", "their"}))) &&
+        !IsNeverName(lx_[i].lower) &&
+        options_.gazetteer->Lookup(lx_[i].lower) == EntityKind::kPerson) {
+      EmitEntity(EntityKind::kPerson, i, i + 1, kStructureConfidence);
+      continue;
+    }
     if (!is_name_word(i)) {
       // Gazetteer-known acronyms ("NASA", "UK").
       if (options_.gazetteer != nullptr && i < n_ && !claimed_[i] &&
@@ -231,7 +248,20 @@ void Detector::ClassifyEntity(std::size_t first, std::size_t last) {
       return;
     }
   }
-  if (IsTitle(title)) return EmitEntity(EntityKind::kPerson, first, last, kKnownNameConfidence);
+  // A pet's name ("a cat called Mochi", "my dog Rex"): engram has no type for animals, and a
+  // pet is not a person.
+  if (In(prev, {"called", "named"}) && IsPetNoun(prev2)) return;
+  if (IsPetNoun(prev) && words == 1) return;
+  if (IsTitle(title)) {
+    // A title written out in full is part of the name ("Professor Hart"); an abbreviation
+    // with its dot is not ("Dr. Okafor" -> "Okafor").
+    if (title == prev && first > 0 && lx_[first - 1].capitalized &&
+        In(prev, {"professor", "doctor", "captain", "sir", "aunt", "uncle"})) {
+      --first;
+    }
+    return EmitEntity(EntityKind::kPerson, first, last, kKnownNameConfidence);
+  }
+
   // Speaker tags at the start of a line ("Melanie: ...") and direct address ("Thanks,
   // Caroline", "Hi Mel").
   const bool line_start = first == 0 || lx_[first].newline_before;
@@ -281,6 +311,9 @@ void Detector::ClassifyEntity(std::size_t first, std::size_t last) {
       return EmitEntity(EntityKind::kOrganization, first, last, kEmployerCueConfidence);
     }
   }
+  if (In(prev, {"at", "for"}) && RoleBefore(first - 1)) {
+    return EmitEntity(EntityKind::kOrganization, first, last, kEmployerCueConfidence);
+  }
   const bool motion = In(
       prev2, {"moved",      "move",     "moving",    "went",       "go",   "going",     "goes",
               "travelled",  "traveled", "traveling", "travelling", "flew", "fly",       "flying",
@@ -312,6 +345,30 @@ void Detector::ClassifyEntity(std::size_t first, std::size_t last) {
   }
   if (sentence_initial) return;  // "Running is fun": no evidence either way
   EmitEntity(EntityKind::kPerson, first, last, kCapitalisationConfidence);
+}
+
+// Whether the clause before the preposition at `at` says someone holds a role there, which
+// makes what follows an employer: a work word ("I work in sales at Unilever", "my first job
+// was at Bosch") or a copula with an indefinite noun phrase ("I'm a data analyst at Barclays",
+// "she is a nurse at St Mary's"). Looks back at most six words, not across punctuation.
+bool Detector::RoleBefore(std::size_t at) const {
+  std::size_t seen = 0;
+  for (std::size_t k = at; k > 0 && seen < 6; --k, ++seen) {
+    const Lexeme& word = lx_[k - 1];
+    if (word.kind != LexemeKind::kWord) return false;
+    if (In(word.lower, {"work", "works", "worked", "working", "job", "employed", "intern",
+                        "interning", "internship", "hired", "career", "shift", "shifts"})) {
+      return true;
+    }
+    if (In(word.lower, {"a", "an"}) && k >= 2 && lx_[k - 2].kind == LexemeKind::kWord) {
+      const std::string_view verb = lx_[k - 2].lower;
+      if (In(verb, {"am", "is", "was", "are", "were", "be", "been"}) || verb.ends_with("'m") ||
+          verb.ends_with("'s") || verb.ends_with("'re")) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 void Detector::EmitEntity(EntityKind kind, std::size_t first, std::size_t last, float confidence) {

@@ -467,5 +467,36 @@ TEST(SignalsTest, LongInputIsLinear) {
   EXPECT_FALSE(DetectSignals(run_on, Reference()).empty());
 }
 
+TEST(SignalsTest, LowerCaseGivenNameAfterAKinshipNounIsAPerson) {
+  FakeGazetteer gazetteer;
+  SignalOptions options;
+  options.gazetteer = &gazetteer;
+  EXPECT_THAT(OfKind("went hiking with my cousin caroline", SignalKind::kPerson, options),
+              Contains("caroline=caroline"));
+  // Not without the kinship noun, and not a word the gazetteer does not know as a name.
+  EXPECT_THAT(OfKind("went hiking with caroline", SignalKind::kPerson, options), IsEmpty());
+  EXPECT_THAT(OfKind("my cousin lent me a tent", SignalKind::kPerson, options), IsEmpty());
+}
+
+TEST(SignalsTest, PetNamesAreNoPeople) {
+  EXPECT_THAT(OfKind("We have a hamster called Biscuit at home.", SignalKind::kPerson), IsEmpty());
+  EXPECT_THAT(OfKind("Yesterday my dog Rufus chased a fox.", SignalKind::kPerson), IsEmpty());
+}
+
+TEST(SignalsTest, TitleWrittenInFullIsPartOfTheName) {
+  EXPECT_EQ(First("I emailed Professor Lindqvist about the thesis.", SignalKind::kPerson).value,
+            "Professor Lindqvist");
+  EXPECT_EQ(First("I saw Dr. Moreau yesterday.", SignalKind::kPerson).value, "Moreau");
+}
+
+TEST(SignalsTest, PlaceOfARoleIsAnOrganization) {
+  EXPECT_EQ(First("She is an accountant at Deloitte these days.", SignalKind::kOrganization).value,
+            "Deloitte");
+  EXPECT_EQ(First("I do marketing work at Heineken now.", SignalKind::kOrganization).value,
+            "Heineken");
+  // Without a role it stays a place.
+  EXPECT_EQ(First("We had lunch at Bellavista on Sunday.", SignalKind::kPlace).value, "Bellavista");
+}
+
 }  // namespace
 }  // namespace engram::text

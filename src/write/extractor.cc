@@ -54,6 +54,11 @@ std::vector<FactCandidate> Extractor::Run() {
     Events();
     Plans();
     TemporaryStates();
+    Health();
+    Habits();
+    Occasions();
+    RoleAs();
+    PerfectStates();
     Technical();
   }
   std::stable_sort(out_.begin(), out_.end(), [](const FactCandidate& a, const FactCandidate& b) {
@@ -112,6 +117,9 @@ std::pair<std::uint32_t, std::uint32_t> Extractor::ObjectFrom(
                        "she", "they", "it", "is", "was", "are", "were", "will", "would"})) {
       break;
     }
+    // A naming clause, a reflexive or an afterthought ends the object: "a dog called Rex",
+    // "mango myself", "Kumasi originally".
+    if (In(word.text, {"called", "named", "myself", "ourselves", "originally"})) break;
     if (In(word.text, extra_stops)) break;
     ++stop;
     ++count;

@@ -102,6 +102,9 @@ struct FactCandidate {
   bool negated = false;    // polarity -: "doesn't like", "not using", "don't ..."
   bool uncertain = false;  // hedged sentence: kept, flagged
   bool past = false;       // a state that held before the turn ("used to", "lived in")
+  // The object is a name the entity detector found even though it is not capitalised ("my wife
+  // sophie"): the validator accepts it where it asks for a name.
+  bool object_is_name = false;
   // A single-valued slot (lives_in, works_at, ...; predicates.h IsSingleValued) holds one current
   // value per subject; other predicates hold one current polarity per (subject, predicate,
   // object).

@@ -37,6 +37,47 @@ constexpr std::array<Mapping, 8> kMappings = {{
     {"habit", "habit", FactKind::kState},
 }};
 
+// Nouns of scheduled occasions: "I have a dentist appointment tomorrow" is a plan, not a
+// possession.
+bool IsOccasionNoun(std::string_view word) {
+  return In(word, {"appointment",  "meeting",    "conference", "interview", "exam",      "dinner",
+                   "lunch",        "party",      "date",       "wedding",   "class",     "lesson",
+                   "session",      "flight",     "trip",       "gig",       "concert",   "match",
+                   "presentation", "deadline",   "shift",      "surgery",   "operation", "checkup",
+                   "check-up",     "reunion",    "workshop",   "course",    "rehearsal", "recital",
+                   "competition",  "tournament", "race"});
+}
+
+// Illnesses and lasting conditions one "has": "I have the flu", "she has asthma".
+bool IsConditionNoun(std::string_view word) {
+  return In(word,
+            {"flu",        "cold",        "cough",        "fever",     "covid",    "migraine",
+             "migraines",  "headache",    "asthma",       "diabetes",  "eczema",   "arthritis",
+             "bronchitis", "tonsillitis", "pneumonia",    "infection", "insomnia", "anxiety",
+             "depression", "adhd",        "autism",       "epilepsy",  "celiac",   "coeliac",
+             "hayfever",   "sinusitis",   "concussion",   "shingles",  "measles",  "chickenpox",
+             "norovirus",  "cancer",      "hypertension", "psoriasis", "acne",     "tinnitus",
+             "sciatica"});
+}
+
+// Words that may stand between "have" and a condition: "the flu", "a bad cold".
+bool IsConditionModifier(std::string_view word) {
+  return In(word, {"the", "a", "an", "bad", "terrible", "awful", "mild", "nasty", "chronic",
+                   "severe", "slight", "stomach", "chest", "sinus", "ear", "throat", "some"});
+}
+
+// Time units a duration names ("for two weeks").
+bool IsDurationUnit(std::string_view word) {
+  return In(word, {"day", "days", "night", "nights", "week", "weeks", "month", "months", "year",
+                   "years", "hour", "hours", "weekend", "fortnight"});
+}
+
+bool IsNumberWord(std::string_view word) {
+  return !word.empty() && (std::isdigit(static_cast<unsigned char>(word[0])) ||
+                           In(word, {"a", "an", "one", "two", "three", "four", "five", "six",
+                                     "seven", "eight", "nine", "ten", "few", "couple", "several"}));
+}
+
 }  // namespace
 
 void Extractor::FromActs() {
@@ -177,6 +218,17 @@ bool Extractor::Identity(std::uint32_t begin, std::uint32_t end, bool past,
     FactCandidate& fact =
         Add(past ? "worked_as" : "works_as", noun_begin, noun_end, FactKind::kState, subject_at);
     fact.past = past;
+    // The workplace itself: "a data analyst at Barclays" -> works_at Barclays.
+    const std::size_t preposition = WordAt(lexeme.begin);
+    if (preposition != std::string::npos) {
+      const auto [place_begin, place_end] =
+          ObjectFrom(preposition + 1, {"in", "near", "with", "since", "for", "on"});
+      if (place_begin != place_end) {
+        FactCandidate& workplace = Add(past ? "worked_at" : "works_at", place_begin, place_end,
+                                       FactKind::kState, subject_at);
+        workplace.past = past;
+      }
+    }
     return true;
   }
   return false;
@@ -196,8 +248,9 @@ void Extractor::State(const text::Signal& act, std::uint32_t begin, std::uint32_
     return;
   }
   if (In(topic, {"residence", "employer", "origin", "occupation", "study"})) {
-    std::tie(begin, end) = CutAt(begin, end, {"with", "for", "since", "because", "near", "as",
-                                              "and", "until", "during", "but", "where"});
+    std::tie(begin, end) = CutAt(begin, end,
+                                 {"with", "for", "since", "because", "near", "as", "and", "until",
+                                  "during", "but", "where", "originally"});
   }
   // "I had a picnic / a setback / a great day": "had" is an experience far more often than a
   // possession; only "owned" (or "used to own") says the speaker had something.
@@ -210,6 +263,19 @@ void Extractor::State(const text::Signal& act, std::uint32_t begin, std::uint32_
   // "I have a meeting coming up": an appointment, not a possession; "I am a part of X".
   const std::string value = NormalizeFactText(Span(begin, end));
   if (topic == "possession" && value.find("coming up") != std::string::npos) return;
+  if (topic == "possession" && !past && !negative) {
+    // The head noun: the last word before a preposition ("a team dinner at Lotus").
+    const auto [head_begin, head_end] =
+        CutAt(begin, end, {"at", "in", "with", "on", "for", "tomorrow", "today", "tonight"});
+    const std::string phrase = NormalizeFactText(Span(head_begin, head_end));
+    const std::string head = phrase.substr(phrase.rfind(' ') + 1);
+    // "I have the flu": health (Health below), not a possession.
+    if (IsConditionNoun(head)) return;
+    if (IsOccasionNoun(head)) {
+      Add("plans_to", begin, end, FactKind::kForesight, act.begin);
+      return;
+    }
+  }
   if (topic == "identity" && value.rfind("part ", 0) == 0) return;
   if (topic == "study" && In(NormalizeFactText(Span(begin, end)),
                              {"hard", "a lot", "late", "all night", "together", "abroad"})) {
@@ -295,6 +361,165 @@ void Extractor::Replacement(const text::Signal& act) {
   if (old_begin != old_end) {
     FactCandidate& old = Add("uses", old_begin, old_end, FactKind::kTechnical, act.begin);
     old.negated = true;
+  }
+}
+
+// "I have the flu", "Anna has asthma", "I had a cold last week": has_condition, or
+// had_condition for the past tense. The subject is the speaker or a named person.
+void Extractor::Health() {
+  for (std::size_t k = 0; k + 1 < words_.size(); ++k) {
+    std::size_t v = VerbAfterSubject(k);
+    std::string subject;
+    if (v == std::string::npos) {
+      if (!words_[k].capitalized || words_[k].punct || !IsPersonAt(words_[k].begin)) continue;
+      subject = Span(words_[k].begin, words_[k].end);
+      v = SkipAdverbs(k + 1);
+    }
+    std::size_t at = v;
+    if (In(At(at), {"have", "has"}) && Is(at + 1, "got")) ++at;
+    const std::string_view verb = At(at);
+    if (!In(verb, {"have", "has", "had", "got", "caught", "get"})) continue;
+    const bool past = In(verb, {"had", "caught"});
+    std::size_t noun = at + 1;
+    while (noun < words_.size() && noun - at <= 3 && IsConditionModifier(At(noun))) ++noun;
+    if (!IsConditionNoun(At(noun))) continue;
+    FactCandidate& fact = Add(past ? "had_condition" : "has_condition", words_[noun].begin,
+                              words_[noun].end, FactKind::kState, words_[k].begin);
+    fact.past = past;
+    if (!subject.empty()) {
+      fact.subject = subject;
+      fact.subject_is_speaker = false;
+    }
+  }
+}
+
+// "I go climbing on Wednesdays", "I do a long run every sunday", "I've been running every
+// morning since January": a first-person verb phrase ending in a frequency adverbial ("every
+// <unit>", "each <unit>", "on <weekday>s", "twice a week") is a routine; the object is the verb
+// phrase through the adverbial. Light verbs are dropped ("go climbing" -> "climbing", "do a
+// long run" -> "long run").
+void Extractor::Habits() {
+  for (std::size_t k = 0; k + 2 < words_.size(); ++k) {
+    if (!Is(k, "i")) continue;
+    std::size_t v = VerbAfterSubject(k);
+    if (v == std::string::npos || v >= words_.size()) continue;
+    if (In(At(v), {"have", "has"}) && Is(v + 1, "been") && At(v + 2).ends_with("ing")) v += 2;
+    if (Is(v, "go") && At(v + 1).ends_with("ing")) ++v;
+    if (Is(v, "do") && In(At(v + 1), {"a", "an", "the", "some", "my"})) ++v;
+    if (In(At(v), {"am",   "is",    "are",  "was",   "were",   "be",   "have",  "has", "had",
+                   "will", "would", "can",  "could", "should", "must", "might", "do",  "did",
+                   "not",  "think", "feel", "need",  "want",   "get",  "see",   "talk"})) {
+      continue;
+    }
+    // The frequency adverbial closing the phrase, within ten words of the verb and the clause.
+    std::size_t phrase_end = 0;
+    for (std::size_t w = v + 1; w < words_.size() && w - v <= 10; ++w) {
+      if (words_[w].punct || In(At(w), {"but", "because", "so", "and", "since", "which"})) break;
+      if (In(At(w), {"every", "each"}) && w + 1 < words_.size() && !words_[w + 1].punct) {
+        phrase_end = w + 2;
+        // "every Tuesday evening": a part of the day may follow.
+        if (In(At(phrase_end), {"morning", "afternoon", "evening", "night"})) ++phrase_end;
+        break;
+      }
+      if (Is(w, "on") && w + 1 < words_.size() && words_[w + 1].text.size() > 6 &&
+          words_[w + 1].text.ends_with("days")) {
+        phrase_end = w + 2;
+        break;
+      }
+      if (In(At(w), {"once", "twice"}) && In(At(w + 1), {"a", "per"}) &&
+          IsDurationUnit(At(w + 2))) {
+        phrase_end = w + 3;
+        break;
+      }
+    }
+    if (phrase_end == 0) continue;
+    std::size_t start = v;
+    while (start < phrase_end && In(At(start), {"a", "an", "the", "some", "my"})) ++start;
+    if (start >= phrase_end) continue;
+    Add("habit", words_[start].begin, words_[phrase_end - 1].end, FactKind::kState,
+        words_[k].begin);
+  }
+}
+
+// "my birthday is May 19", "Priya's birthday is on the 12th": birthday, the date as said; "our
+// anniversary is next Friday": has_event, dated by the time expression.
+void Extractor::Occasions() {
+  for (std::size_t k = 1; k + 1 < words_.size(); ++k) {
+    const bool birthday = Is(k, "birthday");
+    if (!birthday && !In(At(k), {"anniversary", "wedding", "graduation"})) continue;
+    std::string subject;
+    const std::string_view owner =
+        std::string_view(source_.text)
+            .substr(words_[k - 1].begin, words_[k - 1].end - words_[k - 1].begin);
+    if (In(At(k - 1), {"my", "our"})) {
+      subject = source_.speaker;
+    } else if (words_[k - 1].capitalized && (owner.ends_with("'s") || owner.ends_with("\u2019s"))) {
+      subject = std::string(owner.substr(0, owner.size() - (owner.ends_with("'s") ? 2 : 4)));
+    } else {
+      continue;
+    }
+    std::size_t at = k + 1;
+    if (!Is(at, "is")) continue;
+    ++at;
+    if (Is(at, "on")) ++at;
+    if (at >= words_.size()) continue;
+    const text::TimeMention* when = nullptr;
+    for (const text::TimeMention& time : source_.times) {
+      if (time.begin == words_[at].begin) when = &time;
+    }
+    if (when == nullptr) continue;
+    FactCandidate& fact =
+        birthday ? Add("birthday", when->begin, when->end, FactKind::kProfile, words_[k - 1].begin)
+                 : Add("has_event", words_[k].begin, words_[k].end, FactKind::kEvent,
+                       words_[k - 1].begin);
+    if (birthday) {
+      fact.time.reset();
+    } else {
+      fact.time = FactTime{when->surface, when->from, when->to,
+                           std::string(text::GranularityName(when->granularity))};
+    }
+    fact.subject = subject;
+    fact.subject_is_speaker = subject == source_.speaker;
+  }
+}
+
+// "I work for the NHS as a pharmacist", "I worked at Bosch as an engineer": the role after
+// "as" in a clause about work.
+void Extractor::RoleAs() {
+  for (std::size_t k = 0; k + 3 < words_.size(); ++k) {
+    const std::size_t v = VerbAfterSubject(k);
+    if (v == std::string::npos || !In(At(v), {"work", "worked", "works"})) continue;
+    for (std::size_t w = v + 1; w + 2 < words_.size() && w - v <= 8; ++w) {
+      if (words_[w].punct) break;
+      if (!Is(w, "as") || !In(At(w + 1), {"a", "an"})) continue;
+      const auto [begin, end] = ObjectFrom(w + 2, {"at", "for", "in", "with", "since"});
+      if (begin == end) break;
+      const bool past = Is(v, "worked");
+      FactCandidate& fact =
+          Add(past ? "worked_as" : "works_as", begin, end, FactKind::kState, words_[k].begin);
+      fact.past = past;
+      break;
+    }
+  }
+}
+
+// "I've lived in Leeds since 2012", "we have lived in Porto for ten years": the present perfect
+// of residence with "since" or "for" says the state still holds (lives_in, from the time given).
+void Extractor::PerfectStates() {
+  for (std::size_t k = 0; k + 4 < words_.size(); ++k) {
+    const std::size_t v = VerbAfterSubject(k);
+    if (v == std::string::npos || !In(At(v), {"have", "has"}) || !Is(v + 1, "lived") ||
+        !In(At(v + 2), {"in", "at"})) {
+      continue;
+    }
+    bool lasting = false;
+    for (std::size_t w = v + 3; w < words_.size(); ++w) {
+      lasting = lasting || In(At(w), {"since", "for"});
+    }
+    if (!lasting) continue;
+    const auto [begin, end] = ObjectFrom(v + 3, {"since", "for", "with", "near"});
+    if (begin == end) continue;
+    Add("lives_in", begin, end, FactKind::kState, words_[k].begin);
   }
 }
 

@@ -55,9 +55,29 @@ void Extractor::Plans() {
                         "tell", "remember", "forget", "miss", "need", "definitely"})) {
       continue;
     }
-    const auto [begin, end] = ObjectFrom(object, {"because", "since"});
+    auto [begin, end] = ObjectFrom(object, {"because", "since"});
     if (begin == end) continue;
-    const std::string plan = NormalizeFactText(Span(begin, end));
+    // A duration is not part of the plan: "going to Mallorca for two weeks".
+    for (std::size_t w = object + 1; w + 2 < words_.size() && words_[w].begin < end; ++w) {
+      const std::string_view count = At(w + 1);
+      const bool number =
+          In(count, {"a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                     "nine", "ten", "twelve", "few", "couple", "several"}) ||
+          (!count.empty() && std::isdigit(static_cast<unsigned char>(count[0])));
+      if (Is(w, "for") && number &&
+          In(At(w + 2), {"day", "days", "night", "nights", "week", "weeks", "month", "months",
+                         "year", "years", "weekend", "fortnight", "few", "couple"})) {
+        end = words_[w - 1].end;
+        break;
+      }
+    }
+    std::string plan = NormalizeFactText(Span(begin, end));
+    // "I'm going to Kyoto": a trip to a single place keeps its verb ("going to Kyoto").
+    if (plan.find(' ') == std::string::npos && object == v + 3 && Is(v + 1, "going") &&
+        words_[object].capitalized) {
+      begin = words_[v + 1].begin;
+      plan = NormalizeFactText(Span(begin, end));
+    }
     if (IsPronounObject(plan) || plan.find(' ') == std::string::npos) continue;
     FactCandidate& fact = Add("plans_to", begin, end, FactKind::kForesight, words_[k].begin);
     if (fact.time.has_value() && fact.time->to <= source_.event_time) fact.time.reset();

@@ -190,6 +190,31 @@ class Extractor {
   // "I'm sick this week", "I'm on vacation until Friday", "I'm in Paris this weekend".
   void TemporaryStates();
 
+  // "I have the flu", "Anna has asthma", "I had a cold last week" (extractor_acts.cc).
+  void Health();
+
+  // "I go climbing on Wednesdays", "I've been running every morning": a verb phrase with a
+  // frequency adverbial is a routine (extractor_acts.cc).
+  void Habits();
+
+  // "my birthday is May 19", "Priya's birthday is on the 12th", "our anniversary is next
+  // Friday" (extractor_acts.cc).
+  void Occasions();
+
+  // "I work for the NHS as a pharmacist": the role after "as" (extractor_acts.cc).
+  void RoleAs();
+
+  // The index of the word starting at byte `at`, or npos.
+  std::size_t WordAt(std::uint32_t at) const {
+    for (std::size_t word_idx = 0; word_idx < words_.size(); ++word_idx) {
+      if (words_[word_idx].begin == at) return word_idx;
+    }
+    return std::string::npos;
+  }
+
+  // "I've lived in Leeds since 2012": a residence that still holds (extractor_acts.cc).
+  void PerfectStates();
+
   // "I'm using Python 3.11", "we use Postgres", "I'm not using Docker", "set the timeout to 30s".
   void Technical();
 

@@ -174,7 +174,8 @@ Verdict ValidateFact(const FactCandidate& candidate, const FactSource& source,
   }
   // An event without a time expression keeps its implicit time: it happened by the time it was
   // told ("I adopted a dog"), and the store dates it by the turn (write/facts.cc).
-  if (candidate.kind == FactKind::kRelation && !IsAnchor(candidate.object)) {
+  if (candidate.kind == FactKind::kRelation && !IsAnchor(candidate.object) &&
+      !candidate.object_is_name) {
     return Reject(FactCheck::kHard, "relation needs a name");
   }
   if (predicate == "budget" &&
