@@ -252,16 +252,7 @@ void Detector::ClassifyEntity(std::size_t first, std::size_t last) {
   // pet is not a person.
   if (In(prev, {"called", "named"}) && IsPetNoun(prev2)) return;
   if (IsPetNoun(prev) && words == 1) return;
-  if (IsTitle(title)) {
-    // A title written out in full is part of the name ("Professor Hart"); an abbreviation
-    // with its dot is not ("Dr. Okafor" -> "Okafor").
-    if (title == prev && first > 0 && lx_[first - 1].capitalized &&
-        In(prev, {"professor", "doctor", "captain", "sir", "aunt", "uncle"})) {
-      --first;
-    }
-    return EmitEntity(EntityKind::kPerson, first, last, kKnownNameConfidence);
-  }
-
+  if (IsTitle(title)) return EmitEntity(EntityKind::kPerson, first, last, kKnownNameConfidence);
   // Speaker tags at the start of a line ("Melanie: ...") and direct address ("Thanks,
   // Caroline", "Hi Mel").
   const bool line_start = first == 0 || lx_[first].newline_before;
@@ -373,6 +364,12 @@ bool Detector::RoleBefore(std::size_t at) const {
 
 void Detector::EmitEntity(EntityKind kind, std::size_t first, std::size_t last, float confidence) {
   if (confidence < options_.min_entity_confidence) return;
+  // A title written out in full is part of a person's name ("Professor Hart"); an
+  // abbreviation with its dot is not ("Dr. Okafor" -> "Okafor").
+  if (kind == EntityKind::kPerson && first > 0 && lx_[first - 1].capitalized &&
+      In(lx_[first - 1].lower, {"professor", "doctor", "captain", "sir", "aunt", "uncle"})) {
+    --first;
+  }
   std::size_t begin = lx_[first].begin;
   std::size_t end = lx_[last - 1].end;
   // Drop a possessive "'s" / "’s".

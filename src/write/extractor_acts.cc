@@ -126,7 +126,8 @@ void Extractor::FromActs() {
             --before;
           }
           if (before > 0 && source_.text[before - 1] == ':') break;
-          const auto [like_begin, like_end] = CutAt(begin, end, {});
+          // "I'm not a fan of mango myself": the reflexive is emphasis, not part of the object.
+          const auto [like_begin, like_end] = CutAt(begin, end, {"myself", "ourselves"});
           const std::string liked = NormalizeFactText(Span(like_begin, like_end));
           const std::string last = liked.substr(liked.rfind(' ') + 1);
           if (In(last, {"them", "it", "him", "her", "this", "that"})) break;
@@ -247,6 +248,8 @@ void Extractor::State(const text::Signal& act, std::uint32_t begin, std::uint32_
       NormalizeFactText(act.surface).find(" got ") != std::string::npos) {
     return;
   }
+  // "I have a cat called Mochi": the naming clause is not part of what is owned.
+  if (topic == "possession") std::tie(begin, end) = CutAt(begin, end, {"called", "named"});
   if (In(topic, {"residence", "employer", "origin", "occupation", "study"})) {
     std::tie(begin, end) = CutAt(begin, end,
                                  {"with", "for", "since", "because", "near", "as", "and", "until",

@@ -93,6 +93,11 @@ void Extractor::Events() {
         ++object;
         if (event.particle == "up" && Is(object, "for")) ++object;
       }
+      // "we met at uni": a prepositional phrase is where or when, not what.
+      if (event.particle.empty() &&
+          In(At(object), {"at", "in", "on", "from", "with", "during", "by", "through"})) {
+        break;
+      }
       const auto [begin, end] = ObjectFrom(object, {"with", "for", "because", "since"});
       if (begin == end) break;
       const std::string what = NormalizeFactText(Span(begin, end));

@@ -122,5 +122,16 @@ TEST(ExtractorFamiliesTest, DurationIsCutFromAPlan) {
               Contains("Noor|plans_to|going to Crete|+"));
 }
 
+TEST(ExtractorFamiliesTest, ReflexiveAndNamingClauseAreNotPartOfTheObject) {
+  EXPECT_THAT(Accepted("I really love olives myself."), Contains("Noor|likes|olives|+"));
+  EXPECT_THAT(Accepted("I have a parrot called Kiwi."), Contains("Noor|owns|parrot|+"));
+}
+
+TEST(ExtractorFamiliesTest, PrepositionalPhraseIsNotAnEventObject) {
+  for (const std::string& fact : Accepted("We met at college in 2009.")) {
+    EXPECT_EQ(fact.find("|met|"), std::string::npos) << fact;
+  }
+}
+
 }  // namespace
 }  // namespace engram::write
