@@ -15,6 +15,7 @@
 
 #include "engram/engine.h"
 #include "engram/testing/status_matchers.h"
+#include "io/api_json.h"
 #include "mock_chat_server.h"
 #include "test_util.h"
 
@@ -104,6 +105,7 @@ TEST_F(LlmRecallTest, OffByDefaultMakesNoRequest) {
   EXPECT_EQ(server_.requests(), 0u);
   EXPECT_FALSE(result.diagnostics.llm.ran);
   EXPECT_TRUE(result.diagnostics.llm.steps.empty());
+  EXPECT_FALSE(io::ToJson(result)["diagnostics"].contains("llm"));
 }
 
 TEST_F(LlmRecallTest, ASufficientVerdictAsksNothing) {
@@ -155,12 +157,51 @@ TEST_F(LlmRecallTest, ASubQuestionBringsInATurnTheFirstRecallMissed) {
   EXPECT_EQ(result.diagnostics.llm.prompt_tokens, 123u);
   EXPECT_EQ(result.diagnostics.llm.completion_tokens, 45u);
   EXPECT_EQ(result.diagnostics.llm.usage_missing, 0u);
+  const io::Json json = io::ToJson(result)["diagnostics"]["llm"];
+  EXPECT_EQ(json["calls"], 1);
+  EXPECT_EQ(json["prompt_tokens"], 123);
+  EXPECT_EQ(json["completion_tokens"], 45);
   EXPECT_EQ(result.diagnostics.warnings, deterministic.diagnostics.warnings);
   EXPECT_THAT(result.diagnostics.llm.steps,
               ::testing::ElementsAre(HasSubstr("check: insufficient; 1 sub-questions"),
                                      HasSubstr("new items")));
   // Same store, same script: the same result.
   EXPECT_EQ(testing::ItemIds(Recall(*engine, kQuestion)), testing::ItemIds(result));
+}
+
+TEST_F(LlmRecallTest, AnswerKeywordsAreRecalledAsOneQuery) {
+  server_.SetDefault(MockReply::Content(
+      R"({"sufficient": false, "queries": [], "keywords": ["glazed", "pottery"]})"));
+  std::unique_ptr<Engine> engine = Open(LoopConfig());
+  ASSERT_FALSE(HasTarget(Recall(*engine, kQuestion, false)));
+  const ReadResult result = Recall(*engine, kQuestion);
+  ASSERT_TRUE(HasTarget(result));
+  for (const RecallItem& item : result.items) {
+    if (item.text != kTarget) continue;
+    ASSERT_FALSE(item.adjustments.empty());
+    EXPECT_EQ(item.adjustments.back().detail, "found via: LLM answer keywords 'glazed pottery'");
+  }
+}
+
+TEST_F(LlmRecallTest, EachRoundChecksTheMergedContextAgain) {
+  server_.SetResponder([](const nlohmann::json& request) {
+    // The second round sees the turn the first one found, and is satisfied.
+    if (testing::LastMessage(request).find(kTarget) != std::string::npos) {
+      return MockReply::Content(R"({"sufficient": true})", 20, 4);
+    }
+    return MockReply::Content(
+        R"({"sufficient": false, "queries": [")" + std::string(kSubQuestion) + R"("]})", 10, 6);
+  });
+  Config config = LoopConfig();
+  config.recall.llm_rounds = 3;
+  std::unique_ptr<Engine> engine = Open(config);
+  const ReadResult result = Recall(*engine, kQuestion);
+  EXPECT_TRUE(HasTarget(result));
+  EXPECT_EQ(server_.requests(), 2u);
+  EXPECT_EQ(result.diagnostics.llm.calls, 2u);
+  EXPECT_EQ(result.diagnostics.llm.prompt_tokens, 30u);
+  EXPECT_EQ(result.diagnostics.llm.completion_tokens, 10u);
+  EXPECT_THAT(result.diagnostics.llm.steps.back(), HasSubstr("check: sufficient"));
 }
 
 TEST_F(LlmRecallTest, AMalformedReplyLeavesTheDeterministicResult) {
