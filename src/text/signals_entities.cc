@@ -244,7 +244,17 @@ void Detector::ClassifyEntity(std::size_t first, std::size_t last) {
     const std::string key =
         NormalizeForIndex(text_.substr(lx_[first].begin, lx_[last - 1].end - lx_[first].begin));
     if (const auto kind = options_.gazetteer->Lookup(key); kind) {
-      EmitEntity(*kind, first, last, kKnownNameConfidence);
+      // The syntax decides between the gazetteer's readings of an ambiguous word: a locative
+      // preposition selects a place ("lived in Salvador", "the flat in York"), a possessive
+      // kinship noun a person ("his girlfriend Ama").
+      const bool kin = IsKinship(prev) && In(prev2, {"my", "our", "his", "her", "their", "your"});
+      if (*kind == EntityKind::kPerson && !kin && In(prev, {"in", "near"})) {
+        EmitEntity(EntityKind::kPlace, first, last, kStrongContextConfidence);
+      } else if (*kind != EntityKind::kPerson && kin) {
+        EmitEntity(EntityKind::kPerson, first, last, kStructureConfidence);
+      } else {
+        EmitEntity(*kind, first, last, kKnownNameConfidence);
+      }
       return;
     }
   }

@@ -498,5 +498,16 @@ TEST(SignalsTest, PlaceOfARoleIsAnOrganization) {
   EXPECT_EQ(First("We had lunch at Bellavista on Sunday.", SignalKind::kPlace).value, "Bellavista");
 }
 
+TEST(SignalsTest, SyntaxChoosesBetweenGazetteerReadings) {
+  FakeGazetteer gazetteer;
+  SignalOptions options;
+  options.gazetteer = &gazetteer;
+  // The fake gazetteer knows "Caroline" as a person and "Lisbon" as a place.
+  EXPECT_EQ(First("We bought a cottage in Caroline last year.", SignalKind::kPlace, options).value,
+            "Caroline");
+  EXPECT_EQ(First("Her cousin Lisbon visited us.", SignalKind::kPerson, options).value, "Lisbon");
+  EXPECT_EQ(First("Caroline called me.", SignalKind::kPerson, options).value, "Caroline");
+}
+
 }  // namespace
 }  // namespace engram::text
