@@ -902,6 +902,24 @@ TEST(PerfTest, SynchronousWritesAreDerivedWhenAcknowledged) {
   EXPECT_EQ((*two_phase)["context_tokens"], (*synchronous)["context_tokens"]);
 }
 
+// A workload larger than the back-pressure limit ([write] max_pending_turns) is not refused half
+// way: a write told to retry waits for the derivation, as a client would, and every turn is stored.
+TEST(PerfTest, AWorkloadAboveTheBackPressureLimitWaitsAndStoresEveryTurn) {
+  TempDir dir;
+  PerfOptions options;
+  options.memories = 80;
+  options.scopes = 1;
+  options.session_turns = 20;
+  options.queries = 2;
+  options.embedder_kind = "hashing";
+  options.ingest_wait = RememberWait::kDurable;
+  options.config_file = dir.File("limit.toml", "[write]\nmax_pending_turns = 10\n");
+  const StatusOr<io::Json> report = RunPerf(options);
+  ASSERT_THAT(report, IsOk());
+  EXPECT_EQ((*report)["ingest"]["turns"], 80);
+  EXPECT_EQ((*report)["primitives"]["hnswlib"]["vectors_indexed"], 80);
+}
+
 // A kept store is timed again without ingesting (the same seed gives the same turns); a store
 // of another workload is refused.
 TEST(PerfTest, ReusedStoreIsTimedWithoutIngest) {

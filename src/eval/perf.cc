@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "core/paths.h"
+#include "engine/derive_worker.h"
 #include "engine/vector_projection.h"
 #include "eval/bench_internal.h"
 #include "eval/metrics.h"
@@ -322,6 +323,13 @@ StatusOr<io::Json> RunPerf(const PerfOptions& options) {
       const auto started = std::chrono::steady_clock::now();
       StatusOr<RememberResult> remembered =
           engine.Remember(scope, session, {.wait = options.ingest_wait});
+      if (!remembered.ok() && RetryAfterSeconds(remembered.status()).has_value()) {
+        // Back-pressure ([write] max_pending_turns): the backlog is at its limit. Like a client
+        // told to retry, the workload waits for the derivation, then writes the session; the wait
+        // counts in the acknowledged phase.
+        RETURN_IF_ERROR(engine.WaitForDerivation().WithContext("perf: waiting for derivation"));
+        remembered = engine.Remember(scope, session, {.wait = options.ingest_wait});
+      }
       acknowledged_seconds += internal::MillisSince(started) / 1000.0;
       remember_cpu_seconds += (internal::ThreadCpuMillis() - cpu_started) / 1000.0;
       if (!remembered.ok()) return remembered.status().WithContext("perf: remembering");
