@@ -181,6 +181,7 @@ bool DeriveWorker::YieldToCaptures() {
   if (deps_.yield_backlog <= 0) return !stop_;
   while (!stop_ && backlog_ < deps_.yield_backlog) {
     if (captures_in_flight_ > 0) {
+      if (deps_.on_yield) deps_.on_yield();
       captures_.wait(lock);
       continue;
     }

@@ -114,6 +114,10 @@ struct DeriveWorkerDeps {
   std::int64_t yield_backlog = kDeriveYieldBacklog;
   // How long after a capture ends the worker still leaves the lock to the next one.
   std::chrono::milliseconds capture_quiet{2};
+  // Called each time the worker starts waiting for a capture in flight (with the worker's own
+  // lock held: it must not call back into the worker). A test's way to know the worker reached
+  // that point without sleeping; unset in the engine.
+  std::function<void()> on_yield;
   // Back-pressure ([write] max_pending_turns): Admit refuses a capture while this many turns or
   // more await derivation; 0 = never refuses.
   std::int64_t max_pending_turns = 0;

@@ -7,12 +7,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engram/config.h"
@@ -66,8 +65,22 @@ class DeriveWorkerTest : public ::testing::Test {
     ASSERT_THAT((*txn)->Commit(), IsOk());
   }
 
+  // Blocks until the worker has started waiting for a capture in flight (DeriveWorkerDeps::
+  // on_yield), so a test knows the worker reached that point instead of sleeping for it.
+  void WaitUntilYielding() {
+    std::unique_lock lock(yield_mutex_);
+    yield_cv_.wait(lock, [this] { return yielded_; });
+  }
+
   DeriveWorkerDeps Deps(std::int64_t yield_backlog) {
     DeriveWorkerDeps deps;
+    deps.on_yield = [this] {
+      {
+        std::lock_guard lock(yield_mutex_);
+        yielded_ = true;
+      }
+      yield_cv_.notify_all();
+    };
     deps.store = store_.get();
     deps.registry = registry_.get();
     deps.deriver = deriver_.get();
@@ -87,6 +100,9 @@ class DeriveWorkerTest : public ::testing::Test {
   std::unique_ptr<write::EdgeRegistry> registry_ = write::EdgeRegistry::WithBuiltins();
   std::unique_ptr<write::Deriver> deriver_;
   std::mutex write_mutex_;
+  std::mutex yield_mutex_;
+  std::condition_variable yield_cv_;
+  bool yielded_ = false;
 };
 
 TEST_F(DeriveWorkerTest, LeavesTheWriteLockToACaptureInFlight) {
@@ -95,8 +111,8 @@ TEST_F(DeriveWorkerTest, LeavesTheWriteLockToACaptureInFlight) {
   DeriveWorker worker(Deps(/*yield_backlog=*/1'000));
   worker.CaptureStarted();
   worker.Notify();
-  // However long the worker runs meanwhile, it derives nothing while the capture is in flight.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The worker has found the work and waits for the capture: it derived nothing before it.
+  WaitUntilYielding();
   EXPECT_EQ(PendingTurns(), 3);
   worker.CaptureFinished(0);
   ASSERT_THAT(worker.WaitIdle(), IsOk());
@@ -121,7 +137,7 @@ TEST_F(DeriveWorkerTest, BelowTheBacklogACaptureInFlightHoldsTheWorkerBack) {
   worker.CaptureFinished(3);
   worker.CaptureStarted();
   worker.Notify();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  WaitUntilYielding();
   EXPECT_EQ(PendingTurns(), 3);
   worker.CaptureFinished(0);
   ASSERT_THAT(worker.WaitIdle(), IsOk());
@@ -143,7 +159,7 @@ TEST_F(DeriveWorkerTest, ClosingWhileYieldingKeepsThePendingTurns) {
     DeriveWorker worker(Deps(/*yield_backlog=*/1'000));
     worker.CaptureStarted();
     worker.Notify();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    WaitUntilYielding();
   }  // the destructor stops the worker while it waits for the capture
   EXPECT_EQ(PendingTurns(), 2);
 }
