@@ -122,6 +122,7 @@ class Diagnostics:
     context_tokens: int
     timings: List[Dict[str, Any]]
     unpacked: List[Dict[str, Any]]
+    llm: Optional[Dict[str, Any]]
     warnings: List[str]
     def to_dict(self) -> Dict[str, Any]: ...
 

@@ -503,6 +503,15 @@ void BindTypes(py::module_& module) {
           "The ranked items the packing examined and left out, best first: "
           "[{\"id\", \"rank\", \"reason\"}], reason \"budget\", \"duplicate\", \"floor\" or "
           "\"k\".")
+      .def_property_readonly(
+          "llm",
+          [](const Diagnostics& d) -> py::object {
+            const io::Json json = io::ToJson(d);
+            return json.contains("llm") ? JsonToPython(json["llm"]) : py::none();
+          },
+          "The optional LLM loop of recall ([recall] llm_loop), when it ran: {\"calls\", "
+          "\"prompt_tokens\", \"completion_tokens\", \"usage_missing\", \"ms\", \"steps\"}; "
+          "None otherwise.")
       .def_readonly("warnings", &Diagnostics::warnings,
                     "What this recall could not do, and why: one sentence each (word vectors "
                     "or synonyms asked for but not installed, a route that failed); empty when "

@@ -85,6 +85,8 @@ def test_recall_finds_the_turn_with_provenance(filled):
     # A store this small is below the pools the learned ranker was trained on: fused order.
     assert result.diagnostics.ranker.startswith("fusion (")
     assert "fewer than the learned ranker was trained on" in result.diagnostics.ranker
+    # The LLM loop is off by default: nothing to report.
+    assert result.diagnostics.llm is None
     assert result.explanation == ""
 
 
