@@ -94,6 +94,39 @@ def run_phase(ports, clients, requests, make_request):
     return latencies, errors[0]
 
 
+def start_servers(command, count, servers):
+    """Starts `count` servers with `command` (serve on 127.0.0.1:0), appending each process to
+    `servers` as it starts (so the caller can stop those started if a later one fails); returns
+    their ports, read from their "serving ... on http://127.0.0.1:PORT" line."""
+    ports = []
+    for _ in range(count):
+        server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+        servers.append(server)
+        port = None
+        for line in server.stderr:
+            match = re.search(r"serving .* on http://127\.0\.0\.1:(\d+)", line)
+            if match:
+                port = int(match.group(1))
+                break
+        if port is None:
+            sys.exit("engram serve did not start")
+        ports.append(port)
+        threading.Thread(target=lambda server=server: [None for _ in server.stderr],
+                         daemon=True).start()
+    return ports
+
+
+def stop_servers(servers):
+    """SIGTERM to every server, then waits up to a minute each (SIGKILL after that)."""
+    for server in servers:
+        server.send_signal(signal.SIGTERM)
+    for server in servers:
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--engram", default="build/engram")
@@ -114,21 +147,7 @@ def main():
                 "--max-turns", "1000"]
     servers = []
     try:
-        ports = []
-        for _ in range(args.servers):
-            server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-            servers.append(server)
-            port = None
-            for line in server.stderr:
-                match = re.search(r"serving .* on http://127\.0\.0\.1:(\d+)", line)
-                if match:
-                    port = int(match.group(1))
-                    break
-            if port is None:
-                sys.exit("engram serve did not start")
-            ports.append(port)
-            threading.Thread(target=lambda server=server: [None for _ in server.stderr],
-                             daemon=True).start()
+        ports = start_servers(command, args.servers, servers)
 
         results = []
         print(f"{'phase':<9}{'clients':>8}{'requests':>9}{'errors':>7}{'req/s':>9}"
@@ -164,13 +183,7 @@ def main():
             with open(args.json, "w") as out:
                 json.dump({"command": " ".join(sys.argv), "results": results}, out, indent=2)
     finally:
-        for server in servers:
-            server.send_signal(signal.SIGTERM)
-        for server in servers:
-            try:
-                server.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        stop_servers(servers)
         shutil.rmtree(workdir, ignore_errors=True)
 
 

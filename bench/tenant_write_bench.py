@@ -20,19 +20,16 @@ Use a fresh database per run. Timings depend on the machine: record them in docs
 with the command and machine.
 """
 import argparse
-import http.client
 import json
 import os
-import re
 import resource
-import signal
 import subprocess
 import sys
 import threading
 import time
 
-WORDS = ("Maya Porto Lisbon coffee piano dentist Tuesday sister moved works engineer Acme "
-         "garden bicycle concert Friday birthday Berlin recipe lasagna doctor").split()
+# The client loop and the helpers serve_bench.py measures the server with (this directory).
+from serve_bench import cpu_seconds, percentile, run_phase, sentence, start_servers, stop_servers
 
 # One row per sample: backends waiting for a tenant lock (two int4 keys: locktype advisory with
 # objsubid 2), for the journal lock (one bigint key: objsubid 1), and all active backends.
@@ -42,20 +39,6 @@ LOCK_SAMPLE_SQL = (
     "AND state = 'active' AND pid <> pg_backend_pid()) "
     "FROM pg_locks l WHERE l.locktype = 'advisory' AND NOT l.granted "
     "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())")
-
-
-def percentile(sorted_values, fraction):
-    if not sorted_values:
-        return 0.0
-    index = min(len(sorted_values) - 1, int(round(fraction * (len(sorted_values) - 1))))
-    return sorted_values[index]
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    ticks = os.sysconf(os.sysconf_names["SC_CLK_TCK"])
-    return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
 
 
 def cluster_cpu_seconds(data_dir):
@@ -89,11 +72,6 @@ def machine_busy():
         fields = [int(x) for x in stat.readline().split()[1:]]
     idle = fields[3] + fields[4]  # idle + iowait
     return sum(fields) - idle, sum(fields)
-
-
-def sentence(client, index):
-    words = [WORDS[(client * 7 + index * 3 + k) % len(WORDS)] for k in range(8)]
-    return f"Client {client} note {index}: " + " ".join(words) + "."
 
 
 def libpq_args(url):
@@ -138,42 +116,11 @@ class LockSampler:
 
 def run_writes(ports, clients, requests, first_index):
     """`requests` one-turn writes spread over `clients` threads; (latencies ms, errors)."""
-    latencies = []
-    errors = [0]
-    lock = threading.Lock()
-
-    def worker(client):
-        port = ports[client % len(ports)]
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        mine = []
-        failed = 0
-        for index in range(client, requests, clients):
-            body = json.dumps({"turns": [{"text": sentence(client, first_index + index),
-                                          "speaker": f"user{client}"}]})
-            started = time.perf_counter()
-            try:
-                connection.request("POST", f"/v1/scopes/user:tenant{client}/run:bench/memories",
-                                   body=body, headers={"Content-Type": "application/json"})
-                response = connection.getresponse()
-                response.read()
-                ok = response.status == 201
-            except (OSError, http.client.HTTPException):
-                ok = False
-                connection.close()
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-            mine.append((time.perf_counter() - started) * 1000.0)
-            failed += 0 if ok else 1
-        connection.close()
-        with lock:
-            latencies.extend(mine)
-            errors[0] += failed
-
-    threads = [threading.Thread(target=worker, args=(c,)) for c in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return latencies, errors[0]
+    def write(client, index):
+        body = json.dumps({"turns": [{"text": sentence(client, first_index + index),
+                                      "speaker": f"user{client}"}]})
+        return f"/v1/scopes/user:tenant{client}/run:bench/memories", body
+    return run_phase(ports, clients, requests, write)
 
 
 def main():
@@ -197,21 +144,7 @@ def main():
     command += ["serve", "--listen", "127.0.0.1:0", "--threads", str(args.threads)]
     servers = []
     try:
-        ports = []
-        for _ in range(args.servers):
-            server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-            servers.append(server)
-            port = None
-            for line in server.stderr:
-                match = re.search(r"serving .* on http://127\.0\.0\.1:(\d+)", line)
-                if match:
-                    port = int(match.group(1))
-                    break
-            if port is None:
-                sys.exit("engram serve did not start")
-            ports.append(port)
-            threading.Thread(target=lambda server=server: [None for _ in server.stderr],
-                             daemon=True).start()
+        ports = start_servers(command, args.servers, servers)
 
         _, warmup_errors = run_writes(ports, args.clients, args.clients, 0)  # creates the scopes
         if warmup_errors:
@@ -253,13 +186,7 @@ def main():
             with open(args.json, "w") as out:
                 json.dump({"command": " ".join(sys.argv), "result": result}, out, indent=2)
     finally:
-        for server in servers:
-            server.send_signal(signal.SIGTERM)
-        for server in servers:
-            try:
-                server.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        stop_servers(servers)
 
 
 if __name__ == "__main__":
